@@ -1,0 +1,27 @@
+/**
+ * One jest run over every package. Tests run from TypeScript sources through swc (no type
+ * check here: `tsc -b` does that first in `npm test`); suites that start separate
+ * processes run the compiled `dist/` output that `tsc -b` produced.
+ */
+const packages = {
+  contracts: 'libs/contracts',
+  platform: 'libs/platform',
+  accounts: 'services/accounts',
+  channels: 'services/channels',
+  messaging: 'services/messaging',
+  events: 'services/events',
+  gateway: 'services/gateway',
+  server: 'apps/server',
+};
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/apps'],
+  testMatch: ['**/test/**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  moduleNameMapper: Object.fromEntries(
+    Object.entries(packages).map(([name, dir]) => [`^@teamchat/${name}$`, `<rootDir>/${dir}/src/index.ts`]),
+  ),
+  testTimeout: 30000,
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+};

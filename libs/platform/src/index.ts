@@ -1,0 +1,3 @@
+export * from './ports/event-store';
+export * from './ports/read-models';
+export * from './ports/bus';

@@ -1,0 +1,58 @@
+/**
+ * The message bus port, shaped after NATS core: request/reply with a timeout for commands
+ * and queries, publish/subscribe for fan-out, and queue groups so that N instances of a
+ * service share the load (each request or message goes to one member of a group).
+ *
+ * Payloads are plain JSON values; adapters serialise them so that what crosses an
+ * in-process bus is exactly what would cross the wire.
+ */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A failure of the bus itself, recognised by `code` so it survives any transport. */
+export class BusError extends Error {
+  constructor(
+    readonly code: 'NO_RESPONDERS' | 'TIMEOUT' | 'CLOSED',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function isBusError(err: unknown): err is BusError {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'NO_RESPONDERS' || code === 'TIMEOUT' || code === 'CLOSED';
+}
+
+export type RequestHandler = (payload: Json, subject: string) => Promise<Json>;
+export type MessageHandler = (payload: Json, subject: string) => void;
+
+export interface BusSubscription {
+  unsubscribe(): Promise<void>;
+}
+
+export interface Bus {
+  /**
+   * Sends a request and waits for one reply. Rejects with BusError NO_RESPONDERS when
+   * nobody serves the subject and TIMEOUT when no reply comes within `timeoutMs`.
+   */
+  request(subject: string, payload: Json, timeoutMs: number): Promise<Json>;
+
+  /**
+   * Serves requests on `subject`. With `queueGroup`, each request goes to one member of
+   * the group. The handler's resolved value is the reply; a handler that throws is a bug
+   * of the caller of `serve` (wrap handlers so they always resolve).
+   */
+  serve(subject: string, handler: RequestHandler, queueGroup?: string): Promise<BusSubscription>;
+
+  /** Fire-and-forget publication to every subscriber (one per queue group). */
+  publish(subject: string, payload: Json): void;
+
+  /** `subject` may end in `.>` to match every subject under a prefix, as NATS does. */
+  subscribe(subject: string, handler: MessageHandler, queueGroup?: string): Promise<BusSubscription>;
+
+  /** Waits until everything published so far has been handed to the transport. */
+  flush(): Promise<void>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,72 @@
+/**
+ * The read-model port, shaped after what MongoDB offers: documents keyed by id in named
+ * collections, single-document atomic writes, secondary indexes declared up front, simple
+ * filtered and sorted finds, and a checkpoint per projector. Nothing here spans documents
+ * atomically; projectors are idempotent instead.
+ */
+
+export type DocId = string | number;
+
+export interface Doc {
+  _id: DocId;
+  [field: string]: unknown;
+}
+
+type Scalar = string | number | boolean | null;
+
+/**
+ * A filter over top-level fields. A plain value means equality; for an array-valued field,
+ * equality means "contains" (MongoDB semantics); such fields need a `multikey` index.
+ * Operators compare scalars. All conditions must hold.
+ */
+export type FieldCondition =
+  | Scalar
+  | { $in: Scalar[] }
+  | { $nin: Scalar[] }
+  | { $ne: Scalar }
+  | { $lt?: Scalar; $lte?: Scalar; $gt?: Scalar; $gte?: Scalar };
+
+export type Filter = { [field: string]: FieldCondition };
+
+export interface FindOptions {
+  /** Field and direction: 1 ascending, -1 descending. */
+  sort?: [string, 1 | -1];
+  limit?: number;
+}
+
+export interface IndexSpec {
+  /** Fields of a compound index, in order. */
+  fields: string[];
+  /** When set, `fields` together must be unique across the collection. */
+  unique?: boolean;
+  /** Set when the (single) indexed field holds an array whose elements are indexed. */
+  multikey?: boolean;
+}
+
+export interface Collection<T extends Doc> {
+  get(id: DocId): Promise<T | undefined>;
+  getMany(ids: DocId[]): Promise<T[]>;
+  /** Inserts or replaces the whole document. */
+  put(doc: T): Promise<void>;
+  delete(id: DocId): Promise<void>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter: Filter): Promise<number>;
+}
+
+export interface ReadModelStore {
+  /** Opens (creating when absent) a collection with its indexes. */
+  collection<T extends Doc>(name: string, indexes?: IndexSpec[]): Collection<T>;
+
+  /** The position a projector has applied up to (0 when it never ran). */
+  getCheckpoint(projector: string): Promise<number>;
+  setCheckpoint(projector: string, position: number): Promise<void>;
+
+  /**
+   * Runs `work` as one unit where the engine can (one SQLite transaction); where it cannot
+   * (MongoDB without a replica set) the writes inside are applied one by one. Callers must
+   * therefore stay correct without atomicity: projectors are idempotent.
+   */
+  batch<R>(work: () => Promise<R>): Promise<R>;
+
+  close(): Promise<void>;
+}
