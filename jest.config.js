@@ -12,6 +12,8 @@ const packages = {
   events: 'services/events',
   gateway: 'services/gateway',
   server: 'apps/server',
+  directory: 'libs/directory',
+  markdown: 'libs/markdown',
 };
 
 module.exports = {

@@ -1,3 +1,18 @@
 export * from './ports/event-store';
 export * from './ports/read-models';
 export * from './ports/bus';
+export * from './adapters/in-process-bus';
+export * from './adapters/nats-bus';
+export * from './testing/bus-contract';
+export {
+  describeWithNats,
+  findNatsServer,
+  natsAvailability,
+  startNatsServer,
+  type NatsServer,
+} from './testing/nats-server';
+export { SqliteEventStore, type SqliteEventStoreOptions } from './adapters/sqlite-event-store';
+export { SqliteReadModelStore } from './adapters/sqlite-read-models';
+export { eventStoreContract, type EventStoreFixture } from './testing/event-store-contract';
+export { readModelContract, type ReadModelFixture } from './testing/read-model-contract';
+export * from './kit';

@@ -37,7 +37,11 @@ export interface FindOptions {
 export interface IndexSpec {
   /** Fields of a compound index, in order. */
   fields: string[];
-  /** When set, `fields` together must be unique across the collection. */
+  /**
+   * When set, `fields` together must be unique across the collection. Declare it only on
+   * fields every document holds: engines disagree on whether documents lacking them
+   * collide (MongoDB indexes them as null, so they do; SQLite lets NULLs repeat).
+   */
   unique?: boolean;
   /** Set when the (single) indexed field holds an array whose elements are indexed. */
   multikey?: boolean;

@@ -1,0 +1,2 @@
+export { startEmbeddedServer, startEmbeddedServices, type EmbeddedServer } from './embedded';
+export { seedDevelopmentOrganization } from './seed';

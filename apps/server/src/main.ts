@@ -1,0 +1,40 @@
+/**
+ * `npm start`: the embedded server. Development mode (the default) seeds the
+ * development organization on first start; TEAMCHAT_MODE=production seeds nothing.
+ */
+import { createLogger, loadConfig } from '@teamchat/platform';
+import { startEmbeddedServer } from './embedded';
+
+async function main() {
+  const log = createLogger('teamchat');
+  const config = loadConfig();
+  const port = Number(process.env.PORT ?? 9991);
+  const server = await startEmbeddedServer(config, log, { host: process.env.HOST ?? '127.0.0.1', port });
+  const api = `${server.url}/api/v1`;
+  process.stdout.write(
+    [
+      '',
+      `Team chat server (${config.mode} mode) listening on ${server.url}`,
+      `API: ${api}    data: ${config.dataDir}`,
+      ...(config.mode === 'development'
+        ? [
+            'Get an API key for a development user:',
+            `  curl -s -X POST ${api}/dev_fetch_api_key -d username=member@example.com`,
+            `Then: curl -u member@example.com:<api_key> '${api}/messages?anchor=newest&num_before=20&num_after=0'`,
+          ]
+        : ['Create the organization with: npm run create-organization -- --help']),
+      '',
+    ].join('\n'),
+  );
+  const stop = async () => {
+    await server.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+main().catch((err) => {
+  process.stderr.write(`failed to start: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+/**
+ * The development organization, seeded on first start in development mode (see
+ * ARCHITECTURE.md). Seeding goes through the same bus commands as everything else, so
+ * it works against the embedded services and against a distributed deployment alike.
+ */
+import { ROLE, subjects } from '@teamchat/contracts';
+import { callEndpoint, type Bus } from '@teamchat/platform';
+
+const people = [
+  { email: 'admin@example.com', full_name: 'Adam Admin', role: ROLE.administrator },
+  { email: 'moderator@example.com', full_name: 'Mona Moderator', role: ROLE.moderator },
+  { email: 'member@example.com', full_name: 'Mark Member', role: ROLE.member },
+  { email: 'member2@example.com', full_name: 'Mary Member', role: ROLE.member },
+  { email: 'guest@example.com', full_name: 'Gus Guest', role: ROLE.guest },
+];
+
+/** Returns false when the organization already existed (nothing was seeded). */
+export async function seedDevelopmentOrganization(bus: Bus): Promise<boolean> {
+  const { value: org } = await callEndpoint(bus, subjects.accounts.getOrganization, { params: {} });
+  if (org.exists) return false;
+
+  const { value: owner, position } = await callEndpoint(bus, subjects.accounts.createOrganization, {
+    params: { name: 'Example Organization', owner_email: 'owner@example.com', owner_full_name: 'Olivia Owner' },
+  });
+  let after = position;
+  const ids: Record<string, number> = { 'owner@example.com': owner.user_id as number };
+  const create = async (params: Record<string, unknown>) => {
+    const reply = await callEndpoint(bus, subjects.accounts.createUser, { params, ...(after ? { after } : {}) });
+    after = reply.position ?? after;
+    ids[params.email as string] = reply.value.user_id as number;
+  };
+  for (const person of people) await create(person);
+  await create({
+    email: 'echo-bot@example.com',
+    full_name: 'Echo Bot',
+    role: ROLE.member,
+    is_bot: true,
+    bot_type: 1,
+    bot_owner_id: ids['admin@example.com'],
+  });
+
+  const humans = ['owner', 'admin', 'moderator', 'member', 'member2', 'guest'].map((n) => ids[`${n}@example.com`]!);
+  const channels = [
+    { name: 'general', description: 'Everyone is here.', is_default_stream: true, subscribers: [...humans, ids['echo-bot@example.com']!] },
+    { name: 'engineering', description: 'Building things.', subscribers: ['owner', 'admin', 'member'].map((n) => ids[`${n}@example.com`]!) },
+    { name: 'leadership', description: 'Owners and administrators.', invite_only: true, subscribers: ['owner', 'admin'].map((n) => ids[`${n}@example.com`]!) },
+  ];
+  for (const channel of channels) {
+    const reply = await callEndpoint(bus, subjects.channels.createChannel, { params: channel, ...(after ? { after } : {}) });
+    after = reply.position ?? after;
+  }
+  return true;
+}

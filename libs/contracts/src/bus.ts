@@ -1,0 +1,65 @@
+/**
+ * What travels on the bus between the gateway and the services: subjects, the request
+ * envelope and the reply. Every reply is a value or an API error; the bus never carries
+ * exceptions.
+ */
+import type { Actor } from './actor';
+import type { ApiErrorShape } from './errors';
+
+export const subjects = {
+  accounts: {
+    authenticate: 'accounts.authenticate',
+    devFetchApiKey: 'accounts.dev_fetch_api_key',
+    jwtFetchApiKey: 'accounts.jwt_fetch_api_key',
+    createOrganization: 'accounts.create_organization',
+    createUser: 'accounts.create_user',
+    getOrganization: 'accounts.get_organization',
+    deactivateUser: 'accounts.deactivate_user',
+    reactivateUser: 'accounts.reactivate_user',
+    getOwnUser: 'accounts.get_own_user',
+    serverSettings: 'accounts.server_settings',
+  },
+  channels: {
+    createChannel: 'channels.create_channel',
+    subscribe: 'channels.subscribe',
+    listChannels: 'channels.list_channels',
+  },
+  messaging: {
+    sendMessage: 'messaging.send_message',
+    getMessages: 'messaging.get_messages',
+  },
+  events: {
+    register: 'events.register',
+    getEvents: 'events.get_events',
+    deleteQueue: 'events.delete_queue',
+  },
+} as const;
+
+/** Queue group of each service: instances of one service share its requests. */
+export const queueGroups = {
+  accounts: 'accounts',
+  channels: 'channels',
+  messaging: 'messaging',
+  events: 'events',
+} as const;
+
+/**
+ * Published after every append, carrying the new head position, so that subscribers in
+ * other processes read the store at once instead of waiting for their next poll.
+ */
+export const STORE_APPENDED_SUBJECT = 'store.appended';
+
+export interface BusRequest<P = unknown> {
+  /** Absent only for endpoints that need no authentication. */
+  actor?: Actor;
+  /**
+   * Read-your-writes token: the store position of the caller's last write. The service
+   * waits until its read models have caught up with it before answering.
+   */
+  after?: number;
+  params: P;
+}
+
+export type BusReply<V = Record<string, unknown>> =
+  | { ok: true; value: V; position?: number }
+  | { ok: false; error: ApiErrorShape };

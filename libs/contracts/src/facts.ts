@@ -1,0 +1,139 @@
+/**
+ * Domain facts: what the event store holds. Each service appends only the facts of its
+ * own stream categories (see `streams`); every other service may subscribe to them.
+ * Facts are named in the past tense and carry what the projections and the fan-out need,
+ * including snapshots (e.g. the sender's name on a message) taken when the fact happened.
+ */
+import { z } from 'zod';
+
+/** Stream names, by owning service. */
+export const streams = {
+  /** accounts: the organization and its user registry (unique emails, user ids). */
+  organization: 'organization',
+  /** channels: the channel registry (unique names, channel ids). */
+  channelRegistry: 'channel_registry',
+  /** channels: one stream per channel for its subscriptions and settings. */
+  channel: (channelId: number) => `channel-${channelId}`,
+  /** messaging: one stream per message; the id of the message is the position of its first fact. */
+  message: (uuid: string) => `message-${uuid}`,
+  /** messaging: allocates one recipient id per channel and per set of direct-message participants. */
+  messageRecipients: 'message-recipients',
+} as const;
+
+export const OrganizationCreated = z.object({
+  type: z.literal('OrganizationCreated'),
+  name: z.string(),
+  host: z.string(),
+  date_created: z.number(),
+});
+
+export const UserCreated = z.object({
+  type: z.literal('UserCreated'),
+  user_id: z.number().int(),
+  email: z.string(),
+  full_name: z.string(),
+  role: z.number().int(),
+  is_bot: z.boolean(),
+  bot_type: z.number().int().nullable(),
+  bot_owner_id: z.number().int().nullable(),
+  timezone: z.string(),
+  /** Seconds since the epoch. */
+  date_joined: z.number(),
+  /**
+   * The API key is derived from a server secret and this salt, and only its SHA-256 is
+   * kept, so the store alone never reveals a usable key.
+   */
+  api_key_salt: z.string(),
+  api_key_hash: z.string(),
+});
+
+export const UserDeactivated = z.object({ type: z.literal('UserDeactivated'), user_id: z.number().int() });
+export const UserReactivated = z.object({ type: z.literal('UserReactivated'), user_id: z.number().int() });
+
+export const ChannelCreated = z.object({
+  type: z.literal('ChannelCreated'),
+  channel_id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  rendered_description: z.string(),
+  invite_only: z.boolean(),
+  is_web_public: z.boolean(),
+  history_public_to_subscribers: z.boolean(),
+  is_default: z.boolean(),
+  topics_policy: z.enum(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only']),
+  message_retention_days: z.number().int().nullable(),
+  creator_id: z.number().int().nullable(),
+  /** Seconds since the epoch. */
+  date_created: z.number(),
+});
+
+export const SubscriptionsAdded = z.object({
+  type: z.literal('SubscriptionsAdded'),
+  channel_id: z.number().int(),
+  user_ids: z.array(z.number().int()),
+});
+
+export const SubscriptionsRemoved = z.object({
+  type: z.literal('SubscriptionsRemoved'),
+  channel_id: z.number().int(),
+  user_ids: z.array(z.number().int()),
+});
+
+export const RecipientAllocated = z.object({
+  type: z.literal('RecipientAllocated'),
+  /** `channel:<id>` or `direct:<sorted user ids joined by commas>`. */
+  key: z.string(),
+  recipient_id: z.number().int(),
+});
+
+const DisplayRecipientUser = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  full_name: z.string(),
+  is_mirror_dummy: z.boolean(),
+});
+
+export const MessageSent = z.object({
+  type: z.literal('MessageSent'),
+  sender_id: z.number().int(),
+  /** Snapshot of the sender at send time, for the `message` event. */
+  sender_email: z.string(),
+  sender_full_name: z.string(),
+  recipient: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('channel'), channel_id: z.number().int(), channel_name: z.string(), topic: z.string() }),
+    /** `users` holds every participant, the sender included, ordered by id. */
+    z.object({ type: z.literal('direct'), users: z.array(DisplayRecipientUser) }),
+  ]),
+  content: z.string(),
+  rendered_content: z.string(),
+  is_me_message: z.boolean(),
+  client: z.string(),
+  recipient_id: z.number().int(),
+  /** Seconds since the epoch. */
+  timestamp: z.number().int(),
+  /** Everyone who receives the message (gets it in their personal history and queues). */
+  recipient_user_ids: z.array(z.number().int()),
+  mentioned_user_ids: z.array(z.number().int()),
+  wildcard_mentioned_user_ids: z.array(z.number().int()),
+  read_by_sender: z.boolean(),
+  /** The sender's queue and the client's id for local echo. */
+  local_echo: z.object({ queue_id: z.string(), local_id: z.string() }).nullable(),
+});
+
+export const Fact = z.discriminatedUnion('type', [
+  OrganizationCreated,
+  UserCreated,
+  UserDeactivated,
+  UserReactivated,
+  ChannelCreated,
+  SubscriptionsAdded,
+  SubscriptionsRemoved,
+  RecipientAllocated,
+  MessageSent,
+]);
+export type Fact = z.infer<typeof Fact>;
+export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;
+export type FactType = Fact['type'];
+
+/** Facts as deciders return them: the data, without the store's envelope. */
+export type DisplayRecipientUser = z.infer<typeof DisplayRecipientUser>;

@@ -1,0 +1,326 @@
+import Database from 'better-sqlite3';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type FactHandler,
+  type NewFact,
+  type StoredFact,
+  type SubscribeOptions,
+  type Subscription,
+} from '../ports/event-store';
+
+export interface SqliteEventStoreOptions {
+  /**
+   * How often subscriptions look for facts appended by other processes sharing the file.
+   * Appends through this instance wake subscribers at once, whatever the interval.
+   */
+  pollIntervalMs?: number;
+  /** FULL (default) makes every acknowledged append survive a power loss; NORMAL only a crash. */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+interface FactRow {
+  position: number;
+  stream: string;
+  revision: number;
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  created: number;
+}
+
+/** Large enough to amortise the query, small enough not to hold thousands of parsed facts. */
+const BATCH_SIZE = 500;
+
+/**
+ * The embedded event store: one SQLite file in WAL mode, which several processes may share
+ * (the distributed mode on one machine). Positions come from an AUTOINCREMENT key, so they
+ * are never reused, and are assigned inside a BEGIN IMMEDIATE transaction: writers are
+ * serialised, hence commit order equals position order and a reader polling
+ * `position > last` can never skip a fact that commits later with a smaller position.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly subscriptions = new Set<SqliteSubscription>();
+  private readonly pollIntervalMs: number;
+  private pollTimer: NodeJS.Timeout | undefined;
+  /** Head as last seen by this instance; a poll that finds it moved wakes the subscribers. */
+  private lastHead = 0;
+  private closed = false;
+
+  private readonly selectHead: Database.Statement<[], { head: number | null }>;
+  private readonly selectAfter: Database.Statement<[number, number], FactRow>;
+  private readonly selectStream: Database.Statement<[string, number], FactRow>;
+  private readonly selectStreamRevision: Database.Statement<[string], { revision: number | null }>;
+  private readonly selectByIds: Database.Statement<[string], Pick<FactRow, 'id' | 'stream' | 'revision' | 'position'>>;
+  private readonly insertFact: Database.Statement<[string, number, string, string, string, string, number]>;
+  private readonly appendTx: (stream: string, facts: NewFact[], expected: ExpectedRevision) => AppendResult;
+
+  static open(path: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
+    return new SqliteEventStore(new Database(path), options);
+  }
+
+  private constructor(
+    private readonly db: Database.Database,
+    options: SqliteEventStoreOptions,
+  ) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 25;
+    db.pragma('journal_mode = WAL');
+    // Writers from other processes wait for the lock instead of failing at once.
+    db.pragma('busy_timeout = 5000');
+    db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS facts (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        stream   TEXT    NOT NULL,
+        revision INTEGER NOT NULL,
+        id       TEXT    NOT NULL UNIQUE,
+        type     TEXT    NOT NULL,
+        data     TEXT    NOT NULL,
+        metadata TEXT    NOT NULL,
+        created  INTEGER NOT NULL,
+        UNIQUE (stream, revision)
+      )`);
+
+    this.selectHead = db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM facts');
+    this.selectAfter = db.prepare<[number, number], FactRow>(
+      'SELECT * FROM facts WHERE position > ? ORDER BY position LIMIT ?',
+    );
+    this.selectStream = db.prepare<[string, number], FactRow>(
+      'SELECT * FROM facts WHERE stream = ? AND revision >= ? ORDER BY revision',
+    );
+    this.selectStreamRevision = db.prepare<[string], { revision: number | null }>(
+      'SELECT MAX(revision) AS revision FROM facts WHERE stream = ?',
+    );
+    // One statement whatever the number of ids: they are bound as a single JSON array.
+    this.selectByIds = db.prepare<[string], Pick<FactRow, 'id' | 'stream' | 'revision' | 'position'>>(
+      'SELECT id, stream, revision, position FROM facts WHERE id IN (SELECT value FROM json_each(?))',
+    );
+    this.insertFact = db.prepare<[string, number, string, string, string, string, number]>(
+      'INSERT INTO facts (stream, revision, id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    const appendTx = db.transaction((stream: string, facts: NewFact[], expected: ExpectedRevision) =>
+      this.appendInTransaction(stream, facts, expected),
+    );
+    // IMMEDIATE takes the write lock before reading the stream's revision, so a writer in
+    // another process cannot slip in between the check and the insert.
+    this.appendTx = (stream, facts, expected) => appendTx.immediate(stream, facts, expected);
+    this.lastHead = this.readHead();
+  }
+
+  async append(stream: string, facts: NewFact[], expected: ExpectedRevision): Promise<AppendResult> {
+    const result = this.appendTx(stream, facts, expected);
+    if (result.positions.length > 0) this.poll();
+    return result;
+  }
+
+  async readStream(stream: string, fromRevision = 0): Promise<StoredFact[]> {
+    return this.selectStream.all(stream, fromRevision).map(toStoredFact);
+  }
+
+  subscribeToAll(handler: FactHandler, options: SubscribeOptions = {}): Subscription {
+    if (this.closed) throw new Error('event store is closed');
+    const read = (after: number) => this.selectAfter.all(after, BATCH_SIZE).map(toStoredFact);
+    const subscription = new SqliteSubscription(read, handler, options, () => {
+      this.subscriptions.delete(subscription);
+      if (this.subscriptions.size === 0) this.stopPolling();
+    });
+    this.subscriptions.add(subscription);
+    this.startPolling();
+    subscription.start();
+    return subscription;
+  }
+
+  async headPosition(): Promise<number> {
+    return this.readHead();
+  }
+
+  /**
+   * Looks for new facts now instead of at the next poll; in distributed mode a NATS
+   * notification from the appending process calls this.
+   */
+  wake(): void {
+    if (!this.closed) this.poll();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    this.stopPolling();
+    this.db.close();
+  }
+
+  private appendInTransaction(stream: string, facts: NewFact[], expected: ExpectedRevision): AppendResult {
+    // Idempotence comes before the revision check: a retried append after a lost reply
+    // finds the stream already moved past its expected revision.
+    if (facts.length > 0) {
+      const existing = this.selectByIds.all(JSON.stringify(facts.map((f) => f.id)));
+      if (existing.length > 0) return this.replayedAppend(stream, facts, existing);
+    }
+
+    const current = this.selectStreamRevision.get(stream)?.revision ?? null;
+    const actual = current ?? 'no_stream';
+    if (expected === 'no_stream' ? current !== null : expected !== 'any' && expected !== current) {
+      throw new WrongExpectedRevisionError(stream, expected, actual);
+    }
+
+    const created = Date.now();
+    let revision = current ?? -1;
+    const positions = facts.map((fact) => {
+      revision += 1;
+      const info = this.insertFact.run(
+        stream,
+        revision,
+        fact.id,
+        fact.type,
+        JSON.stringify(fact.data ?? null),
+        JSON.stringify(fact.metadata ?? {}),
+        created,
+      );
+      return Number(info.lastInsertRowid);
+    });
+    return { nextRevision: revision, positions };
+  }
+
+  /** Answers a re-append exactly as the original append was answered. */
+  private replayedAppend(
+    stream: string,
+    facts: NewFact[],
+    existing: Pick<FactRow, 'id' | 'stream' | 'revision' | 'position'>[],
+  ): AppendResult {
+    const byId = new Map(existing.map((row) => [row.id, row]));
+    const rows = facts.map((f) => byId.get(f.id));
+    if (rows.some((row) => row === undefined || row.stream !== stream)) {
+      throw new Error(
+        `stream ${stream}: some fact ids are already stored (possibly in another stream) and others are not`,
+      );
+    }
+    const found = rows as NonNullable<(typeof rows)[number]>[];
+    return {
+      nextRevision: Math.max(...found.map((row) => row.revision)),
+      positions: found.map((row) => row.position),
+    };
+  }
+
+  private readHead(): number {
+    return this.selectHead.get()?.head ?? 0;
+  }
+
+  private poll(): void {
+    const head = this.readHead();
+    if (head === this.lastHead) return;
+    this.lastHead = head;
+    for (const subscription of this.subscriptions) subscription.notify();
+  }
+
+  private startPolling(): void {
+    if (this.pollTimer) return;
+    this.pollTimer = setInterval(() => {
+      try {
+        this.poll();
+      } catch (err) {
+        // A transient failure (e.g. SQLITE_BUSY past the timeout) must not kill the
+        // process; the next tick tries again.
+        process.stderr.write(`sqlite event store poll failed: ${String(err)}\n`);
+      }
+    }, this.pollIntervalMs);
+    this.pollTimer.unref();
+  }
+
+  private stopPolling(): void {
+    clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
+  }
+}
+
+class SqliteSubscription implements Subscription {
+  private stopped = false;
+  /** Set while the loop waits for new facts; settled by a head move or by stop(). */
+  private idle: { promise: Promise<void>; resolve: () => void } | undefined;
+  private loop: Promise<void> = Promise.resolve();
+  private position: number;
+
+  constructor(
+    private readonly read: (after: number) => StoredFact[],
+    private readonly handler: FactHandler,
+    private readonly options: SubscribeOptions,
+    private readonly onEnd: () => void,
+  ) {
+    this.position = options.after ?? 0;
+  }
+
+  start(): void {
+    // Deferred so that no handler runs before subscribeToAll has returned.
+    this.loop = Promise.resolve()
+      .then(() => this.run())
+      .finally(this.onEnd);
+  }
+
+  notify(): void {
+    this.idle?.resolve();
+  }
+
+  /** Awaiting this from inside the subscription's own handler would wait for itself. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.idle?.resolve();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        const facts = this.read(this.position);
+        if (facts.length === 0) {
+          // No await between the empty read and arming `idle`: a local append notifies
+          // after it, and a foreign append moves the head past what the read saw, so the
+          // next poll notifies. Facts committed while a handler runs are found by the
+          // re-read that follows every batch.
+          this.idle = deferred();
+          await this.idle.promise;
+          this.idle = undefined;
+          continue;
+        }
+        for (const fact of facts) {
+          if (this.stopped) return;
+          await this.handler(fact);
+          this.position = fact.position;
+        }
+      }
+    } catch (err) {
+      this.stopped = true;
+      this.report(err);
+    }
+  }
+
+  private report(err: unknown): void {
+    try {
+      if (this.options.onError) this.options.onError(err);
+      else process.stderr.write(`event store subscription stopped: ${err instanceof Error ? err.stack : String(err)}\n`);
+    } catch {
+      // The subscription is already stopped; a failing error callback has nowhere to go.
+    }
+  }
+}
+
+function toStoredFact(row: FactRow): StoredFact {
+  return {
+    id: row.id,
+    stream: row.stream,
+    revision: row.revision,
+    position: row.position,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    created: row.created,
+  };
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

@@ -1,0 +1,496 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import Database from 'better-sqlite3';
+import type {
+  Collection,
+  Doc,
+  DocId,
+  FieldCondition,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  ReadModelStore,
+} from '../ports/read-models';
+
+/**
+ * Field and collection names end up inside SQL text (json paths, table and index names),
+ * where they cannot be bound as parameters; this keeps them inert.
+ */
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function checkName(kind: string, name: string): string {
+  if (!NAME.test(name)) throw new Error(`invalid ${kind} name: ${JSON.stringify(name)}`);
+  return name;
+}
+
+type Scalar = string | number | boolean | null;
+
+/** Values as SQLite sees them: json_extract yields JSON true/false as 1/0. */
+function bindable(value: Scalar): string | number | null {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) {
+    return value;
+  }
+  throw new Error(`filter values must be strings, finite numbers, booleans or null, got ${JSON.stringify(value)}`);
+}
+
+function checkId(id: DocId): DocId {
+  if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) return id;
+  throw new Error(`document ids must be strings or finite numbers, got ${JSON.stringify(id)}`);
+}
+
+/** What collections need from their store; kept off the store's public surface. */
+interface Engine {
+  readonly db: Database.Database;
+  statement(sql: string): Database.Statement<unknown[], unknown>;
+  exclusive<R>(operation: () => R): Promise<R>;
+  /** Records schema changes made inside a batch so that a rollback can make them redone. */
+  schemaChanged(collection: SqliteCollection<Doc>): void;
+}
+
+/**
+ * Embedded read models: one SQLite file, one table per collection holding each document
+ * as JSON, secondary indexes as expression indexes over json_extract. The file is
+ * synchronous=NORMAL: read models are rebuilt from the event store, and the checkpoints
+ * live in the same file, so after a crash they never run ahead of the data they cover.
+ *
+ * better-sqlite3 is synchronous, so one connection serves everything; only batch() spans
+ * awaits, and while one is open every operation from outside it waits its turn, lest it
+ * land in (and be rolled back with) someone else's transaction.
+ */
+export class SqliteReadModelStore implements ReadModelStore {
+  private readonly collections = new Map<string, SqliteCollection<Doc>>();
+  private readonly engine: Engine;
+  /** Keyed by SQL text: filters of the same shape share one compiled statement. */
+  private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
+  private readonly insideBatch = new AsyncLocalStorage<true>();
+  /** Tail of the queue of exclusive sections (batches and operations waiting behind them). */
+  private queueTail: Promise<unknown> = Promise.resolve();
+  private queued = 0;
+  /** Collections whose schema the open batch changed: a rollback undoes the DDL too. */
+  private readonly schemaChangedInBatch: SqliteCollection<Doc>[] = [];
+
+  private readonly selectCheckpoint: Database.Statement<[string], { position: number }>;
+  private readonly upsertCheckpoint: Database.Statement<[string, number]>;
+
+  static open(path: string): SqliteReadModelStore {
+    return new SqliteReadModelStore(new Database(path));
+  }
+
+  private constructor(private readonly db: Database.Database) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('synchronous = NORMAL');
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS _checkpoints (projector TEXT PRIMARY KEY, position INTEGER NOT NULL) STRICT;
+      CREATE TABLE IF NOT EXISTS _multikey_fields (collection TEXT NOT NULL, field TEXT NOT NULL,
+        PRIMARY KEY (collection, field)) STRICT, WITHOUT ROWID;`);
+    this.selectCheckpoint = db.prepare<[string], { position: number }>(
+      'SELECT position FROM _checkpoints WHERE projector = ?',
+    );
+    this.upsertCheckpoint = db.prepare<[string, number]>(
+      `INSERT INTO _checkpoints (projector, position) VALUES (?, ?)
+       ON CONFLICT (projector) DO UPDATE SET position = excluded.position`,
+    );
+    this.engine = {
+      db,
+      statement: (sql) => this.statement(sql),
+      exclusive: (operation) => this.exclusive(operation),
+      schemaChanged: (collection) => {
+        if (this.insideBatch.getStore()) this.schemaChangedInBatch.push(collection);
+      },
+    };
+  }
+
+  /**
+   * Opening the same collection again adds any new indexes to it. Open collections at
+   * startup: tables created inside a batch disappear if that batch rolls back (they are
+   * re-created on next use).
+   */
+  collection<T extends Doc>(name: string, indexes: IndexSpec[] = []): Collection<T> {
+    checkName('collection', name);
+    let collection = this.collections.get(name);
+    if (!collection) {
+      collection = new SqliteCollection(this.engine, name);
+      this.collections.set(name, collection);
+    }
+    collection.declare(indexes);
+    if (!this.db.inTransaction) collection.ensureSchema();
+    return collection as unknown as Collection<T>;
+  }
+
+  getCheckpoint(projector: string): Promise<number> {
+    return this.exclusive(() => this.selectCheckpoint.get(projector)?.position ?? 0);
+  }
+
+  setCheckpoint(projector: string, position: number): Promise<void> {
+    return this.exclusive(() => {
+      this.upsertCheckpoint.run(projector, position);
+    });
+  }
+
+  async batch<R>(work: () => Promise<R>): Promise<R> {
+    if (this.insideBatch.getStore()) return work();
+    return this.enqueue(() =>
+      this.insideBatch.run(true, async () => {
+        this.db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await work();
+          this.db.exec('COMMIT');
+          return result;
+        } catch (err) {
+          if (this.db.inTransaction) this.db.exec('ROLLBACK');
+          for (const collection of this.schemaChangedInBatch) collection.forgetSchema();
+          throw err;
+        } finally {
+          this.schemaChangedInBatch.length = 0;
+        }
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    // Let open batches finish rather than cut their transaction off.
+    await this.queueTail;
+    this.db.close();
+  }
+
+  private statement(sql: string): Database.Statement<unknown[], unknown> {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * Runs a synchronous operation now when no batch is open or queued (the common
+   * case, without a trip through the queue), or inside the batch that called it; otherwise
+   * after the batches ahead of it.
+   */
+  private exclusive<R>(operation: () => R): Promise<R> {
+    if (this.queued === 0 || this.insideBatch.getStore()) {
+      try {
+        return Promise.resolve(operation());
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.enqueue(async () => operation());
+  }
+
+  private enqueue<R>(task: () => Promise<R>): Promise<R> {
+    this.queued += 1;
+    const result = this.queueTail.then(task).finally(() => {
+      this.queued -= 1;
+    });
+    this.queueTail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+interface Compiled {
+  where: string;
+  params: unknown[];
+}
+
+const RANGE_OPERATORS = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' } as const;
+
+class SqliteCollection<T extends Doc> implements Collection<T> {
+  private readonly table: string;
+  private readonly sideTable: string;
+  private readonly indexes: IndexSpec[] = [];
+  private readonly multikey = new Set<string>();
+  private ready = false;
+  private readonly putTx: (id: DocId, json: string) => void;
+  private readonly deleteTx: (id: DocId) => void;
+
+  constructor(
+    private readonly store: Engine,
+    private readonly name: string,
+  ) {
+    this.table = `"c_${name}"`;
+    // Array elements of multikey fields, one row each, so "contains" is an index lookup.
+    this.sideTable = `"m_${name}"`;
+    // A savepoint inside a batch, a transaction outside: the document and its multikey
+    // rows change together or not at all (e.g. on a unique index violation).
+    this.putTx = store.db.transaction((id: DocId, json: string) => {
+      store
+        .statement(`INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`)
+        .run(id, json);
+      if (this.multikey.size === 0) return;
+      store.statement(`DELETE FROM ${this.sideTable} WHERE id = ?`).run(id);
+      for (const field of this.multikey) {
+        store.statement(this.multikeyInsert(field, '?', `json_each(?, '$.${field}')`)).run(id, json);
+      }
+    });
+    this.deleteTx = store.db.transaction((id: DocId) => {
+      store.statement(`DELETE FROM ${this.table} WHERE _id = ?`).run(id);
+      store.statement(`DELETE FROM ${this.sideTable} WHERE id = ?`).run(id);
+    });
+  }
+
+  declare(indexes: IndexSpec[]): void {
+    for (const spec of indexes) {
+      if (spec.fields.length === 0) throw new Error(`collection ${this.name}: an index needs fields`);
+      for (const field of spec.fields) checkName('field', field);
+      if (spec.multikey && spec.fields.length !== 1) {
+        throw new Error(`collection ${this.name}: a multikey index covers exactly one field`);
+      }
+      if (spec.multikey && spec.fields[0] === '_id') throw new Error(`collection ${this.name}: _id cannot be multikey`);
+      const key = indexKey(spec);
+      if (this.indexes.some((known) => indexKey(known) === key)) continue;
+      this.indexes.push(spec);
+      if (spec.multikey) this.multikey.add(spec.fields[0]!);
+    }
+    this.ready = false;
+  }
+
+  forgetSchema(): void {
+    this.ready = false;
+  }
+
+  ensureSchema(): void {
+    if (this.ready) return;
+    const db = this.store.db;
+    db.transaction(() => {
+      // STRICT with type ANY keeps each id's storage class: 1 and '1' stay distinct and
+      // come back as a number and a string (a plain table's affinity would coerce them).
+      // The side table keeps a rowid: a WITHOUT ROWID key could not hold null elements.
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS ${this.table} (_id ANY PRIMARY KEY NOT NULL, doc TEXT NOT NULL) STRICT, WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS ${this.sideTable} (field TEXT NOT NULL, value ANY, id ANY NOT NULL) STRICT;
+        CREATE INDEX IF NOT EXISTS "m_${this.name}:value" ON ${this.sideTable} (field, value, id);
+        CREATE INDEX IF NOT EXISTS "m_${this.name}:id" ON ${this.sideTable} (id);`);
+      for (const spec of this.indexes) {
+        if (spec.multikey) {
+          this.populateMultikey(spec.fields[0]!);
+          continue;
+        }
+        const columns = spec.fields.map((f) => this.column(f)).join(', ');
+        const indexName = `"ix:${this.name}:${indexKey(spec)}"`;
+        db.exec(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${indexName} ON ${this.table} (${columns})`);
+      }
+    })();
+    this.ready = true;
+    this.store.schemaChanged(this as unknown as SqliteCollection<Doc>);
+  }
+
+  get(id: DocId): Promise<T | undefined> {
+    return this.run(() => {
+      const row = this.store.statement(`SELECT doc FROM ${this.table} WHERE _id = ?`).get(checkId(id)) as
+        | { doc: string }
+        | undefined;
+      return row === undefined ? undefined : (JSON.parse(row.doc) as T);
+    });
+  }
+
+  getMany(ids: DocId[]): Promise<T[]> {
+    return this.run(() => {
+      if (ids.length === 0) return [];
+      // One statement for any number of ids; JSON keeps each id's type.
+      const rows = this.store
+        .statement(`SELECT _id, doc FROM ${this.table} WHERE _id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(ids.map(checkId))) as { _id: DocId; doc: string }[];
+      const byId = new Map(rows.map((row) => [row._id, row.doc]));
+      return ids.flatMap((id) => {
+        const doc = byId.get(id);
+        return doc === undefined ? [] : [JSON.parse(doc) as T];
+      });
+    });
+  }
+
+  put(doc: T): Promise<void> {
+    return this.run(() => this.putTx(checkId(doc._id), JSON.stringify(doc)));
+  }
+
+  delete(id: DocId): Promise<void> {
+    return this.run(() => this.deleteTx(checkId(id)));
+  }
+
+  find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    return this.run(() => {
+      const { where, params } = this.compile(filter);
+      let sql = `SELECT doc FROM ${this.table}${where}`;
+      if (options.sort) {
+        const [field, direction] = options.sort;
+        const order = direction === -1 ? 'DESC' : 'ASC';
+        // _id breaks ties so pages are stable; index entries end with it, so an index on
+        // the sort field still serves the ORDER BY.
+        sql += field === '_id' ? ` ORDER BY _id ${order}` : ` ORDER BY ${this.column(field)} ${order}, _id ${order}`;
+      }
+      const limit = options.limit;
+      // MongoDB reads a limit of 0 as "no limit".
+      if (limit !== undefined && limit !== 0) {
+        if (!Number.isInteger(limit) || limit < 0) throw new Error(`invalid limit: ${limit}`);
+        sql += ' LIMIT ?';
+        params.push(limit);
+      }
+      const rows = this.store.statement(sql).all(...params) as { doc: string }[];
+      return rows.map((row) => JSON.parse(row.doc) as T);
+    });
+  }
+
+  count(filter: Filter): Promise<number> {
+    return this.run(() => {
+      const { where, params } = this.compile(filter);
+      const row = this.store.statement(`SELECT COUNT(*) AS n FROM ${this.table}${where}`).get(...params) as {
+        n: number;
+      };
+      return row.n;
+    });
+  }
+
+  private run<R>(operation: () => R): Promise<R> {
+    return this.store.exclusive(() => {
+      this.ensureSchema();
+      return operation();
+    });
+  }
+
+  /**
+   * Exactly the expression the indexes were created on: SQLite uses an expression index
+   * only for a textually identical expression, hence the inlined (validated) path.
+   */
+  private column(field: string): string {
+    checkName('field', field);
+    return field === '_id' ? '_id' : `json_extract(doc, '$.${field}')`;
+  }
+
+  /** json_each over a scalar yields that scalar, so a non-array value is indexed as one element. */
+  private multikeyInsert(field: string, id: string, source: string): string {
+    return `INSERT INTO ${this.sideTable} (field, value, id)
+      SELECT '${field}', j.value, ${id} FROM ${source} AS j WHERE j.type NOT IN ('object', 'array')`;
+  }
+
+  /** Indexes the documents stored before the field was declared multikey. */
+  private populateMultikey(field: string): void {
+    const db = this.store.db;
+    const known = db
+      .prepare('SELECT 1 FROM _multikey_fields WHERE collection = ? AND field = ?')
+      .get(this.name, field);
+    if (known) return;
+    db.prepare(this.multikeyInsert(field, 'c._id', `${this.table} AS c, json_each(c.doc, '$.${field}')`)).run();
+    db.prepare('INSERT INTO _multikey_fields (collection, field) VALUES (?, ?)').run(this.name, field);
+  }
+
+  private compile(filter: Filter): Compiled {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    for (const [field, condition] of Object.entries(filter)) {
+      checkName('field', field);
+      if (this.multikey.has(field)) this.compileMultikey(field, condition, clauses, params);
+      else this.compileScalar(this.column(field), condition, clauses, params);
+    }
+    return { where: clauses.length === 0 ? '' : ` WHERE ${clauses.join(' AND ')}`, params };
+  }
+
+  private compileScalar(column: string, condition: FieldCondition, clauses: string[], params: unknown[]): void {
+    for (const [op, value] of operators(condition)) {
+      switch (op) {
+        case '$eq':
+          if (value === null) clauses.push(`${column} IS NULL`);
+          else {
+            clauses.push(`${column} = ?`);
+            params.push(bindable(value as Scalar));
+          }
+          break;
+        case '$ne':
+          // IS NOT is null-safe: a missing field differs from any value, as in MongoDB.
+          clauses.push(`${column} IS NOT ?`);
+          params.push(bindable(value as Scalar));
+          break;
+        case '$in':
+        case '$nin': {
+          const { values, hasNull } = splitNull(value, op);
+          const inList = `${column} IN (SELECT value FROM json_each(?))`;
+          clauses.push(
+            op === '$in'
+              ? hasNull
+                ? `(${inList} OR ${column} IS NULL)`
+                : inList
+              : hasNull
+                ? `(${column} IS NOT NULL AND NOT ${inList})`
+                : `(${column} IS NULL OR NOT ${inList})`,
+          );
+          params.push(JSON.stringify(values));
+          break;
+        }
+        default:
+          clauses.push(`${column} ${RANGE_OPERATORS[op]} ?`);
+          params.push(rangeValue(op, value));
+      }
+    }
+  }
+
+  /**
+   * Conditions on an array field hold when some element satisfies them (each operator on
+   * its own, as in MongoDB); negations hold when no element matches.
+   */
+  private compileMultikey(field: string, condition: FieldCondition, clauses: string[], params: unknown[]): void {
+    const elements = (test: string) => `_id IN (SELECT id FROM ${this.sideTable} WHERE field = '${field}' AND ${test})`;
+    for (const [op, value] of operators(condition)) {
+      switch (op) {
+        case '$eq':
+          // MongoDB's null also matches a missing field, which has no element rows.
+          if (value === null) clauses.push(`(${this.column(field)} IS NULL OR ${elements('value IS NULL')})`);
+          else {
+            clauses.push(elements('value = ?'));
+            params.push(bindable(value as Scalar));
+          }
+          break;
+        case '$ne':
+          clauses.push(value === null ? `NOT (${this.column(field)} IS NULL OR ${elements('value IS NULL')})` : `NOT ${elements('value = ?')}`);
+          if (value !== null) params.push(bindable(value as Scalar));
+          break;
+        case '$in':
+        case '$nin': {
+          const { values, hasNull } = splitNull(value, op);
+          const test = `${elements('value IN (SELECT value FROM json_each(?))')}${
+            hasNull ? ` OR ${this.column(field)} IS NULL OR ${elements('value IS NULL')}` : ''
+          }`;
+          clauses.push(op === '$in' ? `(${test})` : `NOT (${test})`);
+          params.push(JSON.stringify(values));
+          break;
+        }
+        default:
+          clauses.push(elements(`value ${RANGE_OPERATORS[op]} ?`));
+          params.push(rangeValue(op, value));
+      }
+    }
+  }
+}
+
+/** Names the index by what it is, so a changed declaration creates a new index. */
+function indexKey(spec: IndexSpec): string {
+  return `${spec.fields.join(',')}${spec.unique ? ':unique' : ''}${spec.multikey ? ':multikey' : ''}`;
+}
+
+type Operator = '$eq' | '$ne' | '$in' | '$nin' | keyof typeof RANGE_OPERATORS;
+
+function operators(condition: FieldCondition): [Operator, unknown][] {
+  if (condition === null || typeof condition !== 'object') return [['$eq', condition]];
+  if (Array.isArray(condition)) throw new Error('a filter value cannot be an array; use $in');
+  // Optional bounds left undefined (e.g. `{ $gte: from, $lt: until }`) impose nothing.
+  const entries = Object.entries(condition).filter(([, value]) => value !== undefined);
+  if (entries.length === 0) throw new Error('empty filter condition');
+  for (const [op] of entries) {
+    if (op !== '$ne' && op !== '$in' && op !== '$nin' && !(op in RANGE_OPERATORS)) {
+      throw new Error(`unsupported filter operator: ${op}`);
+    }
+  }
+  return entries as [Operator, unknown][];
+}
+
+function splitNull(value: unknown, op: string): { values: (string | number)[]; hasNull: boolean } {
+  if (!Array.isArray(value)) throw new Error(`${op} needs an array`);
+  // Booleans travel as JSON true/false, which json_each yields as 1/0 like json_extract.
+  const values = (value as Scalar[]).map(bindable);
+  return { values: values.filter((v): v is string | number => v !== null), hasNull: values.includes(null) };
+}
+
+function rangeValue(op: string, value: unknown): string | number {
+  const bound = bindable(value as Scalar);
+  if (bound === null) throw new Error(`${op} needs a non-null value`);
+  return bound;
+}

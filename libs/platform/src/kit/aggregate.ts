@@ -1,0 +1,73 @@
+/**
+ * Command execution for a decider over one stream: load the stream's state (cached in
+ * memory and caught up from its last known revision), decide, append with the expected
+ * revision, and retry a bounded number of times when another writer got there first.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Fact } from '@teamchat/contracts';
+import { ApiError } from '@teamchat/contracts';
+import { isWrongExpectedRevision, type AppendResult, type EventStore } from '../ports/event-store';
+
+export interface Evolver<S> {
+  initial: () => S;
+  evolve: (state: S, fact: Fact) => S;
+}
+
+interface Cached<S> {
+  state: S;
+  /** Revision of the last fact folded into `state`; -1 for an absent stream. */
+  revision: number;
+}
+
+const MAX_ATTEMPTS = 5;
+
+export class AggregateRepository<S> {
+  private cache = new Map<string, Cached<S>>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly evolver: Evolver<S>,
+  ) {}
+
+  async load(stream: string): Promise<Cached<S>> {
+    const cached = this.cache.get(stream) ?? { state: this.evolver.initial(), revision: -1 };
+    const newer = await this.store.readStream(stream, cached.revision + 1);
+    let { state, revision } = cached;
+    for (const fact of newer) {
+      state = this.evolver.evolve(state, fact.data as Fact);
+      revision = fact.revision;
+    }
+    const fresh = { state, revision };
+    this.cache.set(stream, fresh);
+    return fresh;
+  }
+
+  /**
+   * Runs `decide` against the current state and appends what it returns. `decide` may
+   * throw an ApiError to refuse the command; it may return no facts when nothing changes.
+   */
+  async execute<R>(
+    stream: string,
+    decide: (state: S) => { facts: Fact[]; result: R },
+  ): Promise<{ result: R; append?: AppendResult }> {
+    for (let attempt = 1; ; attempt++) {
+      const { state, revision } = await this.load(stream);
+      const { facts, result } = decide(state);
+      if (facts.length === 0) return { result };
+      try {
+        const append = await this.store.append(
+          stream,
+          facts.map((data) => ({ id: randomUUID(), type: data.type, data })),
+          revision < 0 ? 'no_stream' : revision,
+        );
+        return { result, append };
+      } catch (err) {
+        if (!isWrongExpectedRevision(err)) throw err;
+        this.cache.delete(stream);
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new ApiError('SERVICE_UNAVAILABLE', 'Too much contention, try again', 503);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import type { Logger } from 'pino';
+import type { Bus } from '../ports/bus';
+import type { EventStore } from '../ports/event-store';
+import type { ReadModelStore } from '../ports/read-models';
+import type { ServerConfig } from './config';
+
+/** What every domain service is built from; adapters are chosen by the caller (the mode). */
+export interface ServiceDeps {
+  store: EventStore;
+  readModels: ReadModelStore;
+  bus: Bus;
+  log: Logger;
+  config: ServerConfig;
+}
+
+export interface RunningService {
+  stop(): Promise<void>;
+}

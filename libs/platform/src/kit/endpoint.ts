@@ -1,0 +1,97 @@
+/**
+ * The one wrapper every bus endpoint goes through, on both sides. A service's handler
+ * may throw an ApiError (or anything else); `serveEndpoint` always answers with a
+ * BusReply, so no request is left hanging and nothing a client sends can crash a
+ * process. `callEndpoint` turns the reply back into a value or an ApiError.
+ */
+import { ApiError, badRequest, isApiError, type BusReply, type BusRequest } from '@teamchat/contracts';
+import type { Logger } from 'pino';
+import type { ZodType } from 'zod';
+import { isBusError, type Bus, type BusSubscription, type Json } from '../ports/bus';
+
+export interface HandlerResult {
+  value: Record<string, unknown>;
+  /** Store position of the last fact the handler appended, for read-your-writes. */
+  position?: number;
+}
+
+export type EndpointHandler<P> = (request: BusRequest<P>, log: Logger) => Promise<HandlerResult>;
+
+let requestCounter = 0;
+
+export function serveEndpoint<P>(
+  bus: Bus,
+  subject: string,
+  params: ZodType<P>,
+  handler: EndpointHandler<P>,
+  options: { queueGroup: string; log: Logger },
+): Promise<BusSubscription> {
+  return bus.serve(
+    subject,
+    async (payload) => {
+      const log = options.log.child({ subject, req: ++requestCounter });
+      let reply: BusReply;
+      try {
+        const request = payload as unknown as BusRequest<unknown>;
+        const parsed = params.safeParse(request?.params ?? {});
+        if (!parsed.success) throw badRequest(describeZodIssue(parsed.error.issues[0]));
+        const result = await handler({ ...request, params: parsed.data }, log);
+        reply = { ok: true, value: result.value, ...(result.position !== undefined ? { position: result.position } : {}) };
+      } catch (err) {
+        if (isApiError(err)) {
+          reply = { ok: false, error: { code: err.code, status: err.status, msg: err.msg, ...(err.extra ? { extra: err.extra } : {}) } };
+        } else {
+          log.error({ err }, 'handler failed');
+          reply = { ok: false, error: { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' } };
+        }
+      }
+      return reply as unknown as Json;
+    },
+    options.queueGroup,
+  );
+}
+
+/** Sends a request and returns the reply's value, or throws the ApiError it carries. */
+export async function callEndpoint(
+  bus: Bus,
+  subject: string,
+  request: BusRequest<unknown>,
+  timeoutMs = 10_000,
+): Promise<{ value: Record<string, unknown>; position?: number }> {
+  let reply: BusReply;
+  try {
+    reply = (await bus.request(subject, request as unknown as Json, timeoutMs)) as unknown as BusReply;
+  } catch (err) {
+    if (isBusError(err) && err.code === 'TIMEOUT') {
+      throw new ApiError('GATEWAY_TIMEOUT', `The service behind ${subject} did not answer in time`, 504);
+    }
+    if (isBusError(err)) {
+      throw new ApiError('SERVICE_UNAVAILABLE', `No service is answering ${subject}`, 503);
+    }
+    throw err;
+  }
+  if (!reply.ok) throw new ApiError(reply.error.code, reply.error.msg, reply.error.status, reply.error.extra);
+  return { value: reply.value, ...(reply.position !== undefined ? { position: reply.position } : {}) };
+}
+
+interface ZodIssueLike {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  input?: unknown;
+}
+
+/**
+ * Zulip-style wording for a parameter that failed validation, naming the parameter:
+ * "Missing 'content' argument" or "Invalid 'num_before': ...".
+ */
+export function describeZodIssue(issue: ZodIssueLike | undefined): string {
+  if (!issue) return 'Invalid request';
+  const [head, ...rest] = issue.path;
+  const name = head === undefined ? 'request' : String(head);
+  if (issue.code === 'invalid_type' && issue.input === undefined && rest.length === 0) {
+    return `Missing '${name}' argument`;
+  }
+  const where = rest.length ? `${name}[${rest.map(String).join('][')}]` : name;
+  return `Invalid '${where}': ${issue.message}`;
+}

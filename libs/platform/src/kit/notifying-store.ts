@@ -1,0 +1,52 @@
+/**
+ * In the distributed mode several processes share one SQLite event store file; each
+ * learns of the others' appends by polling. This decorator shortens that wait: after each
+ * append it publishes the new head on the bus, and a notification from any process wakes
+ * this process's subscriptions at once. Polling stays as the fallback, so a lost
+ * notification only costs latency.
+ */
+import { STORE_APPENDED_SUBJECT } from '@teamchat/contracts';
+import type { Bus, BusSubscription } from '../ports/bus';
+import type { AppendResult, EventStore, ExpectedRevision, FactHandler, NewFact, SubscribeOptions, Subscription } from '../ports/event-store';
+
+export interface WakeableEventStore extends EventStore {
+  wake(): void;
+}
+
+export class NotifyingEventStore implements EventStore {
+  private listener: BusSubscription | undefined;
+
+  private constructor(
+    private readonly inner: WakeableEventStore,
+    private readonly bus: Bus,
+  ) {}
+
+  static async wrap(inner: WakeableEventStore, bus: Bus): Promise<NotifyingEventStore> {
+    const store = new NotifyingEventStore(inner, bus);
+    store.listener = await bus.subscribe(STORE_APPENDED_SUBJECT, () => inner.wake());
+    return store;
+  }
+
+  async append(stream: string, facts: NewFact[], expected: ExpectedRevision): Promise<AppendResult> {
+    const result = await this.inner.append(stream, facts, expected);
+    this.bus.publish(STORE_APPENDED_SUBJECT, { position: result.positions.at(-1) ?? 0 });
+    return result;
+  }
+
+  readStream(stream: string, fromRevision?: number) {
+    return this.inner.readStream(stream, fromRevision);
+  }
+
+  subscribeToAll(handler: FactHandler, options?: SubscribeOptions): Subscription {
+    return this.inner.subscribeToAll(handler, options);
+  }
+
+  headPosition(): Promise<number> {
+    return this.inner.headPosition();
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.unsubscribe();
+    await this.inner.close();
+  }
+}

@@ -1,0 +1,297 @@
+import type * as JestGlobals from '@jest/globals';
+import type { Collection, Doc, IndexSpec, ReadModelStore } from '../ports/read-models';
+
+export interface ReadModelFixture {
+  store: ReadModelStore;
+  /** Closes `store` and opens the same data again. */
+  reopen?: () => Promise<ReadModelStore>;
+  /** Whether batch() is one transaction (SQLite) or applies writes one by one (MongoDB without a replica set). */
+  atomicBatch: boolean;
+  /** Closes whatever store is open and removes its data. */
+  cleanup: () => Promise<void>;
+}
+
+interface UserDoc extends Doc {
+  _id: number;
+  name: string;
+  email?: string | null;
+  role: number;
+  active: boolean;
+  groups?: (string | number)[];
+  note?: string | null;
+}
+
+const USER_INDEXES: IndexSpec[] = [
+  { fields: ['name'], unique: true },
+  { fields: ['email'] },
+  { fields: ['role', 'name'] },
+  { fields: ['active'] },
+  { fields: ['groups'], multikey: true },
+];
+
+/**
+ * The behaviour every ReadModelStore adapter owes the projections and queries, run
+ * against each adapter with its own factory (a fresh, empty store per test).
+ */
+export function readModelContract(name: string, open: () => Promise<ReadModelFixture>): void {
+  // Looked up when called: importing '@jest/globals' for real throws outside jest, and
+  // this module is reachable from the package index that production code loads.
+  const { describe, it, expect, beforeEach, afterEach } = globalThis as unknown as typeof JestGlobals;
+
+  describe(`ReadModelStore contract: ${name}`, () => {
+    let fixture: ReadModelFixture;
+    let store: ReadModelStore;
+    let users: Collection<UserDoc>;
+
+    const olivia: UserDoc = { _id: 1, name: 'Olivia', email: 'owner@example.com', role: 100, active: true, groups: ['admins', 'all', 7] };
+    const adam: UserDoc = { _id: 2, name: 'Adam', email: 'admin@example.com', role: 200, active: true, groups: ['admins', 'all'] };
+    const mark: UserDoc = { _id: 3, name: 'Mark', email: 'member@example.com', role: 400, active: false, groups: ['all'], note: null };
+    const mary: UserDoc = { _id: 4, name: 'Mary', email: null, role: 400, active: true, groups: [] };
+    const bot: UserDoc = { _id: 5, name: 'Echo', role: 400, active: true, note: 'bot' };
+    const everyone = [olivia, adam, mark, mary, bot];
+
+    beforeEach(async () => {
+      fixture = await open();
+      store = fixture.store;
+      users = store.collection<UserDoc>('users', USER_INDEXES);
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    async function seed(): Promise<void> {
+      for (const user of everyone) await users.put(user);
+    }
+    const ids = (docs: Doc[]) => docs.map((d) => d._id);
+    const sortedIds = (docs: Doc[]) => ids(docs).sort();
+
+    describe('documents', () => {
+      it('puts, gets, replaces and deletes', async () => {
+        expect(await users.get(1)).toBeUndefined();
+        await users.put(olivia);
+        expect(await users.get(1)).toEqual(olivia);
+        const renamed = { ...olivia, name: 'Olive', groups: ['all'] };
+        delete (renamed as Partial<UserDoc>).email;
+        await users.put(renamed);
+        // A put replaces the whole document: the dropped field is gone.
+        expect(await users.get(1)).toEqual(renamed);
+        await users.delete(1);
+        expect(await users.get(1)).toBeUndefined();
+        await users.delete(1);
+      });
+
+      it('keeps number and string ids apart and returns them with their type', async () => {
+        const things = store.collection<Doc & { v: string }>('things');
+        await things.put({ _id: 1, v: 'number' });
+        await things.put({ _id: '1', v: 'string' });
+        await things.put({ _id: 'a-b c', v: 'text' });
+        expect(await things.get(1)).toEqual({ _id: 1, v: 'number' });
+        expect(await things.get('1')).toEqual({ _id: '1', v: 'string' });
+        expect(await things.get('a-b c')).toEqual({ _id: 'a-b c', v: 'text' });
+        const found = await things.find({}, { sort: ['v', 1] });
+        expect(found.map((d) => [d._id, typeof d._id])).toEqual([
+          [1, 'number'],
+          ['1', 'string'],
+          ['a-b c', 'string'],
+        ]);
+        expect(await things.find({ _id: '1' })).toEqual([{ _id: '1', v: 'string' }]);
+      });
+
+      it('gets many in the order asked, skipping missing ids', async () => {
+        await seed();
+        expect(ids(await users.getMany([4, 99, 1, 3]))).toEqual([4, 1, 3]);
+        expect(await users.getMany([])).toEqual([]);
+      });
+
+      it('round-trips nested values', async () => {
+        const things = store.collection<Doc>('nested');
+        const doc = { _id: 'x', a: { b: [1, { c: true }], d: null }, e: 1.5, f: '' };
+        await things.put(doc);
+        expect(await things.get('x')).toEqual(doc);
+      });
+    });
+
+    describe('find', () => {
+      beforeEach(seed);
+
+      it('matches equality on several fields', async () => {
+        expect(sortedIds(await users.find({ role: 400, active: true }))).toEqual([4, 5]);
+        expect(sortedIds(await users.find({ name: 'Adam' }))).toEqual([2]);
+        expect(await users.find({ name: 'Nobody' })).toEqual([]);
+        expect(sortedIds(await users.find({}))).toEqual([1, 2, 3, 4, 5]);
+      });
+
+      it('matches booleans', async () => {
+        expect(sortedIds(await users.find({ active: false }))).toEqual([3]);
+        expect(sortedIds(await users.find({ active: true }))).toEqual([1, 2, 4, 5]);
+        expect(sortedIds(await users.find({ active: { $in: [false] } }))).toEqual([3]);
+        expect(sortedIds(await users.find({ active: { $ne: true } }))).toEqual([3]);
+      });
+
+      it('matches null as null or missing', async () => {
+        expect(sortedIds(await users.find({ email: null }))).toEqual([4, 5]);
+        expect(sortedIds(await users.find({ note: null }))).toEqual([1, 2, 3, 4]);
+        expect(sortedIds(await users.find({ note: { $ne: null } }))).toEqual([5]);
+        expect(sortedIds(await users.find({ email: { $in: [null, 'admin@example.com'] } }))).toEqual([2, 4, 5]);
+      });
+
+      it('supports $in, $nin and $ne', async () => {
+        expect(sortedIds(await users.find({ role: { $in: [100, 200] } }))).toEqual([1, 2]);
+        expect(await users.find({ role: { $in: [] } })).toEqual([]);
+        expect(sortedIds(await users.find({ role: { $nin: [100, 200] } }))).toEqual([3, 4, 5]);
+        // Like MongoDB, $nin and $ne also match documents missing the field.
+        expect(sortedIds(await users.find({ note: { $nin: ['bot'] } }))).toEqual([1, 2, 3, 4]);
+        expect(sortedIds(await users.find({ note: { $ne: 'bot' } }))).toEqual([1, 2, 3, 4]);
+        expect(sortedIds(await users.find({ email: { $nin: [null] } }))).toEqual([1, 2, 3]);
+        expect(sortedIds(await users.find({ _id: { $in: [2, 5, 9] } }))).toEqual([2, 5]);
+      });
+
+      it('supports range operators, combined', async () => {
+        expect(sortedIds(await users.find({ role: { $lt: 400 } }))).toEqual([1, 2]);
+        expect(sortedIds(await users.find({ role: { $lte: 200 } }))).toEqual([1, 2]);
+        expect(sortedIds(await users.find({ role: { $gt: 100 } }))).toEqual([2, 3, 4, 5]);
+        expect(sortedIds(await users.find({ role: { $gte: 200, $lt: 400 } }))).toEqual([2]);
+        expect(sortedIds(await users.find({ _id: { $gt: 3 } }))).toEqual([4, 5]);
+        expect(sortedIds(await users.find({ name: { $gte: 'M' } }))).toEqual([1, 3, 4]);
+      });
+
+      it('matches array fields by element (multikey)', async () => {
+        expect(sortedIds(await users.find({ groups: 'admins' }))).toEqual([1, 2]);
+        expect(sortedIds(await users.find({ groups: 7 }))).toEqual([1]);
+        expect(sortedIds(await users.find({ groups: 'all', role: { $gte: 200 } }))).toEqual([2, 3]);
+        expect(sortedIds(await users.find({ groups: { $in: ['admins', 'nobody', 7] } }))).toEqual([1, 2]);
+        expect(sortedIds(await users.find({ groups: { $nin: ['admins'] } }))).toEqual([3, 4, 5]);
+        expect(sortedIds(await users.find({ groups: { $ne: 'all' } }))).toEqual([4, 5]);
+        expect(sortedIds(await users.find({ groups: null }))).toEqual([5]);
+        expect(await users.count({ groups: 'all' })).toBe(3);
+      });
+
+      it('keeps multikey entries in step with replaced and deleted documents', async () => {
+        await users.put({ ...adam, groups: ['all'] });
+        await users.delete(1);
+        expect(await users.find({ groups: 'admins' })).toEqual([]);
+        expect(sortedIds(await users.find({ groups: 'all' }))).toEqual([2, 3]);
+      });
+
+      it('sorts ascending and descending, with a limit', async () => {
+        expect(ids(await users.find({}, { sort: ['name', 1] }))).toEqual([2, 5, 3, 4, 1]);
+        expect(ids(await users.find({}, { sort: ['name', -1] }))).toEqual([1, 4, 3, 5, 2]);
+        expect(ids(await users.find({ role: 400 }, { sort: ['_id', -1], limit: 2 }))).toEqual([5, 4]);
+        expect(ids(await users.find({}, { sort: ['role', 1], limit: 2 }))).toEqual([1, 2]);
+        expect(await users.find({}, { limit: 3 })).toHaveLength(3);
+      });
+
+      it('counts', async () => {
+        expect(await users.count({})).toBe(5);
+        expect(await users.count({ role: 400 })).toBe(3);
+        expect(await users.count({ role: 400, active: false })).toBe(1);
+        expect(await users.count({ name: 'Nobody' })).toBe(0);
+      });
+
+      it('rejects field names that are not plain identifiers', async () => {
+        for (const field of ["name') OR 1=1 --", 'a.b', '$where', '', 'x y']) {
+          await expect(users.find({ [field]: 1 })).rejects.toThrow();
+          await expect(users.count({ [field]: 1 })).rejects.toThrow();
+        }
+        await expect(users.find({}, { sort: ['name; DROP TABLE users', 1] })).rejects.toThrow();
+        expect(await users.count({})).toBe(5);
+      });
+
+      it('rejects unknown operators', async () => {
+        await expect(users.find({ role: { $regex: 'x' } as never })).rejects.toThrow();
+      });
+    });
+
+    describe('indexes', () => {
+      it('rejects a document that violates a unique index, keeping the stored one', async () => {
+        await users.put(olivia);
+        await expect(users.put({ ...adam, name: olivia.name })).rejects.toThrow();
+        expect(await users.get(2)).toBeUndefined();
+        expect(await users.find({ name: olivia.name })).toEqual([olivia]);
+        // Replacing a document while keeping its own unique value is fine.
+        await users.put({ ...olivia, role: 200 });
+        expect((await users.get(1))?.role).toBe(200);
+      });
+
+      it('enforces compound unique indexes on the combination', async () => {
+        const memberships = store.collection<Doc & { user: number; channel: number }>('memberships', [
+          { fields: ['user', 'channel'], unique: true },
+        ]);
+        await memberships.put({ _id: 'a', user: 1, channel: 1 });
+        await memberships.put({ _id: 'b', user: 1, channel: 2 });
+        await memberships.put({ _id: 'c', user: 2, channel: 1 });
+        await expect(memberships.put({ _id: 'd', user: 1, channel: 2 })).rejects.toThrow();
+        expect(await memberships.count({})).toBe(3);
+      });
+    });
+
+    describe('checkpoints', () => {
+      it('start at 0 and keep the last position set', async () => {
+        expect(await store.getCheckpoint('users')).toBe(0);
+        await store.setCheckpoint('users', 17);
+        await store.setCheckpoint('users', 42);
+        await store.setCheckpoint('channels', 3);
+        expect(await store.getCheckpoint('users')).toBe(42);
+        expect(await store.getCheckpoint('channels')).toBe(3);
+      });
+    });
+
+    describe('batch', () => {
+      it('applies every write of a successful batch and returns its result', async () => {
+        const result = await store.batch(async () => {
+          await users.put(olivia);
+          await users.put(adam);
+          await store.setCheckpoint('users', 9);
+          return 'done';
+        });
+        expect(result).toBe('done');
+        expect(sortedIds(await users.find({}))).toEqual([1, 2]);
+        expect(await store.getCheckpoint('users')).toBe(9);
+      });
+
+      it('runs a batch nested in a batch as part of it', async () => {
+        await store.batch(async () => {
+          await users.put(olivia);
+          await store.batch(async () => {
+            await users.put(adam);
+          });
+        });
+        expect(sortedIds(await users.find({}))).toEqual([1, 2]);
+      });
+
+      it('rethrows the error of a failed batch, rolling it back where atomic', async () => {
+        await users.put(mark);
+        const failure = new Error('projection failed');
+        await expect(
+          store.batch(async () => {
+            await users.put(olivia);
+            await users.delete(3);
+            await store.setCheckpoint('users', 5);
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+        if (!fixture.atomicBatch) return;
+        expect(await users.get(1)).toBeUndefined();
+        expect(await users.get(3)).toEqual(mark);
+        expect(await store.getCheckpoint('users')).toBe(0);
+        // The store is usable after a rollback.
+        await users.put(olivia);
+        expect(await users.get(1)).toEqual(olivia);
+      });
+    });
+
+    describe('durability', () => {
+      it('keeps documents, indexes and checkpoints across a reopen', async () => {
+        if (!fixture.reopen) return;
+        await seed();
+        await store.setCheckpoint('users', 12);
+        store = await fixture.reopen();
+        users = store.collection<UserDoc>('users', USER_INDEXES);
+        expect(await users.get(3)).toEqual(mark);
+        expect(sortedIds(await users.find({ groups: 'admins' }))).toEqual([1, 2]);
+        expect(await store.getCheckpoint('users')).toBe(12);
+        await expect(users.put({ ...bot, _id: 6, name: adam.name })).rejects.toThrow();
+      });
+    });
+  });
+}

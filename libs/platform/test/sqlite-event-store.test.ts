@@ -1,0 +1,191 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { SqliteEventStore, eventStoreContract, type StoredFact } from '@teamchat/platform';
+import { waitFor } from '../src/testing/event-store-contract';
+
+/** Child processes load the compiled adapter, as separately started services would. */
+const ADAPTER = join(__dirname, '../dist/adapters/sqlite-event-store.js');
+
+function tempFile(): { file: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'teamchat-events-'));
+  return { file: join(dir, 'events.sqlite'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+eventStoreContract('SqliteEventStore (file)', async () => {
+  const { file, remove } = tempFile();
+  let store = SqliteEventStore.open(file);
+  return {
+    store,
+    reopen: async () => {
+      await store.close();
+      store = SqliteEventStore.open(file);
+      return store;
+    },
+    cleanup: async () => {
+      await store.close();
+      remove();
+    },
+  };
+});
+
+eventStoreContract('SqliteEventStore (:memory:)', async () => {
+  const store = SqliteEventStore.open(':memory:');
+  return { store, cleanup: () => store.close() };
+});
+
+interface Child {
+  /** One parsed JSON object per line the child printed. */
+  lines: Record<string, unknown>[];
+  exited: Promise<number | null>;
+}
+
+/** Runs `body` in a separate node process with `SqliteEventStore` and `FILE` in scope. */
+function runChild(file: string, body: string): Child {
+  const script = `
+    const { SqliteEventStore } = require(process.env.ADAPTER);
+    const FILE = process.env.FILE;
+    (async () => { ${body} })().catch((err) => { console.error(err); process.exit(1); });`;
+  const child = spawn(process.execPath, ['-e', script], {
+    env: { ...process.env, ADAPTER, FILE: file },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const complete = buffered.split('\n');
+    buffered = complete.pop()!;
+    for (const line of complete) if (line.trim()) lines.push(JSON.parse(line));
+  });
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code));
+  });
+  return { lines, exited };
+}
+
+describe('SqliteEventStore across processes', () => {
+  let file: string;
+  let remove: () => void;
+  let store: SqliteEventStore;
+
+  beforeAll(() => {
+    if (!existsSync(ADAPTER)) throw new Error(`${ADAPTER} is missing: run \`npx tsc -b\` first`);
+  });
+  beforeEach(() => {
+    ({ file, remove } = tempFile());
+  });
+  afterEach(async () => {
+    await store?.close();
+    remove();
+  });
+
+  it('delivers facts appended by another process live, within a second', async () => {
+    store = SqliteEventStore.open(file);
+    const received = new Map<string, number>();
+    const sub = store.subscribeToAll((fact) => void received.set(fact.id, Date.now()));
+    const child = runChild(
+      file,
+      `const store = SqliteEventStore.open(FILE);
+       for (let i = 0; i < 5; i++) {
+         await store.append('user-' + i, [{ id: 'child-' + i, type: 'user_created', data: { i } }], 'no_stream');
+         console.log(JSON.stringify({ id: 'child-' + i, at: Date.now() }));
+         await new Promise((resolve) => setTimeout(resolve, 50));
+       }
+       await store.close();`,
+    );
+    expect(await child.exited).toBe(0);
+    await waitFor(() => received.size === 5, 2000);
+    await sub.stop();
+    expect(child.lines).toHaveLength(5);
+    for (const { id, at } of child.lines as { id: string; at: number }[]) {
+      expect(received.get(id)! - at).toBeLessThan(1000);
+    }
+  });
+
+  it('keeps one gapless order when processes append concurrently', async () => {
+    store = SqliteEventStore.open(file);
+    const seen: StoredFact[] = [];
+    const sub = store.subscribeToAll((fact) => void seen.push(fact));
+    const child = runChild(
+      file,
+      `const store = SqliteEventStore.open(FILE);
+       console.log(JSON.stringify({ ready: true }));
+       for (let i = 0; i < 100; i++) {
+         await store.append('child-stream', [{ id: 'child-' + i, type: 't', data: { i } }], i === 0 ? 'no_stream' : i - 1);
+         await new Promise((resolve) => setTimeout(resolve, 1));
+       }
+       await store.close();`,
+    );
+    // Start together, so that the two writers really contend for the lock.
+    await waitFor(() => child.lines.length > 0, 5000);
+    for (let i = 0; i < 100; i++) {
+      await store.append('parent-stream', [{ id: `parent-${i}`, type: 't', data: { i } }], i === 0 ? 'no_stream' : i - 1);
+      await sleep(1);
+    }
+    expect(await child.exited).toBe(0);
+    await waitFor(() => seen.length === 200, 5000);
+    await sub.stop();
+    expect(seen.map((f) => f.position)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    // Proof that the writers did interleave, or the order above proved nothing.
+    expect(seen.filter((f, i) => i > 0 && f.stream !== seen[i - 1]!.stream).length).toBeGreaterThan(1);
+    expect(seen.filter((f) => f.stream === 'child-stream').map((f) => f.revision)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
+  });
+
+  it('looks for foreign appends at once when woken, without waiting for the poll', async () => {
+    store = SqliteEventStore.open(file, { pollIntervalMs: 60_000 });
+    const seen: StoredFact[] = [];
+    const sub = store.subscribeToAll((fact) => void seen.push(fact));
+    const child = runChild(
+      file,
+      `const store = SqliteEventStore.open(FILE);
+       await store.append('user-1', [{ id: 'woken', type: 'user_created', data: {} }], 'no_stream');
+       await store.close();`,
+    );
+    expect(await child.exited).toBe(0);
+    await sleep(100);
+    expect(seen).toEqual([]);
+    store.wake();
+    await waitFor(() => seen.length === 1, 1000);
+    await sub.stop();
+    expect(seen[0]!.id).toBe('woken');
+  });
+
+  it('never keeps a process alive through its poll timer', async () => {
+    const child = runChild(
+      file,
+      `const store = SqliteEventStore.open(FILE);
+       store.subscribeToAll(() => {});
+       console.log(JSON.stringify({ subscribed: true }));`,
+    );
+    const code = await Promise.race([child.exited, sleep(10_000, 'still running', { ref: false })]);
+    expect(code).toBe(0);
+    expect(child.lines).toEqual([{ subscribed: true }]);
+  });
+});
+
+describe('SqliteEventStore positions', () => {
+  it('never reuses the position of a deleted last fact', async () => {
+    const { file, remove } = tempFile();
+    try {
+      let store = SqliteEventStore.open(file);
+      const first = await store.append('s', [{ id: 'a', type: 't', data: {} }, { id: 'b', type: 't', data: {} }], 'no_stream');
+      await store.close();
+      const raw = new Database(file);
+      raw.prepare('DELETE FROM facts WHERE position = ?').run(first.positions[1]);
+      raw.close();
+      store = SqliteEventStore.open(file);
+      const next = await store.append('t', [{ id: 'c', type: 't', data: {} }], 'no_stream');
+      await store.close();
+      expect(next.positions[0]).toBeGreaterThan(first.positions[1]!);
+    } finally {
+      remove();
+    }
+  });
+});

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SqliteReadModelStore, readModelContract, type Doc } from '@teamchat/platform';
+
+function tempFile(): { file: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'teamchat-read-models-'));
+  return { file: join(dir, 'read-models.sqlite'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+readModelContract('SqliteReadModelStore', async () => {
+  const { file, remove } = tempFile();
+  let store = SqliteReadModelStore.open(file);
+  return {
+    store,
+    atomicBatch: true,
+    reopen: async () => {
+      await store.close();
+      store = SqliteReadModelStore.open(file);
+      return store;
+    },
+    cleanup: async () => {
+      await store.close();
+      remove();
+    },
+  };
+});
+
+interface Message extends Doc {
+  _id: number;
+  recipients: number[];
+  topic: string;
+}
+
+describe('SqliteReadModelStore', () => {
+  let file: string;
+  let remove: () => void;
+  let store: SqliteReadModelStore;
+
+  beforeEach(() => {
+    ({ file, remove } = tempFile());
+    store = SqliteReadModelStore.open(file);
+  });
+  afterEach(async () => {
+    await store.close();
+    remove();
+  });
+
+  it('indexes the elements of documents stored before a field was declared multikey', async () => {
+    const before = store.collection<Message>('messages', [{ fields: ['topic'] }]);
+    await before.put({ _id: 1, recipients: [10, 11], topic: 'a' });
+    await before.put({ _id: 2, recipients: [11], topic: 'b' });
+    await store.close();
+    store = SqliteReadModelStore.open(file);
+    const messages = store.collection<Message>('messages', [{ fields: ['topic'] }, { fields: ['recipients'], multikey: true }]);
+    expect((await messages.find({ recipients: 11 }, { sort: ['_id', 1] })).map((m) => m._id)).toEqual([1, 2]);
+    expect((await messages.find({ recipients: 10 })).map((m) => m._id)).toEqual([1]);
+  });
+
+  it('never interleaves two batches', async () => {
+    const log: string[] = [];
+    const items = store.collection<Doc>('items');
+    const batch = (label: string) =>
+      store.batch(async () => {
+        log.push(`${label} start`);
+        await sleep(10);
+        await items.put({ _id: label });
+        log.push(`${label} end`);
+      });
+    await Promise.all([batch('a'), batch('b')]);
+    expect(log).toEqual(['a start', 'a end', 'b start', 'b end']);
+  });
+
+  it('keeps writes from outside a batch out of its transaction', async () => {
+    const items = store.collection<Doc>('items');
+    let opened!: () => void;
+    const batchOpen = new Promise<void>((resolve) => (opened = resolve));
+    const failing = store.batch(async () => {
+      await items.put({ _id: 'inside' });
+      opened();
+      await sleep(10);
+      throw new Error('projection failed');
+    });
+    await batchOpen;
+    // Another caller writes while the batch is open; the batch's rollback must not undo it.
+    const outsidePut = items.put({ _id: 'outside' });
+    await expect(failing).rejects.toThrow('projection failed');
+    await outsidePut;
+    expect(await items.get('inside')).toBeUndefined();
+    expect(await items.get('outside')).toEqual({ _id: 'outside' });
+  });
+
+  it('recreates a collection whose creation a failed batch rolled back', async () => {
+    await expect(
+      store.batch(async () => {
+        const late = store.collection<Doc>('late', [{ fields: ['x'], unique: true }]);
+        await late.put({ _id: 1, x: 1 });
+        throw new Error('projection failed');
+      }),
+    ).rejects.toThrow('projection failed');
+    const late = store.collection<Doc>('late', [{ fields: ['x'], unique: true }]);
+    expect(await late.get(1)).toBeUndefined();
+    await late.put({ _id: 2, x: 1 });
+    await expect(late.put({ _id: 3, x: 1 })).rejects.toThrow();
+  });
+
+  it('rejects invalid collection names', () => {
+    expect(() => store.collection('users"; DROP TABLE x; --')).toThrow();
+  });
+});

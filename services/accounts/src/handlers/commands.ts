@@ -1,0 +1,49 @@
+/** Command handlers: load the organization, decide, append. */
+import { streams, type Actor } from '@teamchat/contracts';
+import type { AggregateRepository, ServerConfig } from '@teamchat/platform';
+import { newCredentials } from '../domain/credentials';
+import {
+  decideCreateOrganization,
+  decideCreateUser,
+  decideDeactivateUser,
+  decideReactivateUser,
+  type NewUser,
+  type OrganizationState,
+} from '../domain/organization';
+
+export interface CommandDeps {
+  organization: AggregateRepository<OrganizationState>;
+  config: ServerConfig;
+}
+
+export async function createOrganization(deps: CommandDeps, params: { name: string; owner_email: string; owner_full_name: string }) {
+  const { append } = await deps.organization.execute(streams.organization, (state) => ({
+    facts: decideCreateOrganization(state, {
+      name: params.name,
+      host: deps.config.realmHost,
+      owner: { email: params.owner_email, full_name: params.owner_full_name },
+      credentials: newCredentials(deps.config.serverSecret),
+      now: Date.now(),
+    }),
+    result: undefined,
+  }));
+  return append;
+}
+
+export async function createUser(deps: CommandDeps, actor: Actor | undefined, user: NewUser) {
+  const { result, append } = await deps.organization.execute(streams.organization, (state) => {
+    const facts = decideCreateUser(state, { actor, user, credentials: newCredentials(deps.config.serverSecret), now: Date.now() });
+    const created = facts[0];
+    return { facts, result: created?.type === 'UserCreated' ? created.user_id : 0 };
+  });
+  return { user_id: result, append };
+}
+
+export async function setUserActive(deps: CommandDeps, actor: Actor, userId: number, active: boolean) {
+  const decide = active ? decideReactivateUser : decideDeactivateUser;
+  const { append } = await deps.organization.execute(streams.organization, (state) => ({
+    facts: decide(state, { actor, user_id: userId }),
+    result: undefined,
+  }));
+  return append;
+}

@@ -1,0 +1,40 @@
+/**
+ * Accounts' own read model of API key hashes: kept apart from the directory because
+ * only this service may see key material.
+ */
+import { Fact } from '@teamchat/contracts';
+import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
+
+export interface CredentialDoc extends Doc {
+  _id: number;
+  api_key_salt: string;
+  api_key_hash: string;
+}
+
+export interface Organization extends Doc {
+  _id: 'organization';
+  name: string;
+  host: string;
+  date_created: number;
+}
+
+export class AccountsReadModel {
+  readonly credentials: Collection<CredentialDoc>;
+  readonly organization: Collection<Organization>;
+
+  constructor(readModels: ReadModelStore) {
+    this.credentials = readModels.collection<CredentialDoc>('credentials');
+    this.organization = readModels.collection<Organization>('organization');
+  }
+
+  async apply(stored: StoredFact): Promise<void> {
+    const parsed = Fact.safeParse(stored.data);
+    if (!parsed.success) return;
+    const fact = parsed.data;
+    if (fact.type === 'UserCreated') {
+      await this.credentials.put({ _id: fact.user_id, api_key_salt: fact.api_key_salt, api_key_hash: fact.api_key_hash });
+    } else if (fact.type === 'OrganizationCreated') {
+      await this.organization.put({ _id: 'organization', name: fact.name, host: fact.host, date_created: fact.date_created });
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Queries that turn credentials into an identity: HTTP Basic on every request, and the
+ * two key-exchange endpoints (development key, JWT).
+ */
+import { ApiError, badRequest, type Actor } from '@teamchat/contracts';
+import type { Directory, UserDoc } from '@teamchat/directory';
+import type { ServerConfig } from '@teamchat/platform';
+import { jwtVerify } from 'jose';
+import { apiKeyMatches, deriveApiKey } from '../domain/credentials';
+import type { AccountsReadModel } from '../projections/credentials';
+import { userProfile } from './profile';
+
+export interface AuthDeps {
+  directory: Directory;
+  accounts: AccountsReadModel;
+  config: ServerConfig;
+}
+
+const invalidApiKey = () => new ApiError('INVALID_API_KEY', 'Invalid API key', 401);
+const deactivated = () => new ApiError('USER_DEACTIVATED', 'Account is deactivated', 401);
+
+export async function authenticate(deps: AuthDeps, email: string, apiKey: string, client: string): Promise<Actor> {
+  const user = await deps.directory.userByEmail(email);
+  const credential = user && (await deps.accounts.credentials.get(user._id));
+  if (!user || !credential || !apiKeyMatches(apiKey, credential.api_key_hash)) throw invalidApiKey();
+  if (!user.is_active) throw deactivated();
+  return { user_id: user._id, email: user.email, full_name: user.full_name, role: user.role, is_bot: user.is_bot, client };
+}
+
+/** The user's current key, derived again from the secret and the stored salt. */
+export async function keyFor(deps: AuthDeps, user: UserDoc): Promise<string> {
+  const credential = await deps.accounts.credentials.get(user._id);
+  if (!credential) throw new ApiError('INTERNAL_SERVER_ERROR', 'User has no credentials', 500);
+  return deriveApiKey(deps.config.serverSecret, credential.api_key_salt);
+}
+
+export async function devFetchApiKey(deps: AuthDeps, username: string) {
+  if (deps.config.mode !== 'development') throw badRequest('DevAuthBackend not enabled.');
+  const user = await deps.directory.userByEmail(username);
+  if (!user) throw badRequest('This user does not exist.');
+  if (!user.is_active) throw deactivated();
+  return { api_key: await keyFor(deps, user), email: user.email, user_id: user._id };
+}
+
+export async function jwtFetchApiKey(deps: AuthDeps, token: string, includeProfile: boolean) {
+  if (!deps.config.jwtSecret) throw badRequest('JWT authentication is not enabled.');
+  let email: unknown;
+  try {
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(deps.config.jwtSecret), { algorithms: ['HS256'] });
+    email = payload.email;
+  } catch {
+    throw badRequest('Bad JSON web token');
+  }
+  if (typeof email !== 'string' || email.length === 0) throw badRequest('No email specified in JSON web token claims');
+  const user = await deps.directory.userByEmail(email);
+  if (!user) throw badRequest('Invalid email in JSON web token');
+  if (!user.is_active) throw deactivated();
+  return {
+    api_key: await keyFor(deps, user),
+    email: user.email,
+    ...(includeProfile ? { user: userProfile(user) } : {}),
+  };
+}

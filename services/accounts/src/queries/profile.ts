@@ -1,0 +1,25 @@
+/** The user profile object of the API, built from the directory. */
+import { gravatarUrl, ROLE } from '@teamchat/contracts';
+import type { UserDoc } from '@teamchat/directory';
+
+export function userProfile(user: UserDoc): Record<string, unknown> {
+  return {
+    user_id: user._id,
+    delivery_email: user.email,
+    email: user.email,
+    full_name: user.full_name,
+    date_joined: new Date(user.date_joined * 1000).toISOString(),
+    is_active: user.is_active,
+    is_owner: user.role === ROLE.owner,
+    is_admin: user.role <= ROLE.administrator,
+    is_guest: user.role === ROLE.guest,
+    is_bot: user.is_bot,
+    bot_type: user.bot_type,
+    bot_owner_id: user.bot_owner_id,
+    role: user.role,
+    timezone: user.timezone,
+    avatar_url: gravatarUrl(user.email),
+    avatar_version: 1,
+    is_imported_stub: false,
+  };
+}

@@ -1,0 +1,1 @@
+export { startChannelsService } from './service';

@@ -1,0 +1,4 @@
+import { runServiceProcess } from '@teamchat/platform';
+import { startChannelsService } from './service';
+
+void runServiceProcess('channels', startChannelsService);

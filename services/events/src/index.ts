@@ -1,0 +1,1 @@
+export { startEventsService } from './service';

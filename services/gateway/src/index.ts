@@ -1,0 +1,1 @@
+export { buildGateway, API_PREFIX } from './server';

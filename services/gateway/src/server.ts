@@ -1,0 +1,115 @@
+/**
+ * The gateway: the only HTTP surface. For every route it authenticates, decodes and
+ * validates parameters, sends one request on the bus and maps the reply to Zulip's
+ * response envelope. It holds no domain state: only each user's last write position,
+ * so that their next request waits for the services to have seen it.
+ */
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import { ApiError, isApiError, subjects, type Actor, type ApiErrorShape } from '@teamchat/contracts';
+import { callEndpoint, describeZodIssue, type Bus } from '@teamchat/platform';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
+import { decodeParams } from './http/decode';
+import { routes, type RouteSpec } from './routes';
+
+export const API_PREFIX = '/api/v1';
+
+export interface GatewayOptions {
+  bus: Bus;
+  log: Logger;
+  heartbeatSeconds: number;
+}
+
+function sendError(reply: FastifyReply, error: ApiErrorShape): FastifyReply {
+  if (error.status === 401) reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
+  return reply.code(error.status).send({ result: 'error', msg: error.msg, code: error.code, ...(error.extra ?? {}) });
+}
+
+export async function buildGateway(options: GatewayOptions): Promise<FastifyInstance> {
+  const { bus, log } = options;
+  const app = Fastify({ loggerInstance: log as FastifyBaseLogger, disableRequestLogging: true, bodyLimit: 1024 * 1024 });
+  await app.register(formbody);
+  await app.register(multipart, { attachFieldsToBody: 'keyValues' });
+
+  /** Store position of each user's last write (read-your-writes token). */
+  const lastWrite = new Map<number, number>();
+  const longPollTimeoutMs = options.heartbeatSeconds * 1000 + 15_000;
+
+  async function authenticate(request: FastifyRequest): Promise<Actor> {
+    const { email, apiKey } = parseBasicAuth(request.headers.authorization);
+    const { value } = await callEndpoint(bus, subjects.accounts.authenticate, {
+      params: { email, api_key: apiKey, client: clientName(request.headers['user-agent']) },
+    });
+    return value.actor as Actor;
+  }
+
+  function handlerFor(route: RouteSpec) {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const actor = route.auth ? await authenticate(request) : undefined;
+      const { params, ignored } = decodeParams(route.params, {
+        query: request.query,
+        body: request.body,
+        path: (request.params ?? {}) as Record<string, string>,
+      });
+      const parsed = route.params.safeParse(params);
+      if (!parsed.success) throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0]), 400);
+      const after = actor ? lastWrite.get(actor.user_id) : undefined;
+      const { value, position } = await callEndpoint(
+        bus,
+        route.subject,
+        { ...(actor ? { actor } : {}), ...(after !== undefined ? { after } : {}), params: parsed.data },
+        route.longPoll ? longPollTimeoutMs : undefined,
+      );
+      if (actor && position !== undefined && position > (lastWrite.get(actor.user_id) ?? 0)) {
+        lastWrite.set(actor.user_id, position);
+      }
+      return reply.send({
+        result: 'success',
+        msg: '',
+        ...value,
+        ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
+      });
+    };
+  }
+
+  app.setErrorHandler((err: unknown, _request, reply) => {
+    if (isApiError(err)) return sendError(reply, err);
+    const statusCode = (err as { statusCode?: unknown }).statusCode;
+    if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+      // Malformed bodies, unsupported content types, oversized payloads.
+      return sendError(reply, { code: 'BAD_REQUEST', status: statusCode, msg: (err as Error).message });
+    }
+    log.error({ err }, 'unhandled error');
+    return sendError(reply, { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, { code: 'NOT_FOUND', status: 404, msg: `No such endpoint: ${request.method} ${request.url.split('?')[0]}` }),
+  );
+
+  const methodsByUrl = new Map<string, Set<string>>();
+  for (const route of routes) {
+    app.route({ method: route.method, url: API_PREFIX + route.url, handler: handlerFor(route) });
+    const methods = methodsByUrl.get(route.url) ?? new Set();
+    methods.add(route.method);
+    methodsByUrl.set(route.url, methods);
+  }
+  // A known path with an unsupported method answers 405, not 404.
+  const allMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+  for (const [url, methods] of methodsByUrl) {
+    const others = allMethods.filter((m) => !methods.has(m));
+    const allow = [...methods].join(', ');
+    if (others.length === 0) continue;
+    app.route({
+      method: [...others],
+      url: API_PREFIX + url,
+      handler: (_request, reply) => {
+        reply.header('Allow', allow);
+        return sendError(reply, { code: 'METHOD_NOT_ALLOWED', status: 405, msg: 'Method Not Allowed' });
+      },
+    });
+  }
+  return app;
+}

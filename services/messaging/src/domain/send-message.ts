@@ -1,0 +1,154 @@
+/**
+ * Deciding a message send: who may send what where, and what the resulting fact holds.
+ * Pure: the resolved recipients, the rendering, the clock and the recipient id come in
+ * with the command; the handler looked them up.
+ */
+import {
+  badRequest,
+  EMPTY_TOPIC_DISPLAY_NAME,
+  LIMITS,
+  ROLE,
+  type DisplayRecipientUser,
+  type FactOf,
+} from '@teamchat/contracts';
+
+export interface Participant {
+  id: number;
+  email: string;
+  full_name: string;
+  role: number;
+  is_active: boolean;
+  is_bot: boolean;
+}
+
+export interface ChannelTarget {
+  kind: 'channel';
+  channel_id: number;
+  name: string;
+  invite_only: boolean;
+  is_archived: boolean;
+  subscriber_ids: number[];
+  topic: string | undefined;
+}
+
+export interface DirectTarget {
+  kind: 'direct';
+  /** The users named in `to`, resolved; the sender may be among them. */
+  users: Participant[];
+}
+
+export interface SendMessage {
+  sender: Participant;
+  target: ChannelTarget | DirectTarget;
+  content: string;
+  rendered_content: string;
+  is_me_message: boolean;
+  client: string;
+  read_by_sender: boolean | undefined;
+  local_echo: { queue_id: string; local_id: string } | null;
+  recipient_id: number;
+  now: number;
+}
+
+/** The conversation a message goes to, as the key its recipient id is allocated under. */
+export function recipientKey(sender: Participant, target: ChannelTarget | DirectTarget): string {
+  if (target.kind === 'channel') return `channel:${target.channel_id}`;
+  return `direct:${directParticipants(sender, target.users).map((u) => u.id).join(',')}`;
+}
+
+/** Everyone in a direct message: the named users and the sender, once each, by id. */
+export function directParticipants(sender: Participant, users: Participant[]): Participant[] {
+  const byId = new Map<number, Participant>([[sender.id, sender]]);
+  for (const u of users) byId.set(u.id, u);
+  return [...byId.values()].sort((a, b) => a.id - b.id);
+}
+
+/**
+ * Clients that are a person at a keyboard: what they send is read by its sender. Other
+ * clients (integrations using a person's key) leave the message unread for the sender.
+ */
+const INTERACTIVE_CLIENTS = new Set([
+  'website',
+  'zulipandroid',
+  'zulipios',
+  'zulipdesktop',
+  'zulipmobile',
+  'zulipelectron',
+  'zulipterminal',
+  'zulipflutter',
+  'ios',
+  'android',
+  'snipe',
+]);
+
+export function defaultReadBySender(client: string): boolean {
+  const name = client.toLowerCase();
+  return INTERACTIVE_CLIENTS.has(name) || name.includes('desktop app');
+}
+
+const codePoints = (s: string) => [...s].length;
+
+function checkTopic(raw: string | undefined): string {
+  if (raw === undefined) throw badRequest("Missing 'topic' argument", { var_name: 'topic' });
+  if (raw.includes('\u0000')) throw badRequest('Topic must not contain null bytes');
+  const topic = raw.trim();
+  if (codePoints(topic) > LIMITS.max_topic_length) {
+    throw badRequest(`Topic too long (limit: ${LIMITS.max_topic_length} characters)`);
+  }
+  // The empty topic's display name means the empty topic itself (feature level 370).
+  return topic === EMPTY_TOPIC_DISPLAY_NAME ? '' : topic;
+}
+
+export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
+  const { sender, target } = cmd;
+  if (cmd.content.trim().length === 0) throw badRequest('Message must not be empty');
+  if (cmd.content.includes('\u0000')) throw badRequest('Message must not contain null bytes');
+  if (codePoints(cmd.content) > LIMITS.max_message_length) {
+    throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
+  }
+
+  let recipient: FactOf<'MessageSent'>['recipient'];
+  let recipientUserIds: number[];
+  if (target.kind === 'channel') {
+    const topic = checkTopic(target.topic);
+    const subscribed = target.subscriber_ids.includes(sender.id);
+    if (target.is_archived) throw badRequest(`Channel '${target.name}' is archived`);
+    if ((target.invite_only || sender.role === ROLE.guest) && !subscribed) {
+      throw badRequest(`Not authorized to send to channel '${target.name}'`);
+    }
+    recipient = { type: 'channel', channel_id: target.channel_id, channel_name: target.name, topic };
+    recipientUserIds = [...new Set([...target.subscriber_ids, sender.id])].sort((a, b) => a - b);
+  } else {
+    if (target.users.length === 0) throw badRequest('Message must have recipients');
+    const inactive = target.users.find((u) => !u.is_active);
+    if (inactive) throw badRequest(`'${inactive.email}' is no longer using this organization.`);
+    const participants = directParticipants(sender, target.users);
+    const users: DisplayRecipientUser[] = participants.map((u) => ({
+      id: u.id,
+      email: u.email,
+      full_name: u.full_name,
+      is_mirror_dummy: false,
+    }));
+    recipient = { type: 'direct', users };
+    recipientUserIds = participants.map((u) => u.id);
+  }
+
+  return {
+    type: 'MessageSent',
+    sender_id: sender.id,
+    sender_email: sender.email,
+    sender_full_name: sender.full_name,
+    recipient,
+    content: cmd.content,
+    rendered_content: cmd.rendered_content,
+    is_me_message: cmd.is_me_message,
+    client: cmd.client,
+    recipient_id: cmd.recipient_id,
+    timestamp: Math.floor(cmd.now / 1000),
+    recipient_user_ids: recipientUserIds,
+    mentioned_user_ids: [],
+    wildcard_mentioned_user_ids: [],
+    read_by_sender: cmd.read_by_sender ?? defaultReadBySender(cmd.client),
+    local_echo: cmd.local_echo,
+  };
+}

@@ -1,0 +1,1 @@
+export { startMessagingService } from './service';
