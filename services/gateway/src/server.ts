@@ -8,7 +8,7 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { ApiError, isApiError, subjects, type Actor, type ApiErrorShape } from '@teamchat/contracts';
 import { callEndpoint, describeZodIssue, type Bus } from '@teamchat/platform';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
 import { decodeParams } from './http/decode';
@@ -29,7 +29,8 @@ function sendError(reply: FastifyReply, error: ApiErrorShape): FastifyReply {
 
 export async function buildGateway(options: GatewayOptions): Promise<FastifyInstance> {
   const { bus, log } = options;
-  const app = Fastify({ loggerInstance: log as FastifyBaseLogger, disableRequestLogging: true, bodyLimit: 1024 * 1024 });
+  // Fastify's own per-request logging stays off: the gateway logs failures itself.
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   await app.register(formbody);
   await app.register(multipart, { attachFieldsToBody: 'keyValues' });
 

@@ -301,7 +301,23 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   put(doc: T): Promise<void> {
-    return this.run(() => this.putTx(checkId(doc._id), JSON.stringify(doc)));
+    return this.run(() => {
+      const id = checkId(doc._id);
+      try {
+        this.putTx(id, JSON.stringify(doc));
+      } catch (err) {
+        // Re-thrown as a plain Error: callers expect a duplicate to be an ordinary failure,
+        // and better-sqlite3's own error class is bound once per process to the first
+        // module instance that loaded it (under jest, another test file's realm, where it
+        // is not even `instanceof Error`).
+        if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+          throw new Error(`collection ${this.name}: document ${JSON.stringify(id)}: ${(err as Error).message}`, {
+            cause: err,
+          });
+        }
+        throw err;
+      }
+    });
   }
 
   delete(id: DocId): Promise<void> {

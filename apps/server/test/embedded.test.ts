@@ -1,0 +1,4 @@
+import { apiSuite } from './api-suite';
+import { startEmbedded } from './harness';
+
+apiSuite('embedded', () => startEmbedded());
