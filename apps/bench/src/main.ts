@@ -19,6 +19,8 @@ const MIN_MESSAGES = 10_000;
 const READ_TOPIC = 'bench-read';
 // Several topics, so the read narrow selects a slice of the channel rather than all of it.
 const SEED_TOPICS = [READ_TOPIC, 'bench-a', 'bench-b', 'bench-c'];
+// Well under MAX_MESSAGES_PER_FETCH: a full page of messages exceeds the bus's 1 MiB payload limit.
+const COUNT_PAGE = MAX_MESSAGES_PER_FETCH / 5;
 const READ_NARROW = JSON.stringify([
   { operator: 'channel', operand: 'general' },
   { operator: 'topic', operand: READ_TOPIC },
@@ -63,7 +65,7 @@ async function countGeneral(call: Call): Promise<number> {
   for (;;) {
     const page = await call(
       'GET',
-      `/messages?anchor=${anchor}&include_anchor=false&num_before=${MAX_MESSAGES_PER_FETCH}&num_after=0&apply_markdown=false&narrow=${narrow}`,
+      `/messages?anchor=${anchor}&include_anchor=false&num_before=${COUNT_PAGE}&num_after=0&apply_markdown=false&narrow=${narrow}`,
     );
     total += page.messages.length;
     if (page.found_oldest || page.messages.length === 0) return total;

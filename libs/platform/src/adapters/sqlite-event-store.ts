@@ -168,6 +168,7 @@ export class SqliteEventStore implements EventStore {
     }
 
     const created = Date.now();
+    // An empty append only checks the revision; on an absent stream it answers -1.
     let revision = current ?? -1;
     const positions = facts.map((fact) => {
       revision += 1;

@@ -1,0 +1,83 @@
+/**
+ * Durability across restarts, and the production mode: stop the embedded server, start
+ * it on the same data directory, and everything is still there; production seeds
+ * nothing, refuses development keys, and is set up with the command-line tool.
+ */
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { Client, startEmbedded, tempDataDir } from './harness';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('restart', () => {
+  it('keeps users, keys, messages and ids across a restart, without seeding twice', async () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const first = await startEmbedded(dataDir);
+    const member = await Client.login(first.api, 'member@example.com');
+    const sent = await member.post('/messages', { type: 'stream', to: 'general', topic: 'persist', content: 'still here?' });
+    expect(sent.body.result).toBe('success');
+    await first.stop();
+
+    const second = await startEmbedded(dataDir);
+    try {
+      const again = new Client(second.api, member.email, member.apiKey);
+      const { body } = await again.get('/messages', {
+        anchor: 'newest', num_before: 10, num_after: 0,
+        narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'persist' }],
+        apply_markdown: false,
+      });
+      expect(body.messages.map((m: any) => [m.id, m.content])).toEqual([[sent.body.id, 'still here?']]);
+      const next = await again.post('/messages', { type: 'stream', to: 'general', topic: 'persist', content: 'after restart' });
+      expect(next.body.id).toBeGreaterThan(sent.body.id);
+      // Seeding again would have failed on duplicate emails or created a second owner.
+      const owner = await Client.login(second.api, 'owner@example.com');
+      expect((await owner.get('/users/me')).body.user_id).toBe(1);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('production mode', () => {
+  it('seeds nothing, refuses development keys, and is set up by the command-line tool', async () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const env = { TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '' };
+    const server = await startEmbedded(dataDir, env);
+    try {
+      const anonymous = new Client(server.api);
+      const dev = await anonymous.post('/dev_fetch_api_key', { username: 'owner@example.com' });
+      expect(dev.status).toBe(400);
+      expect(dev.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
+      expect((await anonymous.post('/jwt/fetch_api_key', { token: 'x.y.z' })).body.result).toBe('error');
+
+      const cli = join(__dirname, '..', 'dist', 'create-organization.js');
+      const output = execFileSync(process.execPath, [cli, '--name', 'Acme', '--email', 'boss@acme.test', '--full-name', 'Ada Boss'], {
+        env: { ...process.env, ...env, TEAMCHAT_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+      });
+      const apiKey = /API key: (\S+)/.exec(output)?.[1];
+      expect(apiKey).toMatch(/^[A-Za-z0-9]{32}$/);
+      // The running server picks up the organization the tool appended to its store.
+      const boss = new Client(server.api, 'boss@acme.test', apiKey);
+      let me = await boss.get('/users/me');
+      for (let i = 0; i < 50 && me.status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        me = await boss.get('/users/me');
+      }
+      expect(me.body).toMatchObject({ email: 'boss@acme.test', role: 100, is_owner: true });
+      expect(() =>
+        execFileSync(process.execPath, [cli, '--name', 'Again', '--email', 'x@acme.test', '--full-name', 'X'], {
+          env: { ...process.env, ...env, TEAMCHAT_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+          stdio: 'pipe',
+        }),
+      ).toThrow();
+    } finally {
+      await server.stop();
+    }
+  }, 30_000);
+});
