@@ -8,7 +8,7 @@
  * diffs and assertion counts) and node's assert otherwise.
  */
 import { deepStrictEqual } from 'node:assert';
-import { isApiError, type ApiErrorShape, type Fact } from '@teamchat/contracts';
+import { isApiError, type Fact } from '@teamchat/contracts';
 
 export interface DeciderUnderTest<S, C> {
   initial: () => S;
@@ -20,12 +20,16 @@ export interface ErrorMatch {
   code?: string;
   /** Equal to the whole message, or matching it. */
   msg?: string | RegExp;
+  /** The code-specific fields, compared whole. */
+  extra?: Record<string, unknown>;
 }
 
+// Both return nothing, so that `it('…', () => spec.given(…).when(…).then(…))` stays one
+// line: jest refuses a test function that returns anything but a promise or undefined.
 export interface Then {
   then(expected: Fact[]): void;
-  /** Fails unless `decide` throws an API error that matches; returns it for further checks. */
-  thenThrows(match: ErrorMatch): ApiErrorShape;
+  /** Fails unless `decide` throws an API error that matches. */
+  thenThrows(match: ErrorMatch): void;
 }
 
 export interface Given<C> {
@@ -47,15 +51,15 @@ function jestExpect(): JestExpect | undefined {
 
 const show = (value: unknown) => JSON.stringify(value, null, 2);
 
-function assertFacts(actual: Fact[], expected: Fact[]): void {
+function assertEqual(actual: unknown, expected: unknown): void {
   const expect = jestExpect();
   if (expect) expect(actual).toStrictEqual(expected);
   else deepStrictEqual(actual, expected);
 }
 
-function matchError(thrown: unknown, match: ErrorMatch): ApiErrorShape {
+function matchError(thrown: unknown, match: ErrorMatch): void {
   if (!isApiError(thrown)) {
-    throw new Error(`Expected an API error matching ${describeMatch(match)}, but decide threw ${String(thrown)}`, {
+    throw new Error(`Expected an API error matching ${describeMatch(match)}, but decide threw ${describeThrown(thrown)}`, {
       cause: thrown,
     });
   }
@@ -63,11 +67,13 @@ function matchError(thrown: unknown, match: ErrorMatch): ApiErrorShape {
   const msgOk =
     match.msg === undefined || (typeof match.msg === 'string' ? thrown.msg === match.msg : match.msg.test(thrown.msg));
   if (!codeOk || !msgOk) {
-    throw new Error(
-      `Expected an API error matching ${describeMatch(match)}\nbut got ${show({ code: thrown.code, msg: thrown.msg })}`,
-    );
+    throw new Error(`Expected an API error matching ${describeMatch(match)}\nbut got ${describeThrown(thrown)}`);
   }
-  return thrown;
+  if (match.extra !== undefined) assertEqual(thrown.extra, match.extra);
+}
+
+function describeThrown(thrown: unknown): string {
+  return isApiError(thrown) ? show({ code: thrown.code, msg: thrown.msg }) : String(thrown);
 }
 
 function describeMatch(match: ErrorMatch): string {
@@ -86,14 +92,24 @@ export function deciderSpec<S, C>(decider: DeciderUnderTest<S, C>): DeciderSpec<
         // and outside thenThrows' try, so it is never taken for the decision's error.
         const state = () => history.reduce((s, fact) => decider.evolve(s, fact), decider.initial());
         return {
-          then: (expected) => assertFacts(decider.decide(command, state()), expected),
+          then: (expected) => {
+            const given = state();
+            let decided: Fact[];
+            try {
+              decided = decider.decide(command, given);
+            } catch (err) {
+              throw new Error(`Expected ${show(expected)}\nbut decide threw ${describeThrown(err)}`, { cause: err });
+            }
+            assertEqual(decided, expected);
+          },
           thenThrows: (match) => {
             const given = state();
             let decided: Fact[];
             try {
               decided = decider.decide(command, given);
             } catch (err) {
-              return matchError(err, match);
+              matchError(err, match);
+              return;
             }
             throw new Error(`Expected decide to throw ${describeMatch(match)}, but it decided ${show(decided)}`);
           },
