@@ -62,6 +62,9 @@ export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
         expect(body.ignored_parameters_unsupported.sort()).toEqual(['bogus', 'other']);
         const clean = await member.post('/messages', { type: 'stream', to: 'general', topic: 'conv', content: 'y' });
         expect(clean.body).not.toHaveProperty('ignored_parameters_unsupported');
+        const sneaky = await member.post('/messages', { type: 'stream', to: 'general', topic: 'conv', content: 'z', __proto__x: '1', constructor: '{}', toString: '1' });
+        expect(sneaky.body.result).toBe('success');
+        expect(sneaky.body.ignored_parameters_unsupported.sort()).toEqual(['__proto__x', 'constructor', 'toString']);
       });
 
       it('accepts parameters as multipart/form-data and in the query string of a POST', async () => {

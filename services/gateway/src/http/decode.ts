@@ -75,7 +75,8 @@ export function decodeParams(
   schema: ZodObject,
   sources: { query: unknown; body: unknown; path: Record<string, string> },
 ): Decoded {
-  const raw: Record<string, unknown> = {};
+  // Null-prototype maps: a parameter named `__proto__` is just an unknown parameter.
+  const raw: Record<string, unknown> = Object.create(null);
   for (const source of [sources.query, sources.body]) {
     if (source && typeof source === 'object' && !Array.isArray(source)) {
       for (const [key, value] of Object.entries(source as Record<string, unknown>)) {
@@ -85,18 +86,18 @@ export function decodeParams(
     }
   }
   const shape = schema.shape as Record<string, ZodType>;
-  const params: Record<string, unknown> = {};
+  const params: Record<string, unknown> = Object.create(null);
   const ignored: string[] = [];
   for (const [key, value] of Object.entries(raw)) {
     if (key in sources.path) continue;
-    if (!(key in shape)) {
+    if (!Object.hasOwn(shape, key)) {
       ignored.push(key);
       continue;
     }
     params[key] = decodeOne(key, value, kindOf(shape[key]!));
   }
   for (const [key, value] of Object.entries(sources.path)) {
-    params[key] = key in shape ? decodeOne(key, value, kindOf(shape[key]!)) : value;
+    params[key] = Object.hasOwn(shape, key) ? decodeOne(key, value, kindOf(shape[key]!)) : value;
   }
   return { params, ignored };
 }
