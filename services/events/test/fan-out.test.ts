@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
+import type { Fact, FactOf } from '@teamchat/contracts';
+import type { StoredFact } from '@teamchat/platform';
+import { EventQueue, type QueueOptions } from '../src/domain/event-queue';
+import { deliveriesFor } from '../src/projections/fan-out';
+
+const stored = (data: unknown, position = 42): StoredFact => ({
+  id: 'fact-1',
+  stream: 'message-0b6f',
+  revision: 0,
+  position,
+  type: (data as { type?: string }).type ?? 'Unknown',
+  data,
+  metadata: {},
+  created: 1_700_000_000_000,
+});
+
+const sent = (overrides: Partial<FactOf<'MessageSent'>> = {}): FactOf<'MessageSent'> => ({
+  type: 'MessageSent',
+  sender_id: 4,
+  sender_email: 'mark@acme.example',
+  sender_full_name: 'Mark',
+  recipient: { type: 'channel', channel_id: 10, channel_name: 'general', topic: 'greetings' },
+  content: 'hello **world**',
+  rendered_content: '<p>hello <strong>world</strong></p>',
+  is_me_message: false,
+  client: 'website',
+  recipient_id: 7,
+  timestamp: 1_700_000_000,
+  recipient_user_ids: [1, 4, 6],
+  mentioned_user_ids: [],
+  wildcard_mentioned_user_ids: [],
+  read_by_sender: true,
+  local_echo: { queue_id: 'q-mark', local_id: '1.01' },
+  ...overrides,
+});
+
+const queue = (id: string, user_id: number, options: Partial<QueueOptions> = {}) =>
+  new EventQueue(id, { user_id, event_types: null, apply_markdown: true, client_gravatar: true, ...options });
+
+/** The one delivery of a MessageSent fact, as the given queue sees it. */
+function eventFor(fact: Fact, q: EventQueue) {
+  const deliveries = deliveriesFor(stored(fact));
+  expect(deliveries).toHaveLength(1);
+  return deliveries[0]!.eventFor(q) as unknown as Record<string, unknown> & { message: Record<string, unknown>; flags: string[] };
+}
+
+describe('deliveriesFor a MessageSent fact', () => {
+  it('delivers to exactly the recipients of the message', () => {
+    const deliveries = deliveriesFor(stored(sent({ recipient_user_ids: [1, 4, 6] })));
+    expect(deliveries.map((d) => d.user_ids)).toEqual([[1, 4, 6]]);
+  });
+
+  it('gives a recipient the message event, with the fact position as message id', () => {
+    expect(eventFor(sent(), queue('q-olivia', 1))).toEqual({
+      type: 'message',
+      flags: [],
+      message: {
+        id: 42,
+        sender_id: 4,
+        sender_email: 'mark@acme.example',
+        sender_full_name: 'Mark',
+        sender_realm_str: 'zulip',
+        avatar_url: null,
+        client: 'website',
+        content: '<p>hello <strong>world</strong></p>',
+        content_type: 'text/html',
+        recipient_id: 7,
+        timestamp: 1_700_000_000,
+        is_me_message: false,
+        reactions: [],
+        submessages: [],
+        topic_links: [],
+        type: 'stream',
+        stream_id: 10,
+        display_recipient: 'general',
+        subject: 'greetings',
+      },
+    });
+  });
+
+  it('gives the Markdown source to a queue without apply_markdown', () => {
+    const { message } = eventFor(sent(), queue('q-olivia', 1, { apply_markdown: false }));
+    expect(message.content).toBe('hello **world**');
+    expect(message.content_type).toBe('text/x-markdown');
+  });
+
+  it("gives the sender's gravatar to a queue that does not compute it", () => {
+    const hash = createHash('md5').update('mark@acme.example').digest('hex');
+    const { message } = eventFor(sent(), queue('q-olivia', 1, { client_gravatar: false }));
+    expect(message.avatar_url).toBe(`https://secure.gravatar.com/avatar/${hash}?d=identicon&version=1`);
+  });
+
+  it('shows the empty topic by its display name', () => {
+    const { message } = eventFor(sent({ recipient: { type: 'channel', channel_id: 10, channel_name: 'general', topic: '' } }), queue('q-olivia', 1));
+    expect(message.subject).toBe('general chat');
+  });
+
+  it('formats a direct message with its participants', () => {
+    const users = [
+      { id: 4, email: 'mark@acme.example', full_name: 'Mark', is_mirror_dummy: false },
+      { id: 5, email: 'mary@acme.example', full_name: 'Mary', is_mirror_dummy: false },
+    ];
+    const { message } = eventFor(sent({ recipient: { type: 'direct', users }, recipient_user_ids: [4, 5] }), queue('q-mary', 5));
+    expect(message).toMatchObject({ type: 'private', display_recipient: users, subject: '', recipient_id: 7 });
+    expect(message).not.toHaveProperty('stream_id');
+  });
+
+  describe('local echo', () => {
+    it("gives local_message_id to the sender's queue named in the echo", () => {
+      expect(eventFor(sent(), queue('q-mark', 4)).local_message_id).toBe('1.01');
+    });
+
+    it("leaves it out of the sender's other queues", () => {
+      expect(eventFor(sent(), queue('q-mark-phone', 4))).not.toHaveProperty('local_message_id');
+    });
+
+    it("leaves it out of another user's queue, even one with the same id", () => {
+      expect(eventFor(sent(), queue('q-mark', 1))).not.toHaveProperty('local_message_id');
+    });
+
+    it('leaves it out when the message had no echo', () => {
+      expect(eventFor(sent({ local_echo: null }), queue('q-mark', 4))).not.toHaveProperty('local_message_id');
+    });
+  });
+
+  describe('flags', () => {
+    it("include 'read' for the sender when read_by_sender", () => {
+      expect(eventFor(sent({ read_by_sender: true }), queue('q-mark', 4)).flags).toEqual(['read']);
+    });
+
+    it("leave 'read' out for the sender when not read_by_sender", () => {
+      expect(eventFor(sent({ read_by_sender: false }), queue('q-mark', 4)).flags).toEqual([]);
+    });
+
+    it("never include 'read' for another recipient", () => {
+      expect(eventFor(sent({ read_by_sender: true }), queue('q-olivia', 1)).flags).toEqual([]);
+    });
+
+    it('mark mentions for the mentioned user only', () => {
+      const fact = sent({ mentioned_user_ids: [1], wildcard_mentioned_user_ids: [6] });
+      expect(eventFor(fact, queue('q-olivia', 1)).flags).toEqual(['mentioned']);
+      expect(eventFor(fact, queue('q-gus', 6)).flags).toEqual(['wildcard_mentioned']);
+      expect(eventFor(fact, queue('q-mark', 4)).flags).toEqual(['read']);
+    });
+  });
+});
+
+describe('deliveriesFor other facts', () => {
+  it.each<Fact>([
+    { type: 'OrganizationCreated', name: 'Acme', host: 'acme.example', date_created: 0 },
+    { type: 'UserDeactivated', user_id: 4 },
+    { type: 'SubscriptionsAdded', channel_id: 10, user_ids: [4] },
+    { type: 'RecipientAllocated', key: 'channel:10', recipient_id: 7 },
+  ])('delivers nothing for $type', (fact) => {
+    expect(deliveriesFor(stored(fact))).toEqual([]);
+  });
+
+  it('delivers nothing for data that is not a known fact', () => {
+    expect(deliveriesFor(stored({ type: 'SomethingElse', user_ids: [1] }))).toEqual([]);
+    expect(deliveriesFor(stored({ ...sent(), recipient_user_ids: 'everyone' }))).toEqual([]);
+  });
+});

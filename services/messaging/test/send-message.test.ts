@@ -1,0 +1,230 @@
+import { describe, expect, it } from '@jest/globals';
+import { ROLE, type FactOf } from '@teamchat/contracts';
+import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
+import {
+  decideSendMessage,
+  defaultReadBySender,
+  directParticipants,
+  type ChannelTarget,
+  type DirectTarget,
+  type Participant,
+  type SendMessage,
+} from '../src/domain/send-message';
+
+// Sending reads no stream of its own: what it depends on comes resolved in the command.
+const send = deciderSpec<null, SendMessage>({
+  initial: () => null,
+  evolve: (state) => state,
+  decide: (cmd) => [decideSendMessage(cmd)],
+});
+
+const person = (id: number, name: string, role: number, is_active = true): Participant => ({
+  id,
+  email: `${name.toLowerCase()}@acme.example`,
+  full_name: name,
+  role,
+  is_active,
+  is_bot: false,
+});
+const olivia = person(1, 'Olivia', ROLE.owner);
+const mark = person(4, 'Mark', ROLE.member);
+const mary = person(5, 'Mary', ROLE.member);
+const gus = person(6, 'Gus', ROLE.guest);
+const gone = person(7, 'Gone', ROLE.member, false);
+
+const general: ChannelTarget = {
+  kind: 'channel',
+  channel_id: 10,
+  name: 'general',
+  invite_only: false,
+  is_archived: false,
+  subscriber_ids: [6, 1, 4],
+  topic: 'greetings',
+};
+const leadership: ChannelTarget = { ...general, channel_id: 11, name: 'leadership', invite_only: true, subscriber_ids: [1] };
+const direct = (...users: Participant[]): DirectTarget => ({ kind: 'direct', users });
+
+const cmd: SendMessage = {
+  sender: mark,
+  target: general,
+  content: 'hello **world**',
+  rendered_content: '<p>hello <strong>world</strong></p>',
+  is_me_message: false,
+  client: 'website',
+  read_by_sender: undefined,
+  local_echo: null,
+  recipient_id: 42,
+  now: 1_700_000_000_999,
+};
+const when = (overrides: Partial<SendMessage>) => send.given([]).when({ ...cmd, ...overrides });
+const toGeneral = (target: Partial<ChannelTarget>) => when({ target: { ...general, ...target } });
+
+const sentToGeneral = (overrides: Partial<FactOf<'MessageSent'>> = {}): FactOf<'MessageSent'> => ({
+  type: 'MessageSent',
+  sender_id: 4,
+  sender_email: 'mark@acme.example',
+  sender_full_name: 'Mark',
+  recipient: { type: 'channel', channel_id: 10, channel_name: 'general', topic: 'greetings' },
+  content: 'hello **world**',
+  rendered_content: '<p>hello <strong>world</strong></p>',
+  is_me_message: false,
+  client: 'website',
+  recipient_id: 42,
+  timestamp: 1_700_000_000,
+  recipient_user_ids: [1, 4, 6],
+  mentioned_user_ids: [],
+  wildcard_mentioned_user_ids: [],
+  read_by_sender: true,
+  local_echo: null,
+  ...overrides,
+});
+const withTopic = (topic: string) => sentToGeneral({ recipient: { type: 'channel', channel_id: 10, channel_name: 'general', topic } });
+
+describe('decideSendMessage to a channel', () => {
+  it('decides the message with every field', () => when({}).then([sentToGeneral()]));
+
+  it('passes is_me_message and the client through', () =>
+    when({ is_me_message: true, client: 'ZulipTerminal' }).then([sentToGeneral({ is_me_message: true, client: 'ZulipTerminal' })]));
+
+  it('lets a member send to a public channel without being subscribed, and delivers it to them too', () =>
+    when({ sender: mary }).then([
+      sentToGeneral({ sender_id: 5, sender_email: 'mary@acme.example', sender_full_name: 'Mary', recipient_user_ids: [1, 4, 5, 6] }),
+    ]));
+
+  it("refuses a missing topic, naming 'topic'", () =>
+    toGeneral({ topic: undefined }).thenThrows({ code: 'BAD_REQUEST', msg: "Missing 'topic' argument", extra: { var_name: 'topic' } }));
+
+  it('trims the topic', () => toGeneral({ topic: '  greetings \n' }).then([sentToGeneral()]));
+
+  it('accepts a topic of 60 code points, even when they take 120 UTF-16 units', () =>
+    toGeneral({ topic: '🎉'.repeat(60) }).then([withTopic('🎉'.repeat(60))]));
+
+  it.each([
+    ['ASCII', 't'.repeat(61)],
+    ['emoji', '🎉'.repeat(61)],
+  ])('refuses a topic of 61 code points (%s)', (_, topic) =>
+    toGeneral({ topic }).thenThrows({ code: 'BAD_REQUEST', msg: 'Topic too long (limit: 60 characters)' }));
+
+  it('refuses a null byte in the topic', () =>
+    toGeneral({ topic: 'a\u0000b' }).thenThrows({ code: 'BAD_REQUEST', msg: 'Topic must not contain null bytes' }));
+
+  it.each(['general chat', '  general chat  '])('reads the empty topic display name %j as the empty topic', (topic) =>
+    toGeneral({ topic }).then([withTopic('')]));
+
+  it('keeps the empty topic empty', () => toGeneral({ topic: '' }).then([withTopic('')]));
+
+  it('refuses a private channel the sender is not subscribed to', () =>
+    when({ target: leadership }).thenThrows({ code: 'BAD_REQUEST', msg: "Not authorized to send to channel 'leadership'" }));
+
+  it('refuses a private channel to an administrator who is not subscribed', () =>
+    when({ sender: person(2, 'Adam', ROLE.administrator), target: leadership }).thenThrows({ msg: "Not authorized to send to channel 'leadership'" }));
+
+  it('lets a subscriber send to a private channel', () =>
+    when({ sender: olivia, target: leadership }).then([
+      sentToGeneral({
+        sender_id: 1,
+        sender_email: 'olivia@acme.example',
+        sender_full_name: 'Olivia',
+        recipient: { type: 'channel', channel_id: 11, channel_name: 'leadership', topic: 'greetings' },
+        recipient_user_ids: [1],
+      }),
+    ]));
+
+  it('refuses a guest not subscribed to a public channel', () =>
+    when({ sender: gus, target: { ...general, subscriber_ids: [1, 4] } }).thenThrows({
+      code: 'BAD_REQUEST',
+      msg: "Not authorized to send to channel 'general'",
+    }));
+
+  it('lets a subscribed guest send', () =>
+    when({ sender: gus }).then([sentToGeneral({ sender_id: 6, sender_email: 'gus@acme.example', sender_full_name: 'Gus' })]));
+
+  it('refuses an archived channel, even to a subscriber', () =>
+    toGeneral({ is_archived: true }).thenThrows({ code: 'BAD_REQUEST', msg: "Channel 'general' is archived" }));
+});
+
+describe('decideSendMessage content', () => {
+  it.each(['', '   ', '\n\t'])('refuses the empty content %j', (content) =>
+    when({ content }).thenThrows({ code: 'BAD_REQUEST', msg: 'Message must not be empty' }));
+
+  it('accepts 10000 code points, even when they take 20000 UTF-16 units', () =>
+    when({ content: '😀'.repeat(10000) }).then([sentToGeneral({ content: '😀'.repeat(10000) })]));
+
+  it.each([
+    ['ASCII', 'x'.repeat(10001)],
+    ['emoji', '😀'.repeat(10001)],
+  ])('refuses 10001 code points (%s)', (_, content) =>
+    when({ content }).thenThrows({ code: 'BAD_REQUEST', msg: 'Message too long (limit: 10000 characters)' }));
+
+  it('refuses a null byte', () => when({ content: 'a\u0000b' }).thenThrows({ code: 'BAD_REQUEST', msg: 'Message must not contain null bytes' }));
+
+  it('keeps the content as sent, surrounding spaces included', () =>
+    when({ content: '  indented\n' }).then([sentToGeneral({ content: '  indented\n' })]));
+});
+
+describe('decideSendMessage to users directly', () => {
+  const dm = (users: FactOf<'MessageSent'>['recipient'] & { type: 'direct' }, ids: number[], overrides: Partial<FactOf<'MessageSent'>> = {}) =>
+    sentToGeneral({ recipient: users, recipient_user_ids: ids, ...overrides });
+  const shown = (p: Participant) => ({ id: p.id, email: p.email, full_name: p.full_name, is_mirror_dummy: false });
+
+  it('lists every participant once, sender included, by id', () =>
+    when({ target: direct(mary, olivia, mark, mary) }).then([dm({ type: 'direct', users: [shown(olivia), shown(mark), shown(mary)] }, [1, 4, 5])]));
+
+  it('includes the sender when not named', () =>
+    when({ target: direct(mary) }).then([dm({ type: 'direct', users: [shown(mark), shown(mary)] }, [4, 5])]));
+
+  it('sends to the sender alone', () => when({ target: direct(mark) }).then([dm({ type: 'direct', users: [shown(mark)] }, [4])]));
+
+  it('lets a guest send directly', () =>
+    when({ sender: gus, target: direct(mark) }).then([
+      dm({ type: 'direct', users: [shown(mark), shown(gus)] }, [4, 6], { sender_id: 6, sender_email: 'gus@acme.example', sender_full_name: 'Gus' }),
+    ]));
+
+  it('refuses no recipients', () => when({ target: direct() }).thenThrows({ code: 'BAD_REQUEST', msg: 'Message must have recipients' }));
+
+  it('refuses a deactivated recipient', () =>
+    when({ target: direct(mary, gone) }).thenThrows({ code: 'BAD_REQUEST', msg: "'gone@acme.example' is no longer using this organization." }));
+
+  it('needs no topic', () => when({ target: direct(mary) }).then([dm({ type: 'direct', users: [shown(mark), shown(mary)] }, [4, 5])]));
+});
+
+describe('read_by_sender and local echo', () => {
+  it('takes an explicit false over an interactive client', () =>
+    when({ client: 'website', read_by_sender: false }).then([sentToGeneral({ read_by_sender: false })]));
+
+  it('takes an explicit true over an integration', () =>
+    when({ client: 'curl', read_by_sender: true }).then([sentToGeneral({ client: 'curl', read_by_sender: true })]));
+
+  it.each([
+    ['website', true],
+    ['ZulipMobile', true],
+    ['ZulipFlutter', true],
+    ['Zulip Desktop App', true],
+    ['curl', false],
+    ['ZulipPython', false],
+    ['API', false],
+  ])('defaults by the client %j to %p', (client, read) =>
+    when({ client, read_by_sender: undefined }).then([sentToGeneral({ client, read_by_sender: read })]));
+
+  it('passes the local echo ids through', () =>
+    when({ local_echo: { queue_id: 'q-1', local_id: '1.01' } }).then([sentToGeneral({ local_echo: { queue_id: 'q-1', local_id: '1.01' } })]));
+});
+
+describe('defaultReadBySender', () => {
+  it('ignores case', () => {
+    expect(defaultReadBySender('WEBSITE')).toBe(true);
+    expect(defaultReadBySender('zulipmobile')).toBe(true);
+  });
+
+  it('is false for an unknown or empty client', () => {
+    expect(defaultReadBySender('')).toBe(false);
+    expect(defaultReadBySender('my-script')).toBe(false);
+  });
+});
+
+describe('directParticipants', () => {
+  it('keeps the sender once and sorts by id', () => {
+    expect(directParticipants(mary, [mark, mary, olivia]).map((p) => p.id)).toEqual([1, 4, 5]);
+    expect(directParticipants(mary, []).map((p) => p.id)).toEqual([5]);
+  });
+});
