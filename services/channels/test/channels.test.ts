@@ -128,6 +128,8 @@ describe('decideCreateChannel', () => {
     when([], { description: 'x'.repeat(1025) }).thenThrows({ code: 'BAD_REQUEST', msg: 'Channel description too long' }));
 
   it('refuses a guest', () => when([], { actor: guest }).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
+  it('refuses a guest without revealing that a name is taken', () =>
+    when([channelCreated(1, 'engineering')], { actor: guest }).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
 
   it.each([
     ['owner', owner],
@@ -140,8 +142,8 @@ describe('decideCreateChannel', () => {
     it.each([undefined, true, false])('is always true for a public channel (asked %p)', (asked) =>
       when([], { history_public_to_subscribers: asked }).then([channelCreated(1, 'engineering', { history_public_to_subscribers: true })]));
 
-    it('defaults to true for a private channel', () =>
-      when([], { invite_only: true }).then([channelCreated(1, 'engineering', { invite_only: true, history_public_to_subscribers: true })]));
+    it('defaults to false for a private channel', () =>
+      when([], { invite_only: true }).then([channelCreated(1, 'engineering', { invite_only: true, history_public_to_subscribers: false })]));
 
     it.each([true, false])('is as asked (%p) for a private channel', (asked) =>
       when([], { invite_only: true, history_public_to_subscribers: asked }).then([

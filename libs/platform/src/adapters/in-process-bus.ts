@@ -50,7 +50,7 @@ export class InProcessBus implements Bus {
   private wildcards: readonly Subscription[] = [];
   private readonly nextMember = new Map<string, number>();
   private readonly pending = new Set<(err: BusError) => void>();
-  private readonly maxPayload: number;
+  readonly maxPayload: number;
   private readonly drainTimeoutMs: number;
   private readonly onHandlerError: (err: unknown, subject: string) => void;
   private busy = 0;

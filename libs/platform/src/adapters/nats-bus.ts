@@ -7,7 +7,7 @@ import {
   type MessageHandler,
   type RequestHandler,
 } from '../ports/bus';
-import { DEFAULT_DRAIN_TIMEOUT_MS } from './in-process-bus';
+import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MAX_PAYLOAD } from './in-process-bus';
 
 export interface NatsBusOptions {
   drainTimeoutMs?: number;
@@ -46,6 +46,10 @@ export class NatsBus implements Bus {
     // A service outlives restarts of its NATS server: keep reconnecting rather than exit.
     const nc = await connect({ servers, name, maxReconnectAttempts: -1 });
     return new NatsBus(nc, options);
+  }
+
+  get maxPayload(): number {
+    return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
   }
 
   async request(subject: string, payload: Json, timeoutMs: number): Promise<Json> {

@@ -45,6 +45,10 @@ export function serveEndpoint<P>(
           reply = { ok: false, error: { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' } };
         }
       }
+      // A reply the transport would refuse becomes a clear error instead of a timeout.
+      if (reply.ok && Buffer.byteLength(JSON.stringify(reply)) > bus.maxPayload) {
+        reply = { ok: false, error: { code: 'BAD_REQUEST', status: 400, msg: 'The response would be too large; ask for less at a time.' } };
+      }
       return reply as unknown as Json;
     },
     options.queueGroup,

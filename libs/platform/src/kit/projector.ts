@@ -48,6 +48,9 @@ export class Projector {
         : 0;
     this.subscription = store.subscribeToAll(
       async (fact) => {
+        // A fact at or before the checkpoint was applied already (a re-delivery): skip it,
+        // so that fan-out never hands a queue the same event twice.
+        if (fact.position <= this.position) return;
         if (readModels) {
           await readModels.batch(async () => {
             await projection(fact);

@@ -32,6 +32,9 @@ export interface BusSubscription {
 }
 
 export interface Bus {
+  /** Largest payload (bytes of JSON) the transport carries; larger ones are refused. */
+  readonly maxPayload: number;
+
   /**
    * Sends a request and waits for one reply. Rejects with BusError NO_RESPONDERS when
    * nobody serves the subject and TIMEOUT when no reply comes within `timeoutMs`.

@@ -13,8 +13,9 @@ export function newSalt(): string {
 }
 
 export function deriveApiKey(serverSecret: string, salt: string): string {
-  // base64url carries '-' and '_'; keep Zulip's alphanumeric key alphabet.
-  return createHmac('sha256', serverSecret).update(salt).digest('base64url').replace(/[-_]/g, '').slice(0, KEY_LENGTH);
+  // Zulip keys are alphanumeric: drop base64url's '-' and '_'. SHA-512's 86 characters
+  // leave far more than 32 after that.
+  return createHmac('sha512', serverSecret).update(salt).digest('base64url').replace(/[-_]/g, '').slice(0, KEY_LENGTH);
 }
 
 export function hashApiKey(apiKey: string): string {

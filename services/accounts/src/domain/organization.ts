@@ -85,7 +85,7 @@ function userCreated(state: OrganizationState, user: NewUser, credentials: NewCr
   if (!EMAIL.test(email)) throw badRequest(`Invalid email '${user.email}'`);
   if (state.usersByEmail.has(email.toLowerCase())) throw badRequest(`Email '${email}' already in use`);
   const fullName = user.full_name.trim();
-  if (fullName.length === 0 || fullName.length > 100) throw badRequest('Invalid full name');
+  if (fullName.length === 0 || [...fullName].length > 100) throw badRequest('Invalid full name');
   if (!ROLES.includes(user.role)) throw badRequest(`Invalid role ${user.role}`);
   return {
     type: 'UserCreated',

@@ -44,12 +44,14 @@ export function validateChannelName(raw: string): string {
 }
 
 export function decideCreateChannel(state: RegistryState, cmd: CreateChannel): FactOf<'ChannelCreated'>[] {
+  // Checked first so that a guest cannot probe which (private) channel names exist.
+  if (cmd.actor?.role === ROLE.guest) throw badRequest('Insufficient permission');
   const name = validateChannelName(cmd.name);
   if (state.byName.has(name.toLowerCase())) throw badRequest(`Channel '${name}' already exists`);
   if ([...cmd.description].length > LIMITS.max_stream_description_length) throw badRequest('Channel description too long');
-  if (cmd.actor?.role === ROLE.guest) throw badRequest('Insufficient permission');
-  // Public channels always share their history; private ones do unless told otherwise.
-  const historyPublic = cmd.invite_only ? (cmd.history_public_to_subscribers ?? true) : true;
+  // Public channels always share their history; private ones keep it from later
+  // subscribers unless asked, as Zulip does.
+  const historyPublic = cmd.invite_only ? (cmd.history_public_to_subscribers ?? false) : true;
   return [
     {
       type: 'ChannelCreated',
