@@ -7,6 +7,16 @@
 import { Fact, type FactOf } from '@teamchat/contracts';
 import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
 
+/** The facts the directory projection reads. */
+export const DIRECTORY_FACT_TYPES: ReadonlySet<string> = new Set([
+  'UserCreated',
+  'UserDeactivated',
+  'UserReactivated',
+  'ChannelCreated',
+  'SubscriptionsAdded',
+  'SubscriptionsRemoved',
+]);
+
 export interface UserDoc extends Doc {
   _id: number;
   email: string;

@@ -189,3 +189,43 @@ describe('SqliteEventStore positions', () => {
     }
   });
 });
+
+describe('SqliteEventStore group commit', () => {
+  it('commits appends made in one turn together, and a refused one does not undo the others', async () => {
+    const store = SqliteEventStore.open(':memory:');
+    try {
+      const fact = (id: string) => ({ id, type: 'T', data: { id } });
+      await store.append('taken', [fact('t0')], 'no_stream');
+      const outcomes = await Promise.allSettled([
+        store.append('a', [fact('a0')], 'no_stream'),
+        store.append('taken', [fact('t1')], 'no_stream'),
+        store.append('b', [fact('b0'), fact('b1')], 'no_stream'),
+        store.append('a', [fact('a1')], 0),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      const positions = outcomes.flatMap((o) => (o.status === 'fulfilled' ? o.value.positions : []));
+      expect(positions).toEqual([...positions].sort((x, y) => x - y));
+      expect(new Set(positions).size).toBe(4);
+      expect((await store.readStream('taken')).map((f) => f.id)).toEqual(['t0']);
+      expect((await store.readStream('a')).map((f) => f.id)).toEqual(['a0', 'a1']);
+      expect((await store.readStream('b')).map((f) => f.id)).toEqual(['b0', 'b1']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('commits appends still pending when the store closes', async () => {
+    const { file, remove } = tempFile();
+    try {
+      const store = SqliteEventStore.open(file);
+      const pending = store.append('s', [{ id: 'x', type: 'T', data: {} }], 'no_stream');
+      await store.close();
+      await expect(pending).resolves.toMatchObject({ nextRevision: 0 });
+      const reopened = SqliteEventStore.open(file);
+      expect((await reopened.readStream('s')).map((f) => f.id)).toEqual(['x']);
+      await reopened.close();
+    } finally {
+      remove();
+    }
+  });
+});

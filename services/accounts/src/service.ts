@@ -13,7 +13,7 @@ import {
   ZULIP_VERSION,
   badRequest,
 } from '@teamchat/contracts';
-import { Directory } from '@teamchat/directory';
+import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
 import {
   AggregateRepository,
   Projector,
@@ -50,6 +50,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     store,
     readModels,
     log,
+    types: new Set([...DIRECTORY_FACT_TYPES, 'OrganizationCreated']),
     projection: async (fact) => {
       await directory.apply(fact);
       await accounts.apply(fact);

@@ -3,7 +3,7 @@
  * endpoints; the decisions live in domain/.
  */
 import { badRequest, queueGroups, streams, subjects } from '@teamchat/contracts';
-import { Directory } from '@teamchat/directory';
+import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
 import { renderMarkdown } from '@teamchat/markdown';
 import {
   AggregateRepository,
@@ -36,7 +36,14 @@ const SubscribeParams = z.object({ channel_id: z.number().int(), user_ids: z.arr
 export async function startChannelsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels } = deps;
   const directory = new Directory(readModels);
-  const projector = new Projector({ name: 'channels', store, readModels, log, projection: (fact) => directory.apply(fact) });
+  const projector = new Projector({
+    name: 'channels',
+    store,
+    readModels,
+    log,
+    types: DIRECTORY_FACT_TYPES,
+    projection: (fact) => directory.apply(fact),
+  });
   await projector.start();
 
   const registry = new AggregateRepository(store, { initial: initialRegistry, evolve: evolveRegistry });

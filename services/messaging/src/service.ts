@@ -3,7 +3,7 @@
  * endpoints; the decisions live in domain/.
  */
 import { GetMessagesParams, queueGroups, SendMessageParams, subjects, badRequest } from '@teamchat/contracts';
-import { Directory } from '@teamchat/directory';
+import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
 import {
   AggregateRepository,
   Projector,
@@ -26,6 +26,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
+    types: new Set([...DIRECTORY_FACT_TYPES, 'MessageSent']),
     projection: async (fact) => {
       await directory.apply(fact);
       await model.apply(fact);

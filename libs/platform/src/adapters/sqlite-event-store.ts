@@ -21,6 +21,14 @@ export interface SqliteEventStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
 }
 
+interface PendingAppend {
+  stream: string;
+  facts: NewFact[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (err: unknown) => void;
+}
+
 interface FactRow {
   position: number;
   stream: string;
@@ -56,7 +64,9 @@ export class SqliteEventStore implements EventStore {
   private readonly selectStreamRevision: Database.Statement<[string], { revision: number | null }>;
   private readonly selectByIds: Database.Statement<[string], Pick<FactRow, 'id' | 'stream' | 'revision' | 'position'>>;
   private readonly insertFact: Database.Statement<[string, number, string, string, string, string, number]>;
-  private readonly appendTx: (stream: string, facts: NewFact[], expected: ExpectedRevision) => AppendResult;
+  private readonly commitGroup: (group: PendingAppend[]) => (AppendResult | Error)[];
+  /** Appends waiting for the next group commit. */
+  private pending: PendingAppend[] = [];
 
   static open(path: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
     return new SqliteEventStore(new Database(path), options);
@@ -101,19 +111,55 @@ export class SqliteEventStore implements EventStore {
     this.insertFact = db.prepare<[string, number, string, string, string, string, number]>(
       'INSERT INTO facts (stream, revision, id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    const appendTx = db.transaction((stream: string, facts: NewFact[], expected: ExpectedRevision) =>
-      this.appendInTransaction(stream, facts, expected),
+    // Each append runs in its own savepoint (a nested better-sqlite3 transaction), so one
+    // refused append does not undo the others committed with it.
+    const appendOne = db.transaction((append: PendingAppend) => this.appendInTransaction(append.stream, append.facts, append.expected));
+    const group = db.transaction((appends: PendingAppend[]) =>
+      appends.map((append) => {
+        try {
+          return appendOne(append);
+        } catch (err) {
+          return err instanceof Error ? err : new Error(String(err));
+        }
+      }),
     );
     // IMMEDIATE takes the write lock before reading the stream's revision, so a writer in
     // another process cannot slip in between the check and the insert.
-    this.appendTx = (stream, facts, expected) => appendTx.immediate(stream, facts, expected);
+    this.commitGroup = (appends) => group.immediate(appends);
     this.lastHead = this.readHead();
   }
 
-  async append(stream: string, facts: NewFact[], expected: ExpectedRevision): Promise<AppendResult> {
-    const result = this.appendTx(stream, facts, expected);
-    if (result.positions.length > 0) this.poll();
-    return result;
+  /**
+   * Group commit: appends made in the same turn of the event loop share one transaction
+   * and so one fsync, which is what bounds the write rate with synchronous=FULL. Each is
+   * acknowledged only after that commit, so every acknowledged append is durable.
+   */
+  append(stream: string, facts: NewFact[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ stream, facts, expected, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const appends = this.pending;
+    if (appends.length === 0) return;
+    this.pending = [];
+    let results: (AppendResult | Error)[];
+    try {
+      results = this.commitGroup(appends);
+    } catch (err) {
+      // The commit itself failed (disk, lock timeout): nothing of the group is stored.
+      for (const append of appends) append.reject(err);
+      return;
+    }
+    appends.forEach((append, i) => {
+      const result = results[i]!;
+      if (result instanceof Error) append.reject(result);
+      else append.resolve(result);
+    });
+    if (results.some((r) => !(r instanceof Error) && r.positions.length > 0)) this.poll();
   }
 
   async readStream(stream: string, fromRevision = 0): Promise<StoredFact[]> {
@@ -147,6 +193,8 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Appends already accepted are committed, not dropped.
+    this.flush();
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.stopPolling();
