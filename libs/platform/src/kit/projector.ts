@@ -1,8 +1,12 @@
 /**
  * Runs one projection over the event store: catch-up from the projector's checkpoint,
- * then live. Each fact is applied and the checkpoint moved in one read-model batch, so
- * after a crash the projector resumes where its data ends; projections are idempotent
- * for the engines where the batch is not atomic.
+ * then live.
+ *
+ * Facts are applied in small batches: what the subscription delivers while a batch is
+ * being written waits for the next one, and each batch is one read-model unit (one SQLite
+ * transaction) that also moves the checkpoint. So under load many facts share one commit,
+ * and after a crash the projector resumes where its data ends; projections are
+ * idempotent for the engines where a batch is not atomic.
  *
  * `waitFor(position)` is how read-your-writes is kept: a handler that just appended (or a
  * request carrying the caller's last write position) waits until this projector has
@@ -25,8 +29,8 @@ export interface ProjectorOptions {
   /** For in-memory projectors: start at the store's head instead of replaying. */
   startAtHead?: boolean;
   /**
-   * The fact types the projection reads. Others only move the in-memory position, with
-   * no read-model write: most facts are messages, which most projectors ignore.
+   * The fact types the projection reads. Others only move the position, with no
+   * read-model write: most facts are messages, which most projectors ignore.
    */
   types?: ReadonlySet<string>;
 }
@@ -34,10 +38,20 @@ export interface ProjectorOptions {
 interface Waiter {
   position: number;
   resolve: () => void;
+  reject: (err: unknown) => void;
 }
 
+/** A batch no larger than this keeps catch-up memory and transaction size bounded. */
+const MAX_BATCH = 500;
+
 export class Projector {
+  /** Applied (and, with read models, committed) up to here. */
   private position = 0;
+  /** Received from the subscription up to here; may run ahead of `position`. */
+  private received = 0;
+  private queue: StoredFact[] = [];
+  /** The batch being written, if any; batches never overlap. */
+  private writing: Promise<void> | undefined;
   private waiters: Waiter[] = [];
   private subscription: Subscription | undefined;
   private failure: unknown;
@@ -45,42 +59,17 @@ export class Projector {
   constructor(private readonly options: ProjectorOptions) {}
 
   async start(): Promise<void> {
-    const { store, readModels, name, projection, log } = this.options;
+    const { store, readModels, name, log } = this.options;
     this.position = readModels
       ? await readModels.getCheckpoint(name)
       : this.options.startAtHead
         ? await store.headPosition()
         : 0;
-    this.subscription = store.subscribeToAll(
-      async (fact) => {
-        // A fact at or before the checkpoint was applied already (a re-delivery): skip it,
-        // so that fan-out never hands a queue the same event twice.
-        if (fact.position <= this.position) return;
-        if (this.options.types && !this.options.types.has(fact.type)) {
-          // The checkpoint on disk lags behind here; on restart these facts are skipped again.
-          this.advance(fact.position);
-          return;
-        }
-        if (readModels) {
-          await readModels.batch(async () => {
-            await projection(fact);
-            await readModels.setCheckpoint(name, fact.position);
-          });
-        } else {
-          await projection(fact);
-        }
-        this.advance(fact.position);
-      },
-      {
-        after: this.position,
-        onError: (err) => {
-          // A projection that throws is a bug; stop here rather than skip a fact and
-          // serve read models that silently miss it.
-          this.failure = err;
-          log.error({ err, projector: name }, 'projector stopped');
-        },
-      },
-    );
+    this.received = this.position;
+    this.subscription = store.subscribeToAll((fact) => this.receive(fact), {
+      after: this.position,
+      onError: (err) => this.fail(err, log),
+    });
   }
 
   get checkpoint(): number {
@@ -90,7 +79,7 @@ export class Projector {
   /** Resolves once the projector has applied every fact up to `position`. */
   waitFor(position: number | undefined, timeoutMs = 10_000): Promise<void> {
     if (position === undefined || position <= this.position) return Promise.resolve();
-    if (this.failure) return Promise.reject(new ApiError('INTERNAL_SERVER_ERROR', 'Read model is unavailable', 500));
+    if (this.failure) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -103,6 +92,10 @@ export class Projector {
           clearTimeout(timer);
           resolve();
         },
+        reject: (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
       };
       this.waiters.push(waiter);
     });
@@ -110,6 +103,63 @@ export class Projector {
 
   async stop(): Promise<void> {
     await this.subscription?.stop();
+    while (this.writing) await this.writing;
+  }
+
+  /**
+   * The subscription's handler. It returns at once so the subscription can hand over the
+   * facts it already has; only a full queue makes it wait (back-pressure during catch-up).
+   */
+  private receive(fact: StoredFact): Promise<void> | void {
+    // At or before what was received already: a re-delivery. Skipping it keeps fan-out
+    // from handing a queue the same event twice.
+    if (fact.position <= this.received) return;
+    this.received = fact.position;
+    this.queue.push(fact);
+    if (!this.writing) this.writing = this.drain();
+    if (this.queue.length >= MAX_BATCH) return this.writing;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      // Let the subscription deliver what it already read before the first batch starts.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      while (this.queue.length > 0 && !this.failure) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        await this.apply(batch);
+        this.advance(batch[batch.length - 1]!.position);
+      }
+    } catch (err) {
+      this.fail(err, this.options.log);
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  private async apply(batch: StoredFact[]): Promise<void> {
+    const { readModels, name, projection, types } = this.options;
+    const relevant = types ? batch.filter((fact) => types.has(fact.type)) : batch;
+    // With nothing to write, the checkpoint on disk may lag: on restart those facts are
+    // read and skipped again.
+    if (relevant.length === 0) return;
+    if (!readModels) {
+      for (const fact of relevant) await projection(fact);
+      return;
+    }
+    await readModels.batch(async () => {
+      for (const fact of relevant) await projection(fact);
+      await readModels.setCheckpoint(name, batch[batch.length - 1]!.position);
+    });
+  }
+
+  private fail(err: unknown, log: Logger): void {
+    // A projection that throws is a bug; stop here rather than skip a fact and serve
+    // read models that silently miss it.
+    this.failure = err;
+    log.error({ err, projector: this.options.name }, 'projector stopped');
+    void this.subscription?.stop();
+    for (const waiter of this.waiters) waiter.reject(unavailable());
+    this.waiters = [];
   }
 
   private advance(position: number): void {
@@ -120,3 +170,5 @@ export class Projector {
     for (const w of ready) w.resolve();
   }
 }
+
+const unavailable = () => new ApiError('INTERNAL_SERVER_ERROR', 'Read model is unavailable', 500);

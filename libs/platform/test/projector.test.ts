@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import pino from 'pino';
+import { Projector, SqliteEventStore, SqliteReadModelStore, type Doc, type StoredFact } from '@teamchat/platform';
+
+const log = pino({ level: 'silent' });
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function files() {
+  const dir = mkdtempSync(join(tmpdir(), 'teamchat-projector-'));
+  dirs.push(dir);
+  return { events: join(dir, 'events.sqlite'), models: join(dir, 'models.sqlite') };
+}
+
+interface Counter extends Doc {
+  _id: string;
+  count: number;
+  positions: number[];
+}
+
+/** A projection that counts facts per stream, recording which positions it applied. */
+function counting(readModels: SqliteReadModelStore, applied: StoredFact[] = []) {
+  const counters = readModels.collection<Counter>('counters');
+  return {
+    counters,
+    projection: async (fact: StoredFact) => {
+      applied.push(fact);
+      const doc = (await counters.get(fact.stream)) ?? { _id: fact.stream, count: 0, positions: [] };
+      await counters.put({ ...doc, count: doc.count + 1, positions: [...doc.positions, fact.position] });
+    },
+  };
+}
+
+const fact = (i: number, type = 'Counted') => ({ id: `f${i}`, type, data: { i } });
+
+describe('Projector', () => {
+  it('applies every fact once, in order, and waitFor resolves once a position is applied', async () => {
+    const paths = files();
+    const store = SqliteEventStore.open(paths.events);
+    const readModels = SqliteReadModelStore.open(paths.models);
+    const { counters, projection } = counting(readModels);
+    const projector = new Projector({ name: 'p', store, readModels, log, projection });
+    await projector.start();
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.append(`s${i % 3}`, [fact(i)], 'any')));
+    const last = Math.max(...results.map((r) => r.positions[0]!));
+    await projector.waitFor(last);
+    expect(projector.checkpoint).toBe(last);
+    const docs = await counters.getMany(['s0', 's1', 's2']);
+    expect(docs.map((d) => d.count)).toEqual([17, 17, 16]);
+    for (const d of docs) expect(d.positions).toEqual([...d.positions].sort((a, b) => a - b));
+    expect(await readModels.getCheckpoint('p')).toBe(last);
+    await projector.stop();
+    await store.close();
+    await readModels.close();
+  });
+
+  it('resumes from its checkpoint after a restart without applying anything twice', async () => {
+    const paths = files();
+    let store = SqliteEventStore.open(paths.events);
+    let readModels = SqliteReadModelStore.open(paths.models);
+    let projector = new Projector({ name: 'p', store, readModels, log, projection: counting(readModels).projection });
+    await projector.start();
+    const first = await store.append('s', [fact(1), fact(2)], 'no_stream');
+    await projector.waitFor(first.positions[1]);
+    await projector.stop();
+    await store.close();
+    await readModels.close();
+
+    store = SqliteEventStore.open(paths.events);
+    readModels = SqliteReadModelStore.open(paths.models);
+    const applied: StoredFact[] = [];
+    const { counters, projection } = counting(readModels, applied);
+    projector = new Projector({ name: 'p', store, readModels, log, projection });
+    await projector.start();
+    const more = await store.append('s', [fact(3)], 1);
+    await projector.waitFor(more.positions[0]);
+    expect(applied.map((f) => f.id)).toEqual(['f3']);
+    expect((await counters.get('s'))?.count).toBe(3);
+    await projector.stop();
+    await store.close();
+    await readModels.close();
+  });
+
+  it('skips fact types it does not read, but still reaches their positions', async () => {
+    const paths = files();
+    const store = SqliteEventStore.open(paths.events);
+    const readModels = SqliteReadModelStore.open(paths.models);
+    const applied: StoredFact[] = [];
+    const projector = new Projector({ name: 'p', store, readModels, log, types: new Set(['Counted']), projection: counting(readModels, applied).projection });
+    await projector.start();
+    await store.append('s', [fact(1)], 'no_stream');
+    const other = await store.append('t', [fact(2, 'Other')], 'no_stream');
+    await projector.waitFor(other.positions[0]);
+    expect(applied.map((f) => f.type)).toEqual(['Counted']);
+    await projector.stop();
+    await store.close();
+    await readModels.close();
+  });
+
+  it('stops at a failing projection and fails waiters instead of skipping the fact', async () => {
+    const store = SqliteEventStore.open(':memory:');
+    const applied: number[] = [];
+    const projector = new Projector({
+      name: 'p',
+      store,
+      log,
+      projection: async (f) => {
+        if ((f.data as { i: number }).i === 2) throw new Error('boom');
+        applied.push((f.data as { i: number }).i);
+      },
+    });
+    await projector.start();
+    const { positions } = await store.append('s', [fact(1), fact(2), fact(3)], 'no_stream');
+    await expect(projector.waitFor(positions[2])).rejects.toMatchObject({ code: 'INTERNAL_SERVER_ERROR' });
+    expect(applied).toEqual([1]);
+    expect(projector.checkpoint).toBeLessThan(positions[1]!);
+    await projector.stop();
+    await store.close();
+  });
+
+  it('times out a wait for a position that never comes', async () => {
+    const store = SqliteEventStore.open(':memory:');
+    const projector = new Projector({ name: 'p', store, log, projection: async () => {} });
+    await projector.start();
+    await expect(projector.waitFor(999, 50)).rejects.toMatchObject({ code: 'GATEWAY_TIMEOUT', status: 504 });
+    await projector.stop();
+    await store.close();
+  });
+});
