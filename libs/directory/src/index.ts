@@ -46,10 +46,20 @@ export interface SubscriptionDoc extends Doc {
   active: boolean;
 }
 
+/**
+ * Lookups go through in-memory caches: this process's projector is the only writer of
+ * these collections, so the caches are updated as it writes and never go stale. Only
+ * what was asked for is cached; misses read the collection.
+ */
 export class Directory {
-  readonly users: Collection<UserDoc>;
-  readonly channels: Collection<ChannelDoc>;
-  readonly subscriptions: Collection<SubscriptionDoc>;
+  private readonly userCache = new Map<number, UserDoc>();
+  private readonly userIdByEmail = new Map<string, number>();
+  private readonly channelCache = new Map<number, ChannelDoc>();
+  private readonly channelIdByName = new Map<string, number>();
+  private readonly subscriberCache = new Map<number, Set<number>>();
+  private readonly users: Collection<UserDoc>;
+  private readonly channels: Collection<ChannelDoc>;
+  private readonly subscriptions: Collection<SubscriptionDoc>;
 
   constructor(readModels: ReadModelStore) {
     this.users = readModels.collection<UserDoc>('dir_users', [{ fields: ['email_lc'], unique: true }]);
@@ -69,18 +79,25 @@ export class Directory {
       case 'UserCreated': {
         // Credentials stay with accounts: the directory is copied into every service.
         const { type: _type, user_id, api_key_salt: _salt, api_key_hash: _hash, ...rest } = fact;
-        await this.users.put({ _id: user_id, ...rest, email_lc: fact.email.toLowerCase(), is_active: true });
+        const user: UserDoc = { _id: user_id, ...rest, email_lc: fact.email.toLowerCase(), is_active: true };
+        await this.users.put(user);
+        this.rememberUser(user);
         return;
       }
       case 'UserDeactivated':
       case 'UserReactivated': {
         const user = await this.users.get(fact.user_id);
-        if (user) await this.users.put({ ...user, is_active: fact.type === 'UserReactivated' });
+        if (!user) return;
+        const updated = { ...user, is_active: fact.type === 'UserReactivated' };
+        await this.users.put(updated);
+        this.rememberUser(updated);
         return;
       }
       case 'ChannelCreated': {
         const { type: _type, channel_id, ...rest } = fact;
-        await this.channels.put({ _id: channel_id, ...rest, name_lc: fact.name.toLowerCase(), is_archived: false });
+        const channel: ChannelDoc = { _id: channel_id, ...rest, name_lc: fact.name.toLowerCase(), is_archived: false };
+        await this.channels.put(channel);
+        this.rememberChannel(channel);
         return;
       }
       case 'SubscriptionsAdded':
@@ -92,6 +109,9 @@ export class Directory {
             user_id,
             active: fact.type === 'SubscriptionsAdded',
           });
+          const cached = this.subscriberCache.get(fact.channel_id);
+          if (fact.type === 'SubscriptionsAdded') cached?.add(user_id);
+          else cached?.delete(user_id);
         }
         return;
       default:
@@ -99,36 +119,68 @@ export class Directory {
     }
   }
 
-  userById(id: number): Promise<UserDoc | undefined> {
-    return this.users.get(id);
+  async userById(id: number): Promise<UserDoc | undefined> {
+    return this.userCache.get(id) ?? this.rememberUser(await this.users.get(id));
   }
 
   async userByEmail(email: string): Promise<UserDoc | undefined> {
-    const [user] = await this.users.find({ email_lc: email.toLowerCase() }, { limit: 1 });
-    return user;
+    const key = email.toLowerCase();
+    const id = this.userIdByEmail.get(key);
+    if (id !== undefined) return this.userById(id);
+    const [user] = await this.users.find({ email_lc: key }, { limit: 1 });
+    return this.rememberUser(user);
   }
 
-  usersByIds(ids: number[]): Promise<UserDoc[]> {
-    return this.users.getMany(ids);
+  async usersByIds(ids: number[]): Promise<UserDoc[]> {
+    const missing = ids.filter((id) => !this.userCache.has(id));
+    if (missing.length) for (const user of await this.users.getMany(missing)) this.rememberUser(user);
+    return ids.flatMap((id) => this.userCache.get(id) ?? []);
   }
 
-  channelById(id: number): Promise<ChannelDoc | undefined> {
-    return this.channels.get(id);
+  async channelById(id: number): Promise<ChannelDoc | undefined> {
+    return this.channelCache.get(id) ?? this.rememberChannel(await this.channels.get(id));
   }
 
   async channelByName(name: string): Promise<ChannelDoc | undefined> {
-    const [channel] = await this.channels.find({ name_lc: name.toLowerCase() }, { limit: 1 });
-    return channel;
+    const key = name.toLowerCase();
+    const id = this.channelIdByName.get(key);
+    if (id !== undefined) return this.channelById(id);
+    const [channel] = await this.channels.find({ name_lc: key }, { limit: 1 });
+    return this.rememberChannel(channel);
   }
 
   async subscriberIds(channelId: number): Promise<number[]> {
-    const subs = await this.subscriptions.find({ channel_id: channelId, active: true });
-    return subs.map((s) => s.user_id);
+    return [...(await this.subscriberSet(channelId))];
   }
 
   async isSubscribed(channelId: number, userId: number): Promise<boolean> {
-    const sub = await this.subscriptions.get(`${channelId}:${userId}`);
-    return sub?.active === true;
+    return (await this.subscriberSet(channelId)).has(userId);
+  }
+
+  private async subscriberSet(channelId: number): Promise<Set<number>> {
+    let subscribers = this.subscriberCache.get(channelId);
+    if (!subscribers) {
+      const subs = await this.subscriptions.find({ channel_id: channelId, active: true });
+      subscribers = new Set(subs.map((s) => s.user_id));
+      this.subscriberCache.set(channelId, subscribers);
+    }
+    return subscribers;
+  }
+
+  private rememberUser(user: UserDoc | undefined): UserDoc | undefined {
+    if (user) {
+      this.userCache.set(user._id, user);
+      this.userIdByEmail.set(user.email_lc, user._id);
+    }
+    return user;
+  }
+
+  private rememberChannel(channel: ChannelDoc | undefined): ChannelDoc | undefined {
+    if (channel) {
+      this.channelCache.set(channel._id, channel);
+      this.channelIdByName.set(channel.name_lc, channel._id);
+    }
+    return channel;
   }
 
   async subscribedChannelIds(userId: number): Promise<number[]> {

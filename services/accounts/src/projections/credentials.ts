@@ -19,7 +19,9 @@ export interface Organization extends Doc {
 }
 
 export class AccountsReadModel {
-  readonly credentials: Collection<CredentialDoc>;
+  /** Every request authenticates: keep the hashes in memory (this projector is their only writer). */
+  private readonly credentialCache = new Map<number, CredentialDoc>();
+  private readonly credentials: Collection<CredentialDoc>;
   readonly organization: Collection<Organization>;
 
   constructor(readModels: ReadModelStore) {
@@ -32,9 +34,19 @@ export class AccountsReadModel {
     if (!parsed.success) return;
     const fact = parsed.data;
     if (fact.type === 'UserCreated') {
-      await this.credentials.put({ _id: fact.user_id, api_key_salt: fact.api_key_salt, api_key_hash: fact.api_key_hash });
+      const credential = { _id: fact.user_id, api_key_salt: fact.api_key_salt, api_key_hash: fact.api_key_hash };
+      await this.credentials.put(credential);
+      this.credentialCache.set(credential._id, credential);
     } else if (fact.type === 'OrganizationCreated') {
       await this.organization.put({ _id: 'organization', name: fact.name, host: fact.host, date_created: fact.date_created });
     }
+  }
+
+  async credentialOf(userId: number): Promise<CredentialDoc | undefined> {
+    const cached = this.credentialCache.get(userId);
+    if (cached) return cached;
+    const credential = await this.credentials.get(userId);
+    if (credential) this.credentialCache.set(userId, credential);
+    return credential;
   }
 }

@@ -21,7 +21,7 @@ const deactivated = () => new ApiError('USER_DEACTIVATED', 'Account is deactivat
 
 export async function authenticate(deps: AuthDeps, email: string, apiKey: string, client: string): Promise<Actor> {
   const user = await deps.directory.userByEmail(email);
-  const credential = user && (await deps.accounts.credentials.get(user._id));
+  const credential = user && (await deps.accounts.credentialOf(user._id));
   if (!user || !credential || !apiKeyMatches(apiKey, credential.api_key_hash)) throw invalidApiKey();
   if (!user.is_active) throw deactivated();
   return { user_id: user._id, email: user.email, full_name: user.full_name, role: user.role, is_bot: user.is_bot, client };
@@ -29,7 +29,7 @@ export async function authenticate(deps: AuthDeps, email: string, apiKey: string
 
 /** The user's current key, derived again from the secret and the stored salt. */
 export async function keyFor(deps: AuthDeps, user: UserDoc): Promise<string> {
-  const credential = await deps.accounts.credentials.get(user._id);
+  const credential = await deps.accounts.credentialOf(user._id);
   if (!credential) throw new ApiError('INTERNAL_SERVER_ERROR', 'User has no credentials', 500);
   return deriveApiKey(deps.config.serverSecret, credential.api_key_salt);
 }
