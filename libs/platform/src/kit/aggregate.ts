@@ -29,6 +29,14 @@ export class AggregateRepository<S> {
     private readonly evolver: Evolver<S>,
   ) {}
 
+  /**
+   * The state as last loaded, possibly behind the store. Only for facts that never change
+   * once recorded (e.g. an allocated id); anything else must `load`.
+   */
+  cached(stream: string): S | undefined {
+    return this.cache.get(stream)?.state;
+  }
+
   async load(stream: string): Promise<Cached<S>> {
     const cached = this.cache.get(stream) ?? { state: this.evolver.initial(), revision: -1 };
     const newer = await this.store.readStream(stream, cached.revision + 1);

@@ -62,6 +62,9 @@ async function resolveDirect(directory: Directory, to: SendMessageParams['to']):
 }
 
 async function recipientIdFor(deps: SendDeps, key: string): Promise<number> {
+  // An allocation never changes, so a known key needs no read of the registry stream.
+  const known = deps.recipients.cached(streams.messageRecipients)?.byKey.get(key);
+  if (known !== undefined) return known;
   const { result } = await deps.recipients.execute(streams.messageRecipients, (state) => {
     const facts = decideAllocateRecipient(state, key);
     return { facts, result: facts[0]?.recipient_id ?? state.byKey.get(key)! };
