@@ -106,6 +106,18 @@ export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
         });
       });
 
+      it('takes path parameters from the path, tolerating a copy in the query, and refuses a malformed one', async () => {
+        const notAnId = await owner.request('DELETE', '/users/abc');
+        expect(notAnId.status).toBe(400);
+        expect(notAnId.body.msg).toContain("'user_id'");
+        const target = await Client.login(server.api, 'echo-bot@example.com');
+        const botId = (await target.get('/users/me')).body.user_id as number;
+        const removed = await owner.request('DELETE', `/users/${botId}`, { user_id: botId });
+        expect(removed.body).toMatchObject({ result: 'success' });
+        expect(removed.body).not.toHaveProperty('ignored_parameters_unsupported');
+        expect((await owner.request('POST', `/users/${botId}/reactivate`, { user_id: 999 }, { query: true })).body.result).toBe('success');
+      });
+
       it('answers a malformed body with a JSON BAD_REQUEST, never a 500', async () => {
         await expectNothingSent(async () => {
           const res = await member.request('POST', '/messages', {}, { rawBody: '{"type":', headers: { 'content-type': 'application/json' } });
@@ -427,6 +439,22 @@ export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
         const after = (await member2.get('/events', { queue_id, last_event_id: heartbeat.events[0].id, dont_block: true })).body;
         expect(after.events).toEqual([]);
       }, 15_000);
+
+      it('refuses malformed registration and polling parameters by name', async () => {
+        const badTypes = await member.post('/register', { event_types: 'message' });
+        expect(badTypes.status).toBe(400);
+        expect(badTypes.body.msg).toContain("'event_types'");
+        const badMarkdown = await member.post('/register', { apply_markdown: 'maybe' });
+        expect(badMarkdown.body.msg).toContain("'apply_markdown'");
+        const queue_id = (await member.post('/register', {})).body.queue_id;
+        const badLast = await member.get('/events', { queue_id, last_event_id: 'latest', dont_block: true });
+        expect(badLast.body).toMatchObject({ code: 'BAD_REQUEST' });
+        expect(badLast.body.msg).toContain("'last_event_id'");
+        const badBlock = await member.get('/events', { queue_id, dont_block: 'yes' });
+        expect(badBlock.body.msg).toContain("'dont_block'");
+        // The queue is untouched by the refused polls.
+        expect((await member.get('/events', { queue_id, dont_block: true })).body).toMatchObject({ result: 'success', events: [] });
+      });
 
       it('refuses unknown and foreign queues with BAD_EVENT_QUEUE_ID and deletes queues', async () => {
         const queue_id = (await member.post('/register', {})).body.queue_id;

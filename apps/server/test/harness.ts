@@ -117,7 +117,7 @@ export class Client {
     method: string,
     path: string,
     params: Record<string, unknown> = {},
-    options: { query?: boolean; headers?: Record<string, string>; rawBody?: BodyInit } = {},
+    options: { query?: boolean; headers?: Record<string, string>; rawBody?: string | FormData } = {},
   ): Promise<{ status: number; body: Record<string, any>; headers: Headers }> {
     const encoded = new URLSearchParams();
     for (const [key, value] of Object.entries(params)) {
