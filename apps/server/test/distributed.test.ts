@@ -1,9 +1,11 @@
 import { describeWithNats } from '@teamchat/platform';
 import { apiSuite } from './api-suite';
+import { messagingSuite } from './messaging-suite';
 import { startDistributed } from './harness';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
 // real nats-server, sharing one SQLite event store file.
 describeWithNats('distributed mode', () => {
   apiSuite('distributed', () => startDistributed());
+  messagingSuite('distributed', () => startDistributed());
 });

@@ -1,4 +1,7 @@
 import { apiSuite } from './api-suite';
+import { messagingSuite } from './messaging-suite';
 import { startEmbedded } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
+
+messagingSuite('embedded', () => startEmbedded());

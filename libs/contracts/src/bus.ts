@@ -27,6 +27,16 @@ export const subjects = {
   messaging: {
     sendMessage: 'messaging.send_message',
     getMessages: 'messaging.get_messages',
+    getMessage: 'messaging.get_message',
+    renderMessage: 'messaging.render_message',
+    updateMessage: 'messaging.update_message',
+    deleteMessage: 'messaging.delete_message',
+    addReaction: 'messaging.add_reaction',
+    removeReaction: 'messaging.remove_reaction',
+    updateFlags: 'messaging.update_flags',
+    updateFlagsForNarrow: 'messaging.update_flags_for_narrow',
+    markTopicAsRead: 'messaging.mark_topic_as_read',
+    updateUserTopic: 'messaging.update_user_topic',
   },
   events: {
     register: 'events.register',

@@ -18,6 +18,10 @@ export const streams = {
   message: (uuid: string) => `message-${uuid}`,
   /** messaging: allocates one recipient id per channel and per set of direct-message participants. */
   messageRecipients: 'message-recipients',
+  /** messaging: one user's personal message flags (read, starred, collapsed). */
+  messageFlags: (userId: number) => `message_flags-${userId}`,
+  /** messaging: one user's topic visibility policies. */
+  userTopics: (userId: number) => `user_topics-${userId}`,
 } as const;
 
 export const OrganizationCreated = z.object({
@@ -120,6 +124,89 @@ export const MessageSent = z.object({
   local_echo: z.object({ queue_id: z.string(), local_id: z.string() }).nullable(),
 });
 
+const Reaction = z.object({
+  message_id: z.number().int(),
+  user_id: z.number().int(),
+  emoji_name: z.string(),
+  emoji_code: z.string(),
+  reaction_type: z.enum(['unicode_emoji', 'realm_emoji', 'service_extra_emoji']),
+  /** Who may see the message now: the users the change is announced to. */
+  audience_user_ids: z.array(z.number().int()),
+});
+export const ReactionAdded = Reaction.extend({ type: z.literal('ReactionAdded') });
+export const ReactionRemoved = Reaction.extend({ type: z.literal('ReactionRemoved') });
+
+/** Personal flags a user may change; the others (mentioned, …) follow from content. */
+export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
+
+export const MessageFlagsUpdated = z.object({
+  type: z.literal('MessageFlagsUpdated'),
+  user_id: z.number().int(),
+  op: z.enum(['add', 'remove']),
+  flag: z.enum(EDITABLE_FLAGS),
+  /** Only the messages whose flag actually changed. */
+  message_ids: z.array(z.number().int()),
+});
+
+export const MessageEdited = z.object({
+  type: z.literal('MessageEdited'),
+  message_id: z.number().int(),
+  editor_id: z.number().int(),
+  /** Seconds since the epoch. */
+  timestamp: z.number().int(),
+  /** Present when the content changed. */
+  content: z
+    .object({
+      prev_content: z.string(),
+      prev_rendered_content: z.string(),
+      content: z.string(),
+      rendered_content: z.string(),
+      is_me_message: z.boolean(),
+      mentioned_user_ids: z.array(z.number().int()),
+      wildcard_mentioned_user_ids: z.array(z.number().int()),
+    })
+    .nullable(),
+  /** Present when messages moved to another topic and/or channel. */
+  move: z
+    .object({
+      prev_channel_id: z.number().int(),
+      channel_id: z.number().int(),
+      channel_name: z.string(),
+      prev_topic: z.string(),
+      topic: z.string(),
+      propagate_mode: z.enum(['change_one', 'change_later', 'change_all']),
+      /** Every message moved, the edited one included, ascending. */
+      message_ids: z.array(z.number().int()),
+      /** Recipient id of the destination channel. */
+      recipient_id: z.number().int(),
+    })
+    .nullable(),
+  audience_user_ids: z.array(z.number().int()),
+});
+
+export const MessageDeleted = z.object({
+  type: z.literal('MessageDeleted'),
+  message_id: z.number().int(),
+  deleted_by: z.number().int(),
+  /** Where the message was, for the `delete_message` event. */
+  channel_id: z.number().int().nullable(),
+  topic: z.string().nullable(),
+  audience_user_ids: z.array(z.number().int()),
+});
+
+/** Topic visibility policy values, as Zulip numbers them. */
+export const VISIBILITY_POLICY = { inherit: 0, muted: 1, unmuted: 2, followed: 3 } as const;
+
+export const UserTopicUpdated = z.object({
+  type: z.literal('UserTopicUpdated'),
+  user_id: z.number().int(),
+  channel_id: z.number().int(),
+  topic: z.string(),
+  visibility_policy: z.number().int().min(0).max(3),
+  /** Seconds since the epoch. */
+  last_updated: z.number().int(),
+});
+
 export const Fact = z.discriminatedUnion('type', [
   OrganizationCreated,
   UserCreated,
@@ -130,6 +217,12 @@ export const Fact = z.discriminatedUnion('type', [
   SubscriptionsRemoved,
   RecipientAllocated,
   MessageSent,
+  ReactionAdded,
+  ReactionRemoved,
+  MessageFlagsUpdated,
+  MessageEdited,
+  MessageDeleted,
+  UserTopicUpdated,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

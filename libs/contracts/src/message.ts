@@ -21,6 +21,31 @@ export interface MessageView {
   client: string;
   timestamp: number;
   is_me_message: boolean;
+  /** Oldest first. */
+  reactions?: MessageReaction[];
+  /** Newest first; empty or absent when never edited or moved. */
+  edit_history?: EditHistoryEntry[];
+  last_edit_timestamp?: number | null;
+  last_moved_timestamp?: number | null;
+}
+
+export interface MessageReaction {
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+  user_id: number;
+}
+
+/** One edit or move; only the aspects that changed are present. */
+export interface EditHistoryEntry {
+  user_id: number | null;
+  timestamp: number;
+  prev_content?: string;
+  prev_rendered_content?: string;
+  prev_stream?: number;
+  stream?: number;
+  prev_topic?: string;
+  topic?: string;
 }
 
 export interface MessageFormat {
@@ -36,6 +61,13 @@ export function gravatarUrl(email: string, avatarVersion = 1): string {
 
 export function displayTopic(topic: string, allowEmptyTopicName: boolean): string {
   return topic === '' && !allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : topic;
+}
+
+function formatEditEntry(entry: EditHistoryEntry, allowEmptyTopicName: boolean): EditHistoryEntry {
+  const formatted = { ...entry };
+  if (entry.prev_topic !== undefined) formatted.prev_topic = displayTopic(entry.prev_topic, allowEmptyTopicName);
+  if (entry.topic !== undefined) formatted.topic = displayTopic(entry.topic, allowEmptyTopicName);
+  return formatted;
 }
 
 export function formatMessage(view: MessageView, format: MessageFormat): Record<string, unknown> {
@@ -54,9 +86,14 @@ export function formatMessage(view: MessageView, format: MessageFormat): Record<
     recipient_id: view.recipient_id,
     timestamp: view.timestamp,
     is_me_message: view.is_me_message,
-    reactions: [] as unknown[],
+    reactions: view.reactions ?? [],
     submessages: [] as unknown[],
     topic_links: [] as unknown[],
+    ...(view.edit_history?.length
+      ? { edit_history: view.edit_history.map((entry) => formatEditEntry(entry, format.allow_empty_topic_name)) }
+      : {}),
+    ...(view.last_edit_timestamp ? { last_edit_timestamp: view.last_edit_timestamp } : {}),
+    ...(view.last_moved_timestamp ? { last_moved_timestamp: view.last_moved_timestamp } : {}),
   };
   if (view.recipient.type === 'channel') {
     return {

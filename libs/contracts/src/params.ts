@@ -77,3 +77,62 @@ export const DeleteQueueParams = z.object({ queue_id: z.string() });
 export const UserIdPathParams = z.object({ user_id: int() });
 
 export const NoParams = z.object({});
+
+export const MessageIdPathParams = z.object({ message_id: int() });
+
+export const GetMessageParams = z.object({
+  message_id: int(),
+  apply_markdown: z.boolean().optional(),
+  allow_empty_topic_name: z.boolean().optional(),
+});
+
+export const RenderMessageParams = z.object({ content: z.string() });
+
+export const UpdateFlagsParams = z.object({
+  messages: z.array(int()),
+  op: z.enum(['add', 'remove']),
+  flag: z.string(),
+});
+export type UpdateFlagsParams = z.infer<typeof UpdateFlagsParams>;
+
+export const UpdateFlagsForNarrowParams = z.object({
+  anchor: z.union([z.string(), int()]),
+  include_anchor: z.boolean().optional(),
+  num_before: nonNegativeInt(),
+  num_after: nonNegativeInt(),
+  narrow: z.array(NarrowTerm),
+  op: z.enum(['add', 'remove']),
+  flag: z.string(),
+});
+export type UpdateFlagsForNarrowParams = z.infer<typeof UpdateFlagsForNarrowParams>;
+
+export const MarkTopicAsReadParams = z.object({ stream_id: int(), topic_name: z.string() });
+
+export const ReactionParams = z.object({
+  message_id: int(),
+  emoji_name: z.string(),
+  emoji_code: z.string().optional(),
+  reaction_type: z.enum(['unicode_emoji', 'realm_emoji', 'service_extra_emoji']).optional(),
+});
+export type ReactionParams = z.infer<typeof ReactionParams>;
+
+export const UpdateMessageParams = z.object({
+  message_id: int(),
+  content: z.string().optional(),
+  topic: z.string().optional(),
+  /** Legacy name of `topic`. */
+  subject: z.string().optional(),
+  stream_id: int().optional(),
+  propagate_mode: z.enum(['change_one', 'change_later', 'change_all']).optional(),
+  send_notification_to_old_thread: z.boolean().optional(),
+  send_notification_to_new_thread: z.boolean().optional(),
+  prev_content_sha256: z.string().optional(),
+});
+export type UpdateMessageParams = z.infer<typeof UpdateMessageParams>;
+
+export const UserTopicParams = z.object({
+  stream_id: int(),
+  topic: z.string(),
+  visibility_policy: int(),
+});
+export type UserTopicParams = z.infer<typeof UserTopicParams>;

@@ -23,6 +23,8 @@ export interface UserDoc extends Doc {
   /** Lower-cased email: emails are matched case-insensitively. */
   email_lc: string;
   full_name: string;
+  /** Lower-cased full name, for mentions by name. */
+  full_name_lc: string;
   role: number;
   is_active: boolean;
   is_bot: boolean;
@@ -62,7 +64,7 @@ export class Directory {
   private readonly subscriptions: Collection<SubscriptionDoc>;
 
   constructor(readModels: ReadModelStore) {
-    this.users = readModels.collection<UserDoc>('dir_users', [{ fields: ['email_lc'], unique: true }]);
+    this.users = readModels.collection<UserDoc>('dir_users', [{ fields: ['email_lc'], unique: true }, { fields: ['full_name_lc'] }]);
     this.channels = readModels.collection<ChannelDoc>('dir_channels', [{ fields: ['name_lc'], unique: true }]);
     this.subscriptions = readModels.collection<SubscriptionDoc>('dir_subscriptions', [
       { fields: ['channel_id', 'active'] },
@@ -79,7 +81,13 @@ export class Directory {
       case 'UserCreated': {
         // Credentials stay with accounts: the directory is copied into every service.
         const { type: _type, user_id, api_key_salt: _salt, api_key_hash: _hash, ...rest } = fact;
-        const user: UserDoc = { _id: user_id, ...rest, email_lc: fact.email.toLowerCase(), is_active: true };
+        const user: UserDoc = {
+          _id: user_id,
+          ...rest,
+          email_lc: fact.email.toLowerCase(),
+          full_name_lc: fact.full_name.toLowerCase(),
+          is_active: true,
+        };
         await this.users.put(user);
         this.rememberUser(user);
         return;
@@ -129,6 +137,13 @@ export class Directory {
     if (id !== undefined) return this.userById(id);
     const [user] = await this.users.find({ email_lc: key }, { limit: 1 });
     return this.rememberUser(user);
+  }
+
+  /** Everyone with this full name (case-insensitive): names are not unique. */
+  async usersByFullName(name: string): Promise<UserDoc[]> {
+    const users = await this.users.find({ full_name_lc: name.toLowerCase() }, { limit: 50 });
+    for (const user of users) this.rememberUser(user);
+    return users;
   }
 
   async usersByIds(ids: number[]): Promise<UserDoc[]> {

@@ -1,24 +1,58 @@
 /**
- * The messaging service: sending and reading messages. Wires its projections and bus
- * endpoints; the decisions live in domain/.
+ * The messaging service: sending and reading messages, and every change to them
+ * (reactions, edits and moves, deletion, personal flags, topic visibility). Wires the
+ * projector and the bus endpoints; the decisions live in domain/.
  */
-import { GetMessagesParams, queueGroups, SendMessageParams, subjects, badRequest } from '@teamchat/contracts';
+import {
+  badRequest,
+  GetMessageParams,
+  GetMessagesParams,
+  MarkTopicAsReadParams,
+  MessageIdPathParams,
+  queueGroups,
+  ReactionParams,
+  RenderMessageParams,
+  SendMessageParams,
+  subjects,
+  UpdateFlagsForNarrowParams,
+  UpdateFlagsParams,
+  UpdateMessageParams,
+  UserTopicParams,
+  type Actor,
+  type BusRequest,
+} from '@teamchat/contracts';
 import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
 import {
   AggregateRepository,
   Projector,
   serveEndpoint,
   type BusSubscription,
+  type EndpointHandler,
+  type HandlerResult,
   type RunningService,
   type ServiceDeps,
 } from '@teamchat/platform';
+import type { Logger } from 'pino';
+import type { ZodType } from 'zod';
+import { evolveMessage, initialMessage } from './domain/message-changes';
 import { evolveRecipients, initialRecipients } from './domain/recipients';
-import { sendMessage } from './handlers/send-message';
-import { MessagesReadModel } from './projections/messages';
-import { getMessages } from './queries/get-messages';
+import {
+  changeReaction,
+  deleteMessage,
+  editMessage,
+  markTopicAsRead,
+  updateFlags,
+  updateUserTopic,
+  type ChangeDeps,
+} from './handlers/message-changes';
+import { createRenderer } from './handlers/rendering';
+import { recipientIdFor, sendMessage } from './handlers/send-message';
+import { MESSAGING_FACT_TYPES, MessagesReadModel } from './projections/messages';
+import { accessibleMessage } from './queries/access';
+import { getMessages, renderMessages, selectMessageIds } from './queries/get-messages';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
-  const { bus, log, store, readModels } = deps;
+  const { bus, log, store, readModels, config } = deps;
   const directory = new Directory(readModels);
   const model = new MessagesReadModel(readModels);
   const projector = new Projector({
@@ -26,7 +60,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    types: new Set([...DIRECTORY_FACT_TYPES, 'MessageSent']),
+    types: new Set([...DIRECTORY_FACT_TYPES, ...MESSAGING_FACT_TYPES]),
     projection: async (fact) => {
       await directory.apply(fact);
       await model.apply(fact);
@@ -34,22 +68,98 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
-  const options = { queueGroup: queueGroups.messaging, log };
+  const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
+  const renderer = createRenderer(directory, config.realmUri);
+  const changeDeps: ChangeDeps = {
+    store,
+    directory,
+    model,
+    messages,
+    renderer,
+    recipientIdFor: (key) => recipientIdFor({ recipients }, key),
+  };
+
+  /**
+   * Every endpoint needs an actor, must see the caller's earlier writes, and — when it
+   * writes — answers only once its own read model shows the write.
+   */
+  function endpoint<P>(subject: string, params: ZodType<P>, handle: (actor: Actor, params: P, log: Logger) => Promise<HandlerResult>) {
+    const handler: EndpointHandler<P> = async ({ actor, params: p, after }: BusRequest<P>, requestLog) => {
+      if (!actor) throw badRequest('Authentication required');
+      await projector.waitFor(after);
+      const result = await handle(actor, p, requestLog);
+      await projector.waitFor(result.position);
+      return result;
+    };
+    return serveEndpoint(bus, subject, params, handler, { queueGroup: queueGroups.messaging, log });
+  }
 
   const subscriptions: BusSubscription[] = await Promise.all([
-    serveEndpoint(bus, subjects.messaging.sendMessage, SendMessageParams, async ({ actor, params, after }) => {
-      if (!actor) throw badRequest('Authentication required');
-      await projector.waitFor(after);
-      const { id } = await sendMessage({ store, directory, recipients }, actor, params);
-      // Read-your-writes: the sender's next GET /messages must see this message.
-      await projector.waitFor(id);
-      return { value: { id }, position: id };
-    }, options),
-    serveEndpoint(bus, subjects.messaging.getMessages, GetMessagesParams, async ({ actor, params, after }) => {
-      if (!actor) throw badRequest('Authentication required');
-      await projector.waitFor(after);
-      return { value: await getMessages({ directory, model }, actor, params) };
-    }, options),
+    endpoint(subjects.messaging.sendMessage, SendMessageParams, async (actor, params) => {
+      const { position, ...value } = await sendMessage({ store, directory, model, recipients, renderer }, actor, params);
+      return { value, position };
+    }),
+    endpoint(subjects.messaging.getMessages, GetMessagesParams, async (actor, params) => ({
+      value: await getMessages({ directory, model }, actor, params),
+    })),
+    endpoint(subjects.messaging.getMessage, GetMessageParams, async (actor, params) => {
+      const { message } = await accessibleMessage(changeDeps, actor, params.message_id);
+      const [rendered] = await renderMessages({ directory, model }, actor, [message._id], {
+        apply_markdown: params.apply_markdown ?? true,
+        client_gravatar: false,
+        allow_empty_topic_name: params.allow_empty_topic_name ?? false,
+      });
+      return { value: { message: rendered, raw_content: message.content } };
+    }),
+    endpoint(subjects.messaging.renderMessage, RenderMessageParams, async (actor, params) => {
+      if (params.content.trim().length === 0) throw badRequest('Message must not be empty');
+      const rendered = await renderer.render(params.content, { sender_id: actor.user_id, recipient_user_ids: [] });
+      return { value: { rendered: rendered.html } };
+    }),
+    endpoint(subjects.messaging.updateMessage, UpdateMessageParams, async (actor, params) => ({
+      value: {},
+      position: await editMessage(changeDeps, actor, params),
+    })),
+    endpoint(subjects.messaging.deleteMessage, MessageIdPathParams, async (actor, params) => ({
+      value: {},
+      position: await deleteMessage(changeDeps, actor, params.message_id),
+    })),
+    endpoint(subjects.messaging.addReaction, ReactionParams, async (actor, params) => ({
+      value: {},
+      position: await changeReaction(changeDeps, actor, params, 'add'),
+    })),
+    endpoint(subjects.messaging.removeReaction, ReactionParams, async (actor, params) => ({
+      value: {},
+      position: await changeReaction(changeDeps, actor, params, 'remove'),
+    })),
+    endpoint(subjects.messaging.updateFlags, UpdateFlagsParams, async (actor, params) => {
+      const { changed, position } = await updateFlags(changeDeps, actor, params);
+      return { value: { messages: changed }, position };
+    }),
+    endpoint(subjects.messaging.updateFlagsForNarrow, UpdateFlagsForNarrowParams, async (actor, params) => {
+      const { ids, result } = await selectMessageIds({ directory, model }, actor, params);
+      const { changed, position } = await updateFlags(changeDeps, actor, { messages: ids, op: params.op, flag: params.flag }, false);
+      return {
+        value: {
+          processed_count: ids.length,
+          updated_count: changed.length,
+          first_processed_id: ids[0] ?? null,
+          last_processed_id: ids.at(-1) ?? null,
+          found_oldest: result.found_oldest,
+          found_newest: result.found_newest,
+          ignored_because_not_subscribed_channels: [],
+        },
+        position,
+      };
+    }),
+    endpoint(subjects.messaging.markTopicAsRead, MarkTopicAsReadParams, async (actor, params) => ({
+      value: {},
+      position: await markTopicAsRead(changeDeps, actor, params.stream_id, params.topic_name),
+    })),
+    endpoint(subjects.messaging.updateUserTopic, UserTopicParams, async (actor, params) => ({
+      value: {},
+      position: await updateUserTopic(changeDeps, actor, params),
+    })),
   ]);
 
   return {

@@ -49,6 +49,8 @@ const cmd: SendMessage = {
   target: general,
   content: 'hello **world**',
   rendered_content: '<p>hello <strong>world</strong></p>',
+  mentions: { wildcard: null, mentioned_user_ids: [], wildcard_mentioned_user_ids: [] },
+  topic_participant_count: 0,
   is_me_message: false,
   client: 'website',
   read_by_sender: undefined,
@@ -226,5 +228,38 @@ describe('directParticipants', () => {
   it('keeps the sender once and sorts by id', () => {
     expect(directParticipants(mary, [mark, mary, olivia]).map((p) => p.id)).toEqual([1, 4, 5]);
     expect(directParticipants(mary, []).map((p) => p.id)).toEqual([5]);
+  });
+});
+
+describe('decideSendMessage mentions', () => {
+  const crowd = Array.from({ length: 16 }, (_, i) => 100 + i);
+  const busy = { ...general, subscriber_ids: [...crowd, 4] };
+  const wildcard = (kind: 'channel' | 'topic') => ({ wildcard: kind, mentioned_user_ids: [], wildcard_mentioned_user_ids: crowd });
+
+  it('records the mentioned and wildcard-mentioned users on the fact', () => {
+    const mentions = { wildcard: null, mentioned_user_ids: [5], wildcard_mentioned_user_ids: [1, 6] };
+    const fact = decideSendMessage({ ...cmd, mentions });
+    expect(fact.mentioned_user_ids).toEqual([5]);
+    expect(fact.wildcard_mentioned_user_ids).toEqual([1, 6]);
+  });
+
+  it('refuses a channel wildcard in a channel of more than 15 subscribers from a member', () =>
+    when({ target: busy, mentions: wildcard('channel') }).thenThrows({ code: 'STREAM_WILDCARD_MENTION_NOT_ALLOWED' }));
+
+  it('lets an administrator use a channel wildcard in a busy channel', () => {
+    const admin = person(2, 'Adam', ROLE.administrator);
+    expect(decideSendMessage({ ...cmd, sender: admin, target: busy, mentions: wildcard('channel') }).wildcard_mentioned_user_ids).toEqual(crowd);
+  });
+
+  it('allows a channel wildcard in a channel of 15 subscribers or fewer', () => {
+    const small = { ...general, subscriber_ids: crowd.slice(0, 14).concat(4) };
+    expect(decideSendMessage({ ...cmd, target: small, mentions: wildcard('channel') }).type).toBe('MessageSent');
+  });
+
+  it('refuses a topic wildcard in a topic with more than 15 participants from a member', () =>
+    when({ target: busy, mentions: wildcard('topic'), topic_participant_count: 16 }).thenThrows({ code: 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED' }));
+
+  it('allows a topic wildcard in a topic of 15 participants', () => {
+    expect(decideSendMessage({ ...cmd, target: busy, mentions: wildcard('topic'), topic_participant_count: 15 }).type).toBe('MessageSent');
   });
 });

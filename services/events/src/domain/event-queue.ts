@@ -11,6 +11,8 @@ export interface QueueOptions {
   event_types: Set<string> | null;
   apply_markdown: boolean;
   client_gravatar: boolean;
+  /** The client handles the empty topic itself (client capability `empty_topic_name`). */
+  empty_topic_name: boolean;
 }
 
 export interface ClientEvent {

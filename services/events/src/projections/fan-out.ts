@@ -1,9 +1,10 @@
 /**
  * Which client events a stored fact becomes, and for whom: the one place that decides
- * who may see a fact. The events service applies the result to the queues of exactly
- * those users.
+ * who may see a fact. Facts carry their audience (computed by the service that decided
+ * them, from who may see the message); the events service applies the result to the
+ * queues of exactly those users.
  */
-import { Fact, formatMessage, initialMessageFlags, type FactOf } from '@teamchat/contracts';
+import { displayTopic, Fact, formatMessage, initialMessageFlags, type FactOf } from '@teamchat/contracts';
 import type { StoredFact } from '@teamchat/platform';
 import type { EventQueue } from '../domain/event-queue';
 
@@ -13,6 +14,19 @@ export interface Delivery {
   eventFor: (queue: EventQueue) => { type: string; [field: string]: unknown };
 }
 
+/** The fact types that become client events. */
+export const FAN_OUT_FACT_TYPES: ReadonlySet<string> = new Set([
+  'MessageSent',
+  'ReactionAdded',
+  'ReactionRemoved',
+  'MessageEdited',
+  'MessageDeleted',
+  'MessageFlagsUpdated',
+  'UserTopicUpdated',
+]);
+
+const same = (event: { type: string; [field: string]: unknown }) => () => event;
+
 export function deliveriesFor(stored: StoredFact): Delivery[] {
   const parsed = Fact.safeParse(stored.data);
   if (!parsed.success) return [];
@@ -20,6 +34,57 @@ export function deliveriesFor(stored: StoredFact): Delivery[] {
   switch (fact.type) {
     case 'MessageSent':
       return [messageDelivery(fact, stored.position)];
+    case 'ReactionAdded':
+    case 'ReactionRemoved':
+      return [
+        {
+          user_ids: fact.audience_user_ids,
+          eventFor: same({
+            type: 'reaction',
+            op: fact.type === 'ReactionAdded' ? 'add' : 'remove',
+            message_id: fact.message_id,
+            user_id: fact.user_id,
+            emoji_name: fact.emoji_name,
+            emoji_code: fact.emoji_code,
+            reaction_type: fact.reaction_type,
+          }),
+        },
+      ];
+    case 'MessageEdited':
+      return [editDelivery(fact)];
+    case 'MessageDeleted':
+      return [
+        {
+          user_ids: fact.audience_user_ids,
+          eventFor: same({
+            type: 'delete_message',
+            message_ids: [fact.message_id],
+            message_id: fact.message_id,
+            message_type: fact.channel_id === null ? 'private' : 'stream',
+            ...(fact.channel_id !== null ? { stream_id: fact.channel_id, topic: fact.topic } : {}),
+          }),
+        },
+      ];
+    case 'MessageFlagsUpdated':
+      return [
+        {
+          user_ids: [fact.user_id],
+          eventFor: same({ type: 'update_message_flags', op: fact.op, operation: fact.op, flag: fact.flag, messages: fact.message_ids, all: false }),
+        },
+      ];
+    case 'UserTopicUpdated':
+      return [
+        {
+          user_ids: [fact.user_id],
+          eventFor: same({
+            type: 'user_topic',
+            stream_id: fact.channel_id,
+            topic_name: fact.topic,
+            last_updated: fact.last_updated,
+            visibility_policy: fact.visibility_policy,
+          }),
+        },
+      ];
     default:
       return [];
   }
@@ -31,7 +96,11 @@ function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
     eventFor: (queue) => {
       const message = formatMessage(
         { ...fact, id },
-        { apply_markdown: queue.options.apply_markdown, client_gravatar: queue.options.client_gravatar, allow_empty_topic_name: false },
+        {
+          apply_markdown: queue.options.apply_markdown,
+          client_gravatar: queue.options.client_gravatar,
+          allow_empty_topic_name: queue.options.empty_topic_name,
+        },
       );
       const echo = fact.local_echo;
       return {
@@ -40,6 +109,50 @@ function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
         flags: initialMessageFlags(fact, queue.options.user_id),
         ...(echo && echo.queue_id === queue.id && fact.sender_id === queue.options.user_id
           ? { local_message_id: echo.local_id }
+          : {}),
+      };
+    },
+  };
+}
+
+function editDelivery(fact: FactOf<'MessageEdited'>): Delivery {
+  return {
+    user_ids: fact.audience_user_ids,
+    eventFor: (queue) => {
+      const { content, move } = fact;
+      const userId = queue.options.user_id;
+      const flags = content
+        ? [
+            ...(content.mentioned_user_ids.includes(userId) ? ['mentioned'] : []),
+            ...(content.wildcard_mentioned_user_ids.includes(userId) ? ['wildcard_mentioned'] : []),
+          ]
+        : [];
+      const topic = (t: string) => displayTopic(t, queue.options.empty_topic_name);
+      return {
+        type: 'update_message',
+        user_id: fact.editor_id,
+        edit_timestamp: fact.timestamp,
+        message_id: fact.message_id,
+        message_ids: move ? move.message_ids : [fact.message_id],
+        flags,
+        rendering_only: false,
+        ...(content
+          ? {
+              orig_content: content.prev_content,
+              orig_rendered_content: content.prev_rendered_content,
+              content: queue.options.apply_markdown ? content.rendered_content : content.content,
+              rendered_content: content.rendered_content,
+              is_me_message: content.is_me_message,
+            }
+          : {}),
+        ...(move
+          ? {
+              stream_id: move.prev_channel_id,
+              propagate_mode: move.propagate_mode,
+              orig_subject: topic(move.prev_topic),
+              ...(move.topic !== move.prev_topic ? { subject: topic(move.topic), topic_links: [] } : {}),
+              ...(move.channel_id !== move.prev_channel_id ? { new_stream_id: move.channel_id } : {}),
+            }
           : {}),
       };
     },

@@ -38,6 +38,7 @@ export class QueueRegistry {
       event_types: params.event_types ? new Set(params.event_types) : null,
       apply_markdown: params.apply_markdown ?? false,
       client_gravatar: params.client_gravatar ?? true,
+      empty_topic_name: params.client_capabilities?.empty_topic_name === true,
     });
     this.queues.set(queue.id, queue);
     const mine = this.byUser.get(actor.user_id) ?? new Set();

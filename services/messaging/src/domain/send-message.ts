@@ -4,6 +4,7 @@
  * with the command; the handler looked them up.
  */
 import {
+  ApiError,
   badRequest,
   EMPTY_TOPIC_DISPLAY_NAME,
   LIMITS,
@@ -11,6 +12,7 @@ import {
   type DisplayRecipientUser,
   type FactOf,
 } from '@teamchat/contracts';
+import { hasRole, ORGANIZATION_POLICY as POLICY } from './policies';
 
 export interface Participant {
   id: number;
@@ -42,6 +44,14 @@ export interface SendMessage {
   target: ChannelTarget | DirectTarget;
   content: string;
   rendered_content: string;
+  /** What the content mentions, from rendering; ids are already limited to recipients. */
+  mentions: {
+    wildcard: 'channel' | 'topic' | null;
+    mentioned_user_ids: number[];
+    wildcard_mentioned_user_ids: number[];
+  };
+  /** How many users took part in the topic so far (for topic wildcard mentions). */
+  topic_participant_count: number;
   is_me_message: boolean;
   client: string;
   read_by_sender: boolean | undefined;
@@ -99,6 +109,23 @@ function checkTopic(raw: string | undefined): string {
   return topic === EMPTY_TOPIC_DISPLAY_NAME ? '' : topic;
 }
 
+/** Who receives a message to this target: a channel's subscribers or the DM participants, and the sender. */
+export function recipientUserIds(sender: Participant, target: ChannelTarget | DirectTarget): number[] {
+  if (target.kind === 'channel') return [...new Set([...target.subscriber_ids, sender.id])].sort((a, b) => a - b);
+  return directParticipants(sender, target.users).map((u) => u.id);
+}
+
+function checkWildcardMention(cmd: SendMessage): void {
+  if (cmd.target.kind !== 'channel' || hasRole(cmd.sender.role, POLICY.canMentionManyUsersRole)) return;
+  const threshold = POLICY.wildcardMentionLargeThreshold;
+  if (cmd.mentions.wildcard === 'channel' && cmd.target.subscriber_ids.length > threshold) {
+    throw new ApiError('STREAM_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use channel wildcard mentions in this channel.', 400);
+  }
+  if (cmd.mentions.wildcard === 'topic' && cmd.topic_participant_count > threshold) {
+    throw new ApiError('TOPIC_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use topic wildcard mentions in this topic.', 400);
+  }
+}
+
 export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
   const { sender, target } = cmd;
   if (cmd.content.trim().length === 0) throw badRequest('Message must not be empty');
@@ -108,7 +135,6 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
   }
 
   let recipient: FactOf<'MessageSent'>['recipient'];
-  let recipientUserIds: number[];
   if (target.kind === 'channel') {
     const topic = checkTopic(target.topic);
     const subscribed = target.subscriber_ids.includes(sender.id);
@@ -117,7 +143,7 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
       throw badRequest(`Not authorized to send to channel '${target.name}'`);
     }
     recipient = { type: 'channel', channel_id: target.channel_id, channel_name: target.name, topic };
-    recipientUserIds = [...new Set([...target.subscriber_ids, sender.id])].sort((a, b) => a - b);
+    checkWildcardMention(cmd);
   } else {
     if (target.users.length === 0) throw badRequest('Message must have recipients');
     const inactive = target.users.find((u) => !u.is_active);
@@ -130,7 +156,6 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
       is_mirror_dummy: false,
     }));
     recipient = { type: 'direct', users };
-    recipientUserIds = participants.map((u) => u.id);
   }
 
   return {
@@ -145,9 +170,9 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
     client: cmd.client,
     recipient_id: cmd.recipient_id,
     timestamp: Math.floor(cmd.now / 1000),
-    recipient_user_ids: recipientUserIds,
-    mentioned_user_ids: [],
-    wildcard_mentioned_user_ids: [],
+    recipient_user_ids: recipientUserIds(sender, target),
+    mentioned_user_ids: cmd.mentions.mentioned_user_ids,
+    wildcard_mentioned_user_ids: cmd.mentions.wildcard_mentioned_user_ids,
     read_by_sender: cmd.read_by_sender ?? defaultReadBySender(cmd.client),
     local_echo: cmd.local_echo,
   };

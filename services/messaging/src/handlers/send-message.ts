@@ -4,23 +4,38 @@
  * message id is the position the store gave that fact.
  */
 import { randomUUID } from 'node:crypto';
-import { badRequest, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
+import { badRequest, EMPTY_TOPIC_DISPLAY_NAME, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
 import type { Directory, UserDoc } from '@teamchat/directory';
-import { isMeMessage, renderMarkdown } from '@teamchat/markdown';
+import { isMeMessage } from '@teamchat/markdown';
 import type { AggregateRepository, EventStore } from '@teamchat/platform';
+import { automaticVisibilityPolicy, decideUserTopic } from '../domain/message-changes';
 import { decideAllocateRecipient, type RecipientRegistry } from '../domain/recipients';
 import {
   decideSendMessage,
   recipientKey,
+  recipientUserIds,
   type ChannelTarget,
   type DirectTarget,
   type Participant,
 } from '../domain/send-message';
+import { userTopicId, type MessagesReadModel } from '../projections/messages';
+import { appendPersonal } from './message-changes';
+import type { Renderer } from './rendering';
 
 export interface SendDeps {
   store: EventStore;
   directory: Directory;
+  model: MessagesReadModel;
   recipients: AggregateRepository<RecipientRegistry>;
+  renderer: Renderer;
+}
+
+const TOPIC_WILDCARD = /@_?\*\*topic\*\*/i;
+
+/** Senders of the topic so far, who a topic wildcard mention reaches. */
+async function topicParticipants(model: MessagesReadModel, channelId: number, topic: string): Promise<number[]> {
+  const messages = await model.messages.find({ channel_id: channelId, topic_lc: topic.toLowerCase() });
+  return [...new Set(messages.map((m) => m.sender_id))];
 }
 
 const participant = (u: UserDoc): Participant => ({
@@ -61,7 +76,7 @@ async function resolveDirect(directory: Directory, to: SendMessageParams['to']):
   return { kind: 'direct', users };
 }
 
-async function recipientIdFor(deps: SendDeps, key: string): Promise<number> {
+export async function recipientIdFor(deps: Pick<SendDeps, 'recipients'>, key: string): Promise<number> {
   // An allocation never changes, so a known key needs no read of the registry stream.
   const known = deps.recipients.cached(streams.messageRecipients)?.byKey.get(key);
   if (known !== undefined) return known;
@@ -85,11 +100,24 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
     ? await resolveChannel(deps.directory, params.to, params.topic ?? params.subject)
     : await resolveDirect(deps.directory, params.to);
 
+  const recipients = recipientUserIds(sender, target);
+  const topic = target.kind === 'channel' ? normalizedTopic(target.topic) : undefined;
+  const participants =
+    target.kind === 'channel' && topic !== undefined && TOPIC_WILDCARD.test(params.content)
+      ? await topicParticipants(deps.model, target.channel_id, topic)
+      : [];
+  const rendered = await deps.renderer.render(params.content, {
+    sender_id: sender.id,
+    recipient_user_ids: recipients,
+    topic_participant_ids: participants,
+  });
   const command = {
     sender,
     target,
     content: params.content,
-    rendered_content: renderMarkdown(params.content),
+    rendered_content: rendered.html,
+    mentions: rendered,
+    topic_participant_count: participants.length,
     is_me_message: isMeMessage(params.content),
     client: actor.client,
     read_by_sender: params.read_by_sender,
@@ -98,8 +126,29 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
   };
   // Validate before allocating a recipient id, so a refused message leaves no trace.
   decideSendMessage({ ...command, recipient_id: 0 });
+  const startsTopic =
+    target.kind === 'channel' && topic !== undefined
+      ? (await deps.model.messages.find({ channel_id: target.channel_id, topic_lc: topic.toLowerCase() }, { limit: 1 })).length === 0
+      : false;
   const fact = decideSendMessage({ ...command, recipient_id: await recipientIdFor(deps, recipientKey(sender, target)) });
   const uuid = randomUUID();
   const { positions } = await deps.store.append(streams.message(uuid), [{ id: uuid, type: fact.type, data: fact }], 'no_stream');
-  return { id: positions[0]! };
+  const id = positions[0]!;
+
+  // The sender's topic visibility may change automatically (follow topics you start).
+  if (fact.recipient.type !== 'channel') return { id, position: id };
+  const { channel_id, topic: factTopic } = fact.recipient;
+  const current = (await deps.model.userTopics.get(userTopicId(sender.id, channel_id, factTopic)))?.visibility_policy ?? 0;
+  const policy = automaticVisibilityPolicy({ current, startsTopic, channelMuted: false });
+  if (policy === null) return { id, position: id };
+  const facts = decideUserTopic(current, { user_id: sender.id, channel_id, topic: factTopic, visibility_policy: policy, now: Date.now() });
+  const position = await appendPersonal(deps.store, streams.userTopics(sender.id), facts);
+  return { id, position: position ?? id, automatic_new_visibility_policy: policy };
+}
+
+/** The topic as the decider will store it (the decider still validates it). */
+function normalizedTopic(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const topic = raw.trim();
+  return topic === EMPTY_TOPIC_DISPLAY_NAME ? '' : topic;
 }

@@ -1,14 +1,23 @@
 /**
- * Messaging's read models: every message once, and one row per (user, message) for
- * each user who received it — their personal history, with their flags. Pure
- * document writes keyed by the fact's subject, so replaying a fact changes nothing.
+ * Messaging's read models: every message once; one row per (user, message) for each user
+ * who received it — their personal history, with their flags; and users' topic
+ * visibility policies. Every write is a whole document keyed by the fact's subject and
+ * computed from the fact and the current document, so replaying a fact changes nothing.
  */
-import { Fact, initialMessageFlags, type FactOf } from '@teamchat/contracts';
+import {
+  Fact,
+  initialMessageFlags,
+  type EditHistoryEntry,
+  type FactOf,
+  type MessageReaction,
+} from '@teamchat/contracts';
 import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
 
 export interface MessageDoc extends Doc {
   /** The message id: the position of its MessageSent fact. */
   _id: number;
+  /** The message's own stream, where its later facts are appended. */
+  stream: string;
   sender_id: number;
   sender_email: string;
   sender_full_name: string;
@@ -24,6 +33,11 @@ export interface MessageDoc extends Doc {
   client: string;
   timestamp: number;
   is_me_message: boolean;
+  reactions: MessageReaction[];
+  /** Newest first. */
+  edit_history: EditHistoryEntry[];
+  last_edit_timestamp: number | null;
+  last_moved_timestamp: number | null;
 }
 
 export interface UserMessageDoc extends Doc {
@@ -32,20 +46,61 @@ export interface UserMessageDoc extends Doc {
   user_id: number;
   message_id: number;
   flags: string[];
+  /** Derived from `flags`, as indexable fields for the is:unread / is:starred / is:mentioned narrows. */
+  unread: boolean;
+  starred: boolean;
+  mentioned: boolean;
   channel_id: number | null;
   topic_lc: string | null;
   dm_key: string | null;
 }
 
+/** The flag-derived fields of a personal-history row. */
+export function flagKeys(flags: string[]): Pick<UserMessageDoc, 'flags' | 'unread' | 'starred' | 'mentioned'> {
+  return {
+    flags,
+    unread: !flags.includes('read'),
+    starred: flags.includes('starred'),
+    mentioned: flags.includes('mentioned') || flags.includes('wildcard_mentioned'),
+  };
+}
+
+export interface UserTopicDoc extends Doc {
+  /** `${user_id}:${channel_id}:${topic_lc}` */
+  _id: string;
+  user_id: number;
+  channel_id: number;
+  topic: string;
+  topic_lc: string;
+  visibility_policy: number;
+  last_updated: number;
+}
+
+export const MESSAGING_FACT_TYPES = [
+  'MessageSent',
+  'ReactionAdded',
+  'ReactionRemoved',
+  'MessageFlagsUpdated',
+  'MessageEdited',
+  'MessageDeleted',
+  'UserTopicUpdated',
+] as const;
+
 export const userMessageId = (userId: number, messageId: number) => `${userId}:${messageId}`;
+export const userTopicId = (userId: number, channelId: number, topic: string) => `${userId}:${channelId}:${topic.toLowerCase()}`;
 
 export function dmKey(userIds: number[]): string {
   return [...new Set(userIds)].sort((a, b) => a - b).join(',');
 }
 
+/** Resolving (or unresolving) a topic only adds or strips this prefix. */
+export const RESOLVED_TOPIC_PREFIX = '✔ ';
+const withoutResolvedPrefix = (topic: string) => (topic.startsWith(RESOLVED_TOPIC_PREFIX) ? topic.slice(RESOLVED_TOPIC_PREFIX.length) : topic);
+
 export class MessagesReadModel {
   readonly messages: Collection<MessageDoc>;
   readonly userMessages: Collection<UserMessageDoc>;
+  readonly userTopics: Collection<UserTopicDoc>;
 
   constructor(readModels: ReadModelStore) {
     this.messages = readModels.collection<MessageDoc>('messages', [
@@ -54,25 +109,57 @@ export class MessagesReadModel {
     ]);
     this.userMessages = readModels.collection<UserMessageDoc>('user_messages', [
       { fields: ['user_id', 'message_id'] },
+      { fields: ['user_id', 'unread', 'message_id'] },
       { fields: ['user_id', 'channel_id', 'topic_lc', 'message_id'] },
       { fields: ['user_id', 'dm_key', 'message_id'] },
+      { fields: ['message_id'] },
     ]);
+    this.userTopics = readModels.collection<UserTopicDoc>('user_topics', [{ fields: ['user_id'] }]);
   }
 
   async apply(stored: StoredFact): Promise<void> {
     const parsed = Fact.safeParse(stored.data);
-    if (!parsed.success || parsed.data.type !== 'MessageSent') return;
+    if (!parsed.success) return;
     const fact = parsed.data;
+    switch (fact.type) {
+      case 'MessageSent':
+        return this.sent(fact, stored);
+      case 'ReactionAdded':
+      case 'ReactionRemoved':
+        return this.reaction(fact);
+      case 'MessageFlagsUpdated':
+        return this.flags(fact);
+      case 'MessageEdited':
+        return this.edited(fact);
+      case 'MessageDeleted':
+        return this.deleted(fact);
+      case 'UserTopicUpdated':
+        await this.userTopics.put({
+          _id: userTopicId(fact.user_id, fact.channel_id, fact.topic),
+          user_id: fact.user_id,
+          channel_id: fact.channel_id,
+          topic: fact.topic,
+          topic_lc: fact.topic.toLowerCase(),
+          visibility_policy: fact.visibility_policy,
+          last_updated: fact.last_updated,
+        });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private async sent(fact: FactOf<'MessageSent'>, stored: StoredFact): Promise<void> {
     const id = stored.position;
     const channel = fact.recipient.type === 'channel' ? fact.recipient : null;
-    const key = fact.recipient.type === 'direct' ? dmKey(fact.recipient.users.map((u) => u.id)) : null;
     const narrowKeys = {
       channel_id: channel?.channel_id ?? null,
       topic_lc: channel ? channel.topic.toLowerCase() : null,
-      dm_key: key,
+      dm_key: fact.recipient.type === 'direct' ? dmKey(fact.recipient.users.map((u) => u.id)) : null,
     };
     await this.messages.put({
       _id: id,
+      stream: stored.stream,
       sender_id: fact.sender_id,
       sender_email: fact.sender_email,
       sender_full_name: fact.sender_full_name,
@@ -84,15 +171,136 @@ export class MessagesReadModel {
       client: fact.client,
       timestamp: fact.timestamp,
       is_me_message: fact.is_me_message,
+      reactions: [],
+      edit_history: [],
+      last_edit_timestamp: null,
+      last_moved_timestamp: null,
     });
     for (const userId of fact.recipient_user_ids) {
       await this.userMessages.put({
         _id: userMessageId(userId, id),
         user_id: userId,
         message_id: id,
-        flags: initialMessageFlags(fact, userId),
+        ...flagKeys(initialMessageFlags(fact, userId)),
         ...narrowKeys,
       });
     }
   }
+
+  private async reaction(fact: FactOf<'ReactionAdded' | 'ReactionRemoved'>): Promise<void> {
+    const message = await this.messages.get(fact.message_id);
+    if (!message) return;
+    const same = (r: MessageReaction) =>
+      r.user_id === fact.user_id && r.emoji_code === fact.emoji_code && r.reaction_type === fact.reaction_type;
+    const others = message.reactions.filter((r) => !same(r));
+    const reactions =
+      fact.type === 'ReactionAdded'
+        ? [...others, { emoji_name: fact.emoji_name, emoji_code: fact.emoji_code, reaction_type: fact.reaction_type, user_id: fact.user_id }]
+        : others;
+    await this.messages.put({ ...message, reactions });
+  }
+
+  private async flags(fact: FactOf<'MessageFlagsUpdated'>): Promise<void> {
+    for (const messageId of fact.message_ids) {
+      const id = userMessageId(fact.user_id, messageId);
+      let row = await this.userMessages.get(id);
+      if (!row) {
+        // A message read from channel history the user never received: give it a row,
+        // marked historical, so a flag like starred can stick (as Zulip does).
+        const message = await this.messages.get(messageId);
+        if (!message) continue;
+        row = {
+          _id: id,
+          user_id: fact.user_id,
+          message_id: messageId,
+          ...flagKeys(['read', 'historical']),
+          channel_id: message.channel_id,
+          topic_lc: message.topic_lc,
+          dm_key: message.dm_key,
+        };
+      }
+      const flags = row.flags.filter((f) => f !== fact.flag);
+      if (fact.op === 'add') flags.push(fact.flag);
+      await this.userMessages.put({ ...row, ...flagKeys(flags) });
+    }
+  }
+
+  private async edited(fact: FactOf<'MessageEdited'>): Promise<void> {
+    const message = await this.messages.get(fact.message_id);
+    if (!message) return;
+    if (fact.content) {
+      const entry: EditHistoryEntry = {
+        user_id: fact.editor_id,
+        timestamp: fact.timestamp,
+        prev_content: fact.content.prev_content,
+        prev_rendered_content: fact.content.prev_rendered_content,
+      };
+      if (fact.move && fact.move.message_ids.includes(message._id)) Object.assign(entry, moveEntry(fact.move));
+      await this.messages.put({
+        ...message,
+        content: fact.content.content,
+        rendered_content: fact.content.rendered_content,
+        is_me_message: fact.content.is_me_message,
+        edit_history: [entry, ...message.edit_history],
+        last_edit_timestamp: fact.timestamp,
+        ...(fact.move && fact.move.message_ids.includes(message._id) ? moved(message, fact.move, fact.timestamp) : {}),
+      });
+      await this.updateMentionFlags(message._id, fact.content);
+    }
+    if (!fact.move) return;
+    for (const id of fact.move.message_ids) {
+      if (fact.content && id === message._id) continue;
+      const other = await this.messages.get(id);
+      if (!other) continue;
+      await this.messages.put({
+        ...other,
+        ...moved(other, fact.move, fact.timestamp),
+        edit_history: [{ user_id: fact.editor_id, timestamp: fact.timestamp, ...moveEntry(fact.move) }, ...other.edit_history],
+      });
+    }
+    const keys = { channel_id: fact.move.channel_id, topic_lc: fact.move.topic.toLowerCase(), dm_key: null };
+    for (const id of fact.move.message_ids) {
+      for (const row of await this.userMessages.find({ message_id: id })) {
+        await this.userMessages.put({ ...row, ...keys });
+      }
+    }
+  }
+
+  private async updateMentionFlags(messageId: number, content: NonNullable<FactOf<'MessageEdited'>['content']>): Promise<void> {
+    for (const row of await this.userMessages.find({ message_id: messageId })) {
+      const flags = row.flags.filter((f) => f !== 'mentioned' && f !== 'wildcard_mentioned');
+      if (content.mentioned_user_ids.includes(row.user_id)) flags.push('mentioned');
+      if (content.wildcard_mentioned_user_ids.includes(row.user_id)) flags.push('wildcard_mentioned');
+      if (flags.length !== row.flags.length || flags.some((f, i) => f !== row.flags[i])) {
+        await this.userMessages.put({ ...row, ...flagKeys(flags) });
+      }
+    }
+  }
+
+  private async deleted(fact: FactOf<'MessageDeleted'>): Promise<void> {
+    for (const row of await this.userMessages.find({ message_id: fact.message_id })) await this.userMessages.delete(row._id);
+    await this.messages.delete(fact.message_id);
+  }
+}
+
+type Move = NonNullable<FactOf<'MessageEdited'>['move']>;
+
+function moveEntry(move: Move): Omit<EditHistoryEntry, 'user_id' | 'timestamp'> {
+  return {
+    ...(move.prev_topic !== move.topic ? { prev_topic: move.prev_topic, topic: move.topic } : {}),
+    ...(move.prev_channel_id !== move.channel_id ? { prev_stream: move.prev_channel_id, stream: move.channel_id } : {}),
+  };
+}
+
+function moved(message: MessageDoc, move: Move, timestamp: number): Partial<MessageDoc> {
+  // Resolving or unresolving a topic is not a move (feature level 365).
+  const onlyResolved =
+    move.prev_channel_id === move.channel_id && withoutResolvedPrefix(move.prev_topic) === withoutResolvedPrefix(move.topic);
+  return {
+    recipient: { type: 'channel', channel_id: move.channel_id, channel_name: move.channel_name, topic: move.topic },
+    recipient_id: move.recipient_id,
+    channel_id: move.channel_id,
+    topic_lc: move.topic.toLowerCase(),
+    last_moved_timestamp: onlyResolved ? message.last_moved_timestamp : timestamp,
+  };
 }

@@ -20,6 +20,7 @@ import {
 import type { Directory } from '@teamchat/directory';
 import type { Filter } from '@teamchat/platform';
 import { dmKey, userMessageId, type MessageDoc, type MessagesReadModel } from '../projections/messages';
+import { canReadChannelHistory } from './access';
 
 const badNarrow = (msg: string) => new ApiError('BAD_REQUEST', `Invalid narrow operator: ${msg}`, 400);
 
@@ -122,7 +123,24 @@ export interface GetMessagesDeps {
   model: MessagesReadModel;
 }
 
+export type SelectParams = Omit<GetMessagesParams, 'client_gravatar' | 'apply_markdown' | 'allow_empty_topic_name'>;
+
 export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: GetMessagesParams) {
+  const { ids, result } = await selectMessageIds(deps, actor, params);
+  const messages = await renderMessages(deps, actor, ids, {
+    apply_markdown: params.apply_markdown ?? true,
+    client_gravatar: params.client_gravatar ?? true,
+    allow_empty_topic_name: params.allow_empty_topic_name ?? false,
+  });
+  return { ...result, messages };
+}
+
+/** The ids a GET /messages request selects, ascending, with the found_* and anchor fields. */
+export async function selectMessageIds(
+  deps: GetMessagesDeps,
+  actor: Actor,
+  params: SelectParams,
+): Promise<{ ids: number[]; result: Record<string, unknown> }> {
   const { directory, model } = deps;
   const plan = await planNarrow(directory, actor, params.narrow ?? []);
 
@@ -146,7 +164,7 @@ export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: G
     );
     if (mixed.length) throw badRequest(`Parameter 'message_ids' cannot be combined with '${mixed[0]}'`);
     if (params.message_ids.length > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
-    ids = params.message_ids.length ? await find({ [idField]: { $in: params.message_ids } }, 1, params.message_ids.length) : [];
+    ids = await accessibleIds(deps, actor, plan.filter, params.message_ids);
     result = { found_newest: false, found_oldest: false, found_anchor: false, history_limited: false };
   } else {
     const numBefore = params.num_before;
@@ -163,7 +181,7 @@ export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: G
     else if (anchor.kind === 'id') anchorId = anchor.id;
     else {
       const [firstUnread] = await model.userMessages.find(
-        personal({ flags: { $ne: 'read' } } as Filter),
+        personal({ unread: true }),
         { sort: ['message_id', 1], limit: 1 },
       );
       anchorId = firstUnread?.message_id ?? LARGER_THAN_MAX_MESSAGE_ID;
@@ -185,15 +203,41 @@ export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: G
     };
   }
 
-  const messages = await renderMessages(deps, actor, ids, {
-    apply_markdown: params.apply_markdown ?? true,
-    client_gravatar: params.client_gravatar ?? true,
-    allow_empty_topic_name: params.allow_empty_topic_name ?? false,
-  });
-  return { ...result, messages };
+  return { ids, result };
 }
 
-async function renderMessages(
+/**
+ * `message_ids`: those of the ids that exist, that the user may see (personal history or
+ * readable channel history) and that match the narrow's keys.
+ */
+async function accessibleIds(deps: GetMessagesDeps, actor: Actor, filter: Filter, wanted: number[]): Promise<number[]> {
+  if (wanted.length === 0) return [];
+  const unique = [...new Set(wanted)];
+  const [docs, rows] = await Promise.all([
+    deps.model.messages.getMany(unique),
+    deps.model.userMessages.getMany(unique.map((id) => userMessageId(actor.user_id, id))),
+  ]);
+  const received = new Set(rows.map((r) => r.message_id));
+  const ids: number[] = [];
+  for (const doc of docs) {
+    if (!matchesKeys(doc, filter)) continue;
+    const visible =
+      received.has(doc._id) || (doc.channel_id !== null && (await canReadChannelHistory(deps, actor, doc.channel_id)));
+    if (visible) ids.push(doc._id);
+  }
+  return ids.sort((a, b) => a - b);
+}
+
+/** The narrow's keys (equality, or `$ne: null`) checked against a message document. */
+function matchesKeys(doc: MessageDoc, filter: Filter): boolean {
+  return Object.entries(filter).every(([field, condition]) => {
+    const value = (doc as Record<string, unknown>)[field];
+    if (condition !== null && typeof condition === 'object' && '$ne' in condition) return value !== condition.$ne;
+    return value === condition;
+  });
+}
+
+export async function renderMessages(
   deps: GetMessagesDeps,
   actor: Actor,
   ids: number[],
@@ -240,5 +284,9 @@ function viewOf(doc: MessageDoc): MessageView {
     client: doc.client,
     timestamp: doc.timestamp,
     is_me_message: doc.is_me_message,
+    reactions: doc.reactions,
+    edit_history: doc.edit_history,
+    last_edit_timestamp: doc.last_edit_timestamp,
+    last_moved_timestamp: doc.last_moved_timestamp,
   };
 }

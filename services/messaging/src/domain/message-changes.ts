@@ -1,0 +1,269 @@
+/**
+ * Deciders for changes to messages that exist: reactions, edits and moves, deletion,
+ * personal flags and topic visibility. Pure: the message as it stands, the actor, the
+ * clock and the resolved targets come in with the command.
+ */
+import {
+  badRequest,
+  EDITABLE_FLAGS,
+  EMPTY_TOPIC_DISPLAY_NAME,
+  LIMITS,
+  VISIBILITY_POLICY,
+  type Fact,
+  type FactOf,
+} from '@teamchat/contracts';
+import { exemptFromMoveLimits, hasRole, ORGANIZATION_POLICY as POLICY } from './policies';
+
+/** What a message's own stream says: enough to refuse duplicate reactions and late changes. */
+export interface MessageState {
+  deleted: boolean;
+  /** `${user_id}:${reaction_type}:${emoji_code}` */
+  reactions: Set<string>;
+}
+
+export const initialMessage = (): MessageState => ({ deleted: false, reactions: new Set() });
+
+const reactionKey = (r: { user_id: number; reaction_type: string; emoji_code: string }) =>
+  `${r.user_id}:${r.reaction_type}:${r.emoji_code}`;
+
+export function evolveMessage(state: MessageState, fact: Fact): MessageState {
+  switch (fact.type) {
+    case 'ReactionAdded':
+      return { ...state, reactions: new Set(state.reactions).add(reactionKey(fact)) };
+    case 'ReactionRemoved': {
+      const reactions = new Set(state.reactions);
+      reactions.delete(reactionKey(fact));
+      return { ...state, reactions };
+    }
+    case 'MessageDeleted':
+      return { ...state, deleted: true };
+    default:
+      return state;
+  }
+}
+
+export interface ReactionCommand {
+  op: 'add' | 'remove';
+  message_id: number;
+  user_id: number;
+  emoji: { emoji_name: string; emoji_code: string; reaction_type: 'unicode_emoji' | 'realm_emoji' | 'service_extra_emoji' };
+  audience_user_ids: number[];
+}
+
+export function decideReaction(state: MessageState, cmd: ReactionCommand): Fact[] {
+  if (state.deleted) throw badRequest('Invalid message(s)');
+  const exists = state.reactions.has(reactionKey({ user_id: cmd.user_id, ...cmd.emoji }));
+  if (cmd.op === 'add' && exists) throw badRequest('Reaction already exists.');
+  if (cmd.op === 'remove' && !exists) throw badRequest("Reaction doesn't exist.");
+  return [
+    {
+      type: cmd.op === 'add' ? 'ReactionAdded' : 'ReactionRemoved',
+      message_id: cmd.message_id,
+      user_id: cmd.user_id,
+      ...cmd.emoji,
+      audience_user_ids: cmd.audience_user_ids,
+    },
+  ];
+}
+
+/** The message as the read model shows it now (location included, after earlier moves). */
+export interface MessageSnapshot {
+  id: number;
+  sender_id: number;
+  timestamp: number;
+  channel_id: number | null;
+  topic: string | null;
+  content: string;
+  rendered_content: string;
+}
+
+export interface EditActor {
+  user_id: number;
+  role: number;
+}
+
+export interface EditCommand {
+  actor: EditActor;
+  message: MessageSnapshot;
+  /** New content, rendered, with the mentions it makes; absent when unchanged. */
+  content?: { content: string; rendered_content: string; is_me_message: boolean; mentioned_user_ids: number[]; wildcard_mentioned_user_ids: number[] };
+  /** Requested topic (raw); absent when unchanged. */
+  topic?: string;
+  /** Destination channel, resolved; absent when unchanged. */
+  channel?: { id: number; name: string; recipient_id: number };
+  propagate_mode: 'change_one' | 'change_later' | 'change_all';
+  /** For a move: the ids the propagate mode selects (the edited message included). */
+  moved_message_ids: number[];
+  audience_user_ids: number[];
+  now: number;
+}
+
+const codePoints = (s: string) => [...s].length;
+
+export function normalizeTopic(raw: string): string {
+  if (raw.includes('\u0000')) throw badRequest('Topic must not contain null bytes');
+  const topic = raw.trim();
+  if (codePoints(topic) > LIMITS.max_topic_length) throw badRequest(`Topic too long (limit: ${LIMITS.max_topic_length} characters)`);
+  return topic === EMPTY_TOPIC_DISPLAY_NAME ? '' : topic;
+}
+
+export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf<'MessageEdited'>[] {
+  const { actor, message } = cmd;
+  if (state.deleted) throw badRequest('Invalid message(s)');
+  const nowSeconds = Math.floor(cmd.now / 1000);
+  const age = nowSeconds - message.timestamp;
+
+  let content: FactOf<'MessageEdited'>['content'] = null;
+  if (cmd.content !== undefined) {
+    if (actor.user_id !== message.sender_id) throw badRequest("You don't have permission to edit this message");
+    if (age > POLICY.messageContentEditLimitSeconds) throw badRequest('The time limit for editing this message has passed');
+    if (cmd.content.content.trim().length === 0) throw badRequest('Message must not be empty');
+    if (codePoints(cmd.content.content) > LIMITS.max_message_length) {
+      throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
+    }
+    if (cmd.content.content !== message.content) {
+      content = { prev_content: message.content, prev_rendered_content: message.rendered_content, ...cmd.content };
+    }
+  }
+
+  let move: FactOf<'MessageEdited'>['move'] = null;
+  if (cmd.topic !== undefined || cmd.channel !== undefined) {
+    if (message.channel_id === null || message.topic === null) {
+      throw badRequest(cmd.channel !== undefined ? 'Direct messages cannot be moved to channels.' : 'Direct messages cannot have topics.');
+    }
+    const topic = cmd.topic !== undefined ? normalizeTopic(cmd.topic) : message.topic;
+    const channelChanged = cmd.channel !== undefined && cmd.channel.id !== message.channel_id;
+    const topicChanged = topic !== message.topic;
+    if (channelChanged) {
+      if (!hasRole(actor.role, POLICY.canMoveMessagesBetweenChannelsRole)) {
+        throw badRequest("You don't have permission to move this message");
+      }
+      if (!exemptFromMoveLimits(actor.role) && age > POLICY.moveMessagesBetweenChannelsLimitSeconds) {
+        throw badRequest("The time limit for editing this message's channel has passed");
+      }
+    }
+    if (topicChanged) {
+      const mayMove = hasRole(actor.role, POLICY.canMoveMessagesBetweenTopicsRole);
+      if (!mayMove) throw badRequest("You don't have permission to edit this message");
+      if (!exemptFromMoveLimits(actor.role) && age > POLICY.moveMessagesWithinChannelLimitSeconds) {
+        throw badRequest("The time limit for editing this message's topic has passed");
+      }
+    }
+    if (channelChanged || topicChanged) {
+      move = {
+        prev_channel_id: message.channel_id,
+        channel_id: cmd.channel?.id ?? message.channel_id,
+        channel_name: cmd.channel?.name ?? '',
+        prev_topic: message.topic,
+        topic,
+        propagate_mode: cmd.propagate_mode,
+        message_ids: [...new Set([...cmd.moved_message_ids, message.id])].sort((a, b) => a - b),
+        recipient_id: cmd.channel?.recipient_id ?? 0,
+      };
+    }
+  }
+
+  if (!content && !move) throw badRequest('Nothing to change');
+  return [
+    {
+      type: 'MessageEdited',
+      message_id: message.id,
+      editor_id: actor.user_id,
+      timestamp: nowSeconds,
+      content,
+      move,
+      audience_user_ids: cmd.audience_user_ids,
+    },
+  ];
+}
+
+export function decideDeleteMessage(
+  state: MessageState,
+  cmd: { actor: EditActor; message: MessageSnapshot; audience_user_ids: number[]; now: number },
+): Fact[] {
+  if (state.deleted) throw badRequest('Invalid message(s)');
+  const { actor, message } = cmd;
+  const mayDeleteAny = hasRole(actor.role, POLICY.canDeleteAnyMessageRole);
+  if (!mayDeleteAny) {
+    const own = actor.user_id === message.sender_id && hasRole(actor.role, POLICY.canDeleteOwnMessageRole);
+    if (!own) throw badRequest("You don't have permission to delete this message");
+    const limit = POLICY.messageContentDeleteLimitSeconds;
+    if (limit !== null && Math.floor(cmd.now / 1000) - message.timestamp > limit) {
+      throw badRequest('The time limit for deleting this message has passed');
+    }
+  }
+  return [
+    {
+      type: 'MessageDeleted',
+      message_id: message.id,
+      deleted_by: actor.user_id,
+      channel_id: message.channel_id,
+      topic: message.topic,
+      audience_user_ids: cmd.audience_user_ids,
+    },
+  ];
+}
+
+const READ_ONLY_FLAGS = new Set(['mentioned', 'wildcard_mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'has_alert_word', 'historical']);
+
+export function checkEditableFlag(flag: string): (typeof EDITABLE_FLAGS)[number] {
+  if ((EDITABLE_FLAGS as readonly string[]).includes(flag)) return flag as (typeof EDITABLE_FLAGS)[number];
+  if (READ_ONLY_FLAGS.has(flag)) throw badRequest(`Flag not editable: '${flag}'`);
+  throw badRequest(`Invalid flag: '${flag}'`);
+}
+
+/**
+ * Changes one flag on messages the user may access. `current` holds each message's flags
+ * for the user (absent: a message from channel history the user never received, which
+ * counts as read). Returns no fact when nothing would change.
+ */
+export function decideFlags(cmd: {
+  user_id: number;
+  op: 'add' | 'remove';
+  flag: string;
+  message_ids: number[];
+  current: Map<number, string[] | undefined>;
+}): FactOf<'MessageFlagsUpdated'>[] {
+  const flag = checkEditableFlag(cmd.flag);
+  const changed = [...new Set(cmd.message_ids)]
+    .filter((id) => {
+      const flags = cmd.current.get(id) ?? ['read', 'historical'];
+      // Unread is personal: a message the user never received cannot be marked unread.
+      if (flag === 'read' && cmd.op === 'remove' && cmd.current.get(id) === undefined) return false;
+      return flags.includes(flag) !== (cmd.op === 'add');
+    })
+    .sort((a, b) => a - b);
+  if (changed.length === 0) return [];
+  return [{ type: 'MessageFlagsUpdated', user_id: cmd.user_id, op: cmd.op, flag, message_ids: changed }];
+}
+
+export function decideUserTopic(
+  current: number,
+  cmd: { user_id: number; channel_id: number; topic: string; visibility_policy: number; now: number },
+): FactOf<'UserTopicUpdated'>[] {
+  if (!Object.values(VISIBILITY_POLICY).includes(cmd.visibility_policy as 0)) {
+    throw badRequest(`Invalid visibility_policy ${cmd.visibility_policy}`);
+  }
+  if (current === cmd.visibility_policy) return [];
+  return [
+    {
+      type: 'UserTopicUpdated',
+      user_id: cmd.user_id,
+      channel_id: cmd.channel_id,
+      topic: cmd.topic,
+      visibility_policy: cmd.visibility_policy,
+      last_updated: Math.floor(cmd.now / 1000),
+    },
+  ];
+}
+
+/**
+ * The sender's automatic topic visibility change (Zulip's defaults: follow topics you
+ * start; unmute topics you send to in muted channels). Returns the new policy, or null
+ * when nothing changes.
+ */
+export function automaticVisibilityPolicy(cmd: { current: number; startsTopic: boolean; channelMuted: boolean }): number | null {
+  if (cmd.startsTopic && cmd.current !== VISIBILITY_POLICY.followed) return VISIBILITY_POLICY.followed;
+  if (cmd.channelMuted && cmd.current === VISIBILITY_POLICY.inherit) return VISIBILITY_POLICY.unmuted;
+  return null;
+}

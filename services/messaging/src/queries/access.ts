@@ -1,0 +1,57 @@
+/**
+ * Who may see a message, the one rule every message endpoint applies: a user sees what
+ * they received (a row in their personal history), and channel history they may read —
+ * public channels whose history is shared (not for guests unless subscribed), or
+ * channels they are subscribed to whose history is shared.
+ */
+import { badRequest, ROLE, type Actor } from '@teamchat/contracts';
+import type { Directory } from '@teamchat/directory';
+import { userMessageId, type MessageDoc, type MessagesReadModel, type UserMessageDoc } from '../projections/messages';
+
+export interface AccessDeps {
+  directory: Directory;
+  model: MessagesReadModel;
+}
+
+export const invalidMessages = () => badRequest('Invalid message(s)');
+
+export async function canReadChannelHistory(deps: AccessDeps, actor: Actor, channelId: number): Promise<boolean> {
+  const channel = await deps.directory.channelById(channelId);
+  if (!channel || !channel.history_public_to_subscribers) return false;
+  if (await deps.directory.isSubscribed(channelId, actor.user_id)) return true;
+  return !channel.invite_only && actor.role !== ROLE.guest;
+}
+
+export async function accessibleMessage(
+  deps: AccessDeps,
+  actor: Actor,
+  messageId: number,
+): Promise<{ message: MessageDoc; userMessage: UserMessageDoc | undefined }> {
+  const [message, userMessage] = await Promise.all([
+    deps.model.messages.get(messageId),
+    deps.model.userMessages.get(userMessageId(actor.user_id, messageId)),
+  ]);
+  if (!message) throw invalidMessages();
+  if (userMessage) return { message, userMessage };
+  if (message.channel_id !== null && (await canReadChannelHistory(deps, actor, message.channel_id))) {
+    return { message, userMessage: undefined };
+  }
+  throw invalidMessages();
+}
+
+/**
+ * Everyone a change to these messages must reach: whoever holds them in their history,
+ * and the subscribers of the channels they are in (who may read them from history).
+ */
+export async function audienceOf(deps: AccessDeps, messages: MessageDoc[], extraChannelIds: number[] = []): Promise<number[]> {
+  const users = new Set<number>();
+  for (const message of messages) {
+    for (const row of await deps.model.userMessages.find({ message_id: message._id })) users.add(row.user_id);
+  }
+  const channelIds = new Set([...messages.flatMap((m) => (m.channel_id === null ? [] : [m.channel_id])), ...extraChannelIds]);
+  for (const channelId of channelIds) {
+    const channel = await deps.directory.channelById(channelId);
+    if (channel?.history_public_to_subscribers) for (const id of await deps.directory.subscriberIds(channelId)) users.add(id);
+  }
+  return [...users].sort((a, b) => a - b);
+}
