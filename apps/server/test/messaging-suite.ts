@@ -216,6 +216,8 @@ export function messagingSuite(mode: string, start: () => Promise<RunningServer>
         expect(await topics()).toEqual([topic, `${topic}-b`, `${topic}-b`]);
         const moved = await fetchOne(member, sent[2]!);
         expect(moved.last_moved_timestamp).toEqual(expect.any(Number));
+        // Same channel, same conversation id: a topic move keeps the recipient.
+        expect(moved.recipient_id).toBe((await fetchOne(member, sent[0]!)).recipient_id);
         expect(moved.edit_history[0]).toMatchObject({ prev_topic: topic, topic: `${topic}-b`, user_id: ids.member });
         expect((await events(member2, queue))[0]).toMatchObject({ message_ids: [sent[1], sent[2]], orig_subject: topic, subject: `${topic}-b`, propagate_mode: 'change_later' });
 

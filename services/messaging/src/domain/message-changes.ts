@@ -72,6 +72,9 @@ export interface MessageSnapshot {
   sender_id: number;
   timestamp: number;
   channel_id: number | null;
+  /** Channel name and recipient id where the message is now (channel messages). */
+  channel_name: string | null;
+  recipient_id: number;
   topic: string | null;
   content: string;
   rendered_content: string;
@@ -99,6 +102,7 @@ export interface EditCommand {
 }
 
 const codePoints = (s: string) => [...s].length;
+const EDIT_LIMIT_GRACE_SECONDS = 20;
 
 export function normalizeTopic(raw: string): string {
   if (raw.includes('\u0000')) throw badRequest('Topic must not contain null bytes');
@@ -111,7 +115,8 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
   const { actor, message } = cmd;
   if (state.deleted) throw badRequest('Invalid message(s)');
   const nowSeconds = Math.floor(cmd.now / 1000);
-  const age = nowSeconds - message.timestamp;
+  // Zulip allows 20 s beyond each limit, for the time a user spends typing the change.
+  const age = nowSeconds - message.timestamp - EDIT_LIMIT_GRACE_SECONDS;
 
   let content: FactOf<'MessageEdited'>['content'] = null;
   if (cmd.content !== undefined) {
@@ -134,6 +139,7 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
     const topic = cmd.topic !== undefined ? normalizeTopic(cmd.topic) : message.topic;
     const channelChanged = cmd.channel !== undefined && cmd.channel.id !== message.channel_id;
     const topicChanged = topic !== message.topic;
+    if (channelChanged && content) throw badRequest('Cannot change message content while changing channel');
     if (channelChanged) {
       if (!hasRole(actor.role, POLICY.canMoveMessagesBetweenChannelsRole)) {
         throw badRequest("You don't have permission to move this message");
@@ -146,19 +152,19 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
       const mayMove = hasRole(actor.role, POLICY.canMoveMessagesBetweenTopicsRole);
       if (!mayMove) throw badRequest("You don't have permission to edit this message");
       if (!exemptFromMoveLimits(actor.role) && age > POLICY.moveMessagesWithinChannelLimitSeconds) {
-        throw badRequest("The time limit for editing this message's topic has passed");
+        throw badRequest("The time limit for editing this message's topic has passed.");
       }
     }
     if (channelChanged || topicChanged) {
       move = {
         prev_channel_id: message.channel_id,
         channel_id: cmd.channel?.id ?? message.channel_id,
-        channel_name: cmd.channel?.name ?? '',
+        channel_name: cmd.channel?.name ?? message.channel_name ?? '',
         prev_topic: message.topic,
         topic,
         propagate_mode: cmd.propagate_mode,
         message_ids: [...new Set([...cmd.moved_message_ids, message.id])].sort((a, b) => a - b),
-        recipient_id: cmd.channel?.recipient_id ?? 0,
+        recipient_id: cmd.channel?.recipient_id ?? message.recipient_id,
       };
     }
   }

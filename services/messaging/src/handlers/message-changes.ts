@@ -50,6 +50,8 @@ function snapshot(message: MessageDoc): MessageSnapshot {
     sender_id: message.sender_id,
     timestamp: message.timestamp,
     channel_id: message.channel_id,
+    channel_name: message.recipient.type === 'channel' ? message.recipient.channel_name : null,
+    recipient_id: message.recipient_id,
     topic: message.recipient.type === 'channel' ? message.recipient.topic : null,
     content: message.content,
     rendered_content: message.rendered_content,
