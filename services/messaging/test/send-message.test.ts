@@ -40,6 +40,7 @@ const general: ChannelTarget = {
   is_archived: false,
   subscriber_ids: [6, 1, 4],
   topic: 'greetings',
+  topics_policy: 'inherit',
 };
 const leadership: ChannelTarget = { ...general, channel_id: 11, name: 'leadership', invite_only: true, subscriber_ids: [1] };
 const direct = (...users: Participant[]): DirectTarget => ({ kind: 'direct', users });
@@ -261,5 +262,30 @@ describe('decideSendMessage mentions', () => {
 
   it('allows a topic wildcard in a topic of 15 participants', () => {
     expect(decideSendMessage({ ...cmd, target: busy, mentions: wildcard('topic'), topic_participant_count: 15 }).type).toBe('MessageSent');
+  });
+});
+
+describe('decideSendMessage topics policy', () => {
+  it('allows the empty topic when the channel inherits the organization default', () => {
+    expect(decideSendMessage({ ...cmd, target: { ...general, topic: '' } }).recipient).toMatchObject({ topic: '' });
+  });
+
+  it('refuses the empty topic, and its display name, where empty topics are disabled', () => {
+    for (const topic of ['', 'general chat', '  ']) {
+      toGeneral({ topic, topics_policy: 'disable_empty_topic' }).thenThrows({ code: 'BAD_REQUEST', msg: /not allowed in this channel/ });
+    }
+  });
+
+  it('accepts a named topic where empty topics are disabled', () => {
+    expect(decideSendMessage({ ...cmd, target: { ...general, topics_policy: 'disable_empty_topic' } }).recipient).toMatchObject({ topic: 'greetings' });
+  });
+
+  it('accepts only the empty topic where the channel is empty-topic-only', () => {
+    toGeneral({ topics_policy: 'empty_topic_only' }).thenThrows({ code: 'BAD_REQUEST', msg: /Only the general chat topic/ });
+    expect(decideSendMessage({ ...cmd, target: { ...general, topic: 'general chat', topics_policy: 'empty_topic_only' } }).recipient).toMatchObject({ topic: '' });
+  });
+
+  it('allows anything where the channel allows empty topics explicitly', () => {
+    expect(decideSendMessage({ ...cmd, target: { ...general, topic: '', topics_policy: 'allow_empty_topic' } }).recipient).toMatchObject({ topic: '' });
   });
 });

@@ -31,7 +31,10 @@ export interface ChannelTarget {
   is_archived: boolean;
   subscriber_ids: number[];
   topic: string | undefined;
+  topics_policy: TopicsPolicy;
 }
+
+export type TopicsPolicy = 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
 
 export interface DirectTarget {
   kind: 'direct';
@@ -98,6 +101,19 @@ export function defaultReadBySender(client: string): boolean {
 
 const codePoints = (s: string) => [...s].length;
 
+/** The organization's default for channels whose topics_policy is `inherit` (Zulip's default). */
+export const ORGANIZATION_TOPICS_POLICY: Exclude<TopicsPolicy, 'inherit'> = 'allow_empty_topic';
+
+function checkTopicsPolicy(topic: string, policy: TopicsPolicy): void {
+  const effective = policy === 'inherit' ? ORGANIZATION_TOPICS_POLICY : policy;
+  if (effective === 'disable_empty_topic' && topic === '') {
+    throw badRequest(`Sending messages to the ${EMPTY_TOPIC_DISPLAY_NAME} topic is not allowed in this channel.`);
+  }
+  if (effective === 'empty_topic_only' && topic !== '') {
+    throw badRequest(`Only the ${EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel.`);
+  }
+}
+
 function checkTopic(raw: string | undefined): string {
   if (raw === undefined) throw badRequest("Missing 'topic' argument", { var_name: 'topic' });
   if (raw.includes('\u0000')) throw badRequest('Topic must not contain null bytes');
@@ -137,6 +153,7 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
   let recipient: FactOf<'MessageSent'>['recipient'];
   if (target.kind === 'channel') {
     const topic = checkTopic(target.topic);
+    checkTopicsPolicy(topic, target.topics_policy);
     const subscribed = target.subscriber_ids.includes(sender.id);
     if (target.is_archived) throw badRequest(`Channel '${target.name}' is archived`);
     if ((target.invite_only || sender.role === ROLE.guest) && !subscribed) {

@@ -61,6 +61,7 @@ async function resolveChannel(directory: Directory, to: SendMessageParams['to'],
     is_archived: channel.is_archived,
     subscriber_ids: await directory.subscriberIds(channel._id),
     topic,
+    topics_policy: channel.topics_policy,
   };
 }
 
