@@ -118,6 +118,15 @@ export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
         expect((await owner.request('POST', `/users/${botId}/reactivate`, { user_id: 999 }, { query: true })).body.result).toBe('success');
       });
 
+      it('accepts 5000 message ids in a query string, and answers an oversized one with a JSON error', async () => {
+        const ids = Array.from({ length: 5000 }, (_, i) => 1_000_000 + i);
+        const many = await member.get('/messages', { message_ids: ids });
+        expect(many.body).toMatchObject({ result: 'success', messages: [] });
+        const huge = await member.get('/messages', { narrow: 'x'.repeat(300 * 1024) });
+        expect(huge.status).toBe(431);
+        expect(huge.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
+      });
+
       it('answers a malformed body with a JSON BAD_REQUEST, never a 500', async () => {
         await expectNothingSent(async () => {
           const res = await member.request('POST', '/messages', {}, { rawBody: '{"type":', headers: { 'content-type': 'application/json' } });

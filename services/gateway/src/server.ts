@@ -4,6 +4,7 @@
  * response envelope. It holds no domain state: only each user's last write position,
  * so that their next request waits for the services to have seen it.
  */
+import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { ApiError, isApiError, subjects, type Actor, type ApiErrorShape } from '@teamchat/contracts';
@@ -22,6 +23,27 @@ export interface GatewayOptions {
   heartbeatSeconds: number;
 }
 
+const MAX_HEADER_BYTES = 256 * 1024;
+
+/**
+ * Requests Node rejects before routing (oversized headers, malformed HTTP, timeouts)
+ * still get the JSON error envelope every reply under /api/v1 has.
+ */
+function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, text, msg] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', `Request headers and query string exceed ${MAX_HEADER_BYTES} bytes`]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'Request timed out']
+        : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ result: 'error', msg, code: 'BAD_REQUEST' });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
+
 function sendError(reply: FastifyReply, error: ApiErrorShape): FastifyReply {
   if (error.status === 401) reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
   return reply.code(error.status).send({ result: 'error', msg: error.msg, code: error.code, ...(error.extra ?? {}) });
@@ -30,7 +52,14 @@ function sendError(reply: FastifyReply, error: ApiErrorShape): FastifyReply {
 export async function buildGateway(options: GatewayOptions): Promise<FastifyInstance> {
   const { bus, log } = options;
   // Fastify's own per-request logging stays off: the gateway logs failures itself.
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 1024 * 1024,
+    // GET parameters travel in the query string: 5000 message ids must fit (Node's
+    // default header limit is 16 KiB).
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler: writeClientError,
+  });
   await app.register(formbody);
   await app.register(multipart, { attachFieldsToBody: 'keyValues' });
 

@@ -56,7 +56,7 @@ describe('recipientKey', () => {
   });
 
   it('is the channel for a channel message, whoever sends', () => {
-    const target: ChannelTarget = { kind: 'channel', channel_id: 10, name: 'general', invite_only: false, is_archived: false, subscriber_ids: [], topic: 'a' };
+    const target: ChannelTarget = { kind: 'channel', channel_id: 10, name: 'general', invite_only: false, is_archived: false, subscriber_ids: [], topic: 'a', topics_policy: 'inherit' };
     expect(recipientKey(u1, target)).toBe('channel:10');
     expect(recipientKey(u5, { ...target, topic: 'b' })).toBe('channel:10');
   });
