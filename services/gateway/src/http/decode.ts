@@ -9,6 +9,8 @@ import type { ZodObject, ZodType } from 'zod';
 
 type Kind = 'text' | 'integer' | 'boolean' | 'json' | 'maybe-json';
 
+const LOOKS_LIKE_JSON = /^\s*(?:[[{"\d-]|true\b|false\b|null\b)/;
+
 /** The wire kind of a schema, looking through optional/default/nullable wrappers. */
 function kindOf(schema: ZodType): Kind {
   const def = (schema as unknown as { _zod: { def: { type: string; innerType?: ZodType } } })._zod.def;
@@ -53,6 +55,9 @@ function decodeOne(name: string, raw: unknown, kind: Kind): unknown {
         throw badRequest(`Argument '${name}' is not valid JSON.`, { var_name: name });
       }
     case 'maybe-json':
+      // Only text that can be JSON is tried: a thrown parse error costs more than the
+      // rest of the decoding, and most values here are plain names ("general").
+      if (!LOOKS_LIKE_JSON.test(raw)) return raw;
       try {
         return JSON.parse(raw);
       } catch {
