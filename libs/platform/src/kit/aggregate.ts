@@ -19,10 +19,12 @@ interface Cached<S> {
   revision: number;
 }
 
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 10;
 
 export class AggregateRepository<S> {
   private cache = new Map<string, Cached<S>>();
+  /** The tail of each stream's queue of commands in this process. */
+  private queues = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly store: EventStore,
@@ -54,7 +56,23 @@ export class AggregateRepository<S> {
    * Runs `decide` against the current state and appends what it returns. `decide` may
    * throw an ApiError to refuse the command; it may return no facts when nothing changes.
    */
-  async execute<R>(
+  execute<R>(stream: string, decide: (state: S) => { facts: Fact[]; result: R }): Promise<{ result: R; append?: AppendResult }> {
+    // Commands on one stream run one at a time within this process, so they never race
+    // each other on the expected revision; only other processes' writes cause retries.
+    const previous = this.queues.get(stream) ?? Promise.resolve();
+    const run = previous.then(
+      () => this.attempt(stream, decide),
+      () => this.attempt(stream, decide),
+    );
+    const tail = run.catch(() => undefined);
+    this.queues.set(stream, tail);
+    void tail.then(() => {
+      if (this.queues.get(stream) === tail) this.queues.delete(stream);
+    });
+    return run;
+  }
+
+  private async attempt<R>(
     stream: string,
     decide: (state: S) => { facts: Fact[]; result: R },
   ): Promise<{ result: R; append?: AppendResult }> {
@@ -75,6 +93,8 @@ export class AggregateRepository<S> {
         if (attempt >= MAX_ATTEMPTS) {
           throw new ApiError('SERVICE_UNAVAILABLE', 'Too much contention, try again', 503);
         }
+        // Another process wrote first: back off a little, at random, before re-reading.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       }
     }
   }
