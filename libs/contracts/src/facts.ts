@@ -146,6 +146,19 @@ export const MessageFlagsUpdated = z.object({
   flag: z.enum(EDITABLE_FLAGS),
   /** Only the messages whose flag actually changed. */
   message_ids: z.array(z.number().int()),
+  /**
+   * When messages become unread again: where each one is, so clients can put it back
+   * in their unread counts (the `message_details` of the event).
+   */
+  message_details: z
+    .record(
+      z.string(),
+      z.union([
+        z.object({ type: z.literal('stream'), stream_id: z.number().int(), topic: z.string(), mentioned: z.boolean().optional() }),
+        z.object({ type: z.literal('private'), user_ids: z.array(z.number().int()), mentioned: z.boolean().optional() }),
+      ]),
+    )
+    .optional(),
 });
 
 export const MessageEdited = z.object({
@@ -179,6 +192,11 @@ export const MessageEdited = z.object({
       message_ids: z.array(z.number().int()),
       /** Recipient id of the destination channel. */
       recipient_id: z.number().int(),
+      /**
+       * Users who had the messages but may not see them where they now are (a private
+       * destination they are not subscribed to): the messages leave their history.
+       */
+      revoked_user_ids: z.array(z.number().int()).default([]),
     })
     .nullable(),
   audience_user_ids: z.array(z.number().int()),

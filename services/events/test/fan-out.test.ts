@@ -162,3 +162,76 @@ describe('deliveriesFor other facts', () => {
     expect(deliveriesFor(stored({ ...sent(), recipient_user_ids: 'everyone' }))).toEqual([]);
   });
 });
+
+describe('deliveriesFor changes to messages', () => {
+  const edited = (move: Partial<NonNullable<FactOf<'MessageEdited'>['move']>> | null): FactOf<'MessageEdited'> => ({
+    type: 'MessageEdited',
+    message_id: 42,
+    editor_id: 2,
+    timestamp: 1_700_000_100,
+    content: null,
+    move: move && {
+      prev_channel_id: 10,
+      channel_id: 11,
+      channel_name: 'secret',
+      prev_topic: 'greetings',
+      topic: 'greetings',
+      propagate_mode: 'change_all',
+      message_ids: [42, 43],
+      recipient_id: 9,
+      revoked_user_ids: [],
+      ...move,
+    },
+    audience_user_ids: [1, 2, 4, 6],
+  });
+
+  it('announces a move as update_message to the audience', () => {
+    const deliveries = deliveriesFor(stored(edited({})));
+    expect(deliveries.map((d) => d.user_ids)).toEqual([[1, 2, 4, 6]]);
+    expect(deliveries[0]!.eventFor(queue('q', 1))).toMatchObject({
+      type: 'update_message',
+      message_ids: [42, 43],
+      stream_id: 10,
+      new_stream_id: 11,
+      orig_subject: 'greetings',
+      propagate_mode: 'change_all',
+    });
+  });
+
+  it('tells users who lost access that the messages are gone, and nothing else', () => {
+    const deliveries = deliveriesFor(stored(edited({ revoked_user_ids: [4, 6] })));
+    expect(deliveries.map((d) => d.user_ids)).toEqual([[1, 2], [4, 6]]);
+    expect(deliveries[1]!.eventFor(queue('q', 4))).toEqual({
+      type: 'delete_message',
+      message_ids: [42, 43],
+      message_type: 'stream',
+      stream_id: 10,
+      topic: 'greetings',
+    });
+  });
+
+  it('carries message_details when messages become unread again', () => {
+    const fact: FactOf<'MessageFlagsUpdated'> = {
+      type: 'MessageFlagsUpdated',
+      user_id: 4,
+      op: 'remove',
+      flag: 'read',
+      message_ids: [42, 50],
+      message_details: {
+        '42': { type: 'stream', stream_id: 10, topic: 'greetings', mentioned: true },
+        '50': { type: 'private', user_ids: [1, 4] },
+      },
+    };
+    const deliveries = deliveriesFor(stored(fact));
+    expect(deliveries.map((d) => d.user_ids)).toEqual([[4]]);
+    expect(deliveries[0]!.eventFor(queue('q', 4))).toEqual({
+      type: 'update_message_flags',
+      op: 'remove',
+      operation: 'remove',
+      flag: 'read',
+      messages: [42, 50],
+      all: false,
+      message_details: fact.message_details,
+    });
+  });
+});

@@ -213,6 +213,7 @@ const topicMove = (overrides: Partial<Move> = {}): Move => ({
   propagate_mode: 'change_one',
   message_ids: [42],
   recipient_id: 42,
+  revoked_user_ids: [],
   ...overrides,
 });
 
@@ -389,6 +390,7 @@ describe('decideEditMessage: channel moves', () => {
     propagate_mode: 'change_one',
     message_ids: [42],
     recipient_id: 77,
+    revoked_user_ids: [],
     ...overrides,
   });
 
@@ -427,6 +429,18 @@ describe('decideEditMessage: channel moves', () => {
       .given([])
       .when(edit({ channel: { id: 10, name: 'general', recipient_id: 42 }, topic: 'welcome' }))
       .then([edited({ move: topicMove({ channel_name: 'general', recipient_id: 42 }) })]));
+});
+
+describe('decideEditMessage: revoked access', () => {
+  it('carries who loses the messages on a channel move, sorted', () => {
+    const [fact] = decideEditMessage(initialMessage(), edit({ channel: { id: 11, name: 'secret', recipient_id: 77 }, revoked_user_ids: [9, 5] }));
+    expect(fact!.move).toMatchObject({ channel_id: 11, revoked_user_ids: [5, 9] });
+  });
+
+  it('revokes nobody on a topic move', () => {
+    const [fact] = decideEditMessage(initialMessage(), edit({ topic: 'welcome', revoked_user_ids: [9] }));
+    expect(fact!.move!.revoked_user_ids).toEqual([]);
+  });
 });
 
 describe('decideEditMessage: content and move together', () => {

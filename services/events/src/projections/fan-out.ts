@@ -51,7 +51,7 @@ export function deliveriesFor(stored: StoredFact): Delivery[] {
         },
       ];
     case 'MessageEdited':
-      return [editDelivery(fact)];
+      return editDeliveries(fact);
     case 'MessageDeleted':
       return [
         {
@@ -69,7 +69,15 @@ export function deliveriesFor(stored: StoredFact): Delivery[] {
       return [
         {
           user_ids: [fact.user_id],
-          eventFor: same({ type: 'update_message_flags', op: fact.op, operation: fact.op, flag: fact.flag, messages: fact.message_ids, all: false }),
+          eventFor: same({
+            type: 'update_message_flags',
+            op: fact.op,
+            operation: fact.op,
+            flag: fact.flag,
+            messages: fact.message_ids,
+            all: false,
+            ...(fact.message_details ? { message_details: fact.message_details } : {}),
+          }),
         },
       ];
     case 'UserTopicUpdated':
@@ -115,9 +123,26 @@ function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
   };
 }
 
-function editDelivery(fact: FactOf<'MessageEdited'>): Delivery {
+function editDeliveries(fact: FactOf<'MessageEdited'>): Delivery[] {
+  const revoked = new Set(fact.move?.revoked_user_ids ?? []);
+  if (revoked.size === 0 || !fact.move) return [editDelivery(fact, fact.audience_user_ids)];
+  // Users who lose sight of moved messages see them deleted rather than moved.
+  const gone: Delivery = {
+    user_ids: [...revoked],
+    eventFor: same({
+      type: 'delete_message',
+      message_ids: fact.move.message_ids,
+      message_type: 'stream',
+      stream_id: fact.move.prev_channel_id,
+      topic: fact.move.prev_topic,
+    }),
+  };
+  return [editDelivery(fact, fact.audience_user_ids.filter((id) => !revoked.has(id))), gone];
+}
+
+function editDelivery(fact: FactOf<'MessageEdited'>, userIds: number[]): Delivery {
   return {
-    user_ids: fact.audience_user_ids,
+    user_ids: userIds,
     eventFor: (queue) => {
       const { content, move } = fact;
       const userId = queue.options.user_id;

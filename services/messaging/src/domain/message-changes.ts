@@ -97,6 +97,8 @@ export interface EditCommand {
   propagate_mode: 'change_one' | 'change_later' | 'change_all';
   /** For a move: the ids the propagate mode selects (the edited message included). */
   moved_message_ids: number[];
+  /** For a channel move: holders who may not see the messages in the destination. */
+  revoked_user_ids?: number[];
   audience_user_ids: number[];
   now: number;
 }
@@ -165,6 +167,7 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
         propagate_mode: cmd.propagate_mode,
         message_ids: [...new Set([...cmd.moved_message_ids, message.id])].sort((a, b) => a - b),
         recipient_id: cmd.channel?.recipient_id ?? message.recipient_id,
+        revoked_user_ids: channelChanged ? [...(cmd.revoked_user_ids ?? [])].sort((a, b) => a - b) : [],
       };
     }
   }

@@ -9,6 +9,7 @@ import {
   streams,
   type Actor,
   type Fact,
+  type FactOf,
   type ReactionParams,
   type UpdateFlagsParams,
   type UpdateMessageParams,
@@ -131,12 +132,20 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
     };
   }
   let channel: { id: number; name: string; recipient_id: number } | undefined;
+  let revoked: number[] = [];
   if (params.stream_id !== undefined && params.stream_id !== message.channel_id) {
     const target = await deps.directory.channelById(params.stream_id);
     const allowed = target && ((await deps.directory.isSubscribed(target._id, actor.user_id)) || (!target.invite_only && actor.role !== ROLE.guest));
     if (!target || !allowed) throw badRequest('Invalid channel ID');
     if (target.is_archived) throw badRequest(`Channel '${target.name}' is archived`);
     channel = { id: target._id, name: target.name, recipient_id: await deps.recipientIdFor(`channel:${target._id}`) };
+    if (target.invite_only) {
+      // Whoever had these messages but cannot see the private destination loses them.
+      const subscribers = new Set(await deps.directory.subscriberIds(target._id));
+      revoked = [...new Set((await deps.model.userMessages.find({ message_id: message._id })).map((r) => r.user_id))].filter(
+        (id) => !subscribers.has(id),
+      );
+    }
   }
   const moving = topic !== undefined || channel !== undefined;
   const propagate = params.propagate_mode ?? 'change_one';
@@ -151,6 +160,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
       channel,
       propagate_mode: propagate,
       moved_message_ids: moved.map((m) => m._id),
+      revoked_user_ids: revoked,
       audience_user_ids,
       now: Date.now(),
     }),
@@ -188,9 +198,29 @@ export async function updateFlags(deps: ChangeDeps, actor: Actor, params: Pick<U
       current.set(id, (await deps.model.userMessages.get(userMessageId(actor.user_id, id)))?.flags);
     }
   }
-  const facts = decideFlags({ user_id: actor.user_id, op: params.op, flag: params.flag, message_ids: params.messages, current });
-  const changed = facts[0]?.message_ids ?? [];
+  const decided = decideFlags({ user_id: actor.user_id, op: params.op, flag: params.flag, message_ids: params.messages, current });
+  const facts: FactOf<'MessageFlagsUpdated'>[] = [];
+  for (const fact of decided) {
+    const unreading = fact.op === 'remove' && fact.flag === 'read';
+    facts.push(unreading ? { ...fact, message_details: Object.fromEntries(await detailsOf(deps, fact.message_ids, current)) } : fact);
+  }
+  const changed = decided[0]?.message_ids ?? [];
   return { changed, position: await appendPersonal(deps.store, streams.messageFlags(actor.user_id), facts) };
+}
+
+/** Where each message is, for clients that put it back among their unreads. */
+async function detailsOf(deps: ChangeDeps, ids: number[], flags: Map<number, string[] | undefined>) {
+  const details: [string, NonNullable<FactOf<'MessageFlagsUpdated'>['message_details']>[string]][] = [];
+  for (const message of await deps.model.messages.getMany(ids)) {
+    const own = flags.get(message._id) ?? [];
+    const mentioned = own.includes('mentioned') || own.includes('wildcard_mentioned');
+    const detail =
+      message.recipient.type === 'channel'
+        ? { type: 'stream' as const, stream_id: message.recipient.channel_id, topic: message.recipient.topic }
+        : { type: 'private' as const, user_ids: message.recipient.users.map((u) => u.id) };
+    details.push([String(message._id), mentioned ? { ...detail, mentioned } : detail]);
+  }
+  return details;
 }
 
 export async function markTopicAsRead(deps: ChangeDeps, actor: Actor, channelId: number, topicName: string) {
