@@ -20,6 +20,8 @@ interface Cached<S> {
 }
 
 const MAX_ATTEMPTS = 10;
+/** Streams whose state stays cached; the least recently loaded go first beyond this. */
+const MAX_CACHED_STREAMS = 10_000;
 
 export class AggregateRepository<S> {
   private cache = new Map<string, Cached<S>>();
@@ -48,7 +50,10 @@ export class AggregateRepository<S> {
       revision = fact.revision;
     }
     const fresh = { state, revision };
+    // Re-inserting keeps the Map in load order, so its first key is the stalest.
+    this.cache.delete(stream);
     this.cache.set(stream, fresh);
+    if (this.cache.size > MAX_CACHED_STREAMS) this.cache.delete(this.cache.keys().next().value!);
     return fresh;
   }
 
