@@ -1,6 +1,7 @@
 import { describeWithNats } from '@teamchat/platform';
 import { apiSuite } from './api-suite';
 import { messagingSuite } from './messaging-suite';
+import { narrowsSuite } from './narrows-suite';
 import { startDistributed } from './harness';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
@@ -8,4 +9,5 @@ import { startDistributed } from './harness';
 describeWithNats('distributed mode', () => {
   apiSuite('distributed', () => startDistributed());
   messagingSuite('distributed', () => startDistributed());
+  narrowsSuite('distributed', () => startDistributed());
 });

@@ -1,7 +1,10 @@
 import { apiSuite } from './api-suite';
 import { messagingSuite } from './messaging-suite';
+import { narrowsSuite } from './narrows-suite';
 import { startEmbedded } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
 
 messagingSuite('embedded', () => startEmbedded());
+
+narrowsSuite('embedded', () => startEmbedded());

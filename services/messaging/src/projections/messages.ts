@@ -38,6 +38,14 @@ export interface MessageDoc extends Doc {
   edit_history: EditHistoryEntry[];
   last_edit_timestamp: number | null;
   last_moved_timestamp: number | null;
+  /**
+   * Derived from rendered_content and the topic whenever either changes, so the search
+   * and has: narrows test a field instead of parsing HTML for every candidate.
+   */
+  search_text: string;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
 }
 
 export interface UserMessageDoc extends Doc {
@@ -53,6 +61,11 @@ export interface UserMessageDoc extends Doc {
   channel_id: number | null;
   topic_lc: string | null;
   dm_key: string | null;
+  /** Copied from the message, for the sender and has: narrows over personal history. */
+  sender_id: number;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
 }
 
 /** The flag-derived fields of a personal-history row. */
@@ -97,21 +110,95 @@ export function dmKey(userIds: number[]): string {
 export const RESOLVED_TOPIC_PREFIX = '✔ ';
 const withoutResolvedPrefix = (topic: string) => (topic.startsWith(RESOLVED_TOPIC_PREFIX) ? topic.slice(RESOLVED_TOPIC_PREFIX.length) : topic);
 
+/**
+ * Words as the search narrow compares them: NFKC, lower-cased, any run of other
+ * characters as one space, and a space at each end, so that `' ' + word` finds a word
+ * start wherever the word is.
+ */
+export function searchableText(text: string): string {
+  const words = text.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
+  return words.length ? ` ${words.join(' ')} ` : ' ';
+}
+
+const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** The text a reader sees in rendered HTML: tags dropped, entities decoded. */
+function htmlText(html: string): string {
+  return html.replace(/<[^>]*>/g, ' ').replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (entity, body: string) => {
+    if (body[0] !== '#') return NAMED_ENTITIES[body.toLowerCase()] ?? entity;
+    const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
+  });
+}
+
+const IMAGE_PATH = /\.(?:png|jpe?g|gif|webp|bmp)$/i;
+// Channel, topic and message links are rendered from #** syntax, not written as links:
+// Zulip does not count them for has:link.
+const NAVIGATION_LINK = /\bclass="(?:stream|stream-topic|message-link)"/;
+
+/**
+ * What the search and has: narrows read from a message, derived from its rendered
+ * content (the renderer's own link rules: an image is a link to an image file, an
+ * attachment a link under /user_uploads/) and its topic.
+ */
+export function messageTextFeatures(renderedContent: string, topic: string | null): Pick<MessageDoc, TextFeature> {
+  let hasLink = false;
+  let hasImage = false;
+  let hasAttachment = false;
+  for (const [, attributes] of renderedContent.matchAll(/<a\s([^>]*)>/gi)) {
+    const href = /\bhref="([^"]*)"/.exec(attributes!)?.[1];
+    if (href === undefined || NAVIGATION_LINK.test(attributes!)) continue;
+    hasLink = true;
+    const path = href.replace(/&amp;/g, '&').split(/[?#]/, 1)[0]!;
+    if (IMAGE_PATH.test(path)) hasImage = true;
+    if (path.startsWith('/user_uploads/')) hasAttachment = true;
+  }
+  return {
+    search_text: searchableText(`${topic ?? ''} ${htmlText(renderedContent)}`),
+    has_link: hasLink,
+    has_image: hasImage,
+    has_attachment: hasAttachment,
+  };
+}
+
+type TextFeature = 'search_text' | LinkField;
+type LinkField = 'has_link' | 'has_image' | 'has_attachment';
+
+const linkFields = (message: Pick<MessageDoc, LinkField>): Pick<UserMessageDoc, LinkField> => ({
+  has_link: message.has_link,
+  has_image: message.has_image,
+  has_attachment: message.has_attachment,
+});
+
+/** The document with its derived fields (re)computed from its content and topic. */
+function withTextFeatures(doc: MessageDoc): MessageDoc {
+  return { ...doc, ...messageTextFeatures(doc.rendered_content, doc.recipient.type === 'channel' ? doc.recipient.topic : null) };
+}
+
 export class MessagesReadModel {
   readonly messages: Collection<MessageDoc>;
   readonly userMessages: Collection<UserMessageDoc>;
   readonly userTopics: Collection<UserTopicDoc>;
 
   constructor(readModels: ReadModelStore) {
+    // Every narrow that GET /messages serves from an index has one whose fields are the
+    // narrow's equalities followed by the id it pages on (see queries/narrow.ts).
     this.messages = readModels.collection<MessageDoc>('messages', [
-      { fields: ['channel_id', 'topic_lc'] },
+      { fields: ['channel_id', 'topic_lc', '_id'] },
+      { fields: ['channel_id', '_id'] },
       { fields: ['dm_key'] },
+      // The `date` anchor: the first message sent on or after a time.
+      { fields: ['timestamp'] },
     ]);
     this.userMessages = readModels.collection<UserMessageDoc>('user_messages', [
       { fields: ['user_id', 'message_id'] },
       { fields: ['user_id', 'unread', 'message_id'] },
       { fields: ['user_id', 'channel_id', 'topic_lc', 'message_id'] },
+      { fields: ['user_id', 'channel_id', 'message_id'] },
       { fields: ['user_id', 'dm_key', 'message_id'] },
+      { fields: ['user_id', 'starred', 'message_id'] },
+      { fields: ['user_id', 'mentioned', 'message_id'] },
+      { fields: ['user_id', 'sender_id', 'message_id'] },
       { fields: ['message_id'] },
     ]);
     this.userTopics = readModels.collection<UserTopicDoc>('user_topics', [{ fields: ['user_id'] }]);
@@ -157,6 +244,7 @@ export class MessagesReadModel {
       topic_lc: channel ? channel.topic.toLowerCase() : null,
       dm_key: fact.recipient.type === 'direct' ? dmKey(fact.recipient.users.map((u) => u.id)) : null,
     };
+    const features = messageTextFeatures(fact.rendered_content, channel?.topic ?? null);
     await this.messages.put({
       _id: id,
       stream: stored.stream,
@@ -175,6 +263,7 @@ export class MessagesReadModel {
       edit_history: [],
       last_edit_timestamp: null,
       last_moved_timestamp: null,
+      ...features,
     });
     for (const userId of fact.recipient_user_ids) {
       await this.userMessages.put({
@@ -183,6 +272,8 @@ export class MessagesReadModel {
         message_id: id,
         ...flagKeys(initialMessageFlags(fact, userId)),
         ...narrowKeys,
+        sender_id: fact.sender_id,
+        ...linkFields(features),
       });
     }
   }
@@ -217,6 +308,8 @@ export class MessagesReadModel {
           channel_id: message.channel_id,
           topic_lc: message.topic_lc,
           dm_key: message.dm_key,
+          sender_id: message.sender_id,
+          ...linkFields(message),
         };
       }
       const flags = row.flags.filter((f) => f !== fact.flag);
@@ -236,7 +329,7 @@ export class MessagesReadModel {
         prev_rendered_content: fact.content.prev_rendered_content,
       };
       if (fact.move && fact.move.message_ids.includes(message._id)) Object.assign(entry, moveEntry(fact.move));
-      await this.messages.put({
+      const edited = withTextFeatures({
         ...message,
         content: fact.content.content,
         rendered_content: fact.content.rendered_content,
@@ -245,18 +338,19 @@ export class MessagesReadModel {
         last_edit_timestamp: fact.timestamp,
         ...(fact.move && fact.move.message_ids.includes(message._id) ? moved(message, fact.move, fact.timestamp) : {}),
       });
-      await this.updateMentionFlags(message._id, fact.content);
+      await this.messages.put(edited);
+      await this.updateRowsAfterEdit(edited, fact.content);
     }
     if (!fact.move) return;
     for (const id of fact.move.message_ids) {
       if (fact.content && id === message._id) continue;
       const other = await this.messages.get(id);
       if (!other) continue;
-      await this.messages.put({
+      await this.messages.put(withTextFeatures({
         ...other,
         ...moved(other, fact.move, fact.timestamp),
         edit_history: [{ user_id: fact.editor_id, timestamp: fact.timestamp, ...moveEntry(fact.move) }, ...other.edit_history],
-      });
+      }));
     }
     const keys = { channel_id: fact.move.channel_id, topic_lc: fact.move.topic.toLowerCase(), dm_key: null };
     for (const id of fact.move.message_ids) {
@@ -266,14 +360,16 @@ export class MessagesReadModel {
     }
   }
 
-  private async updateMentionFlags(messageId: number, content: NonNullable<FactOf<'MessageEdited'>['content']>): Promise<void> {
-    for (const row of await this.userMessages.find({ message_id: messageId })) {
+  /** New content: the mention flags, and the link fields each row copies, follow it. */
+  private async updateRowsAfterEdit(message: MessageDoc, content: NonNullable<FactOf<'MessageEdited'>['content']>): Promise<void> {
+    const links = linkFields(message);
+    for (const row of await this.userMessages.find({ message_id: message._id })) {
       const flags = row.flags.filter((f) => f !== 'mentioned' && f !== 'wildcard_mentioned');
       if (content.mentioned_user_ids.includes(row.user_id)) flags.push('mentioned');
       if (content.wildcard_mentioned_user_ids.includes(row.user_id)) flags.push('wildcard_mentioned');
-      if (flags.length !== row.flags.length || flags.some((f, i) => f !== row.flags[i])) {
-        await this.userMessages.put({ ...row, ...flagKeys(flags) });
-      }
+      const flagsChanged = flags.length !== row.flags.length || flags.some((f, i) => f !== row.flags[i]);
+      const linksChanged = (Object.keys(links) as LinkField[]).some((field) => row[field] !== links[field]);
+      if (flagsChanged || linksChanged) await this.userMessages.put({ ...row, ...flagKeys(flags), ...links });
     }
   }
 

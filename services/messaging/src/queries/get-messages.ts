@@ -2,12 +2,13 @@
  * GET /messages: a range of messages around an anchor, or exact ids, within a narrow,
  * limited to what the requester may see.
  *
- * Where a narrow names a channel whose history the requester may read in full, the
- * channel's messages are read directly (a user who subscribed late still sees the
- * history); everything else comes from the requester's personal history.
+ * The narrow is planned in narrow.ts: personal history, or the full history of a channel
+ * the requester may read (so a user who subscribed late still sees it). What the store's
+ * filter cannot check is tested here on candidates read in id order, a batch at a time,
+ * until enough match or the range is exhausted: memory stays bounded by the batch
+ * whatever the size of the channel.
  */
 import {
-  ApiError,
   badRequest,
   formatMessage,
   LARGER_THAN_MAX_MESSAGE_ID,
@@ -15,108 +16,30 @@ import {
   type Actor,
   type GetMessagesParams,
   type MessageView,
-  type NarrowTerm,
 } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
 import type { Filter } from '@teamchat/platform';
-import { dmKey, userMessageId, type MessageDoc, type MessagesReadModel } from '../projections/messages';
-import { canReadChannelHistory } from './access';
+import { userMessageId, type MessageDoc, type MessagesReadModel, type UserMessageDoc } from '../projections/messages';
+import { accessibleMessage, canReadChannelHistory } from './access';
+import {
+  expandWith,
+  matches,
+  needs,
+  normalizeTerm,
+  planNarrow,
+  resolveNarrow,
+  type Candidate,
+  type Condition,
+  type MatchContext,
+  type Narrow,
+  type Plan,
+  type Term,
+} from './narrow';
 
-const badNarrow = (msg: string) => new ApiError('BAD_REQUEST', `Invalid narrow operator: ${msg}`, 400);
-
-interface Term {
-  operator: string;
-  operand: string | number | (string | number)[];
-  negated: boolean;
-}
-
-function normalizeTerm(term: NarrowTerm): Term {
-  if (Array.isArray(term)) return { operator: term[0], operand: term[1], negated: false };
-  return { operator: term.operator, operand: term.operand, negated: term.negated ?? false };
-}
-
-/** Legacy operator names, as clients still send them. */
-const OPERATOR_ALIASES: Record<string, string> = { stream: 'channel', subject: 'topic', 'pm-with': 'dm' };
-
-interface Plan {
-  /** Read the channel's messages directly (full history) rather than personal history. */
-  source: 'channel' | 'personal';
-  filter: Filter;
-}
-
-async function planNarrow(directory: Directory, actor: Actor, narrow: NarrowTerm[]): Promise<Plan> {
-  const filter: Filter = {};
-  let channelHistoryReadable = false;
-  let hasChannel = false;
-  for (const raw of narrow) {
-    const term = normalizeTerm(raw);
-    const operator = OPERATOR_ALIASES[term.operator] ?? term.operator;
-    if (term.negated) throw badNarrow(`negated '${term.operator}' is not supported`);
-    switch (operator) {
-      case 'channel': {
-        if (hasChannel) throw badNarrow('only one channel operator is allowed');
-        const operand = term.operand;
-        const channel =
-          typeof operand === 'number' || /^\d+$/.test(String(operand))
-            ? await directory.channelById(Number(operand))
-            : typeof operand === 'string'
-              ? await directory.channelByName(operand)
-              : undefined;
-        if (!channel) throw badNarrow('unknown channel');
-        const subscribed = await directory.isSubscribed(channel._id, actor.user_id);
-        if (channel.invite_only && !subscribed) throw badNarrow('unknown channel');
-        hasChannel = true;
-        channelHistoryReadable = channel.history_public_to_subscribers;
-        filter.channel_id = channel._id;
-        break;
-      }
-      case 'topic': {
-        if (typeof term.operand !== 'string') throw badNarrow('topic operand must be a string');
-        filter.topic_lc = term.operand.toLowerCase();
-        break;
-      }
-      case 'dm': {
-        const operand = term.operand;
-        const items = Array.isArray(operand)
-          ? operand
-          : typeof operand === 'number'
-            ? [operand]
-            : operand.split(',').map((s) => s.trim()).filter(Boolean);
-        const ids: number[] = [];
-        for (const item of items) {
-          const user =
-            typeof item === 'number' ? await directory.userById(item) : await directory.userByEmail(item);
-          if (!user) throw badNarrow('unknown user in dm');
-          ids.push(user._id);
-        }
-        filter.dm_key = dmKey([...ids, actor.user_id]);
-        break;
-      }
-      default:
-        throw badNarrow(`unknown operator '${term.operator}'`);
-    }
-  }
-  if (filter.topic_lc !== undefined && !hasChannel) {
-    // A topic without a channel spans every channel the user received it in.
-    filter.channel_id = { $ne: null };
-  }
-  return { source: hasChannel && channelHistoryReadable ? 'channel' : 'personal', filter };
-}
-
-type Anchor = { kind: 'id'; id: number } | { kind: 'newest' } | { kind: 'oldest' } | { kind: 'first_unread' };
-
-function parseAnchor(params: GetMessagesParams): Anchor {
-  if (params.use_first_unread_anchor) {
-    if (params.anchor !== undefined) throw badRequest("Parameters 'anchor' and 'use_first_unread_anchor' are exclusive");
-    return { kind: 'first_unread' };
-  }
-  const anchor = params.anchor;
-  if (anchor === undefined) throw badRequest("Missing 'anchor' argument", { var_name: 'anchor' });
-  if (typeof anchor === 'number') return { kind: 'id', id: anchor };
-  if (anchor === 'newest' || anchor === 'oldest' || anchor === 'first_unread') return { kind: anchor };
-  if (/^-?\d+$/.test(anchor)) return { kind: 'id', id: Number(anchor) };
-  throw badRequest(`Invalid anchor '${anchor}'`);
-}
+/** Candidates read per round when conditions are tested here. */
+const SCAN_BATCH = 500;
+/** The first round of a small request reads less: the first candidates often match. */
+const FIRST_SCAN_BATCH_MIN = 20;
 
 export interface GetMessagesDeps {
   directory: Directory;
@@ -125,13 +48,70 @@ export interface GetMessagesDeps {
 
 export type SelectParams = Omit<GetMessagesParams, 'client_gravatar' | 'apply_markdown' | 'allow_empty_topic_name'>;
 
+type Anchor =
+  | { kind: 'id'; id: number }
+  | { kind: 'newest' }
+  | { kind: 'oldest' }
+  | { kind: 'first_unread' }
+  | { kind: 'date'; timestamp: number };
+
+/**
+ * `anchor_date`: an ISO 8601 date (midnight UTC) or date and time, UTC unless it names a
+ * zone. Returns the first whole second on or after it.
+ */
+export function parseAnchorDate(value: string): number | undefined {
+  const match =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i.exec(value.trim());
+  if (!match) return undefined;
+  const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = match;
+  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, keeps years 0–99 as written.
+  date.setUTCFullYear(y, mo - 1, d);
+  date.setUTCHours(h, mi, s, Number(fraction.padEnd(3, '0').slice(0, 3)));
+  // Out-of-range fields (February 30th, 25 o'clock) roll over: refuse them instead.
+  if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
+  let offsetMinutes = 0;
+  if (zone.toUpperCase() !== 'Z') {
+    const [, sign, zh, zm = '0'] = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone)!;
+    if (Number(zh) > 23 || Number(zm) > 59) return undefined;
+    offsetMinutes = (sign === '-' ? -1 : 1) * (Number(zh) * 60 + Number(zm));
+  }
+  return Math.ceil((date.getTime() - offsetMinutes * 60_000) / 1000);
+}
+
+function parseAnchor(params: SelectParams, narrow: Narrow): Anchor {
+  if (params.use_first_unread_anchor) {
+    if (params.anchor !== undefined) throw badRequest("Parameters 'anchor' and 'use_first_unread_anchor' are exclusive");
+    return { kind: 'first_unread' };
+  }
+  const anchor = params.anchor ?? narrow.near;
+  if (anchor === undefined) throw badRequest("Missing 'anchor' argument", { var_name: 'anchor' });
+  if (typeof anchor === 'number') return { kind: 'id', id: anchor };
+  if (anchor === 'newest' || anchor === 'oldest' || anchor === 'first_unread') return { kind: anchor };
+  if (anchor === 'date') {
+    if (params.anchor_date === undefined) throw badRequest("Missing 'anchor_date' argument", { var_name: 'anchor_date' });
+    const timestamp = parseAnchorDate(params.anchor_date);
+    if (timestamp === undefined) throw badRequest(`Invalid 'anchor_date': '${params.anchor_date}' is not an ISO 8601 date or date and time`);
+    return { kind: 'date', timestamp };
+  }
+  if (/^-?\d+$/.test(anchor)) return { kind: 'id', id: Number(anchor) };
+  throw badRequest(`Invalid anchor '${anchor}'`);
+}
+
 export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: GetMessagesParams) {
-  const { ids, result } = await selectMessageIds(deps, actor, params);
-  const messages = await renderMessages(deps, actor, ids, {
-    apply_markdown: params.apply_markdown ?? true,
-    client_gravatar: params.client_gravatar ?? true,
-    allow_empty_topic_name: params.allow_empty_topic_name ?? false,
-  });
+  const { ids, result, loaded } = await select(deps, actor, params);
+  const messages = await renderMessages(
+    deps,
+    actor,
+    ids,
+    {
+      apply_markdown: params.apply_markdown ?? true,
+      client_gravatar: params.client_gravatar ?? true,
+      allow_empty_topic_name: params.allow_empty_topic_name ?? false,
+    },
+    loaded,
+  );
   return { ...result, messages };
 }
 
@@ -141,114 +121,263 @@ export async function selectMessageIds(
   actor: Actor,
   params: SelectParams,
 ): Promise<{ ids: number[]; result: Record<string, unknown> }> {
-  const { directory, model } = deps;
-  const plan = await planNarrow(directory, actor, params.narrow ?? []);
+  const { ids, result } = await select(deps, actor, params);
+  return { ids, result };
+}
 
-  const personal = (extra: Filter): Filter => ({ ...plan.filter, ...extra, user_id: actor.user_id });
-  const idField = plan.source === 'channel' ? '_id' : 'message_id';
-  const find = async (range: Filter, sort: 1 | -1, limit: number): Promise<number[]> => {
-    if (limit <= 0) return [];
-    if (plan.source === 'channel') {
-      const docs = await model.messages.find({ ...plan.filter, ...range }, { sort: ['_id', sort], limit });
-      return docs.map((d) => d._id);
-    }
-    const docs = await model.userMessages.find(personal(range), { sort: ['message_id', sort], limit });
-    return docs.map((d) => d.message_id);
-  };
+async function select(deps: GetMessagesDeps, actor: Actor, params: SelectParams) {
+  const terms = await expandWith((params.narrow ?? []).map(normalizeTerm), (id) => conversationOf(deps, actor, id));
+  const narrow = await resolveNarrow(deps.directory, actor, terms);
+  const readable = narrow.channel ? await canReadChannelHistory(deps, actor, narrow.channel._id) : false;
+  const reader = new Reader(deps, actor);
 
-  let ids: number[];
-  let result: Record<string, unknown>;
   if (params.message_ids !== undefined) {
     const mixed = (['anchor', 'include_anchor', 'use_first_unread_anchor', 'num_before', 'num_after'] as const).filter(
       (name) => params[name] !== undefined,
     );
     if (mixed.length) throw badRequest(`Parameter 'message_ids' cannot be combined with '${mixed[0]}'`);
     if (params.message_ids.length > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
-    ids = await accessibleIds(deps, actor, plan.filter, params.message_ids);
-    result = { found_newest: false, found_oldest: false, found_anchor: false, history_limited: false };
-  } else {
-    const numBefore = params.num_before;
-    const numAfter = params.num_after;
-    if (numBefore === undefined) throw badRequest("Missing 'num_before' argument", { var_name: 'num_before' });
-    if (numAfter === undefined) throw badRequest("Missing 'num_after' argument", { var_name: 'num_after' });
-    if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
-    const includeAnchor = params.include_anchor ?? true;
-    const anchor = parseAnchor(params);
+    const plan = planNarrow(narrow, readable);
+    const found =
+      plan.source === 'none' ? [] : await reader.scan({ source: 'ids', ids: params.message_ids, conditions: narrow.conditions }, {}, 1, MAX_MESSAGES_PER_FETCH);
+    return {
+      ids: found.map((c) => c.id),
+      loaded: found,
+      result: { found_newest: false, found_oldest: false, found_anchor: false, history_limited: false },
+    };
+  }
 
-    let anchorId: number;
-    if (anchor.kind === 'newest') anchorId = LARGER_THAN_MAX_MESSAGE_ID;
-    else if (anchor.kind === 'oldest') anchorId = 0;
-    else if (anchor.kind === 'id') anchorId = anchor.id;
-    else {
-      const [firstUnread] = await model.userMessages.find(
-        personal({ unread: true }),
-        { sort: ['message_id', 1], limit: 1 },
-      );
-      anchorId = firstUnread?.message_id ?? LARGER_THAN_MAX_MESSAGE_ID;
-    }
+  const numBefore = params.num_before;
+  const numAfter = params.num_after;
+  if (numBefore === undefined) throw badRequest("Missing 'num_before' argument", { var_name: 'num_before' });
+  if (numAfter === undefined) throw badRequest("Missing 'num_after' argument", { var_name: 'num_after' });
+  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+  const includeAnchor = params.include_anchor ?? true;
+  const anchor = parseAnchor(params, narrow);
+  const plan = planNarrow(narrow, readable);
+  const anchorId = await resolveAnchor(deps, reader, anchor, narrow, readable, plan);
 
-    // One extra on each side tells whether the edge of the narrow was reached.
-    const before = (await find({ [idField]: { $lt: anchorId } }, -1, numBefore + 1)).reverse();
-    const atAnchor = includeAnchor ? await find({ [idField]: anchorId }, 1, 1) : [];
-    const after = await find({ [idField]: { $gt: anchorId } }, 1, numAfter + 1);
-    const foundOldest = before.length <= numBefore;
-    const foundNewest = after.length <= numAfter;
-    ids = [...(foundOldest ? before : before.slice(1)), ...atAnchor, ...(foundNewest ? after : after.slice(0, numAfter))];
-    result = {
+  // One extra on each side tells whether the edge of the narrow was reached. Past the
+  // newest id there is nothing to look for.
+  const pastNewest = anchorId >= LARGER_THAN_MAX_MESSAGE_ID;
+  const before = (await reader.scan(plan, { $lt: anchorId }, -1, numBefore + 1)).reverse();
+  const atAnchor = includeAnchor && !pastNewest ? await reader.scan(plan, { $gte: anchorId, $lte: anchorId }, 1, 1) : [];
+  const after = pastNewest ? [] : await reader.scan(plan, { $gt: anchorId }, 1, numAfter + 1);
+  const foundOldest = before.length <= numBefore;
+  const foundNewest = after.length <= numAfter;
+  const selected = [...(foundOldest ? before : before.slice(1)), ...atAnchor, ...(foundNewest ? after : after.slice(0, numAfter))];
+  return {
+    ids: selected.map((c) => c.id),
+    loaded: selected,
+    result: {
       anchor: anchorId,
       found_anchor: atAnchor.length > 0,
       found_oldest: foundOldest || anchor.kind === 'oldest',
       found_newest: foundNewest || anchor.kind === 'newest',
       history_limited: false,
-    };
-  }
-
-  return { ids, result };
+    },
+  };
 }
+
+async function resolveAnchor(deps: GetMessagesDeps, reader: Reader, anchor: Anchor, narrow: Narrow, readable: boolean, plan: Plan): Promise<number> {
+  switch (anchor.kind) {
+    case 'newest':
+      return LARGER_THAN_MAX_MESSAGE_ID;
+    case 'oldest':
+      return 0;
+    case 'id':
+      return anchor.id;
+    case 'first_unread': {
+      // Unread implies a personal-history row, so the narrow plus is:unread reads there.
+      const unread = planNarrow({ ...narrow, conditions: [...narrow.conditions, { kind: 'is', operand: 'unread', negated: false }] }, readable);
+      const [first] = await reader.scan(unread, { $gte: 0 }, 1, 1);
+      return first?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
+    }
+    case 'date': {
+      // Ids follow commit order and timestamps the clock, so the first message sent on or
+      // after the date starts the ids to look from; the anchor is the narrow's first from there.
+      const [sent] = await deps.model.messages.find({ timestamp: { $gte: anchor.timestamp } }, { sort: ['timestamp', 1], limit: 1 });
+      const [first] = sent ? await reader.scan(plan, { $gte: sent._id }, 1, 1) : [];
+      return first?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
+    }
+  }
+}
+
+/** `with:<id>`: the terms naming the conversation the message is in, if the requester may see it. */
+async function conversationOf(deps: GetMessagesDeps, actor: Actor, messageId: number): Promise<Term[] | undefined> {
+  const access = await accessibleMessage(deps, actor, messageId).catch(() => undefined);
+  if (!access) return undefined;
+  const { recipient } = access.message;
+  const term = (operator: string, operand: Term['operand']): Term => ({ operator, written: 'with', operand, negated: false });
+  if (recipient.type === 'direct') return [term('dm', recipient.users.map((u) => u.id))];
+  const channel = await deps.directory.channelById(recipient.channel_id);
+  // Received in a private channel the requester has since left: the channel cannot be
+  // named, but the message they hold still can.
+  if (!channel || (channel.invite_only && !(await deps.directory.isSubscribed(channel._id, actor.user_id)))) return [term('id', messageId)];
+  return [term('channel', recipient.channel_id), term('topic', recipient.topic)];
+}
+
+type IdRange = { $gt?: number; $gte?: number; $lt?: number; $lte?: number };
+
+const inRange = (id: number, r: IdRange) =>
+  (r.$gt === undefined || id > r.$gt) && (r.$gte === undefined || id >= r.$gte) && (r.$lt === undefined || id < r.$lt) && (r.$lte === undefined || id <= r.$lte);
 
 /**
- * `message_ids`: those of the ids that exist, that the user may see (personal history or
- * readable channel history) and that match the narrow's keys.
+ * Reads candidates for one request. What conditions look up besides the message — the
+ * readability of channels, the requester's topic policies — is loaded once per request
+ * and only when a condition asks for it.
  */
-async function accessibleIds(deps: GetMessagesDeps, actor: Actor, filter: Filter, wanted: number[]): Promise<number[]> {
-  if (wanted.length === 0) return [];
-  const unique = [...new Set(wanted)];
-  const [docs, rows] = await Promise.all([
-    deps.model.messages.getMany(unique),
-    deps.model.userMessages.getMany(unique.map((id) => userMessageId(actor.user_id, id))),
-  ]);
-  const received = new Set(rows.map((r) => r.message_id));
-  const ids: number[] = [];
-  for (const doc of docs) {
-    if (!matchesKeys(doc, filter)) continue;
-    const visible =
-      received.has(doc._id) || (doc.channel_id !== null && (await canReadChannelHistory(deps, actor, doc.channel_id)));
-    if (visible) ids.push(doc._id);
+class Reader implements MatchContext {
+  private readonly channelAccess = new Map<number, { readable: boolean; public: boolean; webPublic: boolean }>();
+  private policies: Map<string, number> | undefined;
+
+  constructor(
+    private readonly deps: GetMessagesDeps,
+    private readonly actor: Actor,
+  ) {}
+
+  topicPolicy(channelId: number, topicLc: string): number {
+    return this.policies?.get(`${channelId}:${topicLc}`) ?? 0;
   }
-  return ids.sort((a, b) => a - b);
+
+  coveredByChannels(channelId: number, webPublic: boolean): boolean {
+    const access = this.channelAccess.get(channelId);
+    return !!access && access.readable && access.public && (!webPublic || access.webPublic);
+  }
+
+  private readable(channelId: number | null): boolean {
+    return channelId !== null && !!this.channelAccess.get(channelId)?.readable;
+  }
+
+  /** Loads what `conditions` will look up for these candidates. */
+  private async prepare(conditions: Condition[], candidates: Candidate[], visibility: boolean): Promise<void> {
+    if (visibility || conditions.some((c) => c.kind === 'channels')) {
+      for (const id of new Set(candidates.flatMap((c) => (c.channel_id === null ? [] : [c.channel_id])))) {
+        if (this.channelAccess.has(id)) continue;
+        const channel = await this.deps.directory.channelById(id);
+        this.channelAccess.set(id, {
+          readable: await canReadChannelHistory(this.deps, this.actor, id),
+          public: !!channel && !channel.invite_only,
+          webPublic: !!channel?.is_web_public,
+        });
+      }
+    }
+    const usesTopics = conditions.some((c) => c.kind === 'in-home' || (c.kind === 'is' && (c.operand === 'followed' || c.operand === 'muted')));
+    if (usesTopics && !this.policies) {
+      const rows = await this.deps.model.userTopics.find({ user_id: this.actor.user_id });
+      this.policies = new Map(rows.map((r) => [`${r.channel_id}:${r.topic_lc}`, r.visibility_policy]));
+    }
+  }
+
+  /** Up to `limit` messages of the plan within `range`, nearest the range's start first. */
+  async scan(plan: Plan, range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
+    if (limit <= 0 || plan.source === 'none') return [];
+    if (plan.source === 'ids') return this.scanIds(plan.ids, plan.conditions, range, direction, limit);
+    const field = plan.source === 'messages' ? '_id' : 'message_id';
+    const found: Candidate[] = [];
+    let bound: IdRange = range;
+    let batch = plan.residual.length === 0 ? limit : Math.min(SCAN_BATCH, Math.max(limit, FIRST_SCAN_BATCH_MIN));
+    for (;;) {
+      const filter: Filter = { ...plan.filter, [field]: bound };
+      const candidates = await this.load(plan, filter, direction, batch);
+      if (plan.residual.length === 0) return candidates;
+      await this.prepare(plan.residual, candidates, false);
+      for (const candidate of candidates) {
+        if (!plan.residual.every((c) => matches(c, candidate, this))) continue;
+        found.push(candidate);
+        if (found.length === limit) return found;
+      }
+      if (candidates.length < batch) return found;
+      const last = candidates.at(-1)!.id;
+      bound = direction === 1 ? { ...without(bound, '$gte'), $gt: last } : { ...without(bound, '$lte'), $lt: last };
+      batch = SCAN_BATCH;
+    }
+  }
+
+  private async load(plan: Extract<Plan, { filter: Filter }>, filter: Filter, direction: 1 | -1, limit: number): Promise<Candidate[]> {
+    const { model } = this.deps;
+    const wants = new Set(plan.residual.map(needs));
+    if (plan.source === 'messages') {
+      const messages = await model.messages.find(filter, { sort: ['_id', direction], limit });
+      const rows = wants.has('row') ? await this.rows(messages.map((m) => m._id)) : undefined;
+      return messages.map((message) => ({ ...fromMessage(message), ...(rows ? { row: rows.get(message._id) ?? null } : {}) }));
+    }
+    const rows = await model.userMessages.find({ ...filter, user_id: this.actor.user_id }, { sort: ['message_id', direction], limit });
+    if (!wants.has('message')) return rows.map(fromRow);
+    const messages = new Map((await model.messages.getMany(rows.map((r) => r.message_id))).map((m) => [m._id, m]));
+    // A row whose message is gone is a deletion still being projected: not a message.
+    return rows.flatMap((row) => {
+      const message = messages.get(row.message_id);
+      return message ? [{ ...fromRow(row), message }] : [];
+    });
+  }
+
+  private async rows(ids: number[]): Promise<Map<number, UserMessageDoc>> {
+    const rows = await this.deps.model.userMessages.getMany(ids.map((id) => userMessageId(this.actor.user_id, id)));
+    return new Map(rows.map((r) => [r.message_id, r]));
+  }
+
+  /** Exact ids: those that exist, that the requester may see and that meet every condition. */
+  private async scanIds(ids: number[], conditions: Condition[], range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
+    const wanted = [...new Set(ids)].filter((id) => inRange(id, range)).sort((a, b) => (a - b) * direction);
+    if (wanted.length === 0) return [];
+    const [messages, rows] = await Promise.all([this.deps.model.messages.getMany(wanted), this.rows(wanted)]);
+    const candidates = messages.map((message) => ({ ...fromMessage(message), row: rows.get(message._id) ?? null }));
+    await this.prepare(conditions, candidates, true);
+    return candidates
+      .filter((c) => (c.row !== null || this.readable(c.channel_id)) && conditions.every((condition) => matches(condition, c, this)))
+      .slice(0, limit);
+  }
 }
 
-/** The narrow's keys (equality, or `$ne: null`) checked against a message document. */
-function matchesKeys(doc: MessageDoc, filter: Filter): boolean {
-  return Object.entries(filter).every(([field, condition]) => {
-    const value = (doc as Record<string, unknown>)[field];
-    if (condition !== null && typeof condition === 'object' && '$ne' in condition) return value !== condition.$ne;
-    return value === condition;
-  });
+function without(range: IdRange, key: keyof IdRange): IdRange {
+  const { [key]: _dropped, ...rest } = range;
+  return rest;
 }
 
+const fromMessage = (m: MessageDoc): Candidate => ({
+  id: m._id,
+  channel_id: m.channel_id,
+  topic_lc: m.topic_lc,
+  dm_key: m.dm_key,
+  sender_id: m.sender_id,
+  message: m,
+});
+
+const fromRow = (r: UserMessageDoc): Candidate => ({
+  id: r.message_id,
+  channel_id: r.channel_id,
+  topic_lc: r.topic_lc,
+  dm_key: r.dm_key,
+  sender_id: r.sender_id,
+  row: r,
+});
+
+/**
+ * The messages as the API shows them, with the requester's flags. `loaded` may carry
+ * documents and rows a query already read, which are not read again.
+ */
 export async function renderMessages(
   deps: GetMessagesDeps,
   actor: Actor,
   ids: number[],
   format: Parameters<typeof formatMessage>[1],
+  loaded: Candidate[] = [],
 ): Promise<Record<string, unknown>[]> {
   if (ids.length === 0) return [];
-  const [docs, userMessages] = await Promise.all([
-    deps.model.messages.getMany(ids),
-    deps.model.userMessages.getMany(ids.map((id) => userMessageId(actor.user_id, id))),
+  const known = new Map(loaded.flatMap((c) => (c.message ? [[c.id, c.message] as const] : [])));
+  const rowsKnown = new Map(loaded.flatMap((c) => (c.row !== undefined ? [[c.id, c.row] as const] : [])));
+  const missing = ids.filter((id) => !known.has(id));
+  const rowsMissing = ids.filter((id) => !rowsKnown.has(id));
+  const [fetched, userMessages] = await Promise.all([
+    missing.length ? deps.model.messages.getMany(missing) : Promise.resolve([]),
+    rowsMissing.length ? deps.model.userMessages.getMany(rowsMissing.map((id) => userMessageId(actor.user_id, id))) : Promise.resolve([]),
   ]);
-  const flagsById = new Map(userMessages.map((um) => [um.message_id, um.flags]));
+  for (const doc of fetched) known.set(doc._id, doc);
+  const docs = ids.flatMap((id) => known.get(id) ?? []);
+  const flagsById = new Map<number, string[]>();
+  for (const [id, row] of rowsKnown) if (row) flagsById.set(id, row.flags);
+  for (const row of userMessages) flagsById.set(row.message_id, row.flags);
   const senders = new Map((await deps.directory.usersByIds([...new Set(docs.map((d) => d.sender_id))])).map((u) => [u._id, u]));
   const channelNames = new Map<number, string>();
   for (const id of new Set(docs.flatMap((d) => (d.channel_id === null ? [] : [d.channel_id])))) {
