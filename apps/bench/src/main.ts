@@ -155,7 +155,10 @@ async function main(): Promise<number> {
       ['GET first_unread (100)', [{ operator: 'channel', operand: channels[7] }], 'first_unread'],
     ];
     for (const [name, narrow, anchor] of reads) {
-      const url = `${api}/messages?anchor=${anchor}&num_before=${anchor === 'newest' ? 100 : 50}&num_after=${anchor === 'newest' ? 0 : 50}&narrow=${narrowQuery(narrow)}`;
+      // newest: the 100 latest; first_unread: the anchor and the 99 after it (the reader
+      // has read nothing, so that is where a client opening the channel starts).
+      const [before, after] = anchor === 'newest' ? [100, 0] : [0, 99];
+      const url = `${api}/messages?anchor=${anchor}&num_before=${before}&num_after=${after}&narrow=${narrowQuery(narrow)}`;
       const check = await http(url, { headers: { authorization: reader.authorization } });
       if (check.messages.length < 100) throw new Error(`${name}: expected 100 messages, got ${check.messages.length}`);
       rows.push(await measure(name, { url, headers: { authorization: reader.authorization } }));

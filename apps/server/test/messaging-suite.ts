@@ -242,6 +242,21 @@ export function messagingSuite(mode: string, start: () => Promise<RunningServer>
         expect(refused.status).toBe(400);
       });
 
+      it('takes messages moved into a private channel away from those who cannot see it', async () => {
+        const id = await send(admin, { type: 'stream', to: 'general', topic: 'sensitive', content: 'should be private' });
+        const leadership = (await fetchOne(admin, await send(admin, { type: 'stream', to: 'leadership', topic: 't', content: 'x' }))).stream_id;
+        expect((await fetchOne(member, id)).id).toBe(id);
+        const memberQueue = await register(member, ['delete_message', 'update_message']);
+        const ownerQueue = await register(owner, ['delete_message', 'update_message']);
+        expect((await admin.request('PATCH', `/messages/${id}`, { stream_id: leadership }, { query: false })).body.result).toBe('success');
+        expect((await member.get('/messages', { message_ids: [id] })).body.messages).toEqual([]);
+        const search = await member.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'search', operand: 'private' }] });
+        expect(search.body.messages.map((m: any) => m.id)).not.toContain(id);
+        expect((await events(member, memberQueue)).map((e) => [e.type, e.message_ids])).toEqual([['delete_message', [id]]]);
+        expect((await events(owner, ownerQueue)).map((e) => e.type)).toEqual(['update_message']);
+        expect((await fetchOne(owner, id)).display_recipient).toBe('leadership');
+      });
+
       it('deletes own messages and lets administrators delete any, with delete_message events', async () => {
         const own = await send(member, { type: 'stream', to: 'general', topic: 'delete', content: 'oops' });
         const other = await send(member2, { type: 'stream', to: 'general', topic: 'delete', content: 'not yours' });

@@ -353,9 +353,12 @@ export class MessagesReadModel {
       }));
     }
     const keys = { channel_id: fact.move.channel_id, topic_lc: fact.move.topic.toLowerCase(), dm_key: null };
+    const revoked = new Set(fact.move.revoked_user_ids);
     for (const id of fact.move.message_ids) {
       for (const row of await this.userMessages.find({ message_id: id })) {
-        await this.userMessages.put({ ...row, ...keys });
+        // Who may not see the private destination loses the messages from their history.
+        if (revoked.has(row.user_id)) await this.userMessages.delete(row._id);
+        else await this.userMessages.put({ ...row, ...keys });
       }
     }
   }
