@@ -36,8 +36,9 @@ const services: [string, (deps: ServiceDeps) => Promise<RunningService>][] = [
 /** Starts the services (no HTTP): used by the server and the command-line tool. */
 export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
   // Nothing crosses a wire in one process: allow the largest GET /messages (5000
-  // messages of maximum length) rather than NATS's default 1 MiB.
-  const bus = new InProcessBus({ maxPayload: 256 * 1024 * 1024 });
+  // messages of maximum length) rather than NATS's default 1 MiB, and hand replies over
+  // without a JSON copy (every endpoint builds a fresh reply; requests are still copied).
+  const bus = new InProcessBus({ maxPayload: 256 * 1024 * 1024, copyReplies: false });
   const store = SqliteEventStore.open(join(config.dataDir, 'events.sqlite'));
   const stores: SqliteReadModelStore[] = [];
   const running: RunningService[] = [];

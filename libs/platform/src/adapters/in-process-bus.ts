@@ -19,12 +19,20 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 export interface InProcessBusOptions {
   maxPayload?: number;
+  /**
+   * Replies are copied through JSON by default, as over the wire. A process whose
+   * handlers build a fresh reply per request and never touch it again (the embedded
+   * server) may hand replies over as they are: a large GET /messages reply would
+   * otherwise be serialized and parsed once more for nothing.
+   */
+  copyReplies?: boolean;
   drainTimeoutMs?: number;
   /** Where handler failures go (they never reach the requester, as over NATS). */
   onHandlerError?: (err: unknown, subject: string) => void;
 }
 
-type Reply = (json: string) => void;
+/** A reply as JSON text (copied) or as the handler's own value (handed over). */
+type Reply = (reply: { json: string } | { value: Json }) => void;
 
 interface Subscription {
   readonly pattern: string;
@@ -51,6 +59,7 @@ export class InProcessBus implements Bus {
   private readonly nextMember = new Map<string, number>();
   private readonly pending = new Set<(err: BusError) => void>();
   readonly maxPayload: number;
+  private readonly copyReplies: boolean;
   private readonly drainTimeoutMs: number;
   private readonly onHandlerError: (err: unknown, subject: string) => void;
   private busy = 0;
@@ -59,6 +68,7 @@ export class InProcessBus implements Bus {
 
   constructor(options: InProcessBusOptions = {}) {
     this.maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
+    this.copyReplies = options.copyReplies ?? true;
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
     this.onHandlerError = options.onHandlerError ?? reportToStderr;
   }
@@ -87,10 +97,10 @@ export class InProcessBus implements Bus {
         settle();
         reject(err);
       };
-      const reply: Reply = (replyJson) => {
+      const reply: Reply = (answer) => {
         if (settled) return;
         settle();
-        resolve(JSON.parse(replyJson) as Json);
+        resolve('json' in answer ? (JSON.parse(answer.json) as Json) : answer.value);
       };
       const timer = setTimeout(
         () => fail(new BusError('TIMEOUT', `no reply on ${subject} within ${timeoutMs} ms`)),
@@ -106,7 +116,7 @@ export class InProcessBus implements Bus {
       try {
         const result = await handler(JSON.parse(json) as Json, actual);
         // A publication on a served subject runs the handler with nobody to reply to, as on NATS.
-        reply?.(this.encode(result));
+        reply?.(this.copyReplies ? { json: this.encode(result) } : { value: result });
       } catch (err) {
         // As over NATS: the requester is not told and times out.
         this.onHandlerError(err, actual);
