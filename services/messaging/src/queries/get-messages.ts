@@ -386,27 +386,26 @@ export async function renderMessages(
   }
   return docs.map((doc) => {
     const sender = senders.get(doc.sender_id);
-    const view: MessageView = {
-      ...viewOf(doc),
-      sender_email: sender?.email ?? doc.sender_email,
-      sender_full_name: sender?.full_name ?? doc.sender_full_name,
-    };
-    if (view.recipient.type === 'channel') {
-      view.recipient = { ...view.recipient, channel_name: channelNames.get(view.recipient.channel_id) ?? view.recipient.channel_name };
-    }
+    // Names as they are now, not as they were when the message was sent.
+    const recipient: MessageView['recipient'] =
+      doc.recipient.type === 'channel'
+        ? { ...doc.recipient, channel_name: channelNames.get(doc.recipient.channel_id) ?? doc.recipient.channel_name }
+        : doc.recipient;
+    const message = formatMessage(viewOf(doc, sender?.email ?? doc.sender_email, sender?.full_name ?? doc.sender_full_name, recipient), format);
     // A message outside the user's personal history (channel history read before they
     // subscribed) is reported read and historical, as Zulip does.
-    return { ...formatMessage(view, format), flags: flagsById.get(doc._id) ?? ['read', 'historical'] };
+    message.flags = flagsById.get(doc._id) ?? ['read', 'historical'];
+    return message;
   });
 }
 
-function viewOf(doc: MessageDoc): MessageView {
+function viewOf(doc: MessageDoc, senderEmail: string, senderFullName: string, recipient: MessageView['recipient']): MessageView {
   return {
     id: doc._id,
     sender_id: doc.sender_id,
-    sender_email: doc.sender_email,
-    sender_full_name: doc.sender_full_name,
-    recipient: doc.recipient,
+    sender_email: senderEmail,
+    sender_full_name: senderFullName,
+    recipient,
     recipient_id: doc.recipient_id,
     content: doc.content,
     rendered_content: doc.rendered_content,
