@@ -66,10 +66,15 @@ export class Projector {
         ? await store.headPosition()
         : 0;
     this.received = this.position;
+    const head = await store.headPosition();
     this.subscription = store.subscribeToAll((fact) => this.receive(fact), {
       after: this.position,
       onError: (err) => this.fail(err, log),
     });
+    // A service answers only once its read models hold everything stored before it
+    // started: a rebuilt read model must not tell a caller that the organization, a
+    // user or a message does not exist while it is still replaying.
+    await this.waitFor(head, Number.POSITIVE_INFINITY);
   }
 
   get checkpoint(): number {
@@ -81,11 +86,13 @@ export class Projector {
     if (position === undefined || position <= this.position) return Promise.resolve();
     if (this.failure) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new ApiError('GATEWAY_TIMEOUT', 'Read model did not catch up in time', 504));
-      }, timeoutMs);
-      timer.unref();
+      const timer = Number.isFinite(timeoutMs)
+        ? setTimeout(() => {
+            this.waiters = this.waiters.filter((w) => w !== waiter);
+            reject(new ApiError('GATEWAY_TIMEOUT', 'Read model did not catch up in time', 504));
+          }, timeoutMs)
+        : undefined;
+      timer?.unref();
       const waiter: Waiter = {
         position,
         resolve: () => {
