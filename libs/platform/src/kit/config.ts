@@ -47,8 +47,11 @@ function readOrCreateSecret(path: string): string {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
   // The winner may still be writing; its secret is never empty once written.
-  for (;;) {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; attempt < 500; attempt++) {
     const secret = readFileSync(path, 'utf8').trim();
     if (secret) return secret;
+    Atomics.wait(pause, 0, 0, 10);
   }
+  throw new Error(`${path} is empty: remove it (API keys derived from it change) or set TEAMCHAT_SECRET`);
 }
