@@ -6,13 +6,13 @@
 import {
   badRequest,
   EDITABLE_FLAGS,
-  EMPTY_TOPIC_DISPLAY_NAME,
   LIMITS,
   VISIBILITY_POLICY,
   type Fact,
   type FactOf,
 } from '@teamchat/contracts';
 import { exemptFromMoveLimits, hasRole, ORGANIZATION_POLICY as POLICY } from './policies';
+import { normalizeTopic } from './topics';
 
 /** What a message's own stream says: enough to refuse duplicate reactions and late changes. */
 export interface MessageState {
@@ -105,13 +105,6 @@ export interface EditCommand {
 
 const codePoints = (s: string) => [...s].length;
 const EDIT_LIMIT_GRACE_SECONDS = 20;
-
-export function normalizeTopic(raw: string): string {
-  if (raw.includes('\u0000')) throw badRequest('Topic must not contain null bytes');
-  const topic = raw.trim();
-  if (codePoints(topic) > LIMITS.max_topic_length) throw badRequest(`Topic too long (limit: ${LIMITS.max_topic_length} characters)`);
-  return topic === EMPTY_TOPIC_DISPLAY_NAME ? '' : topic;
-}
 
 export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf<'MessageEdited'>[] {
   const { actor, message } = cmd;

@@ -13,6 +13,7 @@ import {
   type FactOf,
 } from '@teamchat/contracts';
 import { hasRole, ORGANIZATION_POLICY as POLICY } from './policies';
+import { normalizeTopic } from './topics';
 
 export interface Participant {
   id: number;
@@ -116,13 +117,7 @@ function checkTopicsPolicy(topic: string, policy: TopicsPolicy): void {
 
 function checkTopic(raw: string | undefined): string {
   if (raw === undefined) throw badRequest("Missing 'topic' argument", { var_name: 'topic' });
-  if (raw.includes('\u0000')) throw badRequest('Topic must not contain null bytes');
-  const topic = raw.trim();
-  if (codePoints(topic) > LIMITS.max_topic_length) {
-    throw badRequest(`Topic too long (limit: ${LIMITS.max_topic_length} characters)`);
-  }
-  // The empty topic's display name means the empty topic itself (feature level 370).
-  return topic === EMPTY_TOPIC_DISPLAY_NAME ? '' : topic;
+  return normalizeTopic(raw);
 }
 
 /** Who receives a message to this target: a channel's subscribers or the DM participants, and the sender. */

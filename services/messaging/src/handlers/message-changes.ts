@@ -25,11 +25,11 @@ import {
   decideFlags,
   decideReaction,
   decideUserTopic,
-  normalizeTopic,
   type MessageSnapshot,
   type MessageState,
   type ReactionCommand,
 } from '../domain/message-changes';
+import { normalizeTopic } from '../domain/topics';
 import { userMessageId, userTopicId, type MessageDoc, type MessagesReadModel } from '../projections/messages';
 import { accessibleMessage, audienceOf, canReadChannelHistory, invalidMessages } from '../queries/access';
 import type { Renderer } from './rendering';

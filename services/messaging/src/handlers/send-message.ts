@@ -4,11 +4,12 @@
  * message id is the position the store gave that fact.
  */
 import { randomUUID } from 'node:crypto';
-import { badRequest, EMPTY_TOPIC_DISPLAY_NAME, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
+import { badRequest, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
 import type { Directory, UserDoc } from '@teamchat/directory';
 import { isMeMessage } from '@teamchat/markdown';
 import type { AggregateRepository, EventStore } from '@teamchat/platform';
 import { automaticVisibilityPolicy, decideUserTopic } from '../domain/message-changes';
+import { normalizeTopic } from '../domain/topics';
 import { decideAllocateRecipient, type RecipientRegistry } from '../domain/recipients';
 import {
   decideSendMessage,
@@ -102,7 +103,7 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
     : await resolveDirect(deps.directory, params.to);
 
   const recipients = recipientUserIds(sender, target);
-  const topic = target.kind === 'channel' ? normalizedTopic(target.topic) : undefined;
+  const topic = target.kind === 'channel' && target.topic !== undefined ? normalizeTopic(target.topic) : undefined;
   const participants =
     target.kind === 'channel' && topic !== undefined && TOPIC_WILDCARD.test(params.content)
       ? await topicParticipants(deps.model, target.channel_id, topic)
@@ -145,11 +146,4 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
   const facts = decideUserTopic(current, { user_id: sender.id, channel_id, topic: factTopic, visibility_policy: policy, now: Date.now() });
   const position = await appendPersonal(deps.store, streams.userTopics(sender.id), facts);
   return { id, position: position ?? id, automatic_new_visibility_policy: policy };
-}
-
-/** The topic as the decider will store it (the decider still validates it). */
-function normalizedTopic(raw: string | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  const topic = raw.trim();
-  return topic === EMPTY_TOPIC_DISPLAY_NAME ? '' : topic;
 }
