@@ -449,6 +449,18 @@ export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
         expect(after.events).toEqual([]);
       }, 15_000);
 
+      it('queues only the message events matching the narrow the queue was registered with', async () => {
+        const narrowed = (await member.post('/register', { event_types: ['message'], narrow: [['stream', 'engineering']] })).body.queue_id;
+        const skipped = await member.post('/messages', { type: 'stream', to: 'general', topic: 'narrowed', content: 'not for the queue' });
+        const kept = await member.post('/messages', { type: 'stream', to: 'engineering', topic: 'narrowed', content: 'for the queue' });
+        const { events } = (await member.get('/events', { queue_id: narrowed, last_event_id: -1, dont_block: true })).body;
+        expect(events.map((e: any) => e.message.id)).toEqual([kept.body.id]);
+        expect(skipped.body.id).toBeLessThan(kept.body.id);
+        const refused = await member.post('/register', { narrow: [{ operator: 'search', operand: 'x' }] });
+        expect(refused.status).toBe(400);
+        expect(refused.body.msg).toContain('narrow');
+      });
+
       it('refuses malformed registration and polling parameters by name', async () => {
         const badTypes = await member.post('/register', { event_types: 'message' });
         expect(badTypes.status).toBe(400);

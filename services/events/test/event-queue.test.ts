@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { EventQueue, type QueueOptions } from '../src/domain/event-queue';
 
 const queue = (options: Partial<QueueOptions> = {}) =>
-  new EventQueue('q-1', { user_id: 4, event_types: null, apply_markdown: false, client_gravatar: true, empty_topic_name: false, ...options });
+  new EventQueue('q-1', { user_id: 4, event_types: null, apply_markdown: false, client_gravatar: true, empty_topic_name: false, narrow: [], ...options });
 
 /** Whether a promise has settled, without waiting for it. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {

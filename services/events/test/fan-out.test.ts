@@ -37,7 +37,7 @@ const sent = (overrides: Partial<FactOf<'MessageSent'>> = {}): FactOf<'MessageSe
 });
 
 const queue = (id: string, user_id: number, options: Partial<QueueOptions> = {}) =>
-  new EventQueue(id, { user_id, event_types: null, apply_markdown: true, client_gravatar: true, empty_topic_name: false, ...options });
+  new EventQueue(id, { user_id, event_types: null, apply_markdown: true, client_gravatar: true, empty_topic_name: false, narrow: [], ...options });
 
 /** The one delivery of a MessageSent fact, as the given queue sees it. */
 function eventFor(fact: Fact, q: EventQueue) {

@@ -1,3 +1,5 @@
+import type { QueueNarrow } from './queue-narrow';
+
 /**
  * One client's event queue: events get increasing ids, a client acknowledges by asking
  * for events after an id (which drops the older ones), and a blocked long-poll is woken
@@ -13,6 +15,8 @@ export interface QueueOptions {
   client_gravatar: boolean;
   /** The client handles the empty topic itself (client capability `empty_topic_name`). */
   empty_topic_name: boolean;
+  /** Only message events matching this narrow are queued (empty: all). */
+  narrow: QueueNarrow;
 }
 
 export interface ClientEvent {

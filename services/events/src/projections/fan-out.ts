@@ -7,11 +7,15 @@
 import { displayTopic, Fact, formatMessage, initialMessageFlags, type FactOf } from '@teamchat/contracts';
 import type { StoredFact } from '@teamchat/platform';
 import type { EventQueue } from '../domain/event-queue';
+import { matchesQueueNarrow } from '../domain/queue-narrow';
 
 export interface Delivery {
   user_ids: number[];
-  /** The event as this queue should see it (formats and echo ids differ per queue). */
-  eventFor: (queue: EventQueue) => { type: string; [field: string]: unknown };
+  /**
+   * The event as this queue should see it (formats and echo ids differ per queue), or
+   * null when the queue's narrow leaves it out.
+   */
+  eventFor: (queue: EventQueue) => { type: string; [field: string]: unknown } | null;
 }
 
 /** The fact types that become client events. */
@@ -102,6 +106,7 @@ function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
   return {
     user_ids: fact.recipient_user_ids,
     eventFor: (queue) => {
+      if (!matchesQueueNarrow(queue.options.narrow, fact)) return null;
       const message = formatMessage(
         { ...fact, id },
         {

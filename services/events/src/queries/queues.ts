@@ -14,6 +14,7 @@ import {
   type RegisterParams,
 } from '@teamchat/contracts';
 import { EventQueue } from '../domain/event-queue';
+import { parseQueueNarrow } from '../domain/queue-narrow';
 import type { Delivery } from '../projections/fan-out';
 
 /** A queue nobody has polled for this long is dropped (Zulip uses ten minutes too). */
@@ -39,6 +40,7 @@ export class QueueRegistry {
       apply_markdown: params.apply_markdown ?? false,
       client_gravatar: params.client_gravatar ?? true,
       empty_topic_name: params.client_capabilities?.empty_topic_name === true,
+      narrow: parseQueueNarrow(params.narrow, actor.user_id),
     });
     this.queues.set(queue.id, queue);
     const mine = this.byUser.get(actor.user_id) ?? new Set();
@@ -86,7 +88,7 @@ export class QueueRegistry {
     for (const userId of delivery.user_ids) {
       for (const queue of this.byUser.get(userId) ?? []) {
         const event = delivery.eventFor(queue);
-        queue.push(event);
+        if (event) queue.push(event);
       }
     }
   }
