@@ -10,29 +10,21 @@ import {
   type EditHistoryEntry,
   type FactOf,
   type MessageReaction,
+  type MessageView,
 } from '@teamchat/contracts';
 import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
 
-export interface MessageDoc extends Doc {
+/** A stored message: the API's view of it (contracts MessageView) plus what narrows need. */
+export interface MessageDoc extends Doc, Omit<MessageView, 'id' | 'reactions' | 'edit_history' | 'last_edit_timestamp' | 'last_moved_timestamp'> {
   /** The message id: the position of its MessageSent fact. */
   _id: number;
   /** The message's own stream, where its later facts are appended. */
   stream: string;
-  sender_id: number;
-  sender_email: string;
-  sender_full_name: string;
-  recipient: FactOf<'MessageSent'>['recipient'];
   /** Set for channel messages, null for direct ones: the narrow keys. */
   channel_id: number | null;
   topic_lc: string | null;
   /** Sorted participant ids joined by commas, for direct messages. */
   dm_key: string | null;
-  recipient_id: number;
-  content: string;
-  rendered_content: string;
-  client: string;
-  timestamp: number;
-  is_me_message: boolean;
   reactions: MessageReaction[];
   /** Newest first. */
   edit_history: EditHistoryEntry[];
