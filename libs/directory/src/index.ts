@@ -197,9 +197,4 @@ export class Directory {
     }
     return channel;
   }
-
-  async subscribedChannelIds(userId: number): Promise<number[]> {
-    const subs = await this.subscriptions.find({ user_id: userId, active: true });
-    return subs.map((s) => s.channel_id);
-  }
 }

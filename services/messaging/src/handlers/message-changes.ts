@@ -16,7 +16,7 @@ import {
   type UserTopicParams,
 } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
-import { emojiByCode, emojiByName, isMeMessage, SERVICE_EXTRA_EMOJI } from '@teamchat/markdown';
+import { emojiByCode, emojiByName, isMeMessage, isValidUnicodeEmoji, SERVICE_EXTRA_EMOJI } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult, EventStore } from '@teamchat/platform';
 import { randomUUID } from 'node:crypto';
 import {
@@ -71,8 +71,7 @@ export function resolveEmoji(params: Pick<ReactionParams, 'emoji_name' | 'emoji_
   if (params.emoji_code !== undefined) {
     const byCode = emojiByCode(params.emoji_code);
     if (!byCode) throw badRequest('Invalid emoji code.');
-    const byName = emojiByName(params.emoji_name);
-    if (!byName || byName.code !== byCode.code) throw badRequest('Invalid emoji name.');
+    if (!isValidUnicodeEmoji(params.emoji_name, byCode.code)) throw badRequest('Invalid emoji name.');
     return { emoji_name: params.emoji_name, emoji_code: byCode.code, reaction_type: type };
   }
   const emoji = emojiByName(params.emoji_name);
@@ -180,7 +179,7 @@ export async function deleteMessage(deps: ChangeDeps, actor: Actor, messageId: n
 }
 
 /** Appends a personal fact (flags, topic visibility) to the user's own stream. */
-async function appendPersonal(store: EventStore, stream: string, facts: Fact[]) {
+export async function appendPersonal(store: EventStore, stream: string, facts: Fact[]) {
   if (facts.length === 0) return undefined;
   const append = await store.append(stream, facts.map((data) => ({ id: randomUUID(), type: data.type, data })), 'any');
   return lastPosition(append);
@@ -254,4 +253,3 @@ async function canSeeChannel(deps: ChangeDeps, actor: Actor, channelId: number):
   return canReadChannelHistory(deps, actor, channelId);
 }
 
-export { appendPersonal };
