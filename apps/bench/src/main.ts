@@ -9,7 +9,8 @@
  * measured run (default 5).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -40,7 +41,39 @@ interface Target {
   body?: string;
 }
 
-async function measure(name: string, target: Target): Promise<Row> {
+/** BENCH_ONLY: a regular expression; only benchmarks whose name matches run (for profiling one path). */
+const ONLY = new RegExp(process.env.BENCH_ONLY ?? '');
+
+/**
+ * BENCH_PROFILE=dir: a CPU profile of the server for each measured run (not the seeding),
+ * written to dir/<benchmark>.cpuprofile, for Chrome DevTools or any .cpuprofile viewer.
+ */
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return work();
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, (err, result) => (err ? reject(err) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    session.disconnect();
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    writeFileSync(join(PROFILE_DIR, `${name.replace(/[^A-Za-z0-9]+/g, '-')}.cpuprofile`), JSON.stringify(profile));
+  }
+}
+
+async function measure(name: string, target: Target): Promise<Row | undefined> {
+  if (!ONLY.test(name)) return undefined;
+  return profiled(name, () => autocannonRun(name, target));
+}
+
+async function autocannonRun(name: string, target: Target): Promise<Row> {
   const args = [require.resolve('autocannon/autocannon.js'), '--json', '-c', String(CONNECTIONS), '-d', String(SECONDS)];
   if (target.method) args.push('-m', target.method);
   for (const [key, value] of Object.entries(target.headers ?? {})) args.push('-H', `${key}=${value}`);
@@ -109,13 +142,16 @@ function printTable(rows: Row[], ceiling: number): void {
 async function main(): Promise<number> {
   console.log(`${CONNECTIONS} connections, ${SECONDS} s per run, ${MESSAGES} messages in ${CHANNELS} channels × ${TOPICS_PER_CHANNEL} topics`);
   const rows: Row[] = [];
+  const record = (row: Row | undefined) => {
+    if (row) rows.push(row);
+  };
 
   // The ceiling, closed before the server starts so the two never compete for the CPU.
   const noop = Fastify();
   noop.get('/noop', async () => ({}));
   const noopUrl = await noop.listen({ host: '127.0.0.1', port: 0 });
   try {
-    rows.push(await measure('noop', { url: `${noopUrl}/noop` }));
+    record(await measure('noop', { url: `${noopUrl}/noop` }));
   } finally {
     await noop.close();
   }
@@ -140,7 +176,7 @@ async function main(): Promise<number> {
     seedRate = await seed(server, [people[0]!.actor, member.actor], channels, MESSAGES);
     console.log(`${seedRate.toFixed(0)} messages/s`);
 
-    rows.push(
+    record(
       await measure('POST /messages', {
         url: `${api}/messages`,
         method: 'POST',
@@ -155,13 +191,14 @@ async function main(): Promise<number> {
       ['GET first_unread (100)', [{ operator: 'channel', operand: channels[7] }], 'first_unread'],
     ];
     for (const [name, narrow, anchor] of reads) {
+      if (!ONLY.test(name)) continue;
       // newest: the 100 latest; first_unread: the anchor and the 99 after it (the reader
       // has read nothing, so that is where a client opening the channel starts).
       const [before, after] = anchor === 'newest' ? [100, 0] : [0, 99];
       const url = `${api}/messages?anchor=${anchor}&num_before=${before}&num_after=${after}&narrow=${narrowQuery(narrow)}`;
       const check = await http(url, { headers: { authorization: reader.authorization } });
       if (check.messages.length < 100) throw new Error(`${name}: expected 100 messages, got ${check.messages.length}`);
-      rows.push(await measure(name, { url, headers: { authorization: reader.authorization } }));
+      record(await measure(name, { url, headers: { authorization: reader.authorization } }));
     }
   } finally {
     await server.stop();
@@ -169,7 +206,7 @@ async function main(): Promise<number> {
   }
 
   console.log();
-  printTable(rows, rows[0]!.result.requests.average);
+  printTable(rows, rows.find((row) => row.name === 'noop')?.result.requests.average ?? NaN);
   console.log(`\nseeding through the bus: ${seedRate.toFixed(0)} messages/s`);
   const failed = rows.filter(({ result }) => result.non2xx > 0 || result.errors > 0);
   for (const { name, result } of failed) console.error(`FAIL ${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);

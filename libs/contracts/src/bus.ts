@@ -71,5 +71,16 @@ export interface BusRequest<P = unknown> {
 }
 
 export type BusReply<V = Record<string, unknown>> =
-  | { ok: true; value: V; position?: number }
+  | {
+      ok: true;
+      value: V;
+      position?: number;
+      /**
+       * More members of the response, already serialized: the text of a JSON object
+       * whose members follow `value`'s. Large replies (GET /messages) are assembled from
+       * cached per-message JSON and cross the bus and the gateway as one string, never
+       * re-serialized.
+       */
+      json?: string;
+    }
   | { ok: false; error: ApiErrorShape };

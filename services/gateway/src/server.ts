@@ -86,7 +86,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       const parsed = route.params.safeParse(params);
       if (!parsed.success) throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0]), 400);
       const after = actor ? lastWrite.get(actor.user_id) : undefined;
-      const { value, position } = await callEndpoint(
+      const { value, position, json } = await callEndpoint(
         bus,
         route.subject,
         { ...(actor ? { actor } : {}), ...(after !== undefined ? { after } : {}), params: parsed.data },
@@ -95,12 +95,17 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (actor && position !== undefined && position > (lastWrite.get(actor.user_id) ?? 0)) {
         lastWrite.set(actor.user_id, position);
       }
-      return reply.send({
+      const body = {
         result: 'success',
         msg: '',
         ...value,
         ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
-      });
+      };
+      if (json === undefined) return reply.send(body);
+      // Pre-serialized members are appended as they are: `{…body members},{…json members}`.
+      const members = json.slice(1, -1).trim();
+      const text = members ? `${JSON.stringify(body).slice(0, -1)},${members}}` : JSON.stringify(body);
+      return reply.type('application/json; charset=utf-8').send(text);
     };
   }
 

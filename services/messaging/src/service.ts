@@ -99,9 +99,10 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       const { position, ...value } = await sendMessage({ store, directory, model, recipients, renderer }, actor, params);
       return { value, position };
     }),
-    endpoint(subjects.messaging.getMessages, GetMessagesParams, async (actor, params) => ({
-      value: await getMessages({ directory, model }, actor, params),
-    })),
+    endpoint(subjects.messaging.getMessages, GetMessagesParams, async (actor, params) => {
+      const { result, messagesJson } = await getMessages({ directory, model }, actor, params);
+      return { value: result, json: `{"messages":${messagesJson}}` };
+    }),
     endpoint(subjects.messaging.getMessage, GetMessageParams, async (actor, params) => {
       const { message } = await accessibleMessage(changeDeps, actor, params.message_id);
       const [rendered] = await renderMessages({ directory, model }, actor, [message._id], {

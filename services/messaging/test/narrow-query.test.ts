@@ -144,8 +144,10 @@ class World {
     });
   }
 
-  get(who: Person, params: Partial<GetMessagesParams>) {
-    return getMessages({ directory: this.directory, model: this.model }, actor(who), params as GetMessagesParams);
+  /** The response as a client reads it: the fields, and the messages parsed from their JSON text. */
+  async get(who: Person, params: Partial<GetMessagesParams>) {
+    const { result, messagesJson } = await getMessages({ directory: this.directory, model: this.model }, actor(who), params as GetMessagesParams);
+    return { ...result, messages: JSON.parse(messagesJson) as Record<string, any>[] };
   }
 
   /** The ids a request returns, with its found_* fields. */

@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import type {
   Collection,
+  CollectionOptions,
   Doc,
   DocId,
   FieldCondition,
@@ -80,6 +82,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = NORMAL');
+    // Messaging's indexes outgrow SQLite's 2 MiB default page cache at a few thousand
+    // messages; every write then re-reads index pages through the OS.
+    db.pragma('cache_size = -262144');
     db.exec(`
       CREATE TABLE IF NOT EXISTS _checkpoints (projector TEXT PRIMARY KEY, position INTEGER NOT NULL) STRICT;
       CREATE TABLE IF NOT EXISTS _multikey_fields (collection TEXT NOT NULL, field TEXT NOT NULL,
@@ -106,13 +111,14 @@ export class SqliteReadModelStore implements ReadModelStore {
    * startup: tables created inside a batch disappear if that batch rolls back (they are
    * re-created on next use).
    */
-  collection<T extends Doc>(name: string, indexes: IndexSpec[] = []): Collection<T> {
+  collection<T extends Doc>(name: string, indexes: IndexSpec[] = [], options: CollectionOptions = {}): Collection<T> {
     checkName('collection', name);
     let collection = this.collections.get(name);
     if (!collection) {
       collection = new SqliteCollection(this.engine, name);
       this.collections.set(name, collection);
     }
+    if (options.cacheSize) collection.cacheUpTo(options.cacheSize);
     collection.declare(indexes);
     if (!this.db.inTransaction) collection.ensureSchema();
     return collection as unknown as Collection<T>;
@@ -140,6 +146,8 @@ export class SqliteReadModelStore implements ReadModelStore {
         } catch (err) {
           if (this.db.inTransaction) this.db.exec('ROLLBACK');
           for (const collection of this.schemaChangedInBatch) collection.forgetSchema();
+          // Cached documents may hold writes that were just undone.
+          for (const collection of this.collections.values()) collection.clearCache();
           throw err;
         } finally {
           this.schemaChangedInBatch.length = 0;
@@ -202,6 +210,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   private readonly indexes: IndexSpec[] = [];
   private readonly multikey = new Set<string>();
   private ready = false;
+  private cache: LRUCache<DocId, T> | undefined;
   private readonly putTx: (id: DocId, json: string) => void;
   private readonly deleteTx: (id: DocId) => void;
 
@@ -254,6 +263,23 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     this.ready = false;
   }
 
+  cacheUpTo(max: number): void {
+    if (!this.cache || this.cache.max < max) this.cache = new LRUCache<DocId, T>({ max });
+  }
+
+  clearCache(): void {
+    this.cache?.clear();
+  }
+
+  /** A document as read from its JSON, frozen and cached when this collection caches. */
+  private fromJson(id: DocId, json: string): T {
+    const cached = this.cache?.get(id);
+    if (cached) return cached;
+    const doc = JSON.parse(json) as T;
+    if (this.cache) this.cache.set(id, deepFreeze(doc));
+    return doc;
+  }
+
   ensureSchema(): void {
     if (this.ready) return;
     const db = this.store.db;
@@ -282,25 +308,33 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
   get(id: DocId): Promise<T | undefined> {
     return this.run(() => {
+      const cached = this.cache?.get(checkId(id));
+      if (cached) return cached;
       const row = this.store.statement(`SELECT doc FROM ${this.table} WHERE _id = ?`).get(checkId(id)) as
         | { doc: string }
         | undefined;
-      return row === undefined ? undefined : (JSON.parse(row.doc) as T);
+      return row === undefined ? undefined : this.fromJson(id, row.doc);
     });
   }
 
   getMany(ids: DocId[]): Promise<T[]> {
     return this.run(() => {
       if (ids.length === 0) return [];
-      // One statement for any number of ids; JSON keeps each id's type.
-      const rows = this.store
-        .statement(`SELECT _id, doc FROM ${this.table} WHERE _id IN (SELECT value FROM json_each(?))`)
-        .all(JSON.stringify(ids.map(checkId))) as { _id: DocId; doc: string }[];
-      const byId = new Map(rows.map((row) => [row._id, row.doc]));
-      return ids.flatMap((id) => {
-        const doc = byId.get(id);
-        return doc === undefined ? [] : [JSON.parse(doc) as T];
-      });
+      const found = new Map<DocId, T>();
+      const missing: DocId[] = [];
+      for (const id of ids) {
+        const cached = this.cache?.get(checkId(id));
+        if (cached) found.set(id, cached);
+        else missing.push(id);
+      }
+      if (missing.length > 0) {
+        // One statement for any number of ids; JSON keeps each id's type.
+        const rows = this.store
+          .statement(`SELECT _id, doc FROM ${this.table} WHERE _id IN (SELECT value FROM json_each(?))`)
+          .all(JSON.stringify(missing.map(checkId))) as { _id: DocId; doc: string }[];
+        for (const row of rows) found.set(row._id, this.fromJson(row._id, row.doc));
+      }
+      return ids.flatMap((id) => found.get(id) ?? []);
     });
   }
 
@@ -309,6 +343,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       const id = checkId(doc._id);
       try {
         this.putTx(id, JSON.stringify(doc));
+        // The caller's object becomes the cached version: it must not change after a put.
+        if (this.cache) this.cache.set(id, deepFreeze(doc));
       } catch (err) {
         // Re-thrown as a plain Error: callers expect a duplicate to be an ordinary failure,
         // and better-sqlite3's own error class is bound once per process to the first
@@ -325,30 +361,41 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   delete(id: DocId): Promise<void> {
-    return this.run(() => this.deleteTx(checkId(id)));
+    return this.run(() => {
+      this.deleteTx(checkId(id));
+      this.cache?.delete(id);
+    });
   }
 
   find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     return this.run(() => {
-      const { where, params } = this.compile(filter);
-      let sql = `SELECT doc FROM ${this.table}${where}`;
-      if (options.sort) {
-        const [field, direction] = options.sort;
-        const order = direction === -1 ? 'DESC' : 'ASC';
-        // _id breaks ties so pages are stable; index entries end with it, so an index on
-        // the sort field still serves the ORDER BY.
-        sql += field === '_id' ? ` ORDER BY _id ${order}` : ` ORDER BY ${this.column(field)} ${order}, _id ${order}`;
-      }
-      const limit = options.limit;
-      // MongoDB reads a limit of 0 as "no limit".
-      if (limit !== undefined && limit !== 0) {
-        if (!Number.isInteger(limit) || limit < 0) throw new Error(`invalid limit: ${limit}`);
-        sql += ' LIMIT ?';
-        params.push(limit);
-      }
-      const rows = this.store.statement(sql).all(...params) as { doc: string }[];
-      return rows.map((row) => JSON.parse(row.doc) as T);
+      const rows = this.select('_id, doc', filter, options) as { _id: DocId; doc: string }[];
+      return rows.map((row) => this.fromJson(row._id, row.doc));
     });
+  }
+
+  findIds(filter: Filter, options: FindOptions = {}): Promise<DocId[]> {
+    return this.run(() => (this.select('_id', filter, options) as { _id: DocId }[]).map((row) => row._id));
+  }
+
+  private select(columns: string, filter: Filter, options: FindOptions): unknown[] {
+    const { where, params } = this.compile(filter);
+    let sql = `SELECT ${columns} FROM ${this.table}${where}`;
+    if (options.sort) {
+      const [field, direction] = options.sort;
+      const order = direction === -1 ? 'DESC' : 'ASC';
+      // _id breaks ties so pages are stable; index entries end with it, so an index on
+      // the sort field still serves the ORDER BY.
+      sql += field === '_id' ? ` ORDER BY _id ${order}` : ` ORDER BY ${this.column(field)} ${order}, _id ${order}`;
+    }
+    const limit = options.limit;
+    // MongoDB reads a limit of 0 as "no limit".
+    if (limit !== undefined && limit !== 0) {
+      if (!Number.isInteger(limit) || limit < 0) throw new Error(`invalid limit: ${limit}`);
+      sql += ' LIMIT ?';
+      params.push(limit);
+    }
+    return this.store.statement(sql).all(...params);
   }
 
   count(filter: Filter): Promise<number> {
@@ -479,6 +526,15 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       }
     }
   }
+}
+
+/** Freezes a parsed JSON value all the way down (it holds only plain objects and arrays). */
+function deepFreeze<V>(value: V): V {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
 }
 
 /** Names the index by what it is, so a changed declaration creates a new index. */

@@ -13,6 +13,8 @@ export interface HandlerResult {
   value: Record<string, unknown>;
   /** Store position of the last fact the handler appended, for read-your-writes. */
   position?: number;
+  /** Further members already serialized, as the text of a JSON object (see BusReply). */
+  json?: string;
 }
 
 export type EndpointHandler<P> = (request: BusRequest<P>, log: Logger) => Promise<HandlerResult>;
@@ -39,7 +41,12 @@ export function serveEndpoint<P>(
         const parsed = params.safeParse(request?.params ?? {});
         if (!parsed.success) throw badRequest(describeZodIssue(parsed.error.issues[0]));
         const result = await handler({ ...request, params: parsed.data }, log);
-        reply = { ok: true, value: result.value, ...(result.position !== undefined ? { position: result.position } : {}) };
+        reply = {
+          ok: true,
+          value: result.value,
+          ...(result.position !== undefined ? { position: result.position } : {}),
+          ...(result.json !== undefined ? { json: result.json } : {}),
+        };
       } catch (err) {
         if (isApiError(err)) {
           reply = { ok: false, error: { code: err.code, status: err.status, msg: err.msg, ...(err.extra ? { extra: err.extra } : {}) } };
@@ -65,7 +72,7 @@ export async function callEndpoint(
   subject: string,
   request: BusRequest<unknown>,
   timeoutMs = 10_000,
-): Promise<{ value: Record<string, unknown>; position?: number }> {
+): Promise<HandlerResult> {
   let reply: BusReply;
   try {
     reply = (await bus.request(subject, request as unknown as Json, timeoutMs)) as unknown as BusReply;
@@ -79,7 +86,11 @@ export async function callEndpoint(
     throw err;
   }
   if (!reply.ok) throw new ApiError(reply.error.code, reply.error.msg, reply.error.status, reply.error.extra);
-  return { value: reply.value, ...(reply.position !== undefined ? { position: reply.position } : {}) };
+  return {
+    value: reply.value,
+    ...(reply.position !== undefined ? { position: reply.position } : {}),
+    ...(reply.json !== undefined ? { json: reply.json } : {}),
+  };
 }
 
 interface ZodIssueLike {

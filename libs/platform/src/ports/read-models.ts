@@ -47,19 +47,33 @@ export interface IndexSpec {
   multikey?: boolean;
 }
 
+export interface CollectionOptions {
+  /**
+   * Keep up to this many documents in memory by id. Reads then return the cached object
+   * itself, frozen: callers treat documents as immutable values anyway, and identity lets
+   * them memoize work per document version (a put replaces the object). Only for
+   * collections that this process alone writes, such as a projector's own read models;
+   * another writer's changes would not be seen.
+   */
+  cacheSize?: number;
+}
+
 export interface Collection<T extends Doc> {
   get(id: DocId): Promise<T | undefined>;
+  /** The documents that exist, in the order of `ids`. */
   getMany(ids: DocId[]): Promise<T[]>;
   /** Inserts or replaces the whole document. */
   put(doc: T): Promise<void>;
   delete(id: DocId): Promise<void>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  /** What `find` would return, as ids only: an index can answer without reading documents. */
+  findIds(filter: Filter, options?: FindOptions): Promise<DocId[]>;
   count(filter: Filter): Promise<number>;
 }
 
 export interface ReadModelStore {
   /** Opens (creating when absent) a collection with its indexes. */
-  collection<T extends Doc>(name: string, indexes?: IndexSpec[]): Collection<T>;
+  collection<T extends Doc>(name: string, indexes?: IndexSpec[], options?: CollectionOptions): Collection<T>;
 
   /** The position a projector has applied up to (0 when it never ran). */
   getCheckpoint(projector: string): Promise<number>;

@@ -1,5 +1,5 @@
 import type * as JestGlobals from '@jest/globals';
-import type { Collection, Doc, IndexSpec, ReadModelStore } from '../ports/read-models';
+import type { Collection, Doc, Filter, FindOptions, IndexSpec, ReadModelStore } from '../ports/read-models';
 
 export interface ReadModelFixture {
   store: ReadModelStore;
@@ -181,6 +181,17 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         expect(await users.find({}, { limit: 3 })).toHaveLength(3);
       });
 
+      it('finds ids alone, in the order and number find would return', async () => {
+        for (const [filter, options] of [
+          [{ role: 400 }, { sort: ['_id', -1], limit: 2 }],
+          [{}, { sort: ['name', 1] }],
+          [{ active: true, role: { $gte: 200 } }, {}],
+        ] as [Filter, FindOptions][]) {
+          expect(await users.findIds(filter, options)).toEqual(ids(await users.find(filter, options)));
+        }
+        expect(await users.findIds({ name: 'Nobody' })).toEqual([]);
+      });
+
       it('counts', async () => {
         expect(await users.count({})).toBe(5);
         expect(await users.count({ role: 400 })).toBe(3);
@@ -277,6 +288,44 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         // The store is usable after a rollback.
         await users.put(olivia);
         expect(await users.get(1)).toEqual(olivia);
+      });
+    });
+
+    describe('cached collections', () => {
+      const copy = <T,>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+      let cached: Collection<UserDoc>;
+      beforeEach(() => {
+        cached = store.collection<UserDoc>('cached_users', USER_INDEXES, { cacheSize: 2 });
+      });
+
+      it('answers reads with the stored version, frozen, the same object until it changes', async () => {
+        for (const user of everyone) await cached.put(copy(user));
+        const first = await cached.get(1);
+        expect(first).toEqual(olivia);
+        expect(Object.isFrozen(first)).toBe(true);
+        expect(Object.isFrozen(first!.groups)).toBe(true);
+        expect(await cached.get(1)).toBe(first);
+        expect((await cached.getMany([3, 1, 42]))).toEqual([mark, olivia]);
+        expect((await cached.find({ _id: 1 }))[0]).toBe(first);
+        await cached.put({ ...copy(olivia), name: 'Olivia B.' });
+        expect(await cached.get(1)).toEqual({ ...olivia, name: 'Olivia B.' });
+        await cached.delete(1);
+        expect(await cached.get(1)).toBeUndefined();
+        // Beyond the cache's size, documents still come from the store.
+        expect(sortedIds(await cached.getMany([2, 3, 4, 5]))).toEqual([2, 3, 4, 5]);
+      });
+
+      it('forgets what a rolled-back batch wrote', async () => {
+        await cached.put(copy(mark));
+        await expect(
+          store.batch(async () => {
+            await cached.put({ ...copy(mark), name: 'Changed' });
+            expect((await cached.get(3))?.name).toBe('Changed');
+            throw new Error('projection failed');
+          }),
+        ).rejects.toThrow('projection failed');
+        if (!fixture.atomicBatch) return;
+        expect(await cached.get(3)).toEqual(mark);
       });
     });
 

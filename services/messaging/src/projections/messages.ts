@@ -167,6 +167,11 @@ function withTextFeatures(doc: MessageDoc): MessageDoc {
   return { ...doc, ...messageTextFeatures(doc.rendered_content, doc.recipient.type === 'channel' ? doc.recipient.topic : null) };
 }
 
+/** About 2 KB each in memory. */
+const MESSAGE_CACHE_SIZE = 20_000;
+/** About 0.3 KB each. */
+const USER_MESSAGE_CACHE_SIZE = 100_000;
+
 export class MessagesReadModel {
   readonly messages: Collection<MessageDoc>;
   readonly userMessages: Collection<UserMessageDoc>;
@@ -175,13 +180,14 @@ export class MessagesReadModel {
   constructor(readModels: ReadModelStore) {
     // Every narrow that GET /messages serves from an index has one whose fields are the
     // narrow's equalities followed by the id it pages on (see queries/narrow.ts).
+    // Recent messages and rows stay in memory: pages of GET /messages are mostly recent.
     this.messages = readModels.collection<MessageDoc>('messages', [
       { fields: ['channel_id', 'topic_lc', '_id'] },
       { fields: ['channel_id', '_id'] },
       { fields: ['dm_key'] },
       // The `date` anchor: the first message sent on or after a time.
       { fields: ['timestamp'] },
-    ]);
+    ], { cacheSize: MESSAGE_CACHE_SIZE });
     this.userMessages = readModels.collection<UserMessageDoc>('user_messages', [
       { fields: ['user_id', 'message_id'] },
       { fields: ['user_id', 'unread', 'message_id'] },
@@ -192,7 +198,7 @@ export class MessagesReadModel {
       { fields: ['user_id', 'mentioned', 'message_id'] },
       { fields: ['user_id', 'sender_id', 'message_id'] },
       { fields: ['message_id'] },
-    ]);
+    ], { cacheSize: USER_MESSAGE_CACHE_SIZE });
     this.userTopics = readModels.collection<UserTopicDoc>('user_topics', [{ fields: ['user_id'] }]);
   }
 

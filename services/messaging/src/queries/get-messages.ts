@@ -99,9 +99,10 @@ function parseAnchor(params: SelectParams, narrow: Narrow): Anchor {
   throw badRequest(`Invalid anchor '${anchor}'`);
 }
 
+/** The response's fields, and its `messages` as JSON text (see renderMessagesJson). */
 export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: GetMessagesParams) {
   const { ids, result, loaded } = await select(deps, actor, params);
-  const messages = await renderMessages(
+  const messagesJson = await renderMessagesJson(
     deps,
     actor,
     ids,
@@ -112,7 +113,7 @@ export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: G
     },
     loaded,
   );
-  return { ...result, messages };
+  return { result, messagesJson };
 }
 
 /** The ids a GET /messages request selects, ascending, with the found_* and anchor fields. */
@@ -298,7 +299,9 @@ class Reader implements MatchContext {
     const { model } = this.deps;
     const wants = new Set(plan.residual.map(needs));
     if (plan.source === 'messages') {
-      const messages = await model.messages.find(filter, { sort: ['_id', direction], limit });
+      // Ids from the index, then documents by id: recent ones come from the cache.
+      const ids = (await model.messages.findIds(filter, { sort: ['_id', direction], limit })) as number[];
+      const messages = await model.messages.getMany(ids);
       const rows = wants.has('row') ? await this.rows(messages.map((m) => m._id)) : undefined;
       return messages.map((message) => ({ ...fromMessage(message), ...(rows ? { row: rows.get(message._id) ?? null } : {}) }));
     }
@@ -353,18 +356,21 @@ const fromRow = (r: UserMessageDoc): Candidate => ({
   row: r,
 });
 
+type MessageFormat = Parameters<typeof formatMessage>[1];
+
+interface Prepared {
+  docs: MessageDoc[];
+  flagsById: Map<number, string[]>;
+  senders: Map<number, { email: string; full_name: string }>;
+  channelNames: Map<number, string>;
+}
+
 /**
- * The messages as the API shows them, with the requester's flags. `loaded` may carry
- * documents and rows a query already read, which are not read again.
+ * What rendering needs: the documents, the requester's flags, and the names of senders
+ * and channels as they are now. `loaded` may carry documents and rows a query already
+ * read, which are not read again.
  */
-export async function renderMessages(
-  deps: GetMessagesDeps,
-  actor: Actor,
-  ids: number[],
-  format: Parameters<typeof formatMessage>[1],
-  loaded: Candidate[] = [],
-): Promise<Record<string, unknown>[]> {
-  if (ids.length === 0) return [];
+async function prepare(deps: GetMessagesDeps, actor: Actor, ids: number[], loaded: Candidate[]): Promise<Prepared> {
   const known = new Map(loaded.flatMap((c) => (c.message ? [[c.id, c.message] as const] : [])));
   const rowsKnown = new Map(loaded.flatMap((c) => (c.row !== undefined ? [[c.id, c.row] as const] : [])));
   const missing = ids.filter((id) => !known.has(id));
@@ -384,19 +390,81 @@ export async function renderMessages(
     const channel = await deps.directory.channelById(id);
     if (channel) channelNames.set(id, channel.name);
   }
-  return docs.map((doc) => {
-    const sender = senders.get(doc.sender_id);
-    // Names as they are now, not as they were when the message was sent.
-    const recipient: MessageView['recipient'] =
-      doc.recipient.type === 'channel'
-        ? { ...doc.recipient, channel_name: channelNames.get(doc.recipient.channel_id) ?? doc.recipient.channel_name }
-        : doc.recipient;
-    const message = formatMessage(viewOf(doc, sender?.email ?? doc.sender_email, sender?.full_name ?? doc.sender_full_name, recipient), format);
-    // A message outside the user's personal history (channel history read before they
-    // subscribed) is reported read and historical, as Zulip does.
-    message.flags = flagsById.get(doc._id) ?? ['read', 'historical'];
-    return message;
+  return { docs, flagsById, senders, channelNames };
+}
+
+/** A message outside the requester's personal history (channel history read before they subscribed) is read and historical, as in Zulip. */
+const HISTORICAL_FLAGS = ['read', 'historical'];
+
+/** The message as the API shows it, without the requester's flags. */
+function present(doc: MessageDoc, prepared: Prepared, format: MessageFormat): Record<string, unknown> {
+  const sender = prepared.senders.get(doc.sender_id);
+  // Names as they are now, not as they were when the message was sent.
+  const recipient: MessageView['recipient'] =
+    doc.recipient.type === 'channel'
+      ? { ...doc.recipient, channel_name: prepared.channelNames.get(doc.recipient.channel_id) ?? doc.recipient.channel_name }
+      : doc.recipient;
+  return formatMessage(viewOf(doc, sender?.email ?? doc.sender_email, sender?.full_name ?? doc.sender_full_name, recipient), format);
+}
+
+/** The messages as the API shows them, with the requester's flags. */
+export async function renderMessages(
+  deps: GetMessagesDeps,
+  actor: Actor,
+  ids: number[],
+  format: MessageFormat,
+  loaded: Candidate[] = [],
+): Promise<Record<string, unknown>[]> {
+  if (ids.length === 0) return [];
+  const prepared = await prepare(deps, actor, ids, loaded);
+  return prepared.docs.map((doc) => ({ ...present(doc, prepared, format), flags: prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS }));
+}
+
+interface Fragment {
+  /** The message's JSON without its closing brace, so the flags can follow. */
+  open: string;
+  /** The names it was rendered with: a rename makes it stale. */
+  senderEmail: string | undefined;
+  senderName: string | undefined;
+  channelName: string | undefined;
+}
+
+/**
+ * Rendered JSON per document version and format. Cached documents are replaced, never
+ * changed, when a message changes, so a WeakMap entry lives exactly as long as the
+ * version it renders.
+ */
+const fragments = new WeakMap<MessageDoc, Map<string, Fragment>>();
+
+/**
+ * The same messages as renderMessages, as the text of a JSON array: each message's JSON
+ * is computed once per version and format, then only the flags are added per request.
+ */
+export async function renderMessagesJson(
+  deps: GetMessagesDeps,
+  actor: Actor,
+  ids: number[],
+  format: MessageFormat,
+  loaded: Candidate[] = [],
+): Promise<string> {
+  if (ids.length === 0) return '[]';
+  const prepared = await prepare(deps, actor, ids, loaded);
+  const formatKey = `${+format.apply_markdown}${+format.client_gravatar}${+format.allow_empty_topic_name}`;
+  const parts = prepared.docs.map((doc) => {
+    const sender = prepared.senders.get(doc.sender_id);
+    const channelName = doc.channel_id === null ? undefined : prepared.channelNames.get(doc.channel_id);
+    let byFormat = fragments.get(doc);
+    if (!byFormat) fragments.set(doc, (byFormat = new Map()));
+    let fragment = byFormat.get(formatKey);
+    if (!fragment || fragment.senderEmail !== sender?.email || fragment.senderName !== sender?.full_name || fragment.channelName !== channelName) {
+      const { flags: _none, ...message } = present(doc, prepared, format);
+      fragment = { open: JSON.stringify(message).slice(0, -1), senderEmail: sender?.email, senderName: sender?.full_name, channelName };
+      // Only documents the read model shares (frozen, cached) are worth remembering.
+      if (Object.isFrozen(doc)) byFormat.set(formatKey, fragment);
+    }
+    return `${fragment.open},"flags":${JSON.stringify(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS)}}`;
   });
+  return `[${parts.join(',')}]`;
 }
 
 function viewOf(doc: MessageDoc, senderEmail: string, senderFullName: string, recipient: MessageView['recipient']): MessageView {
