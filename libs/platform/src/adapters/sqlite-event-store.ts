@@ -1,3 +1,4 @@
+import { fsync, openSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   WrongExpectedRevisionError,
@@ -17,8 +18,6 @@ export interface SqliteEventStoreOptions {
    * Appends through this instance wake subscribers at once, whatever the interval.
    */
   pollIntervalMs?: number;
-  /** FULL (default) makes every acknowledged append survive a power loss; NORMAL only a crash. */
-  synchronous?: 'FULL' | 'NORMAL';
 }
 
 interface PendingAppend {
@@ -27,6 +26,12 @@ interface PendingAppend {
   expected: ExpectedRevision;
   resolve: (result: AppendResult) => void;
   reject: (err: unknown) => void;
+}
+
+/** A committed append waiting for the fsync that makes it durable. */
+interface UnsyncedAppend {
+  append: PendingAppend;
+  result: AppendResult;
 }
 
 interface FactRow {
@@ -49,6 +54,15 @@ const BATCH_SIZE = 500;
  * are never reused, and are assigned inside a BEGIN IMMEDIATE transaction: writers are
  * serialised, hence commit order equals position order and a reader polling
  * `position > last` can never skip a fact that commits later with a smaller position.
+ *
+ * Durability without blocking the event loop: better-sqlite3 runs on the main thread, so
+ * with synchronous=FULL every commit's fsync would stall every request. Commits run with
+ * synchronous=NORMAL (the WAL is written, not synced) and the WAL file is then fsynced
+ * on libuv's thread pool; an append is acknowledged, and a fact delivered to
+ * subscribers, only after an fsync that began after its commit. That is what FULL
+ * guarantees in WAL mode, and one fsync covers every commit made while the previous one
+ * ran (group commit). Subscribers never see a fact that a power loss could take back, so
+ * read models and fan-out never run ahead of the store.
  */
 export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<SqliteSubscription>();
@@ -56,10 +70,19 @@ export class SqliteEventStore implements EventStore {
   private pollTimer: NodeJS.Timeout | undefined;
   /** Head as last seen by this instance; a poll that finds it moved wakes the subscribers. */
   private lastHead = 0;
+  /** Every fact up to here is on disk: what subscribers may read. */
+  private durableHead = 0;
+  /** Committed appends waiting for the next fsync. */
+  private unsynced: UnsyncedAppend[] = [];
+  /** The fsync in flight, if any; another starts when it ends if more is waiting. */
+  private syncing: Promise<void> | undefined;
+  private syncWanted = false;
+  private walFd: number | undefined;
+  private readonly walPath: string | undefined;
   private closed = false;
 
   private readonly selectHead: Database.Statement<[], { head: number | null }>;
-  private readonly selectAfter: Database.Statement<[number, number], FactRow>;
+  private readonly selectAfter: Database.Statement<[number, number, number], FactRow>;
   private readonly selectStream: Database.Statement<[string, number], FactRow>;
   private readonly selectStreamRevision: Database.Statement<[string], { revision: number | null }>;
   private readonly selectByIds: Database.Statement<[string], Pick<FactRow, 'id' | 'stream' | 'revision' | 'position'>>;
@@ -80,7 +103,9 @@ export class SqliteEventStore implements EventStore {
     db.pragma('journal_mode = WAL');
     // Writers from other processes wait for the lock instead of failing at once.
     db.pragma('busy_timeout = 5000');
-    db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+    // Durability comes from the WAL fsync of syncWal(), off the main thread.
+    db.pragma('synchronous = NORMAL');
+    this.walPath = db.memory ? undefined : `${db.name}-wal`;
     db.exec(`
       CREATE TABLE IF NOT EXISTS facts (
         position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -95,8 +120,8 @@ export class SqliteEventStore implements EventStore {
       )`);
 
     this.selectHead = db.prepare<[], { head: number | null }>('SELECT MAX(position) AS head FROM facts');
-    this.selectAfter = db.prepare<[number, number], FactRow>(
-      'SELECT * FROM facts WHERE position > ? ORDER BY position LIMIT ?',
+    this.selectAfter = db.prepare<[number, number, number], FactRow>(
+      'SELECT * FROM facts WHERE position > ? AND position <= ? ORDER BY position LIMIT ?',
     );
     this.selectStream = db.prepare<[string, number], FactRow>(
       'SELECT * FROM facts WHERE stream = ? AND revision >= ? ORDER BY revision',
@@ -126,13 +151,15 @@ export class SqliteEventStore implements EventStore {
     // IMMEDIATE takes the write lock before reading the stream's revision, so a writer in
     // another process cannot slip in between the check and the insert.
     this.commitGroup = (appends) => group.immediate(appends);
+    // What the file holds at opening survived whatever came before: it is durable.
     this.lastHead = this.readHead();
+    this.durableHead = this.lastHead;
   }
 
   /**
-   * Group commit: appends made in the same turn of the event loop share one transaction
-   * and so one fsync, which is what bounds the write rate with synchronous=FULL. Each is
-   * acknowledged only after that commit, so every acknowledged append is durable.
+   * Group commit: appends made in the same turn of the event loop share one transaction,
+   * and every transaction committed while an fsync runs shares the next one. Each append
+   * is acknowledged only after that fsync, so every acknowledged append is durable.
    */
   append(stream: string, facts: NewFact[], expected: ExpectedRevision): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
@@ -156,10 +183,57 @@ export class SqliteEventStore implements EventStore {
     }
     appends.forEach((append, i) => {
       const result = results[i]!;
+      // A refused append changed nothing: it can be answered at once.
       if (result instanceof Error) append.reject(result);
-      else append.resolve(result);
+      else this.unsynced.push({ append, result });
     });
-    if (results.some((r) => !(r instanceof Error) && r.positions.length > 0)) this.poll();
+    this.lastHead = Math.max(this.lastHead, ...results.flatMap((r) => (r instanceof Error ? [] : r.positions)));
+    this.syncWal();
+  }
+
+  /**
+   * Makes everything committed so far durable, then acknowledges the appends it covers
+   * and lets subscribers read up to the head it covers. At most one fsync runs at a time.
+   */
+  private syncWal(): void {
+    if (this.syncing) {
+      this.syncWanted = true;
+      return;
+    }
+    this.syncWanted = false;
+    const covered = this.unsynced;
+    this.unsynced = [];
+    const head = this.lastHead;
+    this.syncing = new Promise<void>((resolve) => {
+      const done = (err: Error | null) => {
+        this.syncing = undefined;
+        if (!err && head > this.durableHead) {
+          this.durableHead = head;
+          for (const subscription of this.subscriptions) subscription.notify();
+        }
+        for (const { append, result } of covered) {
+          if (err) append.reject(err);
+          else append.resolve(result);
+        }
+        resolve();
+        if (this.syncWanted || this.unsynced.length > 0) this.syncWal();
+      };
+      const fd = this.walFileDescriptor();
+      if (fd === undefined) setImmediate(() => done(null));
+      else fsync(fd, done);
+    });
+  }
+
+  /** The WAL file, opened once it exists (SQLite creates it with the first transaction). */
+  private walFileDescriptor(): number | undefined {
+    if (this.walFd === undefined && this.walPath !== undefined && !this.closed) {
+      try {
+        this.walFd = openSync(this.walPath, 'r');
+      } catch {
+        return undefined;
+      }
+    }
+    return this.walFd;
   }
 
   async readStream(stream: string, fromRevision = 0): Promise<StoredFact[]> {
@@ -168,7 +242,7 @@ export class SqliteEventStore implements EventStore {
 
   subscribeToAll(handler: FactHandler, options: SubscribeOptions = {}): Subscription {
     if (this.closed) throw new Error('event store is closed');
-    const read = (after: number) => this.selectAfter.all(after, BATCH_SIZE).map(toStoredFact);
+    const read = (after: number) => this.selectAfter.all(after, this.durableHead, BATCH_SIZE).map(toStoredFact);
     const subscription = new SqliteSubscription(read, handler, options, () => {
       this.subscriptions.delete(subscription);
       if (this.subscriptions.size === 0) this.stopPolling();
@@ -179,8 +253,11 @@ export class SqliteEventStore implements EventStore {
     return subscription;
   }
 
+  /** The durable head: what subscriptions can reach. */
   async headPosition(): Promise<number> {
-    return this.readHead();
+    this.poll();
+    await this.syncing;
+    return this.durableHead;
   }
 
   /**
@@ -193,11 +270,13 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    // Appends already accepted are committed, not dropped.
+    // Appends already accepted are committed and synced, not dropped.
     this.flush();
+    while (this.syncing) await this.syncing;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.stopPolling();
+    if (this.walFd !== undefined) closeSync(this.walFd);
     this.db.close();
   }
 
@@ -258,11 +337,15 @@ export class SqliteEventStore implements EventStore {
     return this.selectHead.get()?.head ?? 0;
   }
 
+  /**
+   * Looks for facts committed by other processes: they become readable after an fsync of
+   * our own, since their writer may not have synced them yet.
+   */
   private poll(): void {
     const head = this.readHead();
-    if (head === this.lastHead) return;
+    if (head <= this.lastHead) return;
     this.lastHead = head;
-    for (const subscription of this.subscriptions) subscription.notify();
+    this.syncWal();
   }
 
   private startPolling(): void {
