@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import type {
@@ -44,7 +43,7 @@ function checkId(id: DocId): DocId {
 interface Engine {
   readonly db: Database.Database;
   statement(sql: string): Database.Statement<unknown[], unknown>;
-  exclusive<R>(operation: () => R): Promise<R>;
+  run<R>(operation: () => R): Promise<R>;
   /** Records schema changes made inside a batch so that a rollback can make them redone. */
   schemaChanged(collection: SqliteCollection<Doc>): void;
 }
@@ -55,19 +54,22 @@ interface Engine {
  * synchronous=NORMAL: read models are rebuilt from the event store, and the checkpoints
  * live in the same file, so after a crash they never run ahead of the data they cover.
  *
- * better-sqlite3 is synchronous, so one connection serves everything; only batch() spans
- * awaits, and while one is open every operation from outside it waits its turn, lest it
- * land in (and be rolled back with) someone else's transaction.
+ * better-sqlite3 is synchronous, so one connection serves everything. Batches span awaits
+ * and are queued so that two never interleave (and do not nest). Other operations run at
+ * once, even while a batch is open: reads may then see the batch's writes before it
+ * commits, which the port allows (MongoDB batches are not atomic either). Writes belong
+ * in batches: one made outside while a batch is open joins its transaction. Tracking
+ * which caller is inside a batch would take AsyncLocalStorage, whose promise hooks slow
+ * every await in the process.
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly collections = new Map<string, SqliteCollection<Doc>>();
   private readonly engine: Engine;
   /** Keyed by SQL text: filters of the same shape share one compiled statement. */
   private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
-  private readonly insideBatch = new AsyncLocalStorage<true>();
-  /** Tail of the queue of exclusive sections (batches and operations waiting behind them). */
+  /** Tail of the queue of batches. */
   private queueTail: Promise<unknown> = Promise.resolve();
-  private queued = 0;
+  private batchOpen = false;
   /** Collections whose schema the open batch changed: a rollback undoes the DDL too. */
   private readonly schemaChangedInBatch: SqliteCollection<Doc>[] = [];
 
@@ -99,9 +101,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.engine = {
       db,
       statement: (sql) => this.statement(sql),
-      exclusive: (operation) => this.exclusive(operation),
+      run: (operation) => this.run(operation),
       schemaChanged: (collection) => {
-        if (this.insideBatch.getStore()) this.schemaChangedInBatch.push(collection);
+        if (this.batchOpen) this.schemaChangedInBatch.push(collection);
       },
     };
   }
@@ -125,35 +127,37 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   getCheckpoint(projector: string): Promise<number> {
-    return this.exclusive(() => this.selectCheckpoint.get(projector)?.position ?? 0);
+    return this.run(() => this.selectCheckpoint.get(projector)?.position ?? 0);
   }
 
   setCheckpoint(projector: string, position: number): Promise<void> {
-    return this.exclusive(() => {
+    return this.run(() => {
       this.upsertCheckpoint.run(projector, position);
     });
   }
 
-  async batch<R>(work: () => Promise<R>): Promise<R> {
-    if (this.insideBatch.getStore()) return work();
-    return this.enqueue(() =>
-      this.insideBatch.run(true, async () => {
-        this.db.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await work();
-          this.db.exec('COMMIT');
-          return result;
-        } catch (err) {
-          if (this.db.inTransaction) this.db.exec('ROLLBACK');
-          for (const collection of this.schemaChangedInBatch) collection.forgetSchema();
-          // Cached documents may hold writes that were just undone.
-          for (const collection of this.collections.values()) collection.clearCache();
-          throw err;
-        } finally {
-          this.schemaChangedInBatch.length = 0;
-        }
-      }),
-    );
+  /** Batches do not nest: a batch started inside another would wait for it forever. */
+  batch<R>(work: () => Promise<R>): Promise<R> {
+    const result = this.queueTail.then(async () => {
+      this.batchOpen = true;
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const value = await work();
+        this.db.exec('COMMIT');
+        return value;
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        for (const collection of this.schemaChangedInBatch) collection.forgetSchema();
+        // Cached documents may hold writes that were just undone.
+        for (const collection of this.collections.values()) collection.clearCache();
+        throw err;
+      } finally {
+        this.schemaChangedInBatch.length = 0;
+        this.batchOpen = false;
+      }
+    });
+    this.queueTail = result.catch(() => undefined);
+    return result;
   }
 
   async close(): Promise<void> {
@@ -171,29 +175,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     return statement;
   }
 
-  /**
-   * Runs a synchronous operation now when no batch is open or queued (the common
-   * case, without a trip through the queue), or inside the batch that called it; otherwise
-   * after the batches ahead of it.
-   */
-  private exclusive<R>(operation: () => R): Promise<R> {
-    if (this.queued === 0 || this.insideBatch.getStore()) {
-      try {
-        return Promise.resolve(operation());
-      } catch (err) {
-        return Promise.reject(err);
-      }
+  /** Runs a synchronous operation, turning a throw into a rejection. */
+  private run<R>(operation: () => R): Promise<R> {
+    try {
+      return Promise.resolve(operation());
+    } catch (err) {
+      return Promise.reject(err);
     }
-    return this.enqueue(async () => operation());
-  }
-
-  private enqueue<R>(task: () => Promise<R>): Promise<R> {
-    this.queued += 1;
-    const result = this.queueTail.then(task).finally(() => {
-      this.queued -= 1;
-    });
-    this.queueTail = result.catch(() => undefined);
-    return result;
   }
 }
 
@@ -409,7 +397,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   private run<R>(operation: () => R): Promise<R> {
-    return this.store.exclusive(() => {
+    return this.store.run(() => {
       this.ensureSchema();
       return operation();
     });

@@ -260,16 +260,6 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         expect(await store.getCheckpoint('users')).toBe(9);
       });
 
-      it('runs a batch nested in a batch as part of it', async () => {
-        await store.batch(async () => {
-          await users.put(olivia);
-          await store.batch(async () => {
-            await users.put(adam);
-          });
-        });
-        expect(sortedIds(await users.find({}))).toEqual([1, 2]);
-      });
-
       it('rethrows the error of a failed batch, rolling it back where atomic', async () => {
         await users.put(mark);
         const failure = new Error('projection failed');
