@@ -39,11 +39,11 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
   // messages of maximum length) rather than NATS's default 1 MiB, and hand replies over
   // without a JSON copy (every endpoint builds a fresh reply; requests are still copied).
   const bus = new InProcessBus({ maxPayload: 256 * 1024 * 1024, copyReplies: false });
-  const store = SqliteEventStore.open(join(config.dataDir, 'events.sqlite'));
+  const store = SqliteEventStore.open(join(config.dataDir, 'events.sqlite'), { backgroundCheckpoints: true });
   const stores: SqliteReadModelStore[] = [];
   const running: RunningService[] = [];
   for (const [name, start] of services) {
-    const readModels = SqliteReadModelStore.open(join(config.dataDir, `${name}.read-models.sqlite`));
+    const readModels = SqliteReadModelStore.open(join(config.dataDir, `${name}.read-models.sqlite`), { backgroundCheckpoints: true });
     stores.push(readModels);
     running.push(await start({ store, readModels, bus, log: log.child({ service: name }), config }));
   }

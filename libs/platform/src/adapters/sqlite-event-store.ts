@@ -1,5 +1,6 @@
 import { fsync, openSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { BackgroundCheckpointer } from './sqlite-checkpointer';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -18,6 +19,8 @@ export interface SqliteEventStoreOptions {
    * Appends through this instance wake subscribers at once, whatever the interval.
    */
   pollIntervalMs?: number;
+  /** Checkpoint the WAL on a worker thread instead of inside commits (see sqlite-checkpointer). */
+  backgroundCheckpoints?: boolean;
 }
 
 interface PendingAppend {
@@ -79,6 +82,7 @@ export class SqliteEventStore implements EventStore {
   private syncWanted = false;
   private walFd: number | undefined;
   private readonly walPath: string | undefined;
+  private readonly checkpointer: BackgroundCheckpointer | undefined;
   private closed = false;
 
   private readonly selectHead: Database.Statement<[], { head: number | null }>;
@@ -106,6 +110,7 @@ export class SqliteEventStore implements EventStore {
     // Durability comes from the WAL fsync of syncWal(), off the main thread.
     db.pragma('synchronous = NORMAL');
     this.walPath = db.memory ? undefined : `${db.name}-wal`;
+    this.checkpointer = options.backgroundCheckpoints ? BackgroundCheckpointer.start(db) : undefined;
     db.exec(`
       CREATE TABLE IF NOT EXISTS facts (
         position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -276,6 +281,7 @@ export class SqliteEventStore implements EventStore {
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.stopPolling();
+    await this.checkpointer?.stop();
     if (this.walFd !== undefined) closeSync(this.walFd);
     this.db.close();
   }

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
+import { BackgroundCheckpointer } from './sqlite-checkpointer';
 import type {
   Collection,
   CollectionOptions,
@@ -76,8 +77,13 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly selectCheckpoint: Database.Statement<[string], { position: number }>;
   private readonly upsertCheckpoint: Database.Statement<[string, number]>;
 
-  static open(path: string): SqliteReadModelStore {
-    return new SqliteReadModelStore(new Database(path));
+  private checkpointer: BackgroundCheckpointer | undefined;
+
+  /** `backgroundCheckpoints`: checkpoint the WAL on a worker thread (see sqlite-checkpointer). */
+  static open(path: string, options: { backgroundCheckpoints?: boolean } = {}): SqliteReadModelStore {
+    const store = new SqliteReadModelStore(new Database(path));
+    if (options.backgroundCheckpoints) store.checkpointer = BackgroundCheckpointer.start(store.db);
+    return store;
   }
 
   private constructor(private readonly db: Database.Database) {
@@ -163,6 +169,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   async close(): Promise<void> {
     // Let open batches finish rather than cut their transaction off.
     await this.queueTail;
+    await this.checkpointer?.stop();
     this.db.close();
   }
 

@@ -24,10 +24,13 @@ export async function runServiceProcess(
   const log: Logger = createLogger(name);
   const config = loadConfig();
   const bus = await NatsBus.connect(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name);
-  const sqlite = SqliteEventStore.open(process.env.TEAMCHAT_EVENT_STORE ?? join(config.dataDir, 'events.sqlite'));
+  const sqlite = SqliteEventStore.open(process.env.TEAMCHAT_EVENT_STORE ?? join(config.dataDir, 'events.sqlite'), {
+    backgroundCheckpoints: true,
+  });
   const store = await NotifyingEventStore.wrap(sqlite, bus);
   const readModels = SqliteReadModelStore.open(
     process.env.TEAMCHAT_READ_MODELS ?? join(config.dataDir, `${name}.read-models.sqlite`),
+    { backgroundCheckpoints: true },
   );
   const service = await start({ store, readModels, bus, log, config });
   log.info({ pid: process.pid }, `${name} service ready`);
