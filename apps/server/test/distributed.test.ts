@@ -1,5 +1,6 @@
 import { describeWithNats } from '@teamchat/platform';
 import { apiSuite } from './api-suite';
+import { channelsSuite } from './channels-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { startDistributed } from './harness';
@@ -10,4 +11,5 @@ describeWithNats('distributed mode', () => {
   apiSuite('distributed', () => startDistributed());
   messagingSuite('distributed', () => startDistributed());
   narrowsSuite('distributed', () => startDistributed());
+  channelsSuite('distributed', () => startDistributed());
 });

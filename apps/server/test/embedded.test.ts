@@ -1,4 +1,5 @@
 import { apiSuite } from './api-suite';
+import { channelsSuite } from './channels-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { startEmbedded } from './harness';
@@ -8,3 +9,5 @@ apiSuite('embedded', () => startEmbedded());
 messagingSuite('embedded', () => startEmbedded());
 
 narrowsSuite('embedded', () => startEmbedded());
+
+channelsSuite('embedded', () => startEmbedded());

@@ -20,8 +20,12 @@ export const subjects = {
     serverSettings: 'accounts.server_settings',
   },
   channels: {
+    /** Trusted internal creation (seeding, benchmarks): no actor, no permission checks. */
     createChannel: 'channels.create_channel',
+    /** POST /users/me/subscriptions: subscribes, creating the channels that do not exist. */
     subscribe: 'channels.subscribe',
+    updateChannel: 'channels.update_channel',
+    archiveChannel: 'channels.archive_channel',
     listChannels: 'channels.list_channels',
   },
   messaging: {

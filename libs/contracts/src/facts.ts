@@ -5,6 +5,8 @@
  * including snapshots (e.g. the sender's name on a message) taken when the fact happened.
  */
 import { z } from 'zod';
+import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel';
+import { GroupSettingValue } from './groups';
 
 /** Stream names, by owning service. */
 export const streams = {
@@ -54,9 +56,17 @@ export const UserCreated = z.object({
 export const UserDeactivated = z.object({ type: z.literal('UserDeactivated'), user_id: z.number().int() });
 export const UserReactivated = z.object({ type: z.literal('UserReactivated'), user_id: z.number().int() });
 
+const int = () => z.number().int();
+
+type GroupSettingsShape = Record<(typeof CHANNEL_GROUP_SETTINGS)[number], typeof GroupSettingValue>;
+const groupSettingsShape = Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((name) => [name, GroupSettingValue])) as GroupSettingsShape;
+
+/** Who sees a `default_streams` event, and the default channels after the change. */
+const DefaultChannels = z.object({ channel_ids: z.array(int()), user_ids: z.array(int()) });
+
 export const ChannelCreated = z.object({
   type: z.literal('ChannelCreated'),
-  channel_id: z.number().int(),
+  channel_id: int(),
   name: z.string(),
   description: z.string(),
   rendered_description: z.string(),
@@ -64,23 +74,105 @@ export const ChannelCreated = z.object({
   is_web_public: z.boolean(),
   history_public_to_subscribers: z.boolean(),
   is_default: z.boolean(),
-  topics_policy: z.enum(['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only']),
-  message_retention_days: z.number().int().nullable(),
-  creator_id: z.number().int().nullable(),
+  topics_policy: z.enum(TOPICS_POLICIES),
+  message_retention_days: int().nullable(),
+  creator_id: int().nullable(),
   /** Seconds since the epoch. */
   date_created: z.number(),
+  // Channels created before group-settings existed have none recorded: they hold the
+  // defaults (see channelFromCreated), so stored facts stay readable.
+  ...z.object(groupSettingsShape).partial().shape,
+  /** Who may see the new channel: they get the `stream` create event. */
+  audience_user_ids: z.array(int()).optional(),
+  default_channels: DefaultChannels.optional(),
+});
+
+/** A channel's settings as they stand, carried by facts whose events describe the channel. */
+export const ChannelSnapshot = ChannelCreated.omit({ type: true, audience_user_ids: true, default_channels: true }).extend({
+  ...groupSettingsShape,
+  is_archived: z.boolean(),
+});
+export type ChannelView = z.infer<typeof ChannelSnapshot>;
+
+/** What the users who just gained sight of a channel need to show it. */
+const ChannelShown = z.object({
+  user_ids: z.array(int()),
+  channel: ChannelSnapshot,
+  subscriber_ids: z.array(int()),
+  first_message_id: int().nullable(),
+});
+
+/** One changed property, named as the `stream` update event names it. */
+const ChannelChange = z.discriminatedUnion('property', [
+  z.object({ property: z.literal('name'), value: z.string() }),
+  z.object({ property: z.literal('description'), value: z.string(), rendered_description: z.string() }),
+  /** Privacy changes as one, as Zulip's permission change does. */
+  z.object({
+    property: z.literal('invite_only'),
+    value: z.boolean(),
+    history_public_to_subscribers: z.boolean(),
+    is_web_public: z.boolean(),
+  }),
+  z.object({ property: z.literal('is_default_stream'), value: z.boolean() }),
+  z.object({ property: z.literal('message_retention_days'), value: int().nullable() }),
+  z.object({ property: z.literal('topics_policy'), value: z.enum(TOPICS_POLICIES) }),
+  z.object({ property: z.enum(CHANNEL_GROUP_SETTINGS), value: GroupSettingValue }),
+]);
+export type ChannelChange = z.infer<typeof ChannelChange>;
+
+export const ChannelUpdated = z.object({
+  type: z.literal('ChannelUpdated'),
+  channel_id: int(),
+  /** The name before the change (the `name` of the `stream` update event). */
+  name: z.string(),
+  change: ChannelChange,
+  /** Who saw the channel before and still does: they get the update. */
+  audience_user_ids: z.array(int()),
+  /** Who may see the channel only now: they get it whole. */
+  shown: ChannelShown.optional(),
+  /** Who may no longer see the channel. */
+  hidden_user_ids: z.array(int()).optional(),
+  default_channels: DefaultChannels.optional(),
+});
+
+export const ChannelArchived = z.object({
+  type: z.literal('ChannelArchived'),
+  channel_id: int(),
+  name: z.string(),
+  audience_user_ids: z.array(int()),
+  /** Present when the channel was a default channel, which archiving ends. */
+  default_channels: DefaultChannels.optional(),
+});
+
+export const ChannelUnarchived = z.object({
+  type: z.literal('ChannelUnarchived'),
+  channel_id: int(),
+  name: z.string(),
+  audience_user_ids: z.array(int()),
+  channel: ChannelSnapshot,
+  subscriber_ids: z.array(int()),
+  first_message_id: int().nullable(),
 });
 
 export const SubscriptionsAdded = z.object({
   type: z.literal('SubscriptionsAdded'),
-  channel_id: z.number().int(),
-  user_ids: z.array(z.number().int()),
+  channel_id: int(),
+  user_ids: z.array(int()),
+  // What the events need; absent from facts stored before they were recorded.
+  channel: ChannelSnapshot.optional(),
+  first_message_id: int().nullable().optional(),
+  /** Every subscriber after the change. */
+  subscriber_ids: z.array(int()).optional(),
+  /** New subscribers who could not see the channel before: they get it first. */
+  shown_user_ids: z.array(int()).optional(),
+  /** Who else sees the channel's subscribers: they get `peer_add`. */
+  peer_user_ids: z.array(int()).optional(),
 });
 
 export const SubscriptionsRemoved = z.object({
   type: z.literal('SubscriptionsRemoved'),
-  channel_id: z.number().int(),
-  user_ids: z.array(z.number().int()),
+  channel_id: int(),
+  user_ids: z.array(int()),
 });
 
 export const RecipientAllocated = z.object({
@@ -231,6 +323,9 @@ export const Fact = z.discriminatedUnion('type', [
   UserDeactivated,
   UserReactivated,
   ChannelCreated,
+  ChannelUpdated,
+  ChannelArchived,
+  ChannelUnarchived,
   SubscriptionsAdded,
   SubscriptionsRemoved,
   RecipientAllocated,

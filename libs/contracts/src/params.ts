@@ -5,6 +5,8 @@
  * services validate again at their bus edge, so nothing unchecked reaches a decider.
  */
 import { z } from 'zod';
+import { TOPICS_POLICIES } from './channel';
+import { GroupSettingUpdate, GroupSettingValue } from './groups';
 
 const int = () => z.number().int();
 const nonNegativeInt = () => z.number().int().min(0);
@@ -136,3 +138,52 @@ export const UserTopicParams = z.object({
   visibility_policy: int(),
 });
 export type UserTopicParams = z.infer<typeof UserTopicParams>;
+
+/** `realm_default`, `unlimited` or a number of days. */
+const MessageRetentionDays = z.union([z.string(), int()]);
+
+export const SubscribeParams = z.object({
+  subscriptions: z.array(z.object({ name: z.string(), description: z.string().optional() })),
+  principals: z.union([z.array(int()), z.array(z.string())]).optional(),
+  authorization_errors_fatal: z.boolean().optional(),
+  announce: z.boolean().optional(),
+  invite_only: z.boolean().optional(),
+  is_web_public: z.boolean().optional(),
+  is_default_stream: z.boolean().optional(),
+  history_public_to_subscribers: z.boolean().optional(),
+  message_retention_days: MessageRetentionDays.optional(),
+  topics_policy: z.enum(TOPICS_POLICIES).optional(),
+  can_add_subscribers_group: GroupSettingValue.optional(),
+  can_remove_subscribers_group: GroupSettingValue.optional(),
+  can_administer_channel_group: GroupSettingValue.optional(),
+  can_delete_any_message_group: GroupSettingValue.optional(),
+  can_delete_own_message_group: GroupSettingValue.optional(),
+  can_move_messages_out_of_channel_group: GroupSettingValue.optional(),
+  can_move_messages_within_channel_group: GroupSettingValue.optional(),
+  can_send_message_group: GroupSettingValue.optional(),
+});
+export type SubscribeParams = z.infer<typeof SubscribeParams>;
+
+export const UpdateChannelParams = z.object({
+  stream_id: int(),
+  description: z.string().optional(),
+  new_name: z.string().optional(),
+  is_private: z.boolean().optional(),
+  is_web_public: z.boolean().optional(),
+  history_public_to_subscribers: z.boolean().optional(),
+  is_default_stream: z.boolean().optional(),
+  message_retention_days: MessageRetentionDays.optional(),
+  is_archived: z.boolean().optional(),
+  topics_policy: z.enum(TOPICS_POLICIES).optional(),
+  can_add_subscribers_group: GroupSettingUpdate.optional(),
+  can_remove_subscribers_group: GroupSettingUpdate.optional(),
+  can_administer_channel_group: GroupSettingUpdate.optional(),
+  can_delete_any_message_group: GroupSettingUpdate.optional(),
+  can_delete_own_message_group: GroupSettingUpdate.optional(),
+  can_move_messages_out_of_channel_group: GroupSettingUpdate.optional(),
+  can_move_messages_within_channel_group: GroupSettingUpdate.optional(),
+  can_send_message_group: GroupSettingUpdate.optional(),
+});
+export type UpdateChannelParams = z.infer<typeof UpdateChannelParams>;
+
+export const ChannelIdPathParams = z.object({ stream_id: int() });

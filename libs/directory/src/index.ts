@@ -4,7 +4,15 @@
  * address messages, events to format them, accounts to authenticate) keeps this
  * projection in its own read models rather than reading another service's.
  */
-import { Fact, type FactOf } from '@teamchat/contracts';
+import {
+  channelFromCreated,
+  evolveChannelView,
+  Fact,
+  groupSettingsOf,
+  type ChannelGroupSettingName,
+  type ChannelGroupSettings,
+  type ChannelView,
+} from '@teamchat/contracts';
 import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
 
 /** The facts the directory projection reads. */
@@ -13,6 +21,9 @@ export const DIRECTORY_FACT_TYPES: ReadonlySet<string> = new Set([
   'UserDeactivated',
   'UserReactivated',
   'ChannelCreated',
+  'ChannelUpdated',
+  'ChannelArchived',
+  'ChannelUnarchived',
   'SubscriptionsAdded',
   'SubscriptionsRemoved',
 ]);
@@ -34,11 +45,20 @@ export interface UserDoc extends Doc {
   date_joined: number;
 }
 
-export type ChannelDoc = Omit<FactOf<'ChannelCreated'>, 'type' | 'channel_id'> & {
-  _id: number;
-  name_lc: string;
-  is_archived: boolean;
-};
+/**
+ * A channel as it stands. Documents written before group-settings existed hold none:
+ * read them with `channelGroupSettings`, which fills in the defaults.
+ */
+export type ChannelDoc = Omit<ChannelView, 'channel_id' | ChannelGroupSettingName> &
+  Partial<ChannelGroupSettings> & {
+    _id: number;
+    name_lc: string;
+  };
+
+export const channelGroupSettings = (channel: ChannelDoc): ChannelGroupSettings => groupSettingsOf(channel);
+
+const viewOf = ({ _id, name_lc: _lc, ...rest }: ChannelDoc): ChannelView => ({ ...rest, ...groupSettingsOf(rest), channel_id: _id });
+const docOf = ({ channel_id, ...rest }: ChannelView): ChannelDoc => ({ ...rest, _id: channel_id, name_lc: rest.name.toLowerCase() });
 
 export interface SubscriptionDoc extends Doc {
   /** `${channel_id}:${user_id}` */
@@ -102,9 +122,20 @@ export class Directory {
         return;
       }
       case 'ChannelCreated': {
-        const { type: _type, channel_id, ...rest } = fact;
-        const channel: ChannelDoc = { _id: channel_id, ...rest, name_lc: fact.name.toLowerCase(), is_archived: false };
+        const channel = docOf(channelFromCreated(fact));
         await this.channels.put(channel);
+        this.rememberChannel(channel);
+        return;
+      }
+      case 'ChannelUpdated':
+      case 'ChannelArchived':
+      case 'ChannelUnarchived': {
+        const before = await this.channelById(fact.channel_id);
+        if (!before) return;
+        const channel = docOf(evolveChannelView(viewOf(before), fact));
+        await this.channels.put(channel);
+        // A renamed channel no longer answers to its old name.
+        if (this.channelIdByName.get(before.name_lc) === before._id) this.channelIdByName.delete(before.name_lc);
         this.rememberChannel(channel);
         return;
       }
@@ -162,6 +193,17 @@ export class Directory {
     if (id !== undefined) return this.channelById(id);
     const [channel] = await this.channels.find({ name_lc: key }, { limit: 1 });
     return this.rememberChannel(channel);
+  }
+
+  /** Every active user, bots included: the organization, for audiences and permissions. */
+  async activeUsers(): Promise<UserDoc[]> {
+    const users = await this.users.find({ is_active: true });
+    for (const user of users) this.rememberUser(user);
+    return users;
+  }
+
+  async subscribedChannelIds(userId: number): Promise<number[]> {
+    return (await this.subscriptions.find({ user_id: userId, active: true })).map((s) => s.channel_id);
   }
 
   async subscriberIds(channelId: number): Promise<number[]> {

@@ -1,42 +1,46 @@
 import { describe, expect, it } from '@jest/globals';
-import { ROLE, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
-import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
 import {
-  decideCreateChannel,
-  decideSubscribe,
-  evolveChannel,
+  channelFromCreated,
+  defaultChannelGroupSettings,
+  ROLE,
+  SYSTEM_GROUP,
+  type ChannelView,
+  type Fact,
+  type FactOf,
+  type GroupMember,
+} from '@teamchat/contracts';
+import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
+import { metadataAudience } from '../src/domain/access';
+import {
+  decideArchiveChannel,
+  decideCreateChannels,
+  decideUpdateChannel,
   evolveRegistry,
-  initialChannel,
   initialRegistry,
-  type ChannelState,
-  type CreateChannel,
+  type ArchiveChannel,
+  type ChannelChanges,
+  type CreateChannels,
   type RegistryState,
-  type Subscribe,
+  type UpdateChannel,
 } from '../src/domain/channels';
 
 const NOW = 1_700_000_000_999;
+const NOW_S = 1_700_000_000;
+const JOINED = 1_600_000_000;
 
-const actor = (user_id: number, role: number): Actor => ({
-  user_id,
-  email: `user${user_id}@acme.example`,
-  full_name: `User ${user_id}`,
-  role,
-  is_bot: false,
-  client: 'website',
-});
-const owner = actor(1, ROLE.owner);
-const admin = actor(2, ROLE.administrator);
-const moderator = actor(3, ROLE.moderator);
-const member = actor(4, ROLE.member);
-const guest = actor(5, ROLE.guest);
+const person = (user_id: number, role: number): GroupMember => ({ user_id, role, date_joined: JOINED });
+const owner = person(1, ROLE.owner);
+const admin = person(2, ROLE.administrator);
+const moderator = person(3, ROLE.moderator);
+const mark = person(4, ROLE.member);
+const mary = person(5, ROLE.member);
+const guest = person(6, ROLE.guest);
+const bot = person(7, ROLE.member);
+const users = [owner, admin, moderator, mark, mary, guest, bot];
+const NON_GUESTS = [1, 2, 3, 4, 5, 7];
 
-const registry = deciderSpec<RegistryState, CreateChannel>({
-  initial: initialRegistry,
-  evolve: evolveRegistry,
-  decide: (cmd, state) => decideCreateChannel(state, cmd),
-});
-
-function channelCreated(channel_id: number, name: string, overrides: Partial<FactOf<'ChannelCreated'>> = {}): FactOf<'ChannelCreated'> {
+/** A ChannelCreated fact as facts were stored before group-settings existed. */
+function legacyCreated(channel_id: number, name: string, overrides: Partial<FactOf<'ChannelCreated'>> = {}): FactOf<'ChannelCreated'> {
   return {
     type: 'ChannelCreated',
     channel_id,
@@ -49,179 +53,467 @@ function channelCreated(channel_id: number, name: string, overrides: Partial<Fac
     is_default: false,
     topics_policy: 'inherit',
     message_retention_days: null,
-    creator_id: 4,
-    date_created: 1_700_000_000,
+    creator_id: null,
+    date_created: NOW_S,
     ...overrides,
   };
 }
 
-describe('decideCreateChannel', () => {
-  const create: CreateChannel = {
-    actor: member,
-    name: 'engineering',
-    description: '',
-    rendered_description: '',
-    invite_only: false,
-    is_default: false,
-    now: NOW,
-  };
-  const when = (given: Fact[], overrides: Partial<CreateChannel> = {}) => registry.given(given).when({ ...create, ...overrides });
-  const general = channelCreated(1, 'General');
+const registryOf = (facts: Fact[]) => facts.reduce(evolveRegistry, initialRegistry());
 
-  it('creates the first channel with id 1 and every field', () =>
-    when([], {
-      name: '  design  ',
-      description: 'Pixels *and* more',
-      rendered_description: '<p>Pixels <em>and</em> more</p>',
-      is_default: true,
-    }).then([
+// ---------------------------------------------------------------------------------------
+// Creating channels
+// ---------------------------------------------------------------------------------------
+
+const creating = deciderSpec<RegistryState, CreateChannels>({
+  initial: initialRegistry,
+  evolve: evolveRegistry,
+  decide: (cmd, state) => decideCreateChannels(state, cmd),
+});
+
+const newChannel = (name: string, description = '') => ({ name, description, rendered_description: description ? `<p>${description}</p>` : '' });
+const create = (overrides: Partial<CreateChannels> = {}, settings: Partial<CreateChannels['settings']> = {}): CreateChannels => ({
+  actor: mark,
+  channels: [newChannel('engineering')],
+  settings: { invite_only: false, is_web_public: false, is_default: false, group_settings: {}, ...settings },
+  users,
+  now: NOW,
+  ...overrides,
+});
+
+/** What a member's new public channel holds: Zulip's defaults, the creator administering it. */
+function created(channel_id: number, name: string, overrides: Partial<FactOf<'ChannelCreated'>> = {}): FactOf<'ChannelCreated'> {
+  return {
+    ...legacyCreated(channel_id, name, { creator_id: 4 }),
+    ...defaultChannelGroupSettings(4),
+    audience_user_ids: NON_GUESTS,
+    ...overrides,
+  };
+}
+
+describe('decideCreateChannels', () => {
+  const general = legacyCreated(1, 'General');
+  const when = (given: Fact[], overrides: Partial<CreateChannels> = {}, settings: Partial<CreateChannels['settings']> = {}) =>
+    creating.given(given).when(create(overrides, settings));
+
+  it("creates a public channel with Zulip's default group-settings, announced to every non-guest", () =>
+    when([], { channels: [newChannel('  design  ', 'Pixels')] }).then([
       {
         type: 'ChannelCreated',
         channel_id: 1,
         name: 'design',
-        description: 'Pixels *and* more',
-        rendered_description: '<p>Pixels <em>and</em> more</p>',
+        description: 'Pixels',
+        rendered_description: '<p>Pixels</p>',
         invite_only: false,
         is_web_public: false,
         history_public_to_subscribers: true,
-        is_default: true,
+        is_default: false,
         topics_policy: 'inherit',
         message_retention_days: null,
         creator_id: 4,
-        date_created: 1_700_000_000,
+        date_created: NOW_S,
+        can_add_subscribers_group: SYSTEM_GROUP.nobody,
+        can_remove_subscribers_group: SYSTEM_GROUP.administrators,
+        can_administer_channel_group: { direct_members: [4], direct_subgroups: [] },
+        can_delete_any_message_group: SYSTEM_GROUP.nobody,
+        can_delete_own_message_group: SYSTEM_GROUP.nobody,
+        can_move_messages_out_of_channel_group: SYSTEM_GROUP.nobody,
+        can_move_messages_within_channel_group: SYSTEM_GROUP.nobody,
+        can_send_message_group: SYSTEM_GROUP.everyone,
+        audience_user_ids: NON_GUESTS,
       },
     ]));
 
-  it('allocates the id after the highest one seen', () =>
-    when([general, channelCreated(2, 'random')]).then([channelCreated(3, 'engineering')]));
+  it('announces a private channel to administrators and its creator only', () =>
+    when([], {}, { invite_only: true }).then([
+      created(1, 'engineering', { invite_only: true, history_public_to_subscribers: false, audience_user_ids: [1, 2, 4] }),
+    ]));
 
-  it('allocates past gaps', () => when([channelCreated(7, 'seven')]).then([channelCreated(8, 'engineering')]));
+  it('allocates consecutive ids after the highest one seen', () =>
+    when([general, legacyCreated(7, 'seven')], { channels: [newChannel('a'), newChannel('b')] }).then([created(8, 'a'), created(9, 'b')]));
 
-  it('has no creator when a trusted internal caller creates it', () =>
-    when([], { actor: undefined }).then([channelCreated(1, 'engineering', { creator_id: null })]));
+  it('has no creator, and nobody administering, when a trusted internal caller creates it', () =>
+    when([], { actor: undefined }).then([
+      created(1, 'engineering', { creator_id: null, can_administer_channel_group: SYSTEM_GROUP.nobody }),
+    ]));
+
+  it('takes the group-settings asked for, normalized', () =>
+    when([], {}, {
+      group_settings: {
+        can_send_message_group: { direct_members: [], direct_subgroups: [SYSTEM_GROUP.administrators] },
+        can_move_messages_within_channel_group: { direct_members: [5, 4, 5], direct_subgroups: [] },
+        can_remove_subscribers_group: { direct_members: [], direct_subgroups: [] },
+      },
+    }).then([
+      created(1, 'engineering', {
+        can_send_message_group: SYSTEM_GROUP.administrators,
+        can_move_messages_within_channel_group: { direct_members: [4, 5], direct_subgroups: [] },
+        can_remove_subscribers_group: SYSTEM_GROUP.nobody,
+      }),
+    ]));
+
+  it('lists the default channels for everyone but guests when creating a default channel', () =>
+    when([legacyCreated(1, 'general', { is_default: true })], { actor: admin }, { is_default: true }).then([
+      {
+        ...created(2, 'engineering', { creator_id: 2, is_default: true }),
+        can_administer_channel_group: { direct_members: [2], direct_subgroups: [] },
+        default_channels: { channel_ids: [1, 2], user_ids: NON_GUESTS },
+      },
+    ]));
+
+  it('lets an owner set the retention period', () =>
+    when([], { actor: owner }, { message_retention_days: 'unlimited' }).then([
+      { ...created(1, 'engineering', { creator_id: 1, message_retention_days: -1 }), can_administer_channel_group: { direct_members: [1], direct_subgroups: [] } },
+    ]));
+
+  it('lets a member choose a topics policy', () =>
+    when([], {}, { topics_policy: 'disable_empty_topic' }).then([created(1, 'engineering', { topics_policy: 'disable_empty_topic' })]));
+
+  it.each<[string, Partial<CreateChannels>, Partial<CreateChannels['settings']>, string]>([
+    ['a guest', { actor: guest }, {}, 'Insufficient permission'],
+    ['a member making a default channel', {}, { is_default: true }, 'Insufficient permission'],
+    ['a private default channel', { actor: admin }, { is_default: true, invite_only: true }, 'A default channel cannot be private.'],
+    ['a web-public channel', { actor: owner }, { is_web_public: true }, 'Web-public channels are not enabled.'],
+    ['an administrator setting the retention period', { actor: admin }, { message_retention_days: 30 }, 'Must be an organization owner'],
+    ['a retention period of 0 days', { actor: owner }, { message_retention_days: 0 }, "Bad value for 'message_retention_days': 0"],
+    ['a retention period that is not a number', { actor: owner }, { message_retention_days: 'forever' }, "Bad value for 'message_retention_days': forever"],
+    ['an unknown group', {}, { group_settings: { can_send_message_group: 99 } }, 'Invalid user group ID: 99'],
+    ['an unknown subgroup', {}, { group_settings: { can_send_message_group: { direct_members: [4], direct_subgroups: [42] } } }, 'Invalid user group ID: 42'],
+    ['an unknown user', {}, { group_settings: { can_send_message_group: { direct_members: [4, 404], direct_subgroups: [] } } }, 'Invalid user ID: 404'],
+    ['role:internet', {}, { group_settings: { can_send_message_group: SYSTEM_GROUP.internet } }, "'can_send_message_group' setting cannot be set to 'role:internet' group."],
+    ['role:everyone administering', {}, { group_settings: { can_administer_channel_group: SYSTEM_GROUP.everyone } }, "'can_administer_channel_group' setting cannot be set to 'role:everyone' group."],
+    ['a member granting deletion', {}, { group_settings: { can_delete_own_message_group: SYSTEM_GROUP.members } }, 'Insufficient permission'],
+  ])('refuses %s', (_, overrides, settings, msg) => when([], overrides, settings).thenThrows({ code: 'BAD_REQUEST', msg }));
+
+  it('lets a moderator grant deletion', () =>
+    when([], { actor: moderator }, { group_settings: { can_delete_any_message_group: SYSTEM_GROUP.moderators } }).then([
+      {
+        ...created(1, 'engineering', { creator_id: 3, can_delete_any_message_group: SYSTEM_GROUP.moderators }),
+        can_administer_channel_group: { direct_members: [3], direct_subgroups: [] },
+      },
+    ]));
 
   it('refuses a name already taken, whatever its case', () =>
-    when([general], { name: 'general' }).thenThrows({ code: 'BAD_REQUEST', msg: "Channel 'general' already exists" }));
+    when([general], { channels: [newChannel('general')] }).thenThrows({ code: 'BAD_REQUEST', msg: "Channel 'general' already exists" }));
 
-  it('refuses a taken name with surrounding spaces', () =>
-    when([general], { name: '  GENERAL ' }).thenThrows({ code: 'BAD_REQUEST', msg: "Channel 'GENERAL' already exists" }));
+  it('refuses the same name twice in one request', () =>
+    when([], { channels: [newChannel('ops'), newChannel('OPS')] }).thenThrows({ msg: "Channel 'OPS' already exists" }));
+
+  it('refuses a guest without revealing that a name is taken', () =>
+    when([legacyCreated(1, 'engineering')], { actor: guest }).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
 
   it('accepts a name of 60 code points, even when they take 120 UTF-16 units', () =>
-    when([], { name: '😀'.repeat(60) }).then([channelCreated(1, '😀'.repeat(60))]));
+    when([], { channels: [newChannel('😀'.repeat(60))] }).then([created(1, '😀'.repeat(60))]));
 
   it.each([
     ['ASCII', 'x'.repeat(61)],
     ['emoji', '😀'.repeat(61)],
   ])('refuses a name of 61 code points (%s)', (_, name) =>
-    when([], { name }).thenThrows({ code: 'BAD_REQUEST', msg: 'Channel name too long (limit: 60 characters)' }));
+    when([], { channels: [newChannel(name)] }).thenThrows({ code: 'BAD_REQUEST', msg: 'Channel name too long (limit: 60 characters)' }));
 
   it.each(['', '   ', '\t\n'])('refuses the empty name %j', (name) =>
-    when([], { name }).thenThrows({ code: 'BAD_REQUEST', msg: 'Channel name is required' }));
+    when([], { channels: [newChannel(name)] }).thenThrows({ code: 'BAD_REQUEST', msg: 'Channel name is required' }));
 
-  it.each(['bad\u0000name', 'bell\u0007', 'new\nline', 'tab\there', 'del\u007f', 'esc\u001b[0m'])('refuses the control character in %j', (name) =>
-    when([], { name }).thenThrows({ code: 'BAD_REQUEST', msg: 'Invalid character in channel name' }));
-
-  it('accepts a description of 1024 code points', () =>
-    when([], { description: '😀'.repeat(1024) }).then([channelCreated(1, 'engineering', { description: '😀'.repeat(1024) })]));
+  it.each(['bad\u0000name', 'bell\u0007', 'new\nline', 'del\u007f'])('refuses the control character in %j', (name) =>
+    when([], { channels: [newChannel(name)] }).thenThrows({ code: 'BAD_REQUEST', msg: 'Invalid character in channel name' }));
 
   it('refuses a description of 1025 code points', () =>
-    when([], { description: 'x'.repeat(1025) }).thenThrows({ code: 'BAD_REQUEST', msg: 'Channel description too long' }));
-
-  it('refuses a guest', () => when([], { actor: guest }).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
-  it('refuses a guest without revealing that a name is taken', () =>
-    when([channelCreated(1, 'engineering')], { actor: guest }).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
-
-  it.each([
-    ['owner', owner],
-    ['administrator', admin],
-    ['moderator', moderator],
-  ])('lets a %s create a channel', (_, by) =>
-    when([], { actor: by }).then([channelCreated(1, 'engineering', { creator_id: by.user_id })]));
+    when([], { channels: [{ name: 'x', description: 'x'.repeat(1025), rendered_description: '' }] }).thenThrows({ msg: 'Channel description too long' }));
 
   describe('history_public_to_subscribers', () => {
     it.each([undefined, true, false])('is always true for a public channel (asked %p)', (asked) =>
-      when([], { history_public_to_subscribers: asked }).then([channelCreated(1, 'engineering', { history_public_to_subscribers: true })]));
-
-    it('defaults to false for a private channel', () =>
-      when([], { invite_only: true }).then([channelCreated(1, 'engineering', { invite_only: true, history_public_to_subscribers: false })]));
+      when([], {}, { history_public_to_subscribers: asked }).then([created(1, 'engineering')]));
 
     it.each([true, false])('is as asked (%p) for a private channel', (asked) =>
-      when([], { invite_only: true, history_public_to_subscribers: asked }).then([
-        channelCreated(1, 'engineering', { invite_only: true, history_public_to_subscribers: asked }),
+      when([], {}, { invite_only: true, history_public_to_subscribers: asked }).then([
+        created(1, 'engineering', { invite_only: true, history_public_to_subscribers: asked, audience_user_ids: [1, 2, 4] }),
       ]));
   });
 });
 
 describe('evolveRegistry', () => {
-  it('indexes names in lower case and ignores other facts', () => {
-    const state = [channelCreated(1, 'General'), { type: 'SubscriptionsAdded', channel_id: 1, user_ids: [1] } as Fact, channelCreated(2, 'Ops')].reduce(
-      evolveRegistry,
-      initialRegistry(),
-    );
+  it('indexes names in lower case, holds each channel, and ignores other facts', () => {
+    const state = registryOf([legacyCreated(1, 'General'), { type: 'SubscriptionsAdded', channel_id: 1, user_ids: [1] }, legacyCreated(2, 'Ops')]);
     expect([...state.byName]).toEqual([
       ['general', 1],
       ['ops', 2],
     ]);
     expect(state.lastChannelId).toBe(2);
+    expect(state.channels.get(2)?.name).toBe('Ops');
+  });
+
+  it('reads channels stored before group-settings existed with the defaults', () => {
+    expect(registryOf([legacyCreated(1, 'general')]).channels.get(1)).toMatchObject({
+      ...defaultChannelGroupSettings(null),
+      can_administer_channel_group: SYSTEM_GROUP.nobody,
+      is_archived: false,
+    });
+  });
+
+  it('moves the name index on a rename and marks archiving', () => {
+    const state = registryOf([
+      legacyCreated(1, 'General'),
+      { type: 'ChannelUpdated', channel_id: 1, name: 'General', change: { property: 'name', value: 'Lobby' }, audience_user_ids: [] },
+      { type: 'ChannelArchived', channel_id: 1, name: 'Lobby', audience_user_ids: [] },
+    ]);
+    expect([...state.byName]).toEqual([['lobby', 1]]);
+    expect(state.channels.get(1)).toMatchObject({ name: 'Lobby', is_archived: true });
   });
 });
 
-const channel = deciderSpec<ChannelState, Subscribe>({
-  initial: initialChannel,
-  evolve: evolveChannel,
-  decide: (cmd, state) => decideSubscribe(state, cmd),
-});
+// ---------------------------------------------------------------------------------------
+// Who sees a channel
+// ---------------------------------------------------------------------------------------
 
-describe('decideSubscribe', () => {
-  const subscribed = (...user_ids: number[]): Fact => ({ type: 'SubscriptionsAdded', channel_id: 10, user_ids });
-  const unsubscribed = (...user_ids: number[]): Fact => ({ type: 'SubscriptionsRemoved', channel_id: 10, user_ids });
-  const subscribe = (by: Actor | undefined, user_ids: number[], invite_only = false): Subscribe => ({ actor: by, channel_id: 10, invite_only, user_ids });
+describe('metadataAudience', () => {
+  const view = (overrides: Partial<ChannelView> = {}): ChannelView => ({ ...channelFromCreated(legacyCreated(1, 'c', { creator_id: 4 })), ...overrides });
 
-  it('adds only the new subscribers, once each, in id order', () =>
-    channel.given([subscribed(1, 2)]).when(subscribe(admin, [6, 2, 3, 6])).then([subscribed(3, 6)]));
-
-  it('decides nothing when everyone is already subscribed', () =>
-    channel.given([subscribed(1, 4)]).when(subscribe(admin, [4, 1])).then([]));
-
-  it('decides nothing for a member already subscribed', () => channel.given([subscribed(4)]).when(subscribe(member, [4])).then([]));
-
-  it('subscribes again after an unsubscription', () =>
-    channel.given([subscribed(4, 6), unsubscribed(4)]).when(subscribe(admin, [4, 6])).then([subscribed(4)]));
-
-  it('lets a member subscribe themselves to a public channel', () => channel.given([]).when(subscribe(member, [4])).then([subscribed(4)]));
-
-  it.each([
-    ['member', member],
-    ['moderator', moderator],
-  ])('refuses a %s subscribing someone else', (_, by) =>
-    channel.given([]).when(subscribe(by, [6])).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
-
-  it('refuses a member subscribing themselves together with someone else', () =>
-    channel.given([]).when(subscribe(member, [4, 6])).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
-
-  it('refuses a guest subscribing themselves to a public channel', () =>
-    channel.given([]).when(subscribe(guest, [5])).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
-
-  it('refuses a member subscribing themselves to a private channel', () =>
-    channel.given([]).when(subscribe(member, [4], true)).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
-
-  it.each([
-    ['owner', owner],
-    ['administrator', admin],
-  ])('lets an %s subscribe others to a private channel', (_, by) =>
-    channel.given([]).when(subscribe(by, [6, 4], true)).then([subscribed(4, 6)]));
-
-  it('lets an administrator subscribe a guest', () => channel.given([]).when(subscribe(admin, [5])).then([subscribed(5)]));
-
-  it('lets a trusted internal caller (no actor) subscribe anyone to a private channel', () =>
-    channel.given([]).when(subscribe(undefined, [1, 2], true)).then([subscribed(1, 2)]));
-});
-
-describe('evolveChannel', () => {
-  it('adds and removes subscribers without touching the state it is given', () => {
-    const before = evolveChannel(initialChannel(), { type: 'SubscriptionsAdded', channel_id: 10, user_ids: [1, 2, 3] });
-    const after = evolveChannel(before, { type: 'SubscriptionsRemoved', channel_id: 10, user_ids: [2, 9] });
-    expect([...before.subscribers].sort()).toEqual([1, 2, 3]);
-    expect([...after.subscribers].sort()).toEqual([1, 3]);
+  it('is every non-guest and the subscribed guests for a public channel', () => {
+    expect(metadataAudience(view(), users, new Set(), NOW_S)).toEqual(NON_GUESTS);
+    expect(metadataAudience(view(), users, new Set([6]), NOW_S)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
+
+  it('is the subscribers, administrators and channel administrators for a private channel', () => {
+    expect(metadataAudience(view({ invite_only: true }), users, new Set([5]), NOW_S)).toEqual([1, 2, 4, 5]);
+  });
+
+  it('adds whoever can_add_subscribers_group names, never a guest', () => {
+    const channel = view({ invite_only: true, can_add_subscribers_group: { direct_members: [3, 6], direct_subgroups: [] } });
+    expect(metadataAudience(channel, users, new Set(), NOW_S)).toEqual([1, 2, 3, 4]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Changing a channel
+// ---------------------------------------------------------------------------------------
+
+const updating = deciderSpec<RegistryState, UpdateChannel>({
+  initial: initialRegistry,
+  evolve: evolveRegistry,
+  decide: (cmd, state) => decideUpdateChannel(state, cmd),
+});
+
+const engineering = created(10, 'engineering');
+const leadership = created(11, 'leadership', { creator_id: 1, invite_only: true, history_public_to_subscribers: false, ...defaultChannelGroupSettings(1), audience_user_ids: [1, 2] });
+const given = [legacyCreated(1, 'general', { is_default: true }), engineering, leadership];
+
+const update = (changes: ChannelChanges, overrides: Partial<UpdateChannel> = {}): UpdateChannel => ({
+  actor: admin,
+  channel_id: 10,
+  subscribed: false,
+  changes,
+  subscriber_ids: [1, 4],
+  users,
+  has_named_topics: false,
+  first_message_id: null,
+  now: NOW,
+  ...overrides,
+});
+
+const updated = (
+  change: FactOf<'ChannelUpdated'>['change'],
+  overrides: Partial<FactOf<'ChannelUpdated'>> = {},
+): FactOf<'ChannelUpdated'> => ({ type: 'ChannelUpdated', channel_id: 10, name: 'engineering', change, audience_user_ids: NON_GUESTS, ...overrides });
+
+const thenRefused = (cmd: UpdateChannel, msg: string) => updating.given(given).when(cmd).thenThrows({ code: 'BAD_REQUEST', msg });
+
+describe('decideUpdateChannel', () => {
+  it('renames, telling everyone who sees the channel its old name', () =>
+    updating.given(given).when(update({ new_name: ' platform ' })).then([updated({ property: 'name', value: 'platform' })]));
+
+  it('changes only the case of a name', () =>
+    updating.given(given).when(update({ new_name: 'Engineering' })).then([updated({ property: 'name', value: 'Engineering' })]));
+
+  it('changes the description, rendered', () =>
+    updating
+      .given(given)
+      .when(update({ description: 'Building\nthings', rendered_description: '<p>Building things</p>' }))
+      .then([updated({ property: 'description', value: 'Building things', rendered_description: '<p>Building things</p>' })]));
+
+  it('lets the creator, in can_administer_channel_group, change the channel', () =>
+    updating.given(given).when(update({ topics_policy: 'empty_topic_only' }, { actor: mark })).then([updated({ property: 'topics_policy', value: 'empty_topic_only' })]));
+
+  it('changes a group-setting, with the value as the event gives it', () =>
+    updating
+      .given(given)
+      .when(update({ can_send_message_group: { new: SYSTEM_GROUP.administrators, old: SYSTEM_GROUP.everyone } }))
+      .then([updated({ property: 'can_send_message_group', value: SYSTEM_GROUP.administrators })]));
+
+  it("accepts an 'old' anonymous group equal in any order", () =>
+    updating
+      .given(given)
+      .when(update({ can_administer_channel_group: { new: { direct_members: [4, 5], direct_subgroups: [] }, old: { direct_members: [4, 4], direct_subgroups: [] } } }))
+      .then([updated({ property: 'can_administer_channel_group', value: { direct_members: [4, 5], direct_subgroups: [] } })]));
+
+  it('decides nothing when every value is already as asked', () =>
+    updating
+      .given(given)
+      .when(update({ can_send_message_group: { new: SYSTEM_GROUP.everyone }, is_private: false, topics_policy: 'inherit', description: '' }))
+      .then([]));
+
+  it('makes a public channel private: those who lose sight of it see it go', () =>
+    updating
+      .given(given)
+      .when(update({ is_private: true }, { actor: mark, subscribed: true }))
+      .then([
+        updated(
+          { property: 'invite_only', value: true, history_public_to_subscribers: false, is_web_public: false },
+          { audience_user_ids: [1, 2, 4], hidden_user_ids: [3, 5, 7] },
+        ),
+      ]));
+
+  it('makes a private channel public: those who gain sight of it get it whole, with its subscribers', () => {
+    const next = { ...channelFromCreated(leadership), invite_only: false, history_public_to_subscribers: true };
+    updating
+      .given(given)
+      .when(update({ is_private: false }, { actor: owner, channel_id: 11, subscribed: true, subscriber_ids: [1, 2], first_message_id: 40 }))
+      .then([
+        {
+          type: 'ChannelUpdated',
+          channel_id: 11,
+          name: 'leadership',
+          change: { property: 'invite_only', value: false, history_public_to_subscribers: true, is_web_public: false },
+          audience_user_ids: [1, 2],
+          shown: { user_ids: [3, 4, 5, 7], channel: next, subscriber_ids: [1, 2], first_message_id: 40 },
+        },
+      ]);
+  });
+
+  it('gives a private channel shared history', () =>
+    updating
+      .given(given)
+      .when(update({ history_public_to_subscribers: true }, { channel_id: 11 }))
+      .then([
+        {
+          type: 'ChannelUpdated',
+          channel_id: 11,
+          name: 'leadership',
+          change: { property: 'invite_only', value: true, history_public_to_subscribers: true, is_web_public: false },
+          audience_user_ids: [1, 2, 4],
+        },
+      ]));
+
+  it('makes a channel a default channel, announcing the default channels', () =>
+    updating
+      .given(given)
+      .when(update({ is_default_stream: true }))
+      .then([updated({ property: 'is_default_stream', value: true }, { default_channels: { channel_ids: [1, 10], user_ids: NON_GUESTS } })]));
+
+  it('lets an owner change the retention period', () =>
+    updating.given(given).when(update({ message_retention_days: 90 }, { actor: owner })).then([updated({ property: 'message_retention_days', value: 90 })]));
+
+  it('unarchives an archived channel, showing it to everyone who may see it', () => {
+    const archived: Fact = { type: 'ChannelArchived', channel_id: 10, name: 'engineering', audience_user_ids: [] };
+    updating
+      .given([...given, archived])
+      .when(update({ is_archived: false }, { first_message_id: 12 }))
+      .then([
+        {
+          type: 'ChannelUnarchived',
+          channel_id: 10,
+          name: 'engineering',
+          audience_user_ids: NON_GUESTS,
+          channel: channelFromCreated(engineering),
+          subscriber_ids: [1, 4],
+          first_message_id: 12,
+        },
+      ]);
+  });
+
+  it('makes several changes at once, each told in order', () =>
+    updating
+      .given(given)
+      .when(update({ new_name: 'platform', description: 'x', rendered_description: '<p>x</p>', can_delete_any_message_group: { new: SYSTEM_GROUP.moderators } }))
+      .then([
+        updated({ property: 'description', value: 'x', rendered_description: '<p>x</p>' }),
+        updated({ property: 'name', value: 'platform' }),
+        updated({ property: 'can_delete_any_message_group', value: SYSTEM_GROUP.moderators }, { name: 'platform' }),
+      ]));
+
+  it.each<[string, UpdateChannel, string]>([
+    ['an unknown channel', update({ description: 'x' }, { channel_id: 99 }), 'Invalid channel ID'],
+    ['a member who does not administer the channel', update({ description: 'x' }, { actor: mary }), 'You do not have permission to administer this channel.'],
+    ['a member who cannot even see the private channel', update({ description: 'x' }, { actor: mary, channel_id: 11 }), 'Invalid channel ID'],
+    ['a guest, who may not see a public channel', update({ description: 'x' }, { actor: guest }), 'Invalid channel ID'],
+    ["an administrator changing an unsubscribed private channel's privacy", update({ is_private: false }, { channel_id: 11 }), 'Channel content access is required.'],
+    ["an administrator changing who may add to an unsubscribed private channel", update({ can_add_subscribers_group: { new: SYSTEM_GROUP.members } }, { channel_id: 11 }), 'Channel content access is required.'],
+    ['a public channel without shared history', update({ history_public_to_subscribers: false }), 'Invalid parameters'],
+    ['a private default channel', update({ is_private: true, is_default_stream: true }, { subscribed: true }), 'A default channel cannot be private.'],
+    ['making a default channel private', update({ is_private: true }, { channel_id: 1, subscribed: true }), 'A default channel cannot be private.'],
+    ['a web-public channel', update({ is_web_public: true }), 'Web-public channels are not enabled.'],
+    ['a channel administrator changing default channels', update({ is_default_stream: true }, { actor: mark }), 'Must be an organization administrator'],
+    ['an administrator changing the retention period', update({ message_retention_days: 'unlimited' }), 'Must be an organization owner'],
+    ['archiving through PATCH', update({ is_archived: true }), 'Only unarchiving is supported here: archive a channel with DELETE /streams/{stream_id}'],
+    ['unarchiving a channel that is not archived', update({ is_archived: false }), 'Channel is not currently deactivated'],
+    ['only the empty topic where other topics have messages', update({ topics_policy: 'empty_topic_only' }, { has_named_topics: true }), 'Only channels whose messages are all in the general chat topic can allow only that topic.'],
+    ['the name it already has', update({ new_name: 'engineering' }), 'Channel already has that name.'],
+    ["another channel's name", update({ new_name: 'General' }), "Channel 'General' already exists"],
+    ['an empty name', update({ new_name: ' ' }), 'Channel name is required'],
+    ['a description too long', update({ description: 'x'.repeat(1025) }), 'Channel description too long'],
+    ["an 'old' value that is not the current one", update({ can_send_message_group: { new: SYSTEM_GROUP.members, old: SYSTEM_GROUP.members } }), "'old' value does not match the expected value."],
+    ['an unknown group', update({ can_send_message_group: { new: 123 } }), 'Invalid user group ID: 123'],
+    ['a deactivated or unknown user in a group', update({ can_send_message_group: { new: { direct_members: [4, 77], direct_subgroups: [] } } }), 'Invalid user ID: 77'],
+    ['a channel administrator granting deletion', update({ can_delete_own_message_group: { new: SYSTEM_GROUP.everyone } }, { actor: mark }), 'Insufficient permission'],
+  ])('refuses %s', (_, cmd, msg) => thenRefused(cmd, msg));
+
+  it('refuses a guest even where can_administer_channel_group names them: guests never administer', () =>
+    updating
+      .given([...given, created(12, 'guests', { can_administer_channel_group: { direct_members: [6], direct_subgroups: [] } })])
+      .when(update({ description: 'x' }, { actor: guest, channel_id: 12, subscribed: true }))
+      .thenThrows({ code: 'BAD_REQUEST', msg: 'You do not have permission to administer this channel.' }));
+
+  it('refuses the whole request when one change is refused', () =>
+    thenRefused(update({ new_name: 'platform', can_send_message_group: { new: 99 } }), 'Invalid user group ID: 99'));
+});
+
+// ---------------------------------------------------------------------------------------
+// Archiving
+// ---------------------------------------------------------------------------------------
+
+const archiving = deciderSpec<RegistryState, ArchiveChannel>({
+  initial: initialRegistry,
+  evolve: evolveRegistry,
+  decide: (cmd, state) => decideArchiveChannel(state, cmd),
+});
+const archive = (overrides: Partial<ArchiveChannel> = {}): ArchiveChannel => ({
+  actor: admin,
+  channel_id: 10,
+  subscribed: false,
+  subscriber_ids: [1, 4],
+  users,
+  now: NOW,
+  ...overrides,
+});
+
+describe('decideArchiveChannel', () => {
+  it('archives, telling everyone who sees the channel', () =>
+    archiving.given(given).when(archive()).then([{ type: 'ChannelArchived', channel_id: 10, name: 'engineering', audience_user_ids: NON_GUESTS }]));
+
+  it("lets the channel's creator archive it", () =>
+    archiving.given(given).when(archive({ actor: mark })).then([{ type: 'ChannelArchived', channel_id: 10, name: 'engineering', audience_user_ids: NON_GUESTS }]));
+
+  it('takes a default channel out of the default channels', () =>
+    archiving
+      .given(given)
+      .when(archive({ channel_id: 1 }))
+      .then([
+        {
+          type: 'ChannelArchived',
+          channel_id: 1,
+          name: 'general',
+          audience_user_ids: NON_GUESTS,
+          default_channels: { channel_ids: [], user_ids: NON_GUESTS },
+        },
+      ]));
+
+  it('refuses a member who does not administer it', () =>
+    archiving.given(given).when(archive({ actor: mary })).thenThrows({ msg: 'You do not have permission to administer this channel.' }));
+
+  it('refuses a channel archived already', () =>
+    archiving
+      .given([...given, { type: 'ChannelArchived', channel_id: 10, name: 'engineering', audience_user_ids: [] }])
+      .when(archive())
+      .thenThrows({ msg: 'Channel is already deactivated' }));
+
+  it('refuses an unknown channel', () => archiving.given(given).when(archive({ channel_id: 404 })).thenThrows({ msg: 'Invalid channel ID' }));
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import type { Fact, FactOf } from '@teamchat/contracts';
+import { channelFromCreated, SYSTEM_GROUP, type Fact, type FactOf } from '@teamchat/contracts';
 import type { StoredFact } from '@teamchat/platform';
 import { EventQueue, type QueueOptions } from '../src/domain/event-queue';
 import { deliveriesFor } from '../src/projections/fan-out';
@@ -233,5 +233,154 @@ describe('deliveriesFor changes to messages', () => {
       all: false,
       message_details: fact.message_details,
     });
+  });
+});
+
+describe('deliveriesFor channel facts', () => {
+  const created: FactOf<'ChannelCreated'> = {
+    type: 'ChannelCreated',
+    channel_id: 10,
+    name: 'design',
+    description: 'Pixels',
+    rendered_description: '<p>Pixels</p>',
+    invite_only: false,
+    is_web_public: false,
+    history_public_to_subscribers: true,
+    is_default: false,
+    topics_policy: 'inherit',
+    message_retention_days: null,
+    creator_id: 4,
+    date_created: 1_700_000_000,
+    audience_user_ids: [1, 4, 5],
+  };
+  const channel = channelFromCreated(created);
+  const eventsOf = (fact: Fact) => deliveriesFor(stored(fact)).map((d) => ({ user_ids: d.user_ids, event: d.eventFor(queue('q', d.user_ids[0] ?? 0)) }));
+
+  it('announces a new channel as a stream create to its audience, with every group-setting', () => {
+    const [delivery, ...rest] = eventsOf(created);
+    expect(rest).toEqual([]);
+    expect(delivery!.user_ids).toEqual([1, 4, 5]);
+    expect(delivery!.event).toMatchObject({
+      type: 'stream',
+      op: 'create',
+      streams: [
+        {
+          stream_id: 10,
+          name: 'design',
+          rendered_description: '<p>Pixels</p>',
+          is_archived: false,
+          first_message_id: null,
+          subscriber_count: 0,
+          stream_post_policy: 1,
+          can_send_message_group: SYSTEM_GROUP.everyone,
+          can_administer_channel_group: { direct_members: [4], direct_subgroups: [] },
+          can_move_messages_within_channel_group: SYSTEM_GROUP.nobody,
+        },
+      ],
+    });
+  });
+
+  it('sends the default channels to everyone who is told of them', () => {
+    const deliveries = eventsOf({ ...created, is_default: true, default_channels: { channel_ids: [1, 10], user_ids: [1, 4] } });
+    expect(deliveries[1]).toEqual({ user_ids: [1, 4], event: { type: 'default_streams', default_streams: [1, 10] } });
+  });
+
+  it('tells the channel to those it is shown to, the subscription to the new subscribers, and peer_add to the others', () => {
+    const deliveries = eventsOf({
+      type: 'SubscriptionsAdded',
+      channel_id: 10,
+      user_ids: [5, 6],
+      channel,
+      first_message_id: 42,
+      subscriber_ids: [4, 5, 6],
+      shown_user_ids: [6],
+      peer_user_ids: [1, 4],
+    });
+    expect(deliveries.map((d) => [d.user_ids, d.event?.type, d.event?.op])).toEqual([
+      [[6], 'stream', 'create'],
+      [[5, 6], 'subscription', 'add'],
+      [[1, 4], 'subscription', 'peer_add'],
+    ]);
+    expect(deliveries[1]!.event).toMatchObject({
+      subscriptions: [{ stream_id: 10, name: 'design', subscribers: [4, 5, 6], subscriber_count: 3, first_message_id: 42, is_muted: false, in_home_view: true }],
+    });
+    expect(deliveries[2]!.event).toEqual({ type: 'subscription', op: 'peer_add', stream_ids: [10], user_ids: [5, 6] });
+  });
+
+  it('announces a changed group-setting as a stream update with the value as a group-setting', () => {
+    const fact: FactOf<'ChannelUpdated'> = {
+      type: 'ChannelUpdated',
+      channel_id: 10,
+      name: 'design',
+      change: { property: 'can_send_message_group', value: { direct_members: [4], direct_subgroups: [SYSTEM_GROUP.administrators] } },
+      audience_user_ids: [1, 4],
+    };
+    expect(eventsOf(fact)).toEqual([
+      {
+        user_ids: [1, 4],
+        event: {
+          type: 'stream',
+          op: 'update',
+          stream_id: 10,
+          name: 'design',
+          property: 'can_send_message_group',
+          value: { direct_members: [4], direct_subgroups: [SYSTEM_GROUP.administrators] },
+        },
+      },
+    ]);
+  });
+
+  it('carries the rendering with a new description, and the history setting with a privacy change', () => {
+    const base = { type: 'ChannelUpdated' as const, channel_id: 10, name: 'design', audience_user_ids: [1] };
+    expect(eventsOf({ ...base, change: { property: 'description', value: 'x', rendered_description: '<p>x</p>' } })[0]!.event).toMatchObject({
+      property: 'description',
+      value: 'x',
+      rendered_description: '<p>x</p>',
+    });
+    expect(
+      eventsOf({ ...base, change: { property: 'invite_only', value: true, history_public_to_subscribers: false, is_web_public: false } })[0]!.event,
+    ).toMatchObject({ property: 'invite_only', value: true, history_public_to_subscribers: false, is_web_public: false });
+  });
+
+  it('shows a channel whole to those who gain sight of it and removes it for those who lose it', () => {
+    const deliveries = eventsOf({
+      type: 'ChannelUpdated',
+      channel_id: 10,
+      name: 'design',
+      change: { property: 'invite_only', value: false, history_public_to_subscribers: true, is_web_public: false },
+      audience_user_ids: [1],
+      shown: { user_ids: [5], channel, subscriber_ids: [1], first_message_id: null },
+      hidden_user_ids: [7],
+    });
+    expect(deliveries.map((d) => [d.user_ids, d.event?.type, d.event?.op])).toEqual([
+      [[1], 'stream', 'update'],
+      [[5], 'stream', 'create'],
+      [[5], 'subscription', 'peer_add'],
+      [[7], 'stream', 'delete'],
+    ]);
+    expect(deliveries[3]!.event).toEqual({ type: 'stream', op: 'delete', streams: [{ stream_id: 10, name: 'design' }], stream_ids: [10] });
+  });
+
+  it('announces a default-channel change only as the list of default channels', () => {
+    const deliveries = eventsOf({
+      type: 'ChannelUpdated',
+      channel_id: 10,
+      name: 'design',
+      change: { property: 'is_default_stream', value: true },
+      audience_user_ids: [1, 4],
+      default_channels: { channel_ids: [10], user_ids: [1, 4] },
+    });
+    expect(deliveries).toEqual([{ user_ids: [1, 4], event: { type: 'default_streams', default_streams: [10] } }]);
+  });
+
+  it('announces archiving and unarchiving as is_archived updates, unarchiving with the channel again', () => {
+    expect(eventsOf({ type: 'ChannelArchived', channel_id: 10, name: 'design', audience_user_ids: [1, 4] })).toEqual([
+      { user_ids: [1, 4], event: { type: 'stream', op: 'update', stream_id: 10, name: 'design', property: 'is_archived', value: true } },
+    ]);
+    const unarchived = eventsOf({ type: 'ChannelUnarchived', channel_id: 10, name: 'design', audience_user_ids: [4], channel, subscriber_ids: [4], first_message_id: 3 });
+    expect(unarchived.map((d) => d.event)).toEqual([
+      { type: 'stream', op: 'update', stream_id: 10, name: 'design', property: 'is_archived', value: false },
+      expect.objectContaining({ type: 'stream', op: 'create', for_unarchiving: true }),
+    ]);
   });
 });

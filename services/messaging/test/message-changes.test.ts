@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isApiError, ROLE, VISIBILITY_POLICY, type Fact, type FactOf } from '@teamchat/contracts';
+import { defaultChannelGroupSettings, isApiError, ROLE, SYSTEM_GROUP, VISIBILITY_POLICY, type Fact, type FactOf } from '@teamchat/contracts';
 import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
 import {
   automaticVisibilityPolicy,
@@ -11,6 +11,7 @@ import {
   decideUserTopic,
   evolveMessage,
   initialMessage,
+  type ChannelGrants,
   type EditCommand,
   type MessageSnapshot,
   type MessageState,
@@ -150,11 +151,17 @@ const SENT = 1_700_000_000; // seconds
 const after = (seconds: number, ms = 999) => (SENT + seconds) * 1000 + ms;
 const DAY = 24 * 3600;
 
-const mark = { user_id: 4, role: ROLE.member };
-const mary = { user_id: 5, role: ROLE.member };
-const olivia = { user_id: 1, role: ROLE.owner };
-const moderator = { user_id: 3, role: ROLE.moderator };
-const gus = { user_id: 6, role: ROLE.guest };
+const JOINED = SENT - 365 * DAY;
+const mark = { user_id: 4, role: ROLE.member, date_joined: JOINED };
+const mary = { user_id: 5, role: ROLE.member, date_joined: JOINED };
+const olivia = { user_id: 1, role: ROLE.owner, date_joined: JOINED };
+const moderator = { user_id: 3, role: ROLE.moderator, date_joined: JOINED };
+const gus = { user_id: 6, role: ROLE.guest, date_joined: JOINED };
+const adam = { user_id: 2, role: ROLE.administrator, date_joined: JOINED };
+
+/** A channel with Zulip's default group-settings: no channel-level grants. */
+const DEFAULT_GRANTS: ChannelGrants = defaultChannelGroupSettings(null);
+const target = (id: number, name: string, recipient_id: number, grants: ChannelGrants = DEFAULT_GRANTS) => ({ id, name, recipient_id, grants });
 
 const message: MessageSnapshot = {
   id: 42,
@@ -180,6 +187,7 @@ const newContent = {
 const edit = (overrides: Partial<EditCommand> = {}): EditCommand => ({
   actor: mark,
   message,
+  source_grants: DEFAULT_GRANTS,
   propagate_mode: 'change_one',
   moved_message_ids: [42],
   audience_user_ids: audience,
@@ -325,7 +333,7 @@ describe('decideEditMessage: topic moves', () => {
   it('lets an administrator move a topic after 3 days', () =>
     edits
       .given([])
-      .when(edit({ actor: { user_id: 2, role: ROLE.administrator }, topic: 'welcome', now: after(30 * DAY, 0) }))
+      .when(edit({ actor: adam, topic: 'welcome', now: after(30 * DAY, 0) }))
       .then([edited({ editor_id: 2, timestamp: SENT + 30 * DAY, move: topicMove() })]));
 
   it("normalizes 'general chat' to the empty topic", () =>
@@ -359,7 +367,7 @@ describe('decideEditMessage: topic moves', () => {
 
   it('refuses to move a direct message to a channel', () =>
     thenThrows(
-      edit({ message: directMessage, channel: { id: 11, name: 'random', recipient_id: 77 } }),
+      edit({ message: directMessage, channel: target(11, 'random', 77) }),
       'Direct messages cannot be moved to channels.',
     ));
 
@@ -380,7 +388,7 @@ describe('decideEditMessage: topic moves', () => {
 });
 
 describe('decideEditMessage: channel moves', () => {
-  const random = { id: 11, name: 'random', recipient_id: 77 };
+  const random = target(11, 'random', 77);
   const channelMove = (overrides: Partial<Move> = {}): Move => ({
     prev_channel_id: 10,
     channel_id: 11,
@@ -416,24 +424,88 @@ describe('decideEditMessage: channel moves', () => {
       .then([edited({ editor_id: 3, timestamp: SENT + 10 * DAY, move: channelMove() })]));
 
   it('refuses the same channel and the same topic', () =>
-    thenThrows(edit({ channel: { id: 10, name: 'general', recipient_id: 42 }, topic: 'greetings' }), 'Nothing to change'));
+    thenThrows(edit({ channel: target(10, 'general', 42), topic: 'greetings' }), 'Nothing to change'));
 
   it('refuses the same channel alone', () =>
-    thenThrows(edit({ channel: { id: 10, name: 'general', recipient_id: 42 } }), 'Nothing to change'));
+    thenThrows(edit({ channel: target(10, 'general', 42) }), 'Nothing to change'));
 
   it('does not treat naming the same channel as a channel move (a guest is refused as a topic move)', () =>
-    thenThrows(edit({ actor: gus, channel: { id: 10, name: 'general', recipient_id: 42 }, topic: 'welcome' }), "You don't have permission to edit this message"));
+    thenThrows(edit({ actor: gus, channel: target(10, 'general', 42), topic: 'welcome' }), "You don't have permission to edit this message"));
 
   it('takes the name and recipient from a same-channel target on a topic move', () =>
     edits
       .given([])
-      .when(edit({ channel: { id: 10, name: 'general', recipient_id: 42 }, topic: 'welcome' }))
+      .when(edit({ channel: target(10, 'general', 42), topic: 'welcome' }))
       .then([edited({ move: topicMove({ channel_name: 'general', recipient_id: 42 }) })]));
+});
+
+describe('decideEditMessage: channel-level grants', () => {
+  const grants = (overrides: Partial<ChannelGrants>): ChannelGrants => ({ ...DEFAULT_GRANTS, ...overrides });
+  const random = (g: Partial<ChannelGrants> = {}) => target(11, 'random', 77, grants(g));
+  const randomMove = (overrides: Partial<Move> = {}): Move => ({
+    ...topicMove({ channel_id: 11, channel_name: 'random', recipient_id: 77, topic: 'greetings' }),
+    ...overrides,
+  });
+
+  it("lets a guest move a topic when the channel's can_move_messages_within_channel_group includes them", () =>
+    edits
+      .given([])
+      .when(edit({ actor: gus, topic: 'welcome', source_grants: grants({ can_move_messages_within_channel_group: SYSTEM_GROUP.everyone }) }))
+      .then([edited({ editor_id: 6, move: topicMove() })]));
+
+  it('lets the user an anonymous group names move a topic', () =>
+    edits
+      .given([])
+      .when(edit({ actor: gus, topic: 'welcome', source_grants: grants({ can_move_messages_within_channel_group: { direct_members: [6], direct_subgroups: [] } }) }))
+      .then([edited({ editor_id: 6, move: topicMove() })]));
+
+  it('refuses a guest named in can_administer_channel_group: guests never administer channels', () =>
+    thenThrows(
+      edit({ actor: gus, topic: 'welcome', source_grants: grants({ can_administer_channel_group: { direct_members: [6], direct_subgroups: [] } }) }),
+      "You don't have permission to edit this message",
+    ));
+
+  it("does not lift the time limit for topic moves granted by the channel", () =>
+    thenThrows(
+      edit({ actor: mary, topic: 'welcome', now: after(3 * DAY + 21, 0), source_grants: grants({ can_move_messages_within_channel_group: SYSTEM_GROUP.members }) }),
+      /^The time limit for editing this message's topic has passed/,
+    ));
+
+  it("lets a guest move a message out of the channel with its can_move_messages_out_of_channel_group", () =>
+    edits
+      .given([])
+      .when(edit({ actor: gus, channel: random(), source_grants: grants({ can_move_messages_out_of_channel_group: SYSTEM_GROUP.everyone }) }))
+      .then([edited({ editor_id: 6, move: randomMove() })]));
+
+  it("takes a topic move's grant from the destination channel too", () =>
+    edits
+      .given([])
+      .when(
+        edit({
+          actor: gus,
+          channel: random({ can_move_messages_within_channel_group: SYSTEM_GROUP.everyone }),
+          topic: 'welcome',
+          source_grants: grants({ can_move_messages_out_of_channel_group: SYSTEM_GROUP.everyone }),
+        }),
+      )
+      .then([edited({ editor_id: 6, move: randomMove({ topic: 'welcome' }) })]));
+
+  it("does not take a channel move's grant from the destination", () =>
+    thenThrows(edit({ actor: gus, channel: random({ can_move_messages_out_of_channel_group: SYSTEM_GROUP.everyone }) }), "You don't have permission to move this message"));
+
+  it('refuses a move to a channel the mover may not post in', () =>
+    thenThrows(edit({ actor: adam, channel: random({ can_send_message_group: SYSTEM_GROUP.nobody }) }), 'You do not have permission to post in this channel.'));
+
+  it('never counts a guest as a channel administrator, even where the setting names everyone', () =>
+    edits
+      .given([])
+      .when(edit({ actor: gus, channel: random(), source_grants: grants({ can_administer_channel_group: SYSTEM_GROUP.everyone }) }))
+      .thenThrows({ code: 'BAD_REQUEST', msg: "You don't have permission to move this message" }));
 });
 
 describe('decideEditMessage: revoked access', () => {
   it('carries who loses the messages on a channel move, sorted', () => {
-    const [fact] = decideEditMessage(initialMessage(), edit({ channel: { id: 11, name: 'secret', recipient_id: 77 }, revoked_user_ids: [9, 5] }));
+    const [fact] = decideEditMessage(initialMessage(), edit({ channel: target(11, 'secret', 77), revoked_user_ids: [9, 5] }));
     expect(fact!.move).toMatchObject({ channel_id: 11, revoked_user_ids: [5, 9] });
   });
 
@@ -445,7 +517,7 @@ describe('decideEditMessage: revoked access', () => {
 
 describe('decideEditMessage: content and move together', () => {
   it('refuses a content change together with a channel move, as Zulip does', () =>
-    thenThrows(edit({ content: newContent, channel: { id: 11, name: 'random', recipient_id: 77 } }), 'Cannot change message content while changing channel'));
+    thenThrows(edit({ content: newContent, channel: target(11, 'random', 77) }), 'Cannot change message content while changing channel'));
 
   it('gives both the content change and the move', () =>
     edits
@@ -482,6 +554,7 @@ const deletes = deciderSpec<MessageState, DeleteCommand>({
 const del = (overrides: Partial<DeleteCommand> = {}): DeleteCommand => ({
   actor: mark,
   message,
+  grants: DEFAULT_GRANTS,
   audience_user_ids: audience,
   now: after(30 * DAY),
   ...overrides,
@@ -512,7 +585,7 @@ describe('decideDeleteMessage', () => {
   it("lets an administrator delete anyone's message", () =>
     deletes
       .given([])
-      .when(del({ actor: { user_id: 2, role: ROLE.administrator } }))
+      .when(del({ actor: adam }))
       .then([{ ...deleted, deleted_by: 2 }]));
 
   it("lets an owner delete anyone's message", () =>
@@ -538,6 +611,34 @@ describe('decideDeleteMessage', () => {
       .given([reactionAdded(), deleted])
       .when(del({ actor: olivia }))
       .thenThrows({ code: 'BAD_REQUEST', msg: 'Invalid message(s)' }));
+});
+
+describe('decideDeleteMessage: channel-level grants', () => {
+  const grants = (overrides: Partial<ChannelGrants>): ChannelGrants => ({ ...DEFAULT_GRANTS, ...overrides });
+
+  it("lets a member delete anyone's message, at any time, with the channel's can_delete_any_message_group", () =>
+    deletes
+      .given([])
+      .when(del({ actor: mary, grants: grants({ can_delete_any_message_group: SYSTEM_GROUP.members }), now: after(400 * DAY) }))
+      .then([{ ...deleted, deleted_by: 5 }]));
+
+  it('lets a moderator delete when the channel grants it to moderators', () =>
+    deletes
+      .given([])
+      .when(del({ actor: moderator, grants: grants({ can_delete_any_message_group: SYSTEM_GROUP.moderators }) }))
+      .then([{ ...deleted, deleted_by: 3 }]));
+
+  it("does not let can_delete_own_message_group delete someone else's message", () =>
+    deletes
+      .given([])
+      .when(del({ actor: mary, grants: grants({ can_delete_own_message_group: SYSTEM_GROUP.everyone }) }))
+      .thenThrows({ code: 'BAD_REQUEST', msg: "You don't have permission to delete this message" }));
+
+  it('grants nothing on a direct message', () =>
+    deletes
+      .given([])
+      .when(del({ actor: mary, message: directMessage, grants: null }))
+      .thenThrows({ code: 'BAD_REQUEST', msg: "You don't have permission to delete this message" }));
 });
 
 // ---------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ROLE, type Fact } from '@teamchat/contracts';
+import { ROLE, SYSTEM_GROUP, type Fact } from '@teamchat/contracts';
 import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
 import { decideAllocateRecipient, evolveRecipients, initialRecipients, type RecipientRegistry } from '../src/domain/recipients';
 import { recipientKey, type ChannelTarget, type Participant } from '../src/domain/send-message';
@@ -27,7 +27,7 @@ describe('decideAllocateRecipient', () => {
 });
 
 describe('recipientKey', () => {
-  const person = (id: number): Participant => ({ id, email: `u${id}@acme.example`, full_name: `U${id}`, role: ROLE.member, is_active: true, is_bot: false });
+  const person = (id: number): Participant => ({ id, email: `u${id}@acme.example`, full_name: `U${id}`, role: ROLE.member, is_active: true, is_bot: false, date_joined: 0 });
   const [u1, u4, u5] = [person(1), person(4), person(5)];
   const direct = (...users: Participant[]) => ({ kind: 'direct' as const, users });
 
@@ -56,7 +56,7 @@ describe('recipientKey', () => {
   });
 
   it('is the channel for a channel message, whoever sends', () => {
-    const target: ChannelTarget = { kind: 'channel', channel_id: 10, name: 'general', invite_only: false, is_archived: false, subscriber_ids: [], topic: 'a', topics_policy: 'inherit' };
+    const target: ChannelTarget = { kind: 'channel', channel_id: 10, name: 'general', invite_only: false, is_archived: false, subscriber_ids: [], topic: 'a', topics_policy: 'inherit', can_send_message_group: SYSTEM_GROUP.everyone };
     expect(recipientKey(u1, target)).toBe('channel:10');
     expect(recipientKey(u5, { ...target, topic: 'b' })).toBe('channel:10');
   });

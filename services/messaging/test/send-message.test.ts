@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ROLE, type FactOf } from '@teamchat/contracts';
+import { ROLE, SYSTEM_GROUP, type FactOf } from '@teamchat/contracts';
 import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
 import {
   decideSendMessage,
@@ -25,6 +25,7 @@ const person = (id: number, name: string, role: number, is_active = true): Parti
   role,
   is_active,
   is_bot: false,
+  date_joined: 1_600_000_000,
 });
 const olivia = person(1, 'Olivia', ROLE.owner);
 const mark = person(4, 'Mark', ROLE.member);
@@ -41,6 +42,7 @@ const general: ChannelTarget = {
   subscriber_ids: [6, 1, 4],
   topic: 'greetings',
   topics_policy: 'inherit',
+  can_send_message_group: SYSTEM_GROUP.everyone,
 };
 const leadership: ChannelTarget = { ...general, channel_id: 11, name: 'leadership', invite_only: true, subscriber_ids: [1] };
 const direct = (...users: Participant[]): DirectTarget => ({ kind: 'direct', users });
@@ -143,7 +145,37 @@ describe('decideSendMessage to a channel', () => {
     when({ sender: gus }).then([sentToGeneral({ sender_id: 6, sender_email: 'gus@acme.example', sender_full_name: 'Gus' })]));
 
   it('refuses an archived channel, even to a subscriber', () =>
-    toGeneral({ is_archived: true }).thenThrows({ code: 'BAD_REQUEST', msg: "Channel 'general' is archived" }));
+    toGeneral({ is_archived: true }).thenThrows({ code: 'BAD_REQUEST', msg: "Not authorized to send to channel 'general'" }));
+});
+
+describe("decideSendMessage: the channel's can_send_message_group", () => {
+  const noPosting = { code: 'BAD_REQUEST', msg: 'You do not have permission to post in this channel.' };
+  const fromOlivia = { sender_id: 1, sender_email: 'olivia@acme.example', sender_full_name: 'Olivia' };
+
+  it('refuses a member when only administrators may post', () =>
+    toGeneral({ can_send_message_group: SYSTEM_GROUP.administrators }).thenThrows(noPosting));
+
+  it('lets an owner post where administrators may', () =>
+    when({ sender: olivia, target: { ...general, can_send_message_group: SYSTEM_GROUP.administrators } }).then([sentToGeneral(fromOlivia)]));
+
+  it('refuses even an owner when nobody may post', () =>
+    when({ sender: olivia, target: { ...general, can_send_message_group: SYSTEM_GROUP.nobody } }).thenThrows(noPosting));
+
+  it('counts every member as a full member (waiting period 0)', () =>
+    toGeneral({ can_send_message_group: SYSTEM_GROUP.fullmembers }).then([sentToGeneral()]));
+
+  it('refuses a subscribed guest when only members may post', () =>
+    when({ sender: gus, target: { ...general, can_send_message_group: SYSTEM_GROUP.members } }).thenThrows(noPosting));
+
+  it('lets the users an anonymous group names post, and only them', () => {
+    const target = { ...general, can_send_message_group: { direct_members: [4], direct_subgroups: [SYSTEM_GROUP.owners] } };
+    when({ target }).then([sentToGeneral()]);
+    when({ sender: olivia, target }).then([sentToGeneral(fromOlivia)]);
+    when({ sender: mary, target: { ...target, subscriber_ids: [5] } }).thenThrows(noPosting);
+  });
+
+  it('checks the posting permission before archiving, as Zulip', () =>
+    toGeneral({ is_archived: true, can_send_message_group: SYSTEM_GROUP.nobody }).thenThrows(noPosting));
 });
 
 describe('decideSendMessage content', () => {

@@ -1,21 +1,137 @@
 /** Command handlers: look up what the deciders need, decide, append. */
-import { badRequest, streams, type Actor } from '@teamchat/contracts';
-import type { Directory } from '@teamchat/directory';
-import { renderMarkdown } from '@teamchat/markdown';
-import type { AggregateRepository } from '@teamchat/platform';
 import {
-  decideCreateChannel,
-  decideSubscribe,
-  type ChannelState,
+  badRequest,
+  CHANNEL_GROUP_SETTINGS,
+  channelFromCreated,
+  streams,
+  type Actor,
+  type ChannelGroupSettings,
+  type ChannelView,
+  type GroupMember,
+  type SubscribeParams,
+  type UpdateChannelParams,
+} from '@teamchat/contracts';
+import type { Directory, UserDoc } from '@teamchat/directory';
+import { renderMarkdown } from '@teamchat/markdown';
+import type { AggregateRepository, AppendResult } from '@teamchat/platform';
+import {
+  decideArchiveChannel,
+  decideCreateChannels,
+  decideUpdateChannel,
+  normalizeDescription,
+  type ChannelCreation,
+  type NewChannel,
   type RegistryState,
 } from '../domain/channels';
+import { decideSubscribe, decideSubscribeRequest, type ChannelState } from '../domain/subscriptions';
+import type { ChannelMessages } from '../projections/channel-messages';
 
 export interface CommandDeps {
   directory: Directory;
+  messages: ChannelMessages;
   registry: AggregateRepository<RegistryState>;
   channels: AggregateRepository<ChannelState>;
   /** Resolves once the service's own read models show this position. */
   caughtUp: (position: number | undefined) => Promise<void>;
+}
+
+const member = (user: UserDoc): GroupMember => ({ user_id: user._id, role: user.role, date_joined: user.date_joined });
+const lastPosition = (append: AppendResult | undefined) => append?.positions.at(-1);
+
+async function actorMember(deps: CommandDeps, actor: Actor): Promise<GroupMember> {
+  const user = await deps.directory.userById(actor.user_id);
+  if (!user || !user.is_active) throw badRequest('Not an active user');
+  return member(user);
+}
+
+const organization = async (deps: CommandDeps) => (await deps.directory.activeUsers()).map(member);
+
+function newChannel(name: string, description: string): NewChannel {
+  const normalized = normalizeDescription(description);
+  return { name, description: normalized, rendered_description: renderMarkdown(normalized) };
+}
+
+/** The group-settings a request names, and only those. */
+function requestedGroupSettings(params: SubscribeParams): Partial<ChannelGroupSettings> {
+  const settings: Partial<ChannelGroupSettings> = {};
+  for (const name of CHANNEL_GROUP_SETTINGS) if (params[name] !== undefined) settings[name] = params[name];
+  return settings;
+}
+
+/** Adds subscribers to one channel; returns who was added and who already was. */
+async function addSubscribers(deps: CommandDeps, channel: ChannelView, userIds: number[], users: GroupMember[]) {
+  const firstMessageId = await deps.messages.firstMessageId(channel.channel_id);
+  return deps.channels.execute(streams.channel(channel.channel_id), (state) => {
+    const facts = decideSubscribe(state, { channel, user_ids: userIds, users, first_message_id: firstMessageId, now: Date.now() });
+    return { facts, result: { added: facts[0]?.user_ids ?? [], already: userIds.filter((id) => state.subscribers.has(id)) } };
+  });
+}
+
+/** The users a request names, by id or email; all must be active. */
+async function principals(deps: CommandDeps, actor: GroupMember, named: SubscribeParams['principals']): Promise<number[]> {
+  if (!named || named.length === 0) return [actor.user_id];
+  const ids: number[] = [];
+  for (const principal of named) {
+    const user = typeof principal === 'number' ? await deps.directory.userById(principal) : await deps.directory.userByEmail(principal.trim());
+    if (!user) throw badRequest('No such user');
+    if (!user.is_active) throw badRequest('User is deactivated');
+    ids.push(user._id);
+  }
+  return [...new Set(ids)];
+}
+
+/** POST /users/me/subscriptions. */
+export async function subscribe(deps: CommandDeps, actor: Actor, params: SubscribeParams) {
+  const me = await actorMember(deps, actor);
+  const users = await organization(deps);
+  const principalIds = await principals(deps, me, params.principals);
+  const settings: ChannelCreation = {
+    invite_only: params.invite_only ?? false,
+    is_web_public: params.is_web_public ?? false,
+    is_default: params.is_default_stream ?? false,
+    history_public_to_subscribers: params.history_public_to_subscribers,
+    message_retention_days: params.message_retention_days,
+    topics_policy: params.topics_policy,
+    group_settings: requestedGroupSettings(params),
+  };
+  const actorChannels = new Set(await deps.directory.subscribedChannelIds(me.user_id));
+  const channels = params.subscriptions.map((s) => newChannel(s.name, s.description ?? ''));
+  // `announce` is accepted but has no effect: there is no notification bot to post the
+  // announcement yet.
+  const { result: plan, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
+    const { facts, plan } = decideSubscribeRequest(state, {
+      actor: me,
+      channels,
+      principal_ids: principalIds,
+      actor_channel_ids: actorChannels,
+      authorization_errors_fatal: params.authorization_errors_fatal ?? true,
+      settings,
+      users,
+      now: Date.now(),
+    });
+    return { facts, result: plan };
+  });
+  let position = lastPosition(append);
+  await deps.caughtUp(position);
+
+  const subscribed: Record<string, string[]> = {};
+  const alreadySubscribed: Record<string, string[]> = {};
+  const record = (into: Record<string, string[]>, userId: number, name: string) => (into[String(userId)] ??= []).push(name);
+  for (const channel of plan.channels) {
+    const { result, append: added } = await addSubscribers(deps, channel, principalIds, users);
+    for (const id of result.added) record(subscribed, id, channel.name);
+    for (const id of result.already) record(alreadySubscribed, id, channel.name);
+    position = lastPosition(added) ?? position;
+  }
+  await deps.caughtUp(position);
+  return {
+    value: {
+      subscribed,
+      already_subscribed: alreadySubscribed,
+      ...(params.authorization_errors_fatal === false ? { unauthorized: plan.unauthorized } : {}),
+    },
+    position,
+  };
 }
 
 export interface CreateChannel {
@@ -27,38 +143,81 @@ export interface CreateChannel {
   subscribers: number[];
 }
 
-/** Subscribes users; returns the position of the fact, if anything changed. */
-export async function subscribe(deps: CommandDeps, actor: Actor | undefined, channelId: number, userIds: number[]) {
-  const channel = await deps.directory.channelById(channelId);
-  if (!channel) throw badRequest(`Invalid channel ID ${channelId}`);
-  const users = await deps.directory.usersByIds(userIds);
-  if (users.length !== new Set(userIds).size || users.some((u) => !u.is_active)) throw badRequest('Invalid user ID');
-  const { append } = await deps.channels.execute(streams.channel(channelId), (state) => ({
-    facts: decideSubscribe(state, { actor, channel_id: channelId, invite_only: channel.invite_only, user_ids: userIds }),
+/** A trusted internal caller's channel (seeding): created, then its first subscribers added. */
+export async function createChannel(deps: CommandDeps, params: CreateChannel) {
+  const users = await organization(deps);
+  const { result: channel, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
+    const facts = decideCreateChannels(state, {
+      channels: [newChannel(params.name, params.description)],
+      settings: {
+        invite_only: params.invite_only,
+        is_web_public: false,
+        is_default: params.is_default_stream,
+        history_public_to_subscribers: params.history_public_to_subscribers,
+        group_settings: {},
+      },
+      users,
+      now: Date.now(),
+    });
+    return { facts, result: facts[0]! };
+  });
+  let position = lastPosition(append);
+  await deps.caughtUp(position);
+  if (params.subscribers.length) {
+    const known = await deps.directory.usersByIds(params.subscribers);
+    if (known.length !== new Set(params.subscribers).size || known.some((u) => !u.is_active)) throw badRequest('Invalid user ID');
+    position = lastPosition((await addSubscribers(deps, channelFromCreated(channel), params.subscribers, users)).append) ?? position;
+    await deps.caughtUp(position);
+  }
+  return { channelId: channel.channel_id, position };
+}
+
+/** What the deciders of one existing channel need to know of its users and messages. */
+async function channelContext(deps: CommandDeps, actor: Actor, channelId: number) {
+  const [me, users, subscriberIds] = await Promise.all([actorMember(deps, actor), organization(deps), deps.directory.subscriberIds(channelId)]);
+  return { me, users, subscriberIds, subscribed: subscriberIds.includes(me.user_id) };
+}
+
+/** PATCH /streams/{stream_id}. */
+export async function updateChannel(deps: CommandDeps, actor: Actor, params: UpdateChannelParams) {
+  const { stream_id: channelId, ...changes } = params;
+  const context = await channelContext(deps, actor, channelId);
+  const [hasNamedTopics, firstMessageId] = await Promise.all([deps.messages.hasNamedTopics(channelId), deps.messages.firstMessageId(channelId)]);
+  const description = changes.description !== undefined ? normalizeDescription(changes.description) : undefined;
+  const { append } = await deps.registry.execute(streams.channelRegistry, (state) => ({
+    facts: decideUpdateChannel(state, {
+      actor: context.me,
+      channel_id: channelId,
+      subscribed: context.subscribed,
+      changes: { ...changes, ...(description !== undefined ? { description, rendered_description: renderMarkdown(description) } : {}) },
+      subscriber_ids: context.subscriberIds,
+      users: context.users,
+      has_named_topics: hasNamedTopics,
+      first_message_id: firstMessageId,
+      now: Date.now(),
+    }),
     result: undefined,
   }));
-  const position = append?.positions.at(-1);
+  const position = lastPosition(append);
   await deps.caughtUp(position);
   return position;
 }
 
-/** Creates a channel, then subscribes its first subscribers (two streams, two appends). */
-export async function createChannel(deps: CommandDeps, actor: Actor | undefined, params: CreateChannel) {
-  const { result: channelId, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
-    const facts = decideCreateChannel(state, {
-      actor,
-      name: params.name,
-      description: params.description,
-      rendered_description: renderMarkdown(params.description),
-      invite_only: params.invite_only,
-      history_public_to_subscribers: params.history_public_to_subscribers,
-      is_default: params.is_default_stream,
+/** DELETE /streams/{stream_id}: archives the channel. */
+export async function archiveChannel(deps: CommandDeps, actor: Actor, channelId: number) {
+  const context = await channelContext(deps, actor, channelId);
+  const { append } = await deps.registry.execute(streams.channelRegistry, (state) => ({
+    facts: decideArchiveChannel(state, {
+      actor: context.me,
+      channel_id: channelId,
+      subscribed: context.subscribed,
+      subscriber_ids: context.subscriberIds,
+      users: context.users,
       now: Date.now(),
-    });
-    return { facts, result: facts[0]!.channel_id };
-  });
-  const created = append?.positions.at(-1);
-  await deps.caughtUp(created);
-  const position = params.subscribers.length ? await subscribe(deps, undefined, channelId, params.subscribers) : created;
-  return { channelId, position };
+    }),
+    result: undefined,
+  }));
+  const position = lastPosition(append);
+  await deps.caughtUp(position);
+  return position;
 }

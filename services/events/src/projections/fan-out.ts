@@ -4,7 +4,17 @@
  * them, from who may see the message); the events service applies the result to the
  * queues of exactly those users.
  */
-import { displayTopic, Fact, formatMessage, initialMessageFlags, type FactOf } from '@teamchat/contracts';
+import {
+  channelApiObject,
+  channelFromCreated,
+  displayTopic,
+  Fact,
+  formatMessage,
+  initialMessageFlags,
+  subscriptionApiObject,
+  type ChannelView,
+  type FactOf,
+} from '@teamchat/contracts';
 import type { StoredFact } from '@teamchat/platform';
 import type { EventQueue } from '../domain/event-queue';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
@@ -20,6 +30,11 @@ export interface Delivery {
 
 /** The fact types that become client events. */
 export const FAN_OUT_FACT_TYPES: ReadonlySet<string> = new Set([
+  'ChannelCreated',
+  'ChannelUpdated',
+  'ChannelArchived',
+  'ChannelUnarchived',
+  'SubscriptionsAdded',
   'MessageSent',
   'ReactionAdded',
   'ReactionRemoved',
@@ -36,6 +51,30 @@ export function deliveriesFor(stored: StoredFact): Delivery[] {
   if (!parsed.success) return [];
   const fact = parsed.data;
   switch (fact.type) {
+    case 'ChannelCreated':
+      return [
+        {
+          user_ids: fact.audience_user_ids ?? [],
+          eventFor: same(streamCreated(channelFromCreated(fact), { first_message_id: null, subscriber_count: 0 })),
+        },
+        ...defaultChannelsDelivery(fact.default_channels),
+      ];
+    case 'ChannelUpdated':
+      return channelUpdateDeliveries(fact);
+    case 'ChannelArchived':
+      return [
+        { user_ids: fact.audience_user_ids, eventFor: same(streamUpdate(fact.channel_id, fact.name, 'is_archived', true)) },
+        ...defaultChannelsDelivery(fact.default_channels),
+      ];
+    case 'ChannelUnarchived': {
+      const extra = { first_message_id: fact.first_message_id, subscriber_count: fact.subscriber_ids.length };
+      return [
+        { user_ids: fact.audience_user_ids, eventFor: same(streamUpdate(fact.channel_id, fact.name, 'is_archived', false)) },
+        { user_ids: fact.audience_user_ids, eventFor: same(streamCreated(fact.channel, extra, true)) },
+      ];
+    }
+    case 'SubscriptionsAdded':
+      return subscriptionDeliveries(fact);
     case 'MessageSent':
       return [messageDelivery(fact, stored.position)];
     case 'ReactionAdded':
@@ -100,6 +139,74 @@ export function deliveriesFor(stored: StoredFact): Delivery[] {
     default:
       return [];
   }
+}
+
+function streamCreated(channel: ChannelView, extra: { first_message_id: number | null; subscriber_count: number }, forUnarchiving = false) {
+  return { type: 'stream', op: 'create', streams: [channelApiObject(channel, extra)], for_unarchiving: forUnarchiving };
+}
+
+function streamUpdate(channelId: number, name: string, property: string, value: unknown, extra: Record<string, unknown> = {}) {
+  return { type: 'stream', op: 'update', stream_id: channelId, name, property, value, ...extra };
+}
+
+function defaultChannelsDelivery(defaults: { channel_ids: number[]; user_ids: number[] } | undefined): Delivery[] {
+  return defaults ? [{ user_ids: defaults.user_ids, eventFor: same({ type: 'default_streams', default_streams: defaults.channel_ids }) }] : [];
+}
+
+/** Users who may see the channel only now get it whole, with its subscribers; those who lost it see it go. */
+function visibilityDeliveries(channelId: number, name: string, shown: FactOf<'ChannelUpdated'>['shown'], hidden: number[] | undefined): Delivery[] {
+  const deliveries: Delivery[] = [];
+  if (shown) {
+    const extra = { first_message_id: shown.first_message_id, subscriber_count: shown.subscriber_ids.length };
+    deliveries.push(
+      { user_ids: shown.user_ids, eventFor: same(streamCreated(shown.channel, extra)) },
+      { user_ids: shown.user_ids, eventFor: same({ type: 'subscription', op: 'peer_add', stream_ids: [channelId], user_ids: shown.subscriber_ids }) },
+    );
+  }
+  if (hidden?.length) {
+    deliveries.push({ user_ids: hidden, eventFor: same({ type: 'stream', op: 'delete', streams: [{ stream_id: channelId, name }], stream_ids: [channelId] }) });
+  }
+  return deliveries;
+}
+
+function channelUpdateDeliveries(fact: FactOf<'ChannelUpdated'>): Delivery[] {
+  const { change } = fact;
+  const deliveries: Delivery[] = [];
+  // A default-channel change is announced as the new list of default channels, as Zulip does.
+  if (change.property !== 'is_default_stream') {
+    const extra =
+      change.property === 'description'
+        ? { rendered_description: change.rendered_description }
+        : change.property === 'invite_only'
+          ? { history_public_to_subscribers: change.history_public_to_subscribers, is_web_public: change.is_web_public }
+          : {};
+    deliveries.push({ user_ids: fact.audience_user_ids, eventFor: same(streamUpdate(fact.channel_id, fact.name, change.property, change.value, extra)) });
+  }
+  return [...deliveries, ...visibilityDeliveries(fact.channel_id, fact.name, fact.shown, fact.hidden_user_ids), ...defaultChannelsDelivery(fact.default_channels)];
+}
+
+function subscriptionDeliveries(fact: FactOf<'SubscriptionsAdded'>): Delivery[] {
+  // Facts stored before subscriptions carried their channel have nothing to tell.
+  if (!fact.channel || !fact.subscriber_ids) return [];
+  const firstMessageId = fact.first_message_id ?? null;
+  return [
+    {
+      user_ids: fact.shown_user_ids ?? [],
+      eventFor: same(streamCreated(fact.channel, { first_message_id: firstMessageId, subscriber_count: fact.subscriber_ids.length })),
+    },
+    {
+      user_ids: fact.user_ids,
+      eventFor: same({
+        type: 'subscription',
+        op: 'add',
+        subscriptions: [subscriptionApiObject(fact.channel, { first_message_id: firstMessageId, subscriber_ids: fact.subscriber_ids })],
+      }),
+    },
+    {
+      user_ids: fact.peer_user_ids ?? [],
+      eventFor: same({ type: 'subscription', op: 'peer_add', stream_ids: [fact.channel_id], user_ids: fact.user_ids }),
+    },
+  ];
 }
 
 function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {

@@ -4,6 +4,7 @@
  * subject of the service that answers it.
  */
 import {
+  ChannelIdPathParams,
   DeleteQueueParams,
   DevFetchApiKeyParams,
   GetEventsParams,
@@ -21,7 +22,9 @@ import {
   NoParams,
   RegisterParams,
   SendMessageParams,
+  SubscribeParams,
   subjects,
+  UpdateChannelParams,
   UserIdPathParams,
 } from '@teamchat/contracts';
 import type { ZodObject } from 'zod';
@@ -45,6 +48,10 @@ export const routes: RouteSpec[] = [
   { method: 'GET', url: '/users/me', params: NoParams, auth: true, subject: subjects.accounts.getOwnUser },
   { method: 'DELETE', url: '/users/:user_id', params: UserIdPathParams, auth: true, subject: subjects.accounts.deactivateUser },
   { method: 'POST', url: '/users/:user_id/reactivate', params: UserIdPathParams, auth: true, subject: subjects.accounts.reactivateUser },
+
+  { method: 'POST', url: '/users/me/subscriptions', params: SubscribeParams, auth: true, subject: subjects.channels.subscribe },
+  { method: 'PATCH', url: '/streams/:stream_id', params: UpdateChannelParams, auth: true, subject: subjects.channels.updateChannel },
+  { method: 'DELETE', url: '/streams/:stream_id', params: ChannelIdPathParams, auth: true, subject: subjects.channels.archiveChannel },
 
   { method: 'POST', url: '/messages', params: SendMessageParams, auth: true, subject: subjects.messaging.sendMessage },
   { method: 'GET', url: '/messages', params: GetMessagesParams, auth: true, subject: subjects.messaging.getMessages },

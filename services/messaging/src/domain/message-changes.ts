@@ -6,12 +6,17 @@
 import {
   badRequest,
   EDITABLE_FLAGS,
+  hasChannelPermission,
   LIMITS,
+  ROLE,
   VISIBILITY_POLICY,
+  type ChannelGroupSettingName,
+  type ChannelGroupSettings,
   type Fact,
   type FactOf,
+  type GroupMember,
 } from '@teamchat/contracts';
-import { exemptFromMoveLimits, hasRole, ORGANIZATION_POLICY as POLICY } from './policies';
+import { exemptFromMoveLimits, hasRole, orgAllows, ORGANIZATION_POLICY as POLICY } from './policies';
 import { normalizeTopic } from './topics';
 
 /** What a message's own stream says: enough to refuse duplicate reactions and late changes. */
@@ -80,10 +85,34 @@ export interface MessageSnapshot {
   rendered_content: string;
 }
 
-export interface EditActor {
-  user_id: number;
-  role: number;
-}
+export type EditActor = GroupMember;
+
+/** The group-settings of a channel that grant moving, deleting and posting there. */
+export type ChannelGrants = Pick<
+  ChannelGroupSettings,
+  | 'can_administer_channel_group'
+  | 'can_move_messages_within_channel_group'
+  | 'can_move_messages_out_of_channel_group'
+  | 'can_delete_own_message_group'
+  | 'can_delete_any_message_group'
+  | 'can_send_message_group'
+>;
+
+const granted = (grants: ChannelGrants, setting: ChannelGroupSettingName & keyof ChannelGrants, actor: EditActor, nowSeconds: number) =>
+  hasChannelPermission({ ...grants, creator_id: null }, setting, actor, nowSeconds);
+
+/** Organization administrators and the channel's own administrators (Zulip's channel administration). */
+const administers = (grants: ChannelGrants, actor: EditActor, nowSeconds: number) =>
+  hasRole(actor.role, ROLE.administrator) || granted(grants, 'can_administer_channel_group', actor, nowSeconds);
+
+/** Zulip's `can_move_messages_within_channel`: the channel's grant (the organization's is checked apart). */
+const mayMoveWithin = (grants: ChannelGrants | null | undefined, actor: EditActor, nowSeconds: number) =>
+  !!grants && (administers(grants, actor, nowSeconds) || granted(grants, 'can_move_messages_within_channel_group', actor, nowSeconds));
+
+/** Zulip's `can_move_messages_out_of_channel`: the organization's setting or the channel's grant. */
+const mayMoveOut = (grants: ChannelGrants | null, actor: EditActor, nowSeconds: number) =>
+  orgAllows(POLICY.canMoveMessagesBetweenChannelsGroup, actor, nowSeconds) ||
+  (!!grants && (administers(grants, actor, nowSeconds) || granted(grants, 'can_move_messages_out_of_channel_group', actor, nowSeconds)));
 
 export interface EditCommand {
   actor: EditActor;
@@ -92,8 +121,10 @@ export interface EditCommand {
   content?: { content: string; rendered_content: string; is_me_message: boolean; mentioned_user_ids: number[]; wildcard_mentioned_user_ids: number[] };
   /** Requested topic (raw); absent when unchanged. */
   topic?: string;
+  /** The grants of the channel the message is in; null for a direct message. */
+  source_grants: ChannelGrants | null;
   /** Destination channel, resolved; absent when unchanged. */
-  channel?: { id: number; name: string; recipient_id: number };
+  channel?: { id: number; name: string; recipient_id: number; grants: ChannelGrants };
   propagate_mode: 'change_one' | 'change_later' | 'change_all';
   /** For a move: the ids the propagate mode selects (the edited message included). */
   moved_message_ids: number[];
@@ -136,15 +167,20 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
     const topicChanged = topic !== message.topic;
     if (channelChanged && content) throw badRequest('Cannot change message content while changing channel');
     if (channelChanged) {
-      if (!hasRole(actor.role, POLICY.canMoveMessagesBetweenChannelsRole)) {
-        throw badRequest("You don't have permission to move this message");
+      if (!mayMoveOut(cmd.source_grants, actor, nowSeconds)) throw badRequest("You don't have permission to move this message");
+      if (!granted(cmd.channel!.grants, 'can_send_message_group', actor, nowSeconds)) {
+        throw badRequest('You do not have permission to post in this channel.');
       }
       if (!exemptFromMoveLimits(actor.role) && age > POLICY.moveMessagesBetweenChannelsLimitSeconds) {
         throw badRequest("The time limit for editing this message's channel has passed");
       }
     }
     if (topicChanged) {
-      const mayMove = hasRole(actor.role, POLICY.canMoveMessagesBetweenTopicsRole);
+      // The organization's setting, or either channel's grant (Zulip's `can_edit_topic`).
+      const mayMove =
+        orgAllows(POLICY.canMoveMessagesBetweenTopicsGroup, actor, nowSeconds) ||
+        mayMoveWithin(cmd.source_grants, actor, nowSeconds) ||
+        (channelChanged && mayMoveWithin(cmd.channel?.grants, actor, nowSeconds));
       if (!mayMove) throw badRequest("You don't have permission to edit this message");
       if (!exemptFromMoveLimits(actor.role) && age > POLICY.moveMessagesWithinChannelLimitSeconds) {
         throw badRequest("The time limit for editing this message's topic has passed.");
@@ -181,16 +217,28 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
 
 export function decideDeleteMessage(
   state: MessageState,
-  cmd: { actor: EditActor; message: MessageSnapshot; audience_user_ids: number[]; now: number },
+  cmd: {
+    actor: EditActor;
+    message: MessageSnapshot;
+    /** The grants of the channel the message is in; null for a direct message. */
+    grants: ChannelGrants | null;
+    audience_user_ids: number[];
+    now: number;
+  },
 ): Fact[] {
   if (state.deleted) throw badRequest('Invalid message(s)');
-  const { actor, message } = cmd;
-  const mayDeleteAny = hasRole(actor.role, POLICY.canDeleteAnyMessageRole);
+  const { actor, message, grants } = cmd;
+  const nowSeconds = Math.floor(cmd.now / 1000);
+  // The organization's or the channel's permission (Zulip's `validate_can_delete_message`);
+  // deleting anyone's message knows no time limit.
+  const mayDeleteAny =
+    orgAllows(POLICY.canDeleteAnyMessageGroup, actor, nowSeconds) || (!!grants && granted(grants, 'can_delete_any_message_group', actor, nowSeconds));
   if (!mayDeleteAny) {
-    const own = actor.user_id === message.sender_id && hasRole(actor.role, POLICY.canDeleteOwnMessageRole);
-    if (!own) throw badRequest("You don't have permission to delete this message");
+    const mayDeleteOwn =
+      orgAllows(POLICY.canDeleteOwnMessageGroup, actor, nowSeconds) || (!!grants && granted(grants, 'can_delete_own_message_group', actor, nowSeconds));
+    if (actor.user_id !== message.sender_id || !mayDeleteOwn) throw badRequest("You don't have permission to delete this message");
     const limit = POLICY.messageContentDeleteLimitSeconds;
-    if (limit !== null && Math.floor(cmd.now / 1000) - message.timestamp > limit) {
+    if (limit !== null && nowSeconds - message.timestamp > limit) {
       throw badRequest('The time limit for deleting this message has passed');
     }
   }

@@ -7,12 +7,15 @@ import {
   ApiError,
   badRequest,
   EMPTY_TOPIC_DISPLAY_NAME,
+  hasChannelPermission,
   LIMITS,
   ROLE,
   type DisplayRecipientUser,
   type FactOf,
+  type GroupMember,
+  type GroupSettingValue,
 } from '@teamchat/contracts';
-import { hasRole, ORGANIZATION_POLICY as POLICY } from './policies';
+import { orgAllows, ORGANIZATION_POLICY as POLICY } from './policies';
 import { normalizeTopic } from './topics';
 
 export interface Participant {
@@ -22,7 +25,11 @@ export interface Participant {
   role: number;
   is_active: boolean;
   is_bot: boolean;
+  /** Seconds since the epoch (full membership). */
+  date_joined: number;
 }
+
+const asMember = (p: Participant): GroupMember => ({ user_id: p.id, role: p.role, date_joined: p.date_joined });
 
 export interface ChannelTarget {
   kind: 'channel';
@@ -33,6 +40,8 @@ export interface ChannelTarget {
   subscriber_ids: number[];
   topic: string | undefined;
   topics_policy: TopicsPolicy;
+  /** Who may post (the channel's group-setting). */
+  can_send_message_group: GroupSettingValue;
 }
 
 export type TopicsPolicy = 'inherit' | 'allow_empty_topic' | 'disable_empty_topic' | 'empty_topic_only';
@@ -127,7 +136,7 @@ export function recipientUserIds(sender: Participant, target: ChannelTarget | Di
 }
 
 function checkWildcardMention(cmd: SendMessage): void {
-  if (cmd.target.kind !== 'channel' || hasRole(cmd.sender.role, POLICY.canMentionManyUsersRole)) return;
+  if (cmd.target.kind !== 'channel' || orgAllows(POLICY.canMentionManyUsersGroup, asMember(cmd.sender), Math.floor(cmd.now / 1000))) return;
   const threshold = POLICY.wildcardMentionLargeThreshold;
   if (cmd.mentions.wildcard === 'channel' && cmd.target.subscriber_ids.length > threshold) {
     throw new ApiError('STREAM_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use channel wildcard mentions in this channel.', 400);
@@ -150,7 +159,12 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
     const topic = checkTopic(target.topic);
     checkTopicsPolicy(topic, target.topics_policy);
     const subscribed = target.subscriber_ids.includes(sender.id);
-    if (target.is_archived) throw badRequest(`Channel '${target.name}' is archived`);
+    // In Zulip's order: the posting permission, then archiving, then access.
+    const posting = { can_send_message_group: target.can_send_message_group, creator_id: null };
+    if (!hasChannelPermission(posting, 'can_send_message_group', asMember(sender), Math.floor(cmd.now / 1000))) {
+      throw badRequest('You do not have permission to post in this channel.');
+    }
+    if (target.is_archived) throw badRequest(`Not authorized to send to channel '${target.name}'`);
     if ((target.invite_only || sender.role === ROLE.guest) && !subscribed) {
       throw badRequest(`Not authorized to send to channel '${target.name}'`);
     }

@@ -15,7 +15,7 @@ import {
   type UpdateMessageParams,
   type UserTopicParams,
 } from '@teamchat/contracts';
-import type { Directory } from '@teamchat/directory';
+import { channelGroupSettings, type ChannelDoc, type Directory } from '@teamchat/directory';
 import { emojiByCode, emojiByName, isMeMessage, isValidUnicodeEmoji, SERVICE_EXTRA_EMOJI } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult, EventStore } from '@teamchat/platform';
 import { randomUUID } from 'node:crypto';
@@ -25,6 +25,8 @@ import {
   decideFlags,
   decideReaction,
   decideUserTopic,
+  type ChannelGrants,
+  type EditActor,
   type MessageSnapshot,
   type MessageState,
   type ReactionCommand,
@@ -58,6 +60,14 @@ function snapshot(message: MessageDoc): MessageSnapshot {
     rendered_content: message.rendered_content,
   };
 }
+
+/** The actor as permission rules see them (full membership needs their join date). */
+async function editActor(deps: ChangeDeps, actor: Actor): Promise<EditActor> {
+  const user = await deps.directory.userById(actor.user_id);
+  return { user_id: actor.user_id, role: actor.role, date_joined: user?.date_joined ?? 0 };
+}
+
+const grantsOf = (channel: ChannelDoc | undefined): ChannelGrants | null => (channel ? channelGroupSettings(channel) : null);
 
 /** Turns the emoji parameters into a validated (name, code, type) triple. */
 export function resolveEmoji(params: Pick<ReactionParams, 'emoji_name' | 'emoji_code' | 'reaction_type'>): ReactionCommand['emoji'] {
@@ -130,14 +140,19 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
       wildcard_mentioned_user_ids: rendered.wildcard_mentioned_user_ids,
     };
   }
-  let channel: { id: number; name: string; recipient_id: number } | undefined;
+  let channel: { id: number; name: string; recipient_id: number; grants: ChannelGrants } | undefined;
   let revoked: number[] = [];
   if (params.stream_id !== undefined && params.stream_id !== message.channel_id) {
     const target = await deps.directory.channelById(params.stream_id);
     const allowed = target && ((await deps.directory.isSubscribed(target._id, actor.user_id)) || (!target.invite_only && actor.role !== ROLE.guest));
     if (!target || !allowed) throw badRequest('Invalid channel ID');
     if (target.is_archived) throw badRequest(`Channel '${target.name}' is archived`);
-    channel = { id: target._id, name: target.name, recipient_id: await deps.recipientIdFor(`channel:${target._id}`) };
+    channel = {
+      id: target._id,
+      name: target.name,
+      recipient_id: await deps.recipientIdFor(`channel:${target._id}`),
+      grants: channelGroupSettings(target),
+    };
     if (target.invite_only) {
       // Whoever had these messages but cannot see the private destination loses them.
       const subscribers = new Set(await deps.directory.subscriberIds(target._id));
@@ -150,10 +165,13 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   const propagate = params.propagate_mode ?? 'change_one';
   const moved = moving ? await messagesToMove(deps, message, propagate) : [message];
   const audience_user_ids = await audienceOf(deps, moved, channel ? [channel.id] : []);
+  const editor = await editActor(deps, actor);
+  const source_grants = message.channel_id === null ? null : grantsOf(await deps.directory.channelById(message.channel_id));
   const { append } = await deps.messages.execute(message.stream, (state) => ({
     facts: decideEditMessage(state, {
-      actor: { user_id: actor.user_id, role: actor.role },
+      actor: editor,
       message: snapshot(message),
+      source_grants,
       content,
       topic,
       channel,
@@ -171,8 +189,12 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
 export async function deleteMessage(deps: ChangeDeps, actor: Actor, messageId: number) {
   const { message } = await accessibleMessage(deps, actor, messageId);
   const audience_user_ids = await audienceOf(deps, [message]);
+  const [deleter, grants] = await Promise.all([
+    editActor(deps, actor),
+    message.channel_id === null ? null : deps.directory.channelById(message.channel_id).then(grantsOf),
+  ]);
   const { append } = await deps.messages.execute(message.stream, (state) => ({
-    facts: decideDeleteMessage(state, { actor: { user_id: actor.user_id, role: actor.role }, message: snapshot(message), audience_user_ids, now: Date.now() }),
+    facts: decideDeleteMessage(state, { actor: deleter, message: snapshot(message), grants, audience_user_ids, now: Date.now() }),
     result: undefined,
   }));
   return lastPosition(append);

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { badRequest, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
-import type { Directory, UserDoc } from '@teamchat/directory';
+import { channelGroupSettings, type Directory, type UserDoc } from '@teamchat/directory';
 import { isMeMessage } from '@teamchat/markdown';
 import type { AggregateRepository, EventStore } from '@teamchat/platform';
 import { automaticVisibilityPolicy, decideUserTopic } from '../domain/message-changes';
@@ -46,6 +46,7 @@ const participant = (u: UserDoc): Participant => ({
   role: u.role,
   is_active: u.is_active,
   is_bot: u.is_bot,
+  date_joined: u.date_joined,
 });
 
 async function resolveChannel(directory: Directory, to: SendMessageParams['to'], topic: string | undefined): Promise<ChannelTarget> {
@@ -63,6 +64,7 @@ async function resolveChannel(directory: Directory, to: SendMessageParams['to'],
     subscriber_ids: await directory.subscriberIds(channel._id),
     topic,
     topics_policy: channel.topics_policy,
+    can_send_message_group: channel.can_send_message_group ?? channelGroupSettings(channel).can_send_message_group,
   };
 }
 

@@ -1,0 +1,145 @@
+/**
+ * Subscribing: who may subscribe whom where (decided against the registry, creating the
+ * channels a request names that do not exist yet), then each channel's own stream adds
+ * its new subscribers, so subscribing to one channel never contends with another.
+ */
+import {
+  badRequest,
+  channelFromCreated,
+  hasChannelPermission,
+  isUserInGroupSetting,
+  ROLE,
+  type ChannelView,
+  type Fact,
+  type FactOf,
+  type GroupMember,
+} from '@teamchat/contracts';
+import { canAdministerChannel, hasContentAccess, metadataAudience } from './access';
+import { decideCreateChannels, validateChannelName, type ChannelCreation, type NewChannel, type RegistryState } from './channels';
+import { ORGANIZATION_POLICY as POLICY } from './policies';
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+export interface SubscribeRequest {
+  actor: GroupMember;
+  /** Every channel the request names; descriptions matter only for those created. */
+  channels: NewChannel[];
+  /** The users to subscribe (the actor when the request names nobody). */
+  principal_ids: number[];
+  /** The channels the actor is subscribed to. */
+  actor_channel_ids: ReadonlySet<number>;
+  authorization_errors_fatal: boolean;
+  settings: ChannelCreation;
+  users: GroupMember[];
+  now: number;
+}
+
+export interface SubscribePlan {
+  /** The channels to subscribe to, in the order named: existing ones allowed, and those created. */
+  channels: ChannelView[];
+  /** Channels the actor may not access, when that is not fatal. */
+  unauthorized: string[];
+}
+
+/**
+ * Subscribing others needs the organization's or the channel's can_add_subscribers_group,
+ * or administering the channel (Zulip's `get_streams_to_which_user_cannot_add_subscribers`).
+ */
+function canAddSubscribers(channel: ChannelView, actor: GroupMember, nowSeconds: number): boolean {
+  return (
+    isUserInGroupSetting(POLICY.canAddSubscribersGroup, actor, nowSeconds) ||
+    canAdministerChannel(channel, actor, nowSeconds) ||
+    hasChannelPermission(channel, 'can_add_subscribers_group', actor, nowSeconds)
+  );
+}
+
+export function decideSubscribeRequest(state: RegistryState, req: SubscribeRequest): { facts: FactOf<'ChannelCreated'>[]; plan: SubscribePlan } {
+  const { actor } = req;
+  const now = seconds(req.now);
+  if (actor.role === ROLE.guest) throw badRequest('Not allowed for guest users');
+  const subscribingOthers = req.principal_ids.some((id) => id !== actor.user_id);
+
+  // Each channel once, by name as the registry knows names (case-insensitively).
+  const named = new Map<string, NewChannel>();
+  for (const spec of req.channels) {
+    const name = validateChannelName(spec.name);
+    if (!named.has(name.toLowerCase())) named.set(name.toLowerCase(), { ...spec, name });
+  }
+  const missing = [...named.entries()].filter(([lc]) => !state.byName.has(lc)).map(([, spec]) => spec);
+  const facts = missing.length ? decideCreateChannels(state, { actor, channels: missing, settings: req.settings, users: req.users, now: req.now }) : [];
+  const created = new Map(facts.map((fact) => [fact.name.toLowerCase(), channelFromCreated(fact)]));
+
+  const channels: ChannelView[] = [];
+  const unauthorized: string[] = [];
+  for (const lc of named.keys()) {
+    const fresh = created.get(lc);
+    if (fresh) {
+      // A channel's creator may subscribe anyone to it.
+      channels.push(fresh);
+      continue;
+    }
+    const channel = state.channels.get(state.byName.get(lc)!)!;
+    if (!hasContentAccess(channel, actor, req.actor_channel_ids.has(channel.channel_id), now)) {
+      unauthorized.push(channel.name);
+      continue;
+    }
+    if (subscribingOthers && !canAddSubscribers(channel, actor, now)) throw badRequest('Insufficient permission');
+    channels.push(channel);
+  }
+  if (unauthorized.length && req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${unauthorized[0]}).`);
+  return { facts, plan: { channels, unauthorized } };
+}
+
+/** A channel's own stream: who is subscribed. */
+export interface ChannelState {
+  subscribers: Set<number>;
+}
+
+export const initialChannel = (): ChannelState => ({ subscribers: new Set() });
+
+export function evolveChannel(state: ChannelState, fact: Fact): ChannelState {
+  switch (fact.type) {
+    case 'SubscriptionsAdded':
+      return { subscribers: new Set([...state.subscribers, ...fact.user_ids]) };
+    case 'SubscriptionsRemoved': {
+      const subscribers = new Set(state.subscribers);
+      for (const id of fact.user_ids) subscribers.delete(id);
+      return { subscribers };
+    }
+    default:
+      return state;
+  }
+}
+
+export interface Subscribe {
+  /** The channel as the registry holds it now; whoever may subscribe was decided against it. */
+  channel: ChannelView;
+  user_ids: number[];
+  users: GroupMember[];
+  first_message_id: number | null;
+  now: number;
+}
+
+/** Adds the users not yet subscribed, and says who must hear of it. */
+export function decideSubscribe(state: ChannelState, cmd: Subscribe): FactOf<'SubscriptionsAdded'>[] {
+  const added = [...new Set(cmd.user_ids)].filter((id) => !state.subscribers.has(id)).sort((a, b) => a - b);
+  if (added.length === 0) return [];
+  const now = seconds(cmd.now);
+  const after = new Set([...state.subscribers, ...added]);
+  const sawBefore = new Set(metadataAudience(cmd.channel, cmd.users, state.subscribers, now));
+  const addedSet = new Set(added);
+  return [
+    {
+      type: 'SubscriptionsAdded',
+      channel_id: cmd.channel.channel_id,
+      user_ids: added,
+      channel: cmd.channel,
+      first_message_id: cmd.first_message_id,
+      subscriber_ids: [...after].sort((a, b) => a - b),
+      // New subscribers of a private channel, or guests joining a public one, need the
+      // channel itself before their subscription.
+      shown_user_ids: added.filter((id) => !sawBefore.has(id)),
+      peer_user_ids: metadataAudience(cmd.channel, cmd.users, after, now).filter((id) => !addedSet.has(id)),
+    },
+  ];
+}
