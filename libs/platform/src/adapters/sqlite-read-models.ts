@@ -43,7 +43,8 @@ function checkId(id: DocId): DocId {
 /** What collections need from their store; kept off the store's public surface. */
 interface Engine {
   readonly db: Database.Database;
-  statement(sql: string): Database.Statement<unknown[], unknown>;
+  /** `raw`: rows as arrays, not objects: cheaper when many rows come back. */
+  statement(sql: string, raw?: boolean): Database.Statement<unknown[], unknown>;
   run<R>(operation: () => R): Promise<R>;
   /** Records schema changes made inside a batch so that a rollback can make them redone. */
   schemaChanged(collection: SqliteCollection<Doc>): void;
@@ -106,7 +107,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     );
     this.engine = {
       db,
-      statement: (sql) => this.statement(sql),
+      statement: (sql, raw) => this.statement(sql, raw),
       run: (operation) => this.run(operation),
       schemaChanged: (collection) => {
         if (this.batchOpen) this.schemaChangedInBatch.push(collection);
@@ -173,11 +174,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.close();
   }
 
-  private statement(sql: string): Database.Statement<unknown[], unknown> {
-    let statement = this.statements.get(sql);
+  private statement(sql: string, raw = false): Database.Statement<unknown[], unknown> {
+    const key = raw ? `raw:${sql}` : sql;
+    let statement = this.statements.get(key);
     if (!statement) {
       statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
+      if (raw) statement.raw(true);
+      this.statements.set(key, statement);
     }
     return statement;
   }
@@ -325,9 +328,9 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       if (missing.length > 0) {
         // One statement for any number of ids; JSON keeps each id's type.
         const rows = this.store
-          .statement(`SELECT _id, doc FROM ${this.table} WHERE _id IN (SELECT value FROM json_each(?))`)
-          .all(JSON.stringify(missing.map(checkId))) as { _id: DocId; doc: string }[];
-        for (const row of rows) found.set(row._id, this.fromJson(row._id, row.doc));
+          .statement(`SELECT _id, doc FROM ${this.table} WHERE _id IN (SELECT value FROM json_each(?))`, true)
+          .all(JSON.stringify(missing.map(checkId))) as [DocId, string][];
+        for (const [id, doc] of rows) found.set(id, this.fromJson(id, doc));
       }
       return ids.flatMap((id) => found.get(id) ?? []);
     });
@@ -364,13 +367,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
   find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     return this.run(() => {
-      const rows = this.select('_id, doc', filter, options) as { _id: DocId; doc: string }[];
-      return rows.map((row) => this.fromJson(row._id, row.doc));
+      const rows = this.select('_id, doc', filter, options) as [DocId, string][];
+      return rows.map(([id, doc]) => this.fromJson(id, doc));
     });
   }
 
   findIds(filter: Filter, options: FindOptions = {}): Promise<DocId[]> {
-    return this.run(() => (this.select('_id', filter, options) as { _id: DocId }[]).map((row) => row._id));
+    return this.run(() => (this.select('_id', filter, options) as [DocId][]).map((row) => row[0]));
   }
 
   private select(columns: string, filter: Filter, options: FindOptions): unknown[] {
@@ -390,7 +393,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       sql += ' LIMIT ?';
       params.push(limit);
     }
-    return this.store.statement(sql).all(...params);
+    return this.store.statement(sql, true).all(...params);
   }
 
   count(filter: Filter): Promise<number> {
