@@ -132,7 +132,8 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
   decideSendMessage({ ...command, recipient_id: 0 });
   const startsTopic =
     target.kind === 'channel' && topic !== undefined
-      ? (await deps.model.messages.findIds({ channel_id: target.channel_id, topic_lc: topic.toLowerCase() }, { limit: 1 })).length === 0
+      ? // Sorted by id so that the (channel, topic, id) index answers from its first entry.
+        (await deps.model.messages.findIds({ channel_id: target.channel_id, topic_lc: topic.toLowerCase() }, { sort: ['_id', 1], limit: 1 })).length === 0
       : false;
   const fact = decideSendMessage({ ...command, recipient_id: await recipientIdFor(deps, recipientKey(sender, target)) });
   const uuid = randomUUID();
