@@ -1,7 +1,7 @@
 /**
  * Property test: random parameter values thrown at POST /messages and GET /messages (and
- * the other message endpoints) get a success or a clear error envelope — never a 5xx,
- * never a non-JSON reply, never a crash.
+ * the other message and channel endpoints) get a success or a clear error envelope —
+ * never a 5xx, never a non-JSON reply, never a crash.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -20,6 +20,15 @@ const wireValue = fc.oneof(
     fc.record({ operator: fc.constantFrom('channel', 'topic', 'dm', 'sender', 'search', 'is', 'has', 'id', 'near', 'bogus'), operand: fc.oneof(fc.string(), fc.integer(), fc.array(fc.integer())) }, { requiredKeys: [] }),
     { maxLength: 3 },
   ).map((n) => JSON.stringify(n)),
+  // Group-settings and their update objects, well- and ill-formed.
+  fc
+    .oneof(
+      fc.integer({ min: -2, max: 12 }),
+      fc.record({ direct_members: fc.array(fc.oneof(fc.integer({ min: -1, max: 20 }), fc.string()), { maxLength: 3 }), direct_subgroups: fc.array(fc.integer({ min: -1, max: 12 }), { maxLength: 3 }) }, { requiredKeys: [] }),
+    )
+    .chain((value) => fc.oneof(fc.constant(value), fc.record({ new: fc.constant(value), old: fc.oneof(fc.integer({ min: 0, max: 10 }), fc.constant(value)) }, { requiredKeys: [] })))
+    .map((v) => JSON.stringify(v)),
+  fc.array(fc.record({ name: fc.string({ maxLength: 70 }), description: fc.string({ maxLength: 30 }) }, { requiredKeys: [] }), { maxLength: 3 }).map((a) => JSON.stringify(a)),
 );
 
 const params = (keys: string[]) =>
@@ -29,15 +38,34 @@ const SEND_KEYS = ['type', 'to', 'content', 'topic', 'subject', 'queue_id', 'loc
 const GET_KEYS = ['anchor', 'anchor_date', 'include_anchor', 'num_before', 'num_after', 'narrow', 'client_gravatar', 'apply_markdown', 'message_ids', 'allow_empty_topic_name', 'use_first_unread_anchor'];
 const FLAG_KEYS = ['messages', 'op', 'flag', 'anchor', 'num_before', 'num_after', 'narrow', 'include_anchor'];
 const EDIT_KEYS = ['content', 'topic', 'stream_id', 'propagate_mode', 'emoji_name', 'emoji_code', 'reaction_type'];
+const GROUP_SETTINGS = [
+  'can_send_message_group',
+  'can_add_subscribers_group',
+  'can_remove_subscribers_group',
+  'can_administer_channel_group',
+  'can_delete_any_message_group',
+  'can_delete_own_message_group',
+  'can_move_messages_out_of_channel_group',
+  'can_move_messages_within_channel_group',
+];
+const SUBSCRIBE_KEYS = ['subscriptions', 'principals', 'authorization_errors_fatal', 'announce', 'invite_only', 'is_web_public', 'is_default_stream', 'history_public_to_subscribers', 'message_retention_days', 'topics_policy', ...GROUP_SETTINGS];
+const CHANNEL_KEYS = ['description', 'new_name', 'is_private', 'is_web_public', 'history_public_to_subscribers', 'is_default_stream', 'message_retention_days', 'is_archived', 'folder_id', 'topics_policy', ...GROUP_SETTINGS];
 
-describe('fuzzing the message endpoints', () => {
+describe('fuzzing the message and channel endpoints', () => {
   let server: RunningServer;
   let member: Client;
+  let owner: Client;
   let messageId: number;
+  let channelId: number;
 
   beforeAll(async () => {
     server = await startEmbedded();
     member = await Client.login(server.api, 'member@example.com');
+    owner = await Client.login(server.api, 'owner@example.com');
+    await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'fuzzed' }]) });
+    const first = (await owner.post('/messages', { type: 'stream', to: 'fuzzed', topic: 'fuzz', content: 'first' })).body.id;
+    channelId = (await owner.get(`/messages/${first}`)).body.message.stream_id;
+    expect(typeof channelId).toBe('number');
     messageId = (await member.post('/messages', { type: 'stream', to: 'general', topic: 'fuzz', content: 'target' })).body.id;
   }, 30_000);
 
@@ -55,10 +83,10 @@ describe('fuzzing the message endpoints', () => {
     }
   };
 
-  const property = (method: string, path: () => string, keys: string[], options: { query?: boolean } = {}) =>
+  const property = (method: string, path: () => string, keys: string[], options: { query?: boolean; as?: Client } = {}) =>
     fc.assert(
       fc.asyncProperty(params(keys), async (p) => {
-        checkEnvelope(await member.request(method, path(), p, options));
+        checkEnvelope(await (options.as ?? member).request(method, path(), p, options));
       }),
       { numRuns: 150 },
     );
@@ -73,6 +101,12 @@ describe('fuzzing the message endpoints', () => {
     await property('PATCH', () => `/messages/${messageId}`, EDIT_KEYS, { query: false });
     await property('POST', () => `/messages/${messageId}/reactions`, EDIT_KEYS);
   }, 60_000);
+
+  it('POST /users/me/subscriptions answers every input clearly', () => property('POST', () => '/users/me/subscriptions', SUBSCRIBE_KEYS), 60_000);
+  it('PATCH /streams/{id} answers every input clearly, from an owner (past the permission check) and a member', async () => {
+    await property('PATCH', () => `/streams/${channelId}`, CHANNEL_KEYS, { query: false, as: owner });
+    await property('PATCH', () => `/streams/${channelId}`, CHANNEL_KEYS, { query: false });
+  }, 90_000);
 
   it('still serves normal requests afterwards', async () => {
     const res = await member.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 });
