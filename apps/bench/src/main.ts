@@ -176,6 +176,8 @@ async function main(): Promise<number> {
     seedRate = await seed(server, [people[0]!.actor, member.actor], channels, MESSAGES);
     console.log(`${seedRate.toFixed(0)} messages/s`);
 
+    // The fixed cost of any API call: HTTP, authentication, one bus round trip, a trivial handler.
+    record(await measure('GET /users/me', { url: `${api}/users/me`, headers: { authorization: member.authorization } }));
     record(
       await measure('POST /messages', {
         url: `${api}/messages`,
