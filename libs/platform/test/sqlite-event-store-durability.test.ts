@@ -23,7 +23,8 @@ jest.mock('node:fs', () => {
 });
 
 // Imported after the mock, so the adapter binds the held-back fsync.
-import { SqliteEventStore, type StoredFact } from '../src/adapters/sqlite-event-store';
+import { SqliteEventStore } from '../src/adapters/sqlite-event-store';
+import type { StoredFact } from '../src/ports/event-store';
 
 const releaseAll = () => {
   for (const release of held.splice(0)) release();
