@@ -161,6 +161,7 @@ async function main(): Promise<number> {
   const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: dataDir, TEAMCHAT_MODE: 'development', LOG_LEVEL: 'warn' });
   const server = await startEmbeddedServer(config, createLogger('bench'), { host: '127.0.0.1', port: 0 });
   let seedRate = 0;
+  let rssAfterSeeding = 0;
   try {
     const api = `${server.url}/api/v1`;
     const login = async (email: string) => {
@@ -174,6 +175,7 @@ async function main(): Promise<number> {
     const channels = await createChannels(server, people.map((p) => p.user_id));
     process.stdout.write(`seeding ${MESSAGES} messages… `);
     seedRate = await seed(server, [people[0]!.actor, member.actor], channels, MESSAGES);
+    rssAfterSeeding = process.memoryUsage().rss;
     console.log(`${seedRate.toFixed(0)} messages/s`);
 
     // The fixed cost of any API call: HTTP, authentication, one bus round trip, a trivial handler.
@@ -210,6 +212,9 @@ async function main(): Promise<number> {
   console.log();
   printTable(rows, rows.find((row) => row.name === 'noop')?.result.requests.average ?? NaN);
   console.log(`\nseeding through the bus: ${seedRate.toFixed(0)} messages/s`);
+  // The server shares this process: its resident memory, read-model caches included.
+  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+  console.log(`server process memory (RSS): ${mib(rssAfterSeeding)} after seeding, ${mib(process.memoryUsage().rss)} at the end`);
   const failed = rows.filter(({ result }) => result.non2xx > 0 || result.errors > 0);
   for (const { name, result } of failed) console.error(`FAIL ${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
   return failed.length ? 1 : 0;
