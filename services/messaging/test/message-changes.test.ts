@@ -17,6 +17,7 @@ import {
   type MessageState,
   type ReactionCommand,
 } from '../src/domain/message-changes';
+import { ORGANIZATION_POLICY, type OrganizationPolicy } from '../src/domain/policies';
 
 // ---------------------------------------------------------------------------------------
 // Reactions: the message's own stream (reactions and deletion) is the state.
@@ -184,6 +185,9 @@ const newContent = {
   wildcard_mentioned_user_ids: [],
 };
 
+/** An organization that lets members only (not Zulip's default, everyone) move topics. */
+const MEMBERS_MOVE_TOPICS: OrganizationPolicy = { ...ORGANIZATION_POLICY, canMoveMessagesBetweenTopicsGroup: SYSTEM_GROUP.members };
+
 const edit = (overrides: Partial<EditCommand> = {}): EditCommand => ({
   actor: mark,
   message,
@@ -297,11 +301,11 @@ describe('decideEditMessage: content', () => {
 });
 
 describe('decideEditMessage: topic moves', () => {
-  it('lets a member move the topic of any message within 3 days', () =>
+  it('lets a member move the topic of any message within 7 days', () =>
     edits
       .given([])
-      .when(edit({ actor: mary, topic: 'welcome', now: after(3 * DAY, 999) }))
-      .then([edited({ editor_id: 5, timestamp: SENT + 3 * DAY, move: topicMove() })]));
+      .when(edit({ actor: mary, topic: 'welcome', now: after(7 * DAY, 999) }))
+      .then([edited({ editor_id: 5, timestamp: SENT + 7 * DAY, move: topicMove() })]));
 
   it('sorts and deduplicates the moved ids, the edited one included', () =>
     edits
@@ -318,19 +322,25 @@ describe('decideEditMessage: topic moves', () => {
   it('trims the requested topic', () =>
     edits.given([]).when(edit({ topic: '  welcome  ' })).then([edited({ move: topicMove() })]));
 
-  it("refuses a guest's topic move", () =>
-    thenThrows(edit({ actor: gus, topic: 'welcome' }), "You don't have permission to edit this message"));
+  it("lets a guest move a topic: Zulip's organization default is role:everyone", () =>
+    edits
+      .given([])
+      .when(edit({ actor: gus, topic: 'welcome' }))
+      .then([edited({ editor_id: 6, move: topicMove() })]));
 
-  it("refuses a member's topic move after 3 days", () =>
-    thenThrows(edit({ actor: mary, topic: 'welcome', now: after(3 * DAY + 21, 0) }), /^The time limit for editing this message's topic has passed/));
+  it("refuses a guest's topic move where the organization allows members only", () =>
+    thenThrows(edit({ actor: gus, topic: 'welcome', policy: MEMBERS_MOVE_TOPICS }), "You don't have permission to edit this message"));
 
-  it('lets a moderator move a topic after 3 days', () =>
+  it("refuses a member's topic move after 7 days", () =>
+    thenThrows(edit({ actor: mary, topic: 'welcome', now: after(7 * DAY + 21, 0) }), /^The time limit for editing this message's topic has passed/));
+
+  it('lets a moderator move a topic after 7 days', () =>
     edits
       .given([])
       .when(edit({ actor: moderator, topic: 'welcome', now: after(30 * DAY, 0) }))
       .then([edited({ editor_id: 3, timestamp: SENT + 30 * DAY, move: topicMove() })]));
 
-  it('lets an administrator move a topic after 3 days', () =>
+  it('lets an administrator move a topic after 7 days', () =>
     edits
       .given([])
       .when(edit({ actor: adam, topic: 'welcome', now: after(30 * DAY, 0) }))
@@ -414,10 +424,10 @@ describe('decideEditMessage: channel moves', () => {
   it("refuses a guest's channel move", () =>
     thenThrows(edit({ actor: gus, channel: random }), "You don't have permission to move this message"));
 
-  it("refuses a member's channel move after 3 days", () =>
-    thenThrows(edit({ channel: random, now: after(3 * DAY + 21, 0) }), /^The time limit for editing this message's channel has passed/));
+  it("refuses a member's channel move after 7 days", () =>
+    thenThrows(edit({ channel: random, now: after(7 * DAY + 21, 0) }), /^The time limit for editing this message's channel has passed/));
 
-  it('lets a moderator move to another channel after 3 days', () =>
+  it('lets a moderator move to another channel after 7 days', () =>
     edits
       .given([])
       .when(edit({ actor: moderator, channel: random, now: after(10 * DAY, 0) }))
@@ -429,8 +439,11 @@ describe('decideEditMessage: channel moves', () => {
   it('refuses the same channel alone', () =>
     thenThrows(edit({ channel: target(10, 'general', 42) }), 'Nothing to change'));
 
-  it('does not treat naming the same channel as a channel move (a guest is refused as a topic move)', () =>
-    thenThrows(edit({ actor: gus, channel: target(10, 'general', 42), topic: 'welcome' }), "You don't have permission to edit this message"));
+  it('does not treat naming the same channel as a channel move (a guest, who may not move channels, moves the topic)', () =>
+    edits
+      .given([])
+      .when(edit({ actor: gus, channel: target(10, 'general', 42), topic: 'welcome' }))
+      .then([edited({ editor_id: 6, move: topicMove({ channel_name: 'general', recipient_id: 42 }) })]));
 
   it('takes the name and recipient from a same-channel target on a topic move', () =>
     edits
@@ -447,27 +460,29 @@ describe('decideEditMessage: channel-level grants', () => {
     ...overrides,
   });
 
+  // Zulip lets everyone move topics by default; these organizations allow members only,
+  // so that what a channel grants on top shows.
   it("lets a guest move a topic when the channel's can_move_messages_within_channel_group includes them", () =>
     edits
       .given([])
-      .when(edit({ actor: gus, topic: 'welcome', source_grants: grants({ can_move_messages_within_channel_group: SYSTEM_GROUP.everyone }) }))
+      .when(edit({ actor: gus, topic: 'welcome', policy: MEMBERS_MOVE_TOPICS, source_grants: grants({ can_move_messages_within_channel_group: SYSTEM_GROUP.everyone }) }))
       .then([edited({ editor_id: 6, move: topicMove() })]));
 
   it('lets the user an anonymous group names move a topic', () =>
     edits
       .given([])
-      .when(edit({ actor: gus, topic: 'welcome', source_grants: grants({ can_move_messages_within_channel_group: { direct_members: [6], direct_subgroups: [] } }) }))
+      .when(edit({ actor: gus, topic: 'welcome', policy: MEMBERS_MOVE_TOPICS, source_grants: grants({ can_move_messages_within_channel_group: { direct_members: [6], direct_subgroups: [] } }) }))
       .then([edited({ editor_id: 6, move: topicMove() })]));
 
   it('refuses a guest named in can_administer_channel_group: guests never administer channels', () =>
     thenThrows(
-      edit({ actor: gus, topic: 'welcome', source_grants: grants({ can_administer_channel_group: { direct_members: [6], direct_subgroups: [] } }) }),
+      edit({ actor: gus, topic: 'welcome', policy: MEMBERS_MOVE_TOPICS, source_grants: grants({ can_administer_channel_group: { direct_members: [6], direct_subgroups: [] } }) }),
       "You don't have permission to edit this message",
     ));
 
   it("does not lift the time limit for topic moves granted by the channel", () =>
     thenThrows(
-      edit({ actor: mary, topic: 'welcome', now: after(3 * DAY + 21, 0), source_grants: grants({ can_move_messages_within_channel_group: SYSTEM_GROUP.members }) }),
+      edit({ actor: mary, topic: 'welcome', now: after(7 * DAY + 21, 0), source_grants: grants({ can_move_messages_within_channel_group: SYSTEM_GROUP.members }) }),
       /^The time limit for editing this message's topic has passed/,
     ));
 
@@ -483,6 +498,7 @@ describe('decideEditMessage: channel-level grants', () => {
       .when(
         edit({
           actor: gus,
+          policy: MEMBERS_MOVE_TOPICS,
           channel: random({ can_move_messages_within_channel_group: SYSTEM_GROUP.everyone }),
           topic: 'welcome',
           source_grants: grants({ can_move_messages_out_of_channel_group: SYSTEM_GROUP.everyone }),

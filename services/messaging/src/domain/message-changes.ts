@@ -16,7 +16,7 @@ import {
   type FactOf,
   type GroupMember,
 } from '@teamchat/contracts';
-import { exemptFromMoveLimits, hasRole, orgAllows, ORGANIZATION_POLICY as POLICY } from './policies';
+import { exemptFromMoveLimits, hasRole, orgAllows, ORGANIZATION_POLICY, type OrganizationPolicy } from './policies';
 import { normalizeTopic } from './topics';
 
 /** What a message's own stream says: enough to refuse duplicate reactions and late changes. */
@@ -110,8 +110,8 @@ const mayMoveWithin = (grants: ChannelGrants | null | undefined, actor: EditActo
   !!grants && (administers(grants, actor, nowSeconds) || granted(grants, 'can_move_messages_within_channel_group', actor, nowSeconds));
 
 /** Zulip's `can_move_messages_out_of_channel`: the organization's setting or the channel's grant. */
-const mayMoveOut = (grants: ChannelGrants | null, actor: EditActor, nowSeconds: number) =>
-  orgAllows(POLICY.canMoveMessagesBetweenChannelsGroup, actor, nowSeconds) ||
+const mayMoveOut = (policy: OrganizationPolicy, grants: ChannelGrants | null, actor: EditActor, nowSeconds: number) =>
+  orgAllows(policy.canMoveMessagesBetweenChannelsGroup, actor, nowSeconds) ||
   (!!grants && (administers(grants, actor, nowSeconds) || granted(grants, 'can_move_messages_out_of_channel_group', actor, nowSeconds)));
 
 export interface EditCommand {
@@ -132,6 +132,8 @@ export interface EditCommand {
   revoked_user_ids?: number[];
   audience_user_ids: number[];
   now: number;
+  /** The organization's settings; Zulip's defaults when absent. */
+  policy?: OrganizationPolicy;
 }
 
 const codePoints = (s: string) => [...s].length;
@@ -139,6 +141,7 @@ const EDIT_LIMIT_GRACE_SECONDS = 20;
 
 export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf<'MessageEdited'>[] {
   const { actor, message } = cmd;
+  const policy = cmd.policy ?? ORGANIZATION_POLICY;
   if (state.deleted) throw badRequest('Invalid message(s)');
   const nowSeconds = Math.floor(cmd.now / 1000);
   // Zulip allows 20 s beyond each limit, for the time a user spends typing the change.
@@ -147,7 +150,7 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
   let content: FactOf<'MessageEdited'>['content'] = null;
   if (cmd.content !== undefined) {
     if (actor.user_id !== message.sender_id) throw badRequest("You don't have permission to edit this message");
-    if (age > POLICY.messageContentEditLimitSeconds) throw badRequest('The time limit for editing this message has passed');
+    if (age > policy.messageContentEditLimitSeconds) throw badRequest('The time limit for editing this message has passed');
     if (cmd.content.content.trim().length === 0) throw badRequest('Message must not be empty');
     if (codePoints(cmd.content.content) > LIMITS.max_message_length) {
       throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
@@ -167,22 +170,22 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
     const topicChanged = topic !== message.topic;
     if (channelChanged && content) throw badRequest('Cannot change message content while changing channel');
     if (channelChanged) {
-      if (!mayMoveOut(cmd.source_grants, actor, nowSeconds)) throw badRequest("You don't have permission to move this message");
+      if (!mayMoveOut(policy, cmd.source_grants, actor, nowSeconds)) throw badRequest("You don't have permission to move this message");
       if (!granted(cmd.channel!.grants, 'can_send_message_group', actor, nowSeconds)) {
         throw badRequest('You do not have permission to post in this channel.');
       }
-      if (!exemptFromMoveLimits(actor.role) && age > POLICY.moveMessagesBetweenChannelsLimitSeconds) {
+      if (!exemptFromMoveLimits(actor.role) && age > policy.moveMessagesBetweenChannelsLimitSeconds) {
         throw badRequest("The time limit for editing this message's channel has passed");
       }
     }
     if (topicChanged) {
       // The organization's setting, or either channel's grant (Zulip's `can_edit_topic`).
       const mayMove =
-        orgAllows(POLICY.canMoveMessagesBetweenTopicsGroup, actor, nowSeconds) ||
+        orgAllows(policy.canMoveMessagesBetweenTopicsGroup, actor, nowSeconds) ||
         mayMoveWithin(cmd.source_grants, actor, nowSeconds) ||
         (channelChanged && mayMoveWithin(cmd.channel?.grants, actor, nowSeconds));
       if (!mayMove) throw badRequest("You don't have permission to edit this message");
-      if (!exemptFromMoveLimits(actor.role) && age > POLICY.moveMessagesWithinChannelLimitSeconds) {
+      if (!exemptFromMoveLimits(actor.role) && age > policy.moveMessagesWithinChannelLimitSeconds) {
         throw badRequest("The time limit for editing this message's topic has passed.");
       }
     }
@@ -224,20 +227,23 @@ export function decideDeleteMessage(
     grants: ChannelGrants | null;
     audience_user_ids: number[];
     now: number;
+    /** The organization's settings; Zulip's defaults when absent. */
+    policy?: OrganizationPolicy;
   },
 ): Fact[] {
   if (state.deleted) throw badRequest('Invalid message(s)');
   const { actor, message, grants } = cmd;
+  const policy = cmd.policy ?? ORGANIZATION_POLICY;
   const nowSeconds = Math.floor(cmd.now / 1000);
   // The organization's or the channel's permission (Zulip's `validate_can_delete_message`);
   // deleting anyone's message knows no time limit.
   const mayDeleteAny =
-    orgAllows(POLICY.canDeleteAnyMessageGroup, actor, nowSeconds) || (!!grants && granted(grants, 'can_delete_any_message_group', actor, nowSeconds));
+    orgAllows(policy.canDeleteAnyMessageGroup, actor, nowSeconds) || (!!grants && granted(grants, 'can_delete_any_message_group', actor, nowSeconds));
   if (!mayDeleteAny) {
     const mayDeleteOwn =
-      orgAllows(POLICY.canDeleteOwnMessageGroup, actor, nowSeconds) || (!!grants && granted(grants, 'can_delete_own_message_group', actor, nowSeconds));
+      orgAllows(policy.canDeleteOwnMessageGroup, actor, nowSeconds) || (!!grants && granted(grants, 'can_delete_own_message_group', actor, nowSeconds));
     if (actor.user_id !== message.sender_id || !mayDeleteOwn) throw badRequest("You don't have permission to delete this message");
-    const limit = POLICY.messageContentDeleteLimitSeconds;
+    const limit = policy.messageContentDeleteLimitSeconds;
     if (limit !== null && nowSeconds - message.timestamp > limit) {
       throw badRequest('The time limit for deleting this message has passed');
     }
