@@ -10,7 +10,7 @@ import { ROLE, type Actor, type Fact, type FactOf, type GetMessagesParams, type 
 import { Directory } from '@teamchat/directory';
 import { SqliteReadModelStore } from '@teamchat/platform';
 import { MessagesReadModel } from '../src/projections/messages';
-import { getMessages, selectMessageIds } from '../src/queries/get-messages';
+import { getMessages, renderMessages, renderMessagesJson, selectMessageIds } from '../src/queries/get-messages';
 
 const T0 = 1_700_000_000;
 
@@ -400,6 +400,46 @@ describe('GET /messages over the read models', () => {
       expect((await world.ids('mark', channel('general', 'final copy'))).ids).toEqual([id]);
       // with: follows the message to where it is now.
       expect((await world.ids('mark', [...channel('general', 'drafts'), ['with', id]])).ids).toEqual([id]);
+    });
+  });
+
+  describe('rendering', () => {
+    it('renders as JSON text exactly what it renders as objects, and a new version after an edit', async () => {
+      const id = await world.send('mark', { channel: 'general', topic: 'render' }, 'first words');
+      const deps = { directory: world.directory, model: world.model };
+      const ids = [m.general1, m.dm, id];
+      const formats = [
+        { apply_markdown: true, client_gravatar: false, allow_empty_topic_name: false },
+        { apply_markdown: false, client_gravatar: true, allow_empty_topic_name: true },
+      ];
+      const agree = async () => {
+        for (const format of formats) {
+          const objects = await renderMessages(deps, actor('mark'), ids, format);
+          // Twice: the second time the per-version JSON is reused.
+          for (let i = 0; i < 2; i++) expect(JSON.parse(await renderMessagesJson(deps, actor('mark'), ids, format))).toEqual(objects);
+        }
+      };
+      await agree();
+      await world.apply({
+        type: 'MessageEdited',
+        message_id: id,
+        editor_id: 4,
+        timestamp: T0 + 20,
+        content: {
+          prev_content: 'first words',
+          prev_rendered_content: '<p>first words</p>',
+          content: 'second words',
+          rendered_content: '<p>second words</p>',
+          is_me_message: false,
+          mentioned_user_ids: [],
+          wildcard_mentioned_user_ids: [],
+        },
+        move: null,
+        audience_user_ids: [],
+      });
+      await agree();
+      const [, , edited] = JSON.parse(await renderMessagesJson(deps, actor('mark'), ids, formats[1]!)) as { content: string }[];
+      expect(edited!.content).toBe('second words');
     });
   });
 
