@@ -47,6 +47,36 @@ describe('SqliteReadModelStore', () => {
     remove();
   });
 
+  it('answers a filter that requires the partial index condition from that index', async () => {
+    const rows = store.collection<Doc>('rows', [{ fields: ['user_id', 'message_id'] }, { fields: ['user_id', 'message_id'], where: { unread: true } }]);
+    for (let i = 1; i <= 50; i++) await rows.put({ _id: i, user_id: 1, message_id: i, unread: i % 10 === 0 });
+    expect(await rows.findIds({ user_id: 1, unread: true }, { sort: ['message_id', 1] })).toEqual([10, 20, 30, 40, 50]);
+    const plan = (
+      // The statement the adapter prepares for that find: bound user id, literal flag.
+      (store as unknown as { db: { prepare(sql: string): { all(...params: unknown[]): { detail: string }[] } } }).db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT _id FROM "c_rows" WHERE json_extract(doc, '$.user_id') = ? AND json_extract(doc, '$.unread') = 1 ORDER BY json_extract(doc, '$.message_id') ASC, _id ASC`,
+        )
+        .all(1)
+    ).map((row) => row.detail);
+    expect(plan.join(' ')).toContain('ix:rows:user_id,message_id:where:unread=true');
+  });
+
+  it('drops the indexes a collection no longer declares', async () => {
+    const indexes = () =>
+      ((store as unknown as { db: { prepare(sql: string): { all(): { name: string }[] } } }).db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'c_items' AND name LIKE 'ix:%'`)
+        .all()).map((row) => row.name).sort();
+    const items = store.collection<Doc>('items', [{ fields: ['a'] }, { fields: ['b'] }]);
+    await items.put({ _id: 1, a: 1, b: 2 });
+    expect(indexes()).toEqual(['ix:items:a', 'ix:items:b']);
+    await store.close();
+    store = SqliteReadModelStore.open(file);
+    const reopened = store.collection<Doc>('items', [{ fields: ['b'] }]);
+    expect(await reopened.findIds({ b: 2 })).toEqual([1]);
+    expect(indexes()).toEqual(['ix:items:b']);
+  });
+
   it('indexes the elements of documents stored before a field was declared multikey', async () => {
     const before = store.collection<Message>('messages', [{ fields: ['topic'] }]);
     await before.put({ _id: 1, recipients: [10, 11], topic: 'a' });

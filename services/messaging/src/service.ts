@@ -56,7 +56,9 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const directory = new Directory(readModels);
   const model = new MessagesReadModel(readModels);
   const projector = new Projector({
-    name: 'messaging',
+    // A new name when the read model's shape changes: the projector then replays every
+    // fact and rewrites every document (2: rows gained `direct`, indexes became partial).
+    name: 'messaging-2',
     store,
     readModels,
     log,

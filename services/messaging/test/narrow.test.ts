@@ -348,15 +348,16 @@ describe('conditions', () => {
 describe('planning', () => {
   const plan = async (narrow: NarrowTerm[], readable = true) => planNarrow(await resolve(narrow), readable);
 
-  it('serves channel, topic, dm and personal narrows from an index alone', async () => {
+  it('serves channel, topic, conversation and personal narrows from an index alone', async () => {
     expect(await plan([['channel', 'general'], ['topic', 'Hello']])).toEqual({
       source: 'messages',
       filter: { channel_id: 10, topic_lc: 'hello' },
       residual: [],
     });
     expect(await plan([])).toEqual({ source: 'user_messages', filter: {}, residual: [] });
-    expect(await plan([['dm', [5]]])).toEqual({ source: 'user_messages', filter: { dm_key: '4,5' }, residual: [] });
-    expect(await plan([['is', 'dm']])).toEqual({ source: 'user_messages', filter: { channel_id: null, topic_lc: null }, residual: [] });
+    // A conversation's participants received every message in it.
+    expect(await plan([['dm', [5]]])).toEqual({ source: 'messages', filter: { dm_key: '4,5' }, residual: [] });
+    expect(await plan([['is', 'dm']])).toEqual({ source: 'user_messages', filter: { direct: true }, residual: [] });
     expect(await plan([['sender', 5], { operator: 'topic', operand: 'x', negated: true }, { operator: 'topic', operand: 'y', negated: true }])).toEqual({
       source: 'user_messages',
       filter: { sender_id: 5, topic_lc: { $nin: ['x', 'y'] } },
@@ -369,8 +370,13 @@ describe('planning', () => {
     });
   });
 
-  it('reads personal history for a channel whose history the requester may not read, and for personal flags', async () => {
-    expect(await plan([['channel', 'general']], false)).toEqual({ source: 'user_messages', filter: { channel_id: 10 }, residual: [] });
+  it('reads only what was received in a channel whose history the requester may not read, and personal history for personal flags', async () => {
+    expect(await plan([['channel', 'general']], false)).toEqual({ source: 'messages', filter: { channel_id: 10 }, residual: [{ kind: 'received' }] });
+    expect(await plan([['channel', 'general'], ['topic', 'x']], false)).toEqual({
+      source: 'messages',
+      filter: { channel_id: 10, topic_lc: 'x' },
+      residual: [{ kind: 'received' }],
+    });
     expect(await plan([['channel', 'general'], ['is', 'mentioned']])).toEqual({
       source: 'user_messages',
       filter: { channel_id: 10, mentioned: true },
@@ -394,7 +400,7 @@ describe('planning', () => {
     });
     expect(await plan([['dm-including', 5]])).toEqual({
       source: 'user_messages',
-      filter: { channel_id: null, topic_lc: null },
+      filter: { direct: true },
       residual: [{ kind: 'dm-including', user_id: 5, negated: false }],
     });
   });

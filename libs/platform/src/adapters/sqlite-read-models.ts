@@ -249,6 +249,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
         throw new Error(`collection ${this.name}: a multikey index covers exactly one field`);
       }
       if (spec.multikey && spec.fields[0] === '_id') throw new Error(`collection ${this.name}: _id cannot be multikey`);
+      for (const [field, value] of Object.entries(spec.where ?? {})) {
+        checkName('field', field);
+        if (typeof value !== 'boolean') throw new Error(`collection ${this.name}: a partial index selects on booleans`);
+        if (spec.multikey || spec.unique) throw new Error(`collection ${this.name}: a partial index is neither multikey nor unique`);
+      }
       const key = indexKey(spec);
       if (this.indexes.some((known) => indexKey(known) === key)) continue;
       this.indexes.push(spec);
@@ -296,9 +301,18 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
           continue;
         }
         const columns = spec.fields.map((f) => this.column(f)).join(', ');
-        const indexName = `"ix:${this.name}:${indexKey(spec)}"`;
-        db.exec(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${indexName} ON ${this.table} (${columns})`);
+        const where = Object.entries(spec.where ?? {}).map(([field, value]) => `${this.column(field)} = ${value ? 1 : 0}`);
+        db.exec(
+          `CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${indexName(this.name, spec)} ON ${this.table} (${columns})` +
+            (where.length ? ` WHERE ${where.join(' AND ')}` : ''),
+        );
       }
+      // Indexes no longer declared would still be kept up to date on every write.
+      const declared = new Set(this.indexes.filter((spec) => !spec.multikey).map((spec) => indexName(this.name, spec)));
+      const existing = db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'ix:%'`)
+        .all(`c_${this.name}`) as { name: string }[];
+      for (const { name } of existing) if (!declared.has(`"${name}"`)) db.exec(`DROP INDEX "${name}"`);
     })();
     this.ready = true;
     this.store.schemaChanged(this as unknown as SqliteCollection<Doc>);
@@ -455,6 +469,9 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       switch (op) {
         case '$eq':
           if (value === null) clauses.push(`${column} IS NULL`);
+          // A boolean is written into the SQL, not bound: SQLite uses a partial index
+          // only when the query's terms match the index's condition literally.
+          else if (typeof value === 'boolean') clauses.push(`${column} = ${value ? 1 : 0}`);
           else {
             clauses.push(`${column} = ?`);
             params.push(bindable(value as Scalar));
@@ -537,8 +554,13 @@ function deepFreeze<V>(value: V): V {
 
 /** Names the index by what it is, so a changed declaration creates a new index. */
 function indexKey(spec: IndexSpec): string {
-  return `${spec.fields.join(',')}${spec.unique ? ':unique' : ''}${spec.multikey ? ':multikey' : ''}`;
+  const where = Object.entries(spec.where ?? {})
+    .map(([field, value]) => `${field}=${value}`)
+    .join(',');
+  return `${spec.fields.join(',')}${spec.unique ? ':unique' : ''}${spec.multikey ? ':multikey' : ''}${where ? `:where:${where}` : ''}`;
 }
+
+const indexName = (collection: string, spec: IndexSpec) => `"ix:${collection}:${indexKey(spec)}"`;
 
 type Operator = '$eq' | '$ne' | '$in' | '$nin' | keyof typeof RANGE_OPERATORS;
 

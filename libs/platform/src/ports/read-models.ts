@@ -45,6 +45,12 @@ export interface IndexSpec {
   unique?: boolean;
   /** Set when the (single) indexed field holds an array whose elements are indexed. */
   multikey?: boolean;
+  /**
+   * A partial index: only documents whose fields hold these booleans are in it (MongoDB's
+   * partialFilterExpression). A find uses it when its filter requires the same values.
+   * For flags that few documents have set, such as starred or unread.
+   */
+  where?: Record<string, boolean>;
 }
 
 export interface CollectionOptions {

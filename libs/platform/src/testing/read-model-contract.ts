@@ -192,6 +192,19 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         expect(await users.findIds({ name: 'Nobody' })).toEqual([]);
       });
 
+      it('finds through a partial index exactly what a plain filter finds', async () => {
+        const partial = store.collection<UserDoc>('partial_users', [{ fields: ['role', '_id'], where: { active: true } }]);
+        for (const user of everyone) await partial.put(user);
+        expect(ids(await partial.find({ active: true, role: 400 }, { sort: ['_id', 1] }))).toEqual([4, 5]);
+        expect(ids(await partial.find({ active: false, role: 400 }, { sort: ['_id', 1] }))).toEqual([3]);
+        expect(ids(await partial.find({ role: 400 }, { sort: ['_id', -1] }))).toEqual([5, 4, 3]);
+        // A document leaves the index when its flag changes, and comes back.
+        await partial.put({ ...mary, active: false });
+        expect(ids(await partial.find({ active: true, role: 400 }))).toEqual([5]);
+        await partial.put(mary);
+        expect(sortedIds(await partial.find({ active: true, role: 400 }))).toEqual([4, 5]);
+      });
+
       it('counts', async () => {
         expect(await users.count({})).toBe(5);
         expect(await users.count({ role: 400 })).toBe(3);

@@ -53,6 +53,8 @@ export interface UserMessageDoc extends Doc {
   channel_id: number | null;
   topic_lc: string | null;
   dm_key: string | null;
+  /** A direct message: the key of the is:dm index. */
+  direct: boolean;
   /** Copied from the message, for the sender and has: narrows over personal history. */
   sender_id: number;
   has_link: boolean;
@@ -188,15 +190,15 @@ export class MessagesReadModel {
       // The `date` anchor: the first message sent on or after a time.
       { fields: ['timestamp'] },
     ], { cacheSize: MESSAGE_CACHE_SIZE });
+    // One row per recipient of every message makes these indexes the cost of sending:
+    // few, and partial where a flag selects few rows. Narrows to a channel, a topic or a
+    // conversation read the messages collection's indexes instead (queries/narrow.ts).
     this.userMessages = readModels.collection<UserMessageDoc>('user_messages', [
       { fields: ['user_id', 'message_id'] },
-      { fields: ['user_id', 'unread', 'message_id'] },
-      { fields: ['user_id', 'channel_id', 'topic_lc', 'message_id'] },
-      { fields: ['user_id', 'channel_id', 'message_id'] },
-      { fields: ['user_id', 'dm_key', 'message_id'] },
-      { fields: ['user_id', 'starred', 'message_id'] },
-      { fields: ['user_id', 'mentioned', 'message_id'] },
-      { fields: ['user_id', 'sender_id', 'message_id'] },
+      { fields: ['user_id', 'message_id'], where: { unread: true } },
+      { fields: ['user_id', 'message_id'], where: { starred: true } },
+      { fields: ['user_id', 'message_id'], where: { mentioned: true } },
+      { fields: ['user_id', 'message_id'], where: { direct: true } },
       { fields: ['message_id'] },
     ], { cacheSize: USER_MESSAGE_CACHE_SIZE });
     this.userTopics = readModels.collection<UserTopicDoc>('user_topics', [{ fields: ['user_id'] }]);
@@ -270,6 +272,7 @@ export class MessagesReadModel {
         message_id: id,
         ...flagKeys(initialMessageFlags(fact, userId)),
         ...narrowKeys,
+        direct: narrowKeys.dm_key !== null,
         sender_id: fact.sender_id,
         ...linkFields(features),
       });
@@ -306,6 +309,7 @@ export class MessagesReadModel {
           channel_id: message.channel_id,
           topic_lc: message.topic_lc,
           dm_key: message.dm_key,
+          direct: message.dm_key !== null,
           sender_id: message.sender_id,
           ...linkFields(message),
         };

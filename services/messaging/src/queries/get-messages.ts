@@ -23,6 +23,7 @@ import { userMessageId, type MessageDoc, type MessagesReadModel, type UserMessag
 import { accessibleMessage, canReadChannelHistory } from './access';
 import {
   expandWith,
+  HISTORICAL_FLAGS,
   matches,
   needs,
   normalizeTerm,
@@ -393,9 +394,6 @@ async function prepare(deps: GetMessagesDeps, actor: Actor, ids: number[], loade
   return { docs, flagsById, senders, channelNames };
 }
 
-/** A message outside the requester's personal history (channel history read before they subscribed) is read and historical, as in Zulip. */
-const HISTORICAL_FLAGS = ['read', 'historical'];
-
 /** The message as the API shows it, without the requester's flags. */
 function present(doc: MessageDoc, prepared: Prepared, format: MessageFormat): Record<string, unknown> {
   const sender = prepared.senders.get(doc.sender_id);
@@ -417,7 +415,7 @@ export async function renderMessages(
 ): Promise<Record<string, unknown>[]> {
   if (ids.length === 0) return [];
   const prepared = await prepare(deps, actor, ids, loaded);
-  return prepared.docs.map((doc) => ({ ...present(doc, prepared, format), flags: prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS }));
+  return prepared.docs.map((doc) => ({ ...present(doc, prepared, format), flags: [...(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS)] }));
 }
 
 interface Fragment {

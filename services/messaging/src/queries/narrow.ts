@@ -72,7 +72,9 @@ export type Condition =
   | { kind: 'has'; operand: HasOperand; negated: boolean }
   | { kind: 'id'; message_id: number }
   /** in:home: what the combined feed shows, i.e. not in muted topics. */
-  | { kind: 'in-home' };
+  | { kind: 'in-home' }
+  /** In the requester's personal history: added by the planner, never written by clients. */
+  | { kind: 'received' };
 
 export interface Narrow {
   conditions: Condition[];
@@ -282,6 +284,8 @@ export function needs(condition: Condition): 'keys' | 'message' | 'row' {
       return 'message';
     case 'is':
       return ['unread', 'starred', 'mentioned', 'alerted'].includes(condition.operand) ? 'row' : 'keys';
+    case 'received':
+      return 'row';
     default:
       return 'keys';
   }
@@ -365,6 +369,8 @@ function testPositive(condition: Condition, c: Candidate, ctx: MatchContext): bo
       return c.id === condition.message_id;
     case 'in-home':
       return c.channel_id === null || ctx.topicPolicy(c.channel_id, c.topic_lc!) !== VISIBILITY.muted;
+    case 'received':
+      return c.row !== null && c.row !== undefined;
   }
 }
 
@@ -444,10 +450,14 @@ function requiresDirectMessage(c: Condition): boolean {
 }
 
 /**
- * Chooses what to read. Channel history is read when the narrow names a channel whose
- * full history the requester may read (or channels:public), unless a personal flag must
- * be set — only personal history has those; otherwise personal history, so a narrow
- * without a channel never reaches beyond what the requester received.
+ * Chooses what to read. The messages collection, by its (channel, topic, id) and
+ * (conversation, id) indexes, when the narrow names a channel, a direct-message
+ * conversation or channels:public — for a channel whose full history the requester may
+ * not read, only what they received (a personal-history row must exist), and a
+ * conversation's participants received all of it. Personal history otherwise, or when a
+ * personal flag must be set (only rows have those), so a narrow without a channel never
+ * reaches beyond what the requester received. Rows carry few indexes: each message
+ * writes one per recipient.
  */
 export function planNarrow(narrow: Narrow, channelHistoryReadable: boolean): Plan {
   const { conditions } = narrow;
@@ -457,20 +467,23 @@ export function planNarrow(narrow: Narrow, channelHistoryReadable: boolean): Pla
   if (ids.size === 1) return { source: 'ids', ids: [...ids], conditions };
 
   const needsPersonalFlag = conditions.some((c) => c.kind === 'is' && !c.negated && needs(c) === 'row');
-  const channelHistory =
-    !needsPersonalFlag && (narrow.channel ? channelHistoryReadable : conditions.some((c) => c.kind === 'channels'));
-  const source = channelHistory ? 'messages' : 'user_messages';
+  const byMessages =
+    !needsPersonalFlag && (narrow.channel !== undefined || conditions.some((c) => c.kind === 'dm' || c.kind === 'channels'));
+  const source = byMessages ? 'messages' : 'user_messages';
 
   const filter = new FilterBuilder();
-  const residual: Condition[] = [];
+  const residual: Condition[] = byMessages && narrow.channel !== undefined && !channelHistoryReadable ? [{ kind: 'received' }] : [];
   const set = (field: string, value: string | number | boolean | null, negated: boolean) =>
     negated ? filter.ne(field, value) : filter.eq(field, value);
   // Without a dm operator's key to use, direct messages are read from the (channel,
   // topic) index at its null key, where they sit in id order.
   const directMessagesOnly = () => {
     if (conditions.some((o) => o.kind === 'dm')) return;
-    filter.eq('channel_id', null);
-    filter.eq('topic_lc', null);
+    if (source === 'user_messages') filter.eq('direct', true);
+    else {
+      filter.eq('channel_id', null);
+      filter.eq('topic_lc', null);
+    }
   };
   for (const c of conditions) {
     switch (c.kind) {
