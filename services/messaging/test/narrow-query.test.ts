@@ -403,6 +403,27 @@ describe('GET /messages over the read models', () => {
     });
   });
 
+  describe('topics holding messages', () => {
+    it('knows a topic has messages until they are moved away or deleted', async () => {
+      expect(await world.model.topicHasMessages(10, 'fresh')).toBe(false);
+      const id = await world.send('mark', { channel: 'general', topic: 'Fresh' }, 'first');
+      expect(await world.model.topicHasMessages(10, 'fresh')).toBe(true);
+      await world.apply({
+        type: 'MessageEdited',
+        message_id: id,
+        editor_id: 4,
+        timestamp: T0 + 30,
+        content: null,
+        move: { prev_channel_id: 10, channel_id: 10, channel_name: 'general', prev_topic: 'Fresh', topic: 'moved', propagate_mode: 'change_all', message_ids: [id], recipient_id: 110, revoked_user_ids: [] },
+        audience_user_ids: [],
+      });
+      expect(await world.model.topicHasMessages(10, 'fresh')).toBe(false);
+      expect(await world.model.topicHasMessages(10, 'moved')).toBe(true);
+      await world.apply({ type: 'MessageDeleted', message_id: id, deleted_by: 4, channel_id: 10, topic: 'moved', audience_user_ids: [] });
+      expect(await world.model.topicHasMessages(10, 'moved')).toBe(false);
+    });
+  });
+
   describe('rendering', () => {
     it('renders as JSON text exactly what it renders as objects, and a new version after an edit', async () => {
       const id = await world.send('mark', { channel: 'general', topic: 'render' }, 'first words');

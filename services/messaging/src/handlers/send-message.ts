@@ -131,10 +131,7 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
   // Validate before allocating a recipient id, so a refused message leaves no trace.
   decideSendMessage({ ...command, recipient_id: 0 });
   const startsTopic =
-    target.kind === 'channel' && topic !== undefined
-      ? // Sorted by id so that the (channel, topic, id) index answers from its first entry.
-        (await deps.model.messages.findIds({ channel_id: target.channel_id, topic_lc: topic.toLowerCase() }, { sort: ['_id', 1], limit: 1 })).length === 0
-      : false;
+    target.kind === 'channel' && topic !== undefined ? !(await deps.model.topicHasMessages(target.channel_id, topic.toLowerCase())) : false;
   const fact = decideSendMessage({ ...command, recipient_id: await recipientIdFor(deps, recipientKey(sender, target)) });
   const uuid = randomUUID();
   const { positions } = await deps.store.append(streams.message(uuid), [{ id: uuid, type: fact.type, data: fact }], 'no_stream');

@@ -13,6 +13,7 @@ import {
   type MessageView,
 } from '@teamchat/contracts';
 import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
+import { LRUCache } from 'lru-cache';
 
 /** A stored message: the API's view of it (contracts MessageView) plus what narrows need. */
 export interface MessageDoc extends Doc, Omit<MessageView, 'id' | 'reactions' | 'edit_history' | 'last_edit_timestamp' | 'last_moved_timestamp'> {
@@ -204,6 +205,23 @@ export class MessagesReadModel {
     this.userTopics = readModels.collection<UserTopicDoc>('user_topics', [{ fields: ['user_id'] }]);
   }
 
+  /**
+   * Topics known to hold messages, as `channel:topic_lc`: asked on every channel message
+   * (does it start a topic?), so kept in memory. Only "has messages" is remembered, and
+   * forgotten when messages leave a topic (moves, deletions); absence means "look".
+   */
+  private readonly nonEmptyTopics = new LRUCache<string, true>({ max: 100_000 });
+
+  /** Whether the channel's topic holds any message. */
+  async topicHasMessages(channelId: number, topicLc: string): Promise<boolean> {
+    const key = `${channelId}:${topicLc}`;
+    if (this.nonEmptyTopics.has(key)) return true;
+    // Sorted by id so that the (channel, topic, id) index answers from its first entry.
+    const found = (await this.messages.findIds({ channel_id: channelId, topic_lc: topicLc }, { sort: ['_id', 1], limit: 1 })).length > 0;
+    if (found) this.nonEmptyTopics.set(key, true);
+    return found;
+  }
+
   async apply(stored: StoredFact): Promise<void> {
     const parsed = Fact.safeParse(stored.data);
     if (!parsed.success) return;
@@ -321,6 +339,7 @@ export class MessagesReadModel {
   }
 
   private async edited(fact: FactOf<'MessageEdited'>): Promise<void> {
+    if (fact.move) this.nonEmptyTopics.delete(`${fact.move.prev_channel_id}:${fact.move.prev_topic.toLowerCase()}`);
     const message = await this.messages.get(fact.message_id);
     if (!message) return;
     if (fact.content) {
@@ -379,6 +398,8 @@ export class MessagesReadModel {
   }
 
   private async deleted(fact: FactOf<'MessageDeleted'>): Promise<void> {
+    const message = await this.messages.get(fact.message_id);
+    if (message?.channel_id != null) this.nonEmptyTopics.delete(`${message.channel_id}:${message.topic_lc}`);
     for (const row of await this.userMessages.find({ message_id: fact.message_id })) await this.userMessages.delete(row._id);
     await this.messages.delete(fact.message_id);
   }
