@@ -229,3 +229,18 @@ describe('SqliteEventStore group commit', () => {
     }
   });
 });
+
+describe('SqliteEventStore subscriptions in one process', () => {
+  it('hand every subscription every fact, frozen, since they share what was read', async () => {
+    const store = SqliteEventStore.open(':memory:');
+    const seen: StoredFact[][] = [[], [], []];
+    const subscriptions = seen.map((list) => store.subscribeToAll(async (fact) => void list.push(fact)));
+    for (let i = 0; i < 5; i++) await store.append(`s${i}`, [{ id: `f${i}`, type: 'T', data: { n: i, nested: { list: [i] } } }], 'no_stream');
+    await waitFor(() => seen.every((list) => list.length === 5));
+    expect(seen.map((list) => list.map((f) => f.position))).toEqual([[1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [1, 2, 3, 4, 5]]);
+    const fact = seen[0]![2]!;
+    expect(Object.isFrozen(fact) && Object.isFrozen(fact.data) && Object.isFrozen((fact.data as { nested: { list: number[] } }).nested.list)).toBe(true);
+    await Promise.all(subscriptions.map((s) => s.stop()));
+    await store.close();
+  });
+});

@@ -1,5 +1,6 @@
 import { fsync, openSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { deepFreeze } from './deep-freeze';
 import { BackgroundCheckpointer } from './sqlite-checkpointer';
 import {
   WrongExpectedRevisionError,
@@ -83,6 +84,8 @@ export class SqliteEventStore implements EventStore {
   private walFd: number | undefined;
   private readonly walPath: string | undefined;
   private readonly checkpointer: BackgroundCheckpointer | undefined;
+  /** The last range a subscription read (see readAfter). */
+  private lastRead: { after: number; durableHead: number; facts: StoredFact[] } | undefined;
   private closed = false;
 
   private readonly selectHead: Database.Statement<[], { head: number | null }>;
@@ -247,7 +250,7 @@ export class SqliteEventStore implements EventStore {
 
   subscribeToAll(handler: FactHandler, options: SubscribeOptions = {}): Subscription {
     if (this.closed) throw new Error('event store is closed');
-    const read = (after: number) => this.selectAfter.all(after, this.durableHead, BATCH_SIZE).map(toStoredFact);
+    const read = (after: number) => this.readAfter(after);
     const subscription = new SqliteSubscription(read, handler, options, () => {
       this.subscriptions.delete(subscription);
       if (this.subscriptions.size === 0) this.stopPolling();
@@ -259,6 +262,20 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** The durable head: what subscriptions can reach. */
+  /**
+   * The facts after a position, up to the durable head. Subscriptions in one process move
+   * in step (every one is woken by the same fsync), so the last read is kept and handed
+   * to the next subscription asking for the same range: each fact is read and parsed
+   * once, not once per projector. Shared, so frozen.
+   */
+  private readAfter(after: number): StoredFact[] {
+    const last = this.lastRead;
+    if (last && last.after === after && last.durableHead === this.durableHead) return last.facts;
+    const facts = this.selectAfter.all(after, this.durableHead, BATCH_SIZE).map((row) => deepFreeze(toStoredFact(row)));
+    this.lastRead = { after, durableHead: this.durableHead, facts };
+    return facts;
+  }
+
   async headPosition(): Promise<number> {
     this.poll();
     await this.syncing;
@@ -456,6 +473,7 @@ function toStoredFact(row: FactRow): StoredFact {
     created: row.created,
   };
 }
+
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { deepFreeze } from './deep-freeze';
 import { LRUCache } from 'lru-cache';
 import { BackgroundCheckpointer } from './sqlite-checkpointer';
 import type {
@@ -543,14 +544,6 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 }
 
-/** Freezes a parsed JSON value all the way down (it holds only plain objects and arrays). */
-function deepFreeze<V>(value: V): V {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
-}
 
 /** Names the index by what it is, so a changed declaration creates a new index. */
 function indexKey(spec: IndexSpec): string {
