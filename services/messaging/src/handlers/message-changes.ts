@@ -250,8 +250,9 @@ export async function markTopicAsRead(deps: ChangeDeps, actor: Actor, channelId:
     throw badRequest('Invalid channel ID');
   }
   const topic = normalizeTopic(topicName);
-  const rows = await deps.model.userMessages.find({ user_id: actor.user_id, channel_id: channelId, topic_lc: topic.toLowerCase() });
-  const unread = rows.filter((r) => !r.flags.includes('read')).map((r) => r.message_id);
+  // The requester's unread rows (a partial index), narrowed to the topic.
+  const rows = await deps.model.userMessages.find({ user_id: actor.user_id, unread: true, channel_id: channelId, topic_lc: topic.toLowerCase() });
+  const unread = rows.map((r) => r.message_id);
   return (await updateFlags(deps, actor, { messages: unread, op: 'add', flag: 'read' }, false)).position;
 }
 
