@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ROLE, type Actor, type Fact, type FactOf, type GetMessagesParams, type NarrowTerm } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
-import { SqliteReadModelStore } from '@teamchat/platform';
+import { SqliteReadModelStore, type Filter } from '@teamchat/platform';
 import { MessagesReadModel } from '../src/projections/messages';
 import { getMessages, renderMessages, renderMessagesJson, selectMessageIds } from '../src/queries/get-messages';
 
@@ -421,6 +421,45 @@ describe('GET /messages over the read models', () => {
       expect(await world.model.topicHasMessages(10, 'moved')).toBe(true);
       await world.apply({ type: 'MessageDeleted', message_id: id, deleted_by: 4, channel_id: 10, topic: 'moved', audience_user_ids: [] });
       expect(await world.model.topicHasMessages(10, 'moved')).toBe(false);
+    });
+  });
+
+  describe("conversations' recent ids kept in memory", () => {
+    it('answer exactly as the index does, whatever the range, direction and limit, across sends, moves and deletions', async () => {
+      const filters: Filter[] = [{ channel_id: 11 }, { channel_id: 11, topic_lc: 'hay-1' }, { channel_id: 11, topic_lc: 'build' }, { dm_key: '1,4' }];
+      const check = async () => {
+        const ranges: { $gt?: number; $gte?: number; $lt?: number; $lte?: number }[] = [{ $lt: 1e15 }, { $lt: m.hayMiddle! }, { $gt: m.hayMiddle! }, { $gte: m.engNeedleD! - 50, $lte: m.engNeedleE! }, { $gte: 0 }];
+        for (const filter of filters) {
+          for (const range of ranges) {
+            for (const direction of [1, -1] as const) {
+              for (const limit of [1, 50, 300]) {
+                const fromIndex = await world.model.messages.findIds({ ...filter, _id: range }, { sort: ['_id', direction], limit });
+                const answer = (await world.model.conversationIds(filter, range, direction, limit)) ?? fromIndex;
+                expect({ filter, range, direction, limit, ids: answer }).toEqual({ filter, range, direction, limit, ids: fromIndex });
+              }
+            }
+          }
+        }
+      };
+      await check();
+      // New messages extend what is kept, past its size.
+      for (let i = 0; i < 250; i++) await world.send('owner', { channel: 'eng', topic: 'hay-1' }, `more hay ${i}`);
+      await world.send('owner', { dm: ['mark'] }, 'another word');
+      await check();
+      const moved = await world.send('owner', { channel: 'eng', topic: 'build' }, 'to be moved');
+      await check();
+      await world.apply({
+        type: 'MessageEdited',
+        message_id: moved,
+        editor_id: 1,
+        timestamp: T0 + 40,
+        content: null,
+        move: { prev_channel_id: 11, channel_id: 11, channel_name: 'eng', prev_topic: 'build', topic: 'hay-1', propagate_mode: 'change_one', message_ids: [moved], recipient_id: 111, revoked_user_ids: [] },
+        audience_user_ids: [],
+      });
+      await check();
+      await world.apply({ type: 'MessageDeleted', message_id: moved, deleted_by: 1, channel_id: 11, topic: 'hay-1', audience_user_ids: [] });
+      await check();
     });
   });
 

@@ -12,7 +12,7 @@ import {
   type MessageReaction,
   type MessageView,
 } from '@teamchat/contracts';
-import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
+import type { Collection, Doc, Filter, ReadModelStore, StoredFact } from '@teamchat/platform';
 import { LRUCache } from 'lru-cache';
 
 /** A stored message: the API's view of it (contracts MessageView) plus what narrows need. */
@@ -170,6 +170,37 @@ function withTextFeatures(doc: MessageDoc): MessageDoc {
   return { ...doc, ...messageTextFeatures(doc.rendered_content, doc.recipient.type === 'channel' ? doc.recipient.topic : null) };
 }
 
+/** Ids kept per conversation in memory (see MessagesReadModel.conversationIds). */
+const RECENT_IDS_PER_CONVERSATION = 200;
+
+interface RecentIds {
+  /** The conversation's newest message ids, ascending. */
+  ids: number[];
+  /** Whether `ids` is every message of the conversation. */
+  complete: boolean;
+}
+
+type IdRange = { $gt?: number; $gte?: number; $lt?: number; $lte?: number };
+
+const inIdRange = (id: number, r: IdRange) =>
+  (r.$gt === undefined || id > r.$gt) && (r.$gte === undefined || id >= r.$gte) && (r.$lt === undefined || id < r.$lt) && (r.$lte === undefined || id <= r.$lte);
+
+/**
+ * The conversation a messages-collection filter names — a channel, a channel's topic or
+ * a direct-message conversation — when it names exactly that and nothing else.
+ */
+export function conversationKey(filter: Filter): string | undefined {
+  const fields = Object.keys(filter).sort().join(',');
+  const { channel_id: channel, topic_lc: topic, dm_key: dm } = filter;
+  if (fields === 'channel_id' && typeof channel === 'number') return `c:${channel}`;
+  if (fields === 'channel_id,topic_lc' && typeof channel === 'number' && typeof topic === 'string') return `t:${channel}:${topic}`;
+  if (fields === 'dm_key' && typeof dm === 'string') return `d:${dm}`;
+  return undefined;
+}
+
+const conversationKeysOf = (m: Pick<MessageDoc, 'channel_id' | 'topic_lc' | 'dm_key'>): string[] =>
+  m.channel_id !== null ? [`c:${m.channel_id}`, `t:${m.channel_id}:${m.topic_lc}`] : m.dm_key !== null ? [`d:${m.dm_key}`] : [];
+
 /** About 2 KB each in memory. */
 const MESSAGE_CACHE_SIZE = 20_000;
 /** About 0.3 KB each. */
@@ -211,6 +242,54 @@ export class MessagesReadModel {
    * forgotten when messages leave a topic (moves, deletions); absence means "look".
    */
   private readonly nonEmptyTopics = new LRUCache<string, true>({ max: 100_000 });
+
+  /**
+   * The newest ids of each conversation clients open (a channel, a topic, a direct
+   * conversation), kept as messages arrive, so that the first page of one is read
+   * without an index query. Filled from the index on first use, extended by every new
+   * message, forgotten for the conversations a move or a deletion touches.
+   */
+  private readonly recent = new LRUCache<string, RecentIds>({ max: 10_000 });
+
+  /**
+   * Up to `limit` ids of the conversation `filter` names within `range`, nearest the
+   * range's start (per `direction`) first — or undefined when the filter names no single
+   * conversation or the range reaches below what is kept, for the index to answer.
+   */
+  async conversationIds(filter: Filter, range: IdRange, direction: 1 | -1, limit: number): Promise<number[] | undefined> {
+    const key = conversationKey(filter);
+    if (key === undefined) return undefined;
+    let entry = this.recent.get(key);
+    if (!entry) {
+      const newest = (await this.messages.findIds(filter, { sort: ['_id', -1], limit: RECENT_IDS_PER_CONVERSATION })) as number[];
+      entry = { ids: newest.reverse(), complete: newest.length < RECENT_IDS_PER_CONVERSATION };
+      this.recent.set(key, entry);
+    }
+    const oldestKept = entry.ids[0] ?? Number.POSITIVE_INFINITY;
+    const lowest = range.$gte ?? (range.$gt !== undefined ? range.$gt + 1 : Number.NEGATIVE_INFINITY);
+    // Every id from the oldest kept one up is kept: a range starting there is covered.
+    const covered = entry.complete || lowest >= oldestKept;
+    const within = entry.ids.filter((id) => inIdRange(id, range));
+    if (direction === 1) return covered ? within.slice(0, limit) : undefined;
+    const newestFirst = within.reverse();
+    return covered || newestFirst.length >= limit ? newestFirst.slice(0, limit) : undefined;
+  }
+
+  private rememberSent(message: Pick<MessageDoc, '_id' | 'channel_id' | 'topic_lc' | 'dm_key'>): void {
+    for (const key of conversationKeysOf(message)) {
+      const entry = this.recent.get(key);
+      if (!entry) continue;
+      entry.ids.push(message._id);
+      if (entry.ids.length > RECENT_IDS_PER_CONVERSATION) {
+        entry.ids.shift();
+        entry.complete = false;
+      }
+    }
+  }
+
+  private forgetConversations(keys: string[]): void {
+    for (const key of keys) this.recent.delete(key);
+  }
 
   /** Whether the channel's topic holds any message. */
   async topicHasMessages(channelId: number, topicLc: string): Promise<boolean> {
@@ -283,6 +362,7 @@ export class MessagesReadModel {
       last_moved_timestamp: null,
       ...features,
     });
+    this.rememberSent({ _id: id, ...narrowKeys });
     for (const userId of fact.recipient_user_ids) {
       await this.userMessages.put({
         _id: userMessageId(userId, id),
@@ -339,7 +419,14 @@ export class MessagesReadModel {
   }
 
   private async edited(fact: FactOf<'MessageEdited'>): Promise<void> {
-    if (fact.move) this.nonEmptyTopics.delete(`${fact.move.prev_channel_id}:${fact.move.prev_topic.toLowerCase()}`);
+    if (fact.move) {
+      const { prev_channel_id, prev_topic, channel_id, topic } = fact.move;
+      this.nonEmptyTopics.delete(`${prev_channel_id}:${prev_topic.toLowerCase()}`);
+      this.forgetConversations([
+        ...conversationKeysOf({ channel_id: prev_channel_id, topic_lc: prev_topic.toLowerCase(), dm_key: null }),
+        ...conversationKeysOf({ channel_id, topic_lc: topic.toLowerCase(), dm_key: null }),
+      ]);
+    }
     const message = await this.messages.get(fact.message_id);
     if (!message) return;
     if (fact.content) {
@@ -400,6 +487,7 @@ export class MessagesReadModel {
   private async deleted(fact: FactOf<'MessageDeleted'>): Promise<void> {
     const message = await this.messages.get(fact.message_id);
     if (message?.channel_id != null) this.nonEmptyTopics.delete(`${message.channel_id}:${message.topic_lc}`);
+    if (message) this.forgetConversations(conversationKeysOf(message));
     for (const row of await this.userMessages.find({ message_id: fact.message_id })) await this.userMessages.delete(row._id);
     await this.messages.delete(fact.message_id);
   }

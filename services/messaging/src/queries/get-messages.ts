@@ -300,8 +300,11 @@ class Reader implements MatchContext {
     const { model } = this.deps;
     const wants = new Set(plan.residual.map(needs));
     if (plan.source === 'messages') {
-      // Ids from the index, then documents by id: recent ones come from the cache.
-      const ids = (await model.messages.findIds(filter, { sort: ['_id', direction], limit })) as number[];
+      // Ids from memory for a conversation's recent messages, else from the index; then
+      // documents by id, recent ones from the cache.
+      const ids =
+        (await model.conversationIds(plan.filter, filter._id as IdRange, direction, limit)) ??
+        ((await model.messages.findIds(filter, { sort: ['_id', direction], limit })) as number[]);
       const messages = await model.messages.getMany(ids);
       const rows = wants.has('row') ? await this.rows(messages.map((m) => m._id)) : undefined;
       return messages.map((message) => ({ ...fromMessage(message), ...(rows ? { row: rows.get(message._id) ?? null } : {}) }));
