@@ -4,6 +4,7 @@
  * never a 5xx, never a non-JSON reply, never a crash.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { CHANNEL_GROUP_SETTINGS } from '@teamchat/contracts';
 import fc from 'fast-check';
 import { Client, startEmbedded, type RunningServer } from './harness';
 
@@ -38,18 +39,8 @@ const SEND_KEYS = ['type', 'to', 'content', 'topic', 'subject', 'queue_id', 'loc
 const GET_KEYS = ['anchor', 'anchor_date', 'include_anchor', 'num_before', 'num_after', 'narrow', 'client_gravatar', 'apply_markdown', 'message_ids', 'allow_empty_topic_name', 'use_first_unread_anchor'];
 const FLAG_KEYS = ['messages', 'op', 'flag', 'anchor', 'num_before', 'num_after', 'narrow', 'include_anchor'];
 const EDIT_KEYS = ['content', 'topic', 'stream_id', 'propagate_mode', 'emoji_name', 'emoji_code', 'reaction_type'];
-const GROUP_SETTINGS = [
-  'can_send_message_group',
-  'can_add_subscribers_group',
-  'can_remove_subscribers_group',
-  'can_administer_channel_group',
-  'can_delete_any_message_group',
-  'can_delete_own_message_group',
-  'can_move_messages_out_of_channel_group',
-  'can_move_messages_within_channel_group',
-];
-const SUBSCRIBE_KEYS = ['subscriptions', 'principals', 'authorization_errors_fatal', 'announce', 'invite_only', 'is_web_public', 'is_default_stream', 'history_public_to_subscribers', 'message_retention_days', 'topics_policy', ...GROUP_SETTINGS];
-const CHANNEL_KEYS = ['description', 'new_name', 'is_private', 'is_web_public', 'history_public_to_subscribers', 'is_default_stream', 'message_retention_days', 'is_archived', 'folder_id', 'topics_policy', ...GROUP_SETTINGS];
+const SUBSCRIBE_KEYS = ['subscriptions', 'principals', 'authorization_errors_fatal', 'announce', 'invite_only', 'is_web_public', 'is_default_stream', 'history_public_to_subscribers', 'message_retention_days', 'topics_policy', ...CHANNEL_GROUP_SETTINGS];
+const CHANNEL_KEYS = ['description', 'new_name', 'is_private', 'is_web_public', 'history_public_to_subscribers', 'is_default_stream', 'message_retention_days', 'is_archived', 'folder_id', 'topics_policy', ...CHANNEL_GROUP_SETTINGS];
 
 describe('fuzzing the message and channel endpoints', () => {
   let server: RunningServer;

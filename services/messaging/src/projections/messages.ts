@@ -180,9 +180,10 @@ interface RecentIds {
   complete: boolean;
 }
 
-type IdRange = { $gt?: number; $gte?: number; $lt?: number; $lte?: number };
+/** A range of message ids, as filters write it. */
+export type IdRange = { $gt?: number; $gte?: number; $lt?: number; $lte?: number };
 
-const inIdRange = (id: number, r: IdRange) =>
+export const inIdRange = (id: number, r: IdRange) =>
   (r.$gt === undefined || id > r.$gt) && (r.$gte === undefined || id >= r.$gte) && (r.$lt === undefined || id < r.$lt) && (r.$lte === undefined || id <= r.$lte);
 
 /**
@@ -237,13 +238,6 @@ export class MessagesReadModel {
   }
 
   /**
-   * Topics known to hold messages, as `channel:topic_lc`: asked on every channel message
-   * (does it start a topic?), so kept in memory. Only "has messages" is remembered, and
-   * forgotten when messages leave a topic (moves, deletions); absence means "look".
-   */
-  private readonly nonEmptyTopics = new LRUCache<string, true>({ max: 100_000 });
-
-  /**
    * The newest ids of each conversation clients open (a channel, a topic, a direct
    * conversation), kept as messages arrive, so that the first page of one is read
    * without an index query. Filled from the index on first use, extended by every new
@@ -291,14 +285,14 @@ export class MessagesReadModel {
     for (const key of keys) this.recent.delete(key);
   }
 
-  /** Whether the channel's topic holds any message. */
+  /**
+   * Whether the channel's topic holds any message (asked for every channel message: does
+   * it start a topic?): its newest id, from the conversation's ids kept in memory.
+   */
   async topicHasMessages(channelId: number, topicLc: string): Promise<boolean> {
-    const key = `${channelId}:${topicLc}`;
-    if (this.nonEmptyTopics.has(key)) return true;
-    // Sorted by id so that the (channel, topic, id) index answers from its first entry.
-    const found = (await this.messages.findIds({ channel_id: channelId, topic_lc: topicLc }, { sort: ['_id', 1], limit: 1 })).length > 0;
-    if (found) this.nonEmptyTopics.set(key, true);
-    return found;
+    const filter = { channel_id: channelId, topic_lc: topicLc };
+    const newest = (await this.conversationIds(filter, {}, -1, 1)) ?? (await this.messages.findIds(filter, { sort: ['_id', -1], limit: 1 }));
+    return newest.length > 0;
   }
 
   async apply(stored: StoredFact): Promise<void> {
@@ -421,7 +415,6 @@ export class MessagesReadModel {
   private async edited(fact: FactOf<'MessageEdited'>): Promise<void> {
     if (fact.move) {
       const { prev_channel_id, prev_topic, channel_id, topic } = fact.move;
-      this.nonEmptyTopics.delete(`${prev_channel_id}:${prev_topic.toLowerCase()}`);
       this.forgetConversations([
         ...conversationKeysOf({ channel_id: prev_channel_id, topic_lc: prev_topic.toLowerCase(), dm_key: null }),
         ...conversationKeysOf({ channel_id, topic_lc: topic.toLowerCase(), dm_key: null }),
@@ -486,7 +479,6 @@ export class MessagesReadModel {
 
   private async deleted(fact: FactOf<'MessageDeleted'>): Promise<void> {
     const message = await this.messages.get(fact.message_id);
-    if (message?.channel_id != null) this.nonEmptyTopics.delete(`${message.channel_id}:${message.topic_lc}`);
     if (message) this.forgetConversations(conversationKeysOf(message));
     for (const row of await this.userMessages.find({ message_id: fact.message_id })) await this.userMessages.delete(row._id);
     await this.messages.delete(fact.message_id);

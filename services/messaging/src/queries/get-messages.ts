@@ -19,7 +19,7 @@ import {
 } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
 import type { Filter } from '@teamchat/platform';
-import { userMessageId, type MessageDoc, type MessagesReadModel, type UserMessageDoc } from '../projections/messages';
+import { inIdRange, userMessageId, type IdRange, type MessageDoc, type MessagesReadModel, type UserMessageDoc } from '../projections/messages';
 import { accessibleMessage, canReadChannelHistory } from './access';
 import {
   expandWith,
@@ -219,11 +219,6 @@ async function conversationOf(deps: GetMessagesDeps, actor: Actor, messageId: nu
   return [term('channel', recipient.channel_id), term('topic', recipient.topic)];
 }
 
-type IdRange = { $gt?: number; $gte?: number; $lt?: number; $lte?: number };
-
-const inRange = (id: number, r: IdRange) =>
-  (r.$gt === undefined || id > r.$gt) && (r.$gte === undefined || id >= r.$gte) && (r.$lt === undefined || id < r.$lt) && (r.$lte === undefined || id <= r.$lte);
-
 /**
  * Reads candidates for one request. What conditions look up besides the message — the
  * readability of channels, the requester's topic policies — is loaded once per request
@@ -326,7 +321,7 @@ class Reader implements MatchContext {
 
   /** Exact ids: those that exist, that the requester may see and that meet every condition. */
   private async scanIds(ids: number[], conditions: Condition[], range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
-    const wanted = [...new Set(ids)].filter((id) => inRange(id, range)).sort((a, b) => (a - b) * direction);
+    const wanted = [...new Set(ids)].filter((id) => inIdRange(id, range)).sort((a, b) => (a - b) * direction);
     if (wanted.length === 0) return [];
     const [messages, rows] = await Promise.all([this.deps.model.messages.getMany(wanted), this.rows(wanted)]);
     const candidates = messages.map((message) => ({ ...fromMessage(message), row: rows.get(message._id) ?? null }));
