@@ -11,6 +11,7 @@ import { buildGateway } from '@teamchat/gateway';
 import { startMessagingService } from '@teamchat/messaging';
 import {
   InProcessBus,
+  READ_MODEL_COMMIT_WITHIN_MS,
   SqliteEventStore,
   SqliteReadModelStore,
   type RunningService,
@@ -43,7 +44,10 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
   const stores: SqliteReadModelStore[] = [];
   const running: RunningService[] = [];
   for (const [name, start] of services) {
-    const readModels = SqliteReadModelStore.open(join(config.dataDir, `${name}.read-models.sqlite`), { backgroundCheckpoints: true });
+    const readModels = SqliteReadModelStore.open(join(config.dataDir, `${name}.read-models.sqlite`), {
+      backgroundCheckpoints: true,
+      commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS,
+    });
     stores.push(readModels);
     running.push(await start({ store, readModels, bus, log: log.child({ service: name }), config }));
   }

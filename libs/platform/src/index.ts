@@ -12,7 +12,7 @@ export {
   type NatsServer,
 } from './testing/nats-server';
 export { SqliteEventStore, type SqliteEventStoreOptions } from './adapters/sqlite-event-store';
-export { SqliteReadModelStore } from './adapters/sqlite-read-models';
+export { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from './adapters/sqlite-read-models';
 export { eventStoreContract, type EventStoreFixture } from './testing/event-store-contract';
 export { readModelContract, type ReadModelFixture } from './testing/read-model-contract';
 export * from './kit';

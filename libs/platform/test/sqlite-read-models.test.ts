@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SqliteReadModelStore, readModelContract, type Doc } from '@teamchat/platform';
+import Database from 'better-sqlite3';
 
 function tempFile(): { file: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'teamchat-read-models-'));
@@ -25,6 +26,78 @@ readModelContract('SqliteReadModelStore', async () => {
       remove();
     },
   };
+});
+
+// The same contract with group commit: finished batches wait in an open transaction.
+readModelContract('SqliteReadModelStore (group commit)', async () => {
+  const { file, remove } = tempFile();
+  let store = SqliteReadModelStore.open(file, { commitWithinMs: 5 });
+  return {
+    store,
+    atomicBatch: true,
+    reopen: async () => {
+      await store.close();
+      store = SqliteReadModelStore.open(file, { commitWithinMs: 5 });
+      return store;
+    },
+    cleanup: async () => {
+      await store.close();
+      remove();
+    },
+  };
+});
+
+describe('SqliteReadModelStore with group commit', () => {
+  let file: string;
+  let remove: () => void;
+  let store: SqliteReadModelStore;
+  /** Another connection to the file: it sees only what was committed. */
+  let other: Database.Database;
+  const committedIds = () => (other.prepare('SELECT _id FROM c_items ORDER BY _id').pluck().all() as string[]);
+
+  beforeEach(() => {
+    ({ file, remove } = tempFile());
+    store = SqliteReadModelStore.open(file, { commitWithinMs: 50 });
+    store.collection<Doc>('items');
+    other = new Database(file, { readonly: true });
+  });
+  afterEach(async () => {
+    other.close();
+    await store.close();
+    remove();
+  });
+
+  it('shows finished batches at once and commits them together within the window', async () => {
+    const items = store.collection<Doc>('items');
+    await store.batch(() => items.put({ _id: 'a' }));
+    await store.batch(() => items.put({ _id: 'b' }));
+    expect(await items.find({})).toEqual([{ _id: 'a' }, { _id: 'b' }]);
+    expect(committedIds()).toEqual([]);
+    await sleep(100);
+    expect(committedIds()).toEqual(['a', 'b']);
+  });
+
+  it('undoes a failed batch alone, keeping the finished ones before it', async () => {
+    const items = store.collection<Doc>('items');
+    await store.batch(() => items.put({ _id: 'kept' }));
+    await expect(
+      store.batch(async () => {
+        await items.put({ _id: 'undone' });
+        throw new Error('projection failed');
+      }),
+    ).rejects.toThrow('projection failed');
+    expect(await items.get('undone')).toBeUndefined();
+    await sleep(100);
+    expect(committedIds()).toEqual(['kept']);
+  });
+
+  it('commits what is pending when closed', async () => {
+    const items = store.collection<Doc>('items');
+    await store.batch(() => items.put({ _id: 'last' }));
+    await store.close();
+    expect(committedIds()).toEqual(['last']);
+    store = SqliteReadModelStore.open(file, { commitWithinMs: 50 });
+  });
 });
 
 interface Message extends Doc {

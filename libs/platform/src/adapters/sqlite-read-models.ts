@@ -41,6 +41,13 @@ function checkId(id: DocId): DocId {
   throw new Error(`document ids must be strings or finite numbers, got ${JSON.stringify(id)}`);
 }
 
+/**
+ * How long a server's read models keep finished batches in an open transaction before
+ * committing them together (see SqliteReadModelStore.batch). Short enough that a crash
+ * loses little to replay; long enough that a busy moment's batches share a commit.
+ */
+export const READ_MODEL_COMMIT_WITHIN_MS = 10;
+
 /** What collections need from their store; kept off the store's public surface. */
 interface Engine {
   readonly db: Database.Database;
@@ -81,14 +88,25 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   private checkpointer: BackgroundCheckpointer | undefined;
 
-  /** `backgroundCheckpoints`: checkpoint the WAL on a worker thread (see sqlite-checkpointer). */
-  static open(path: string, options: { backgroundCheckpoints?: boolean } = {}): SqliteReadModelStore {
-    const store = new SqliteReadModelStore(new Database(path));
+  /**
+   * `backgroundCheckpoints`: checkpoint the WAL on a worker thread (see sqlite-checkpointer).
+   * `commitWithinMs`: group commit (see `batch`).
+   */
+  static open(path: string, options: { backgroundCheckpoints?: boolean; commitWithinMs?: number } = {}): SqliteReadModelStore {
+    const store = new SqliteReadModelStore(new Database(path), options.commitWithinMs ?? 0);
     if (options.backgroundCheckpoints) store.checkpointer = BackgroundCheckpointer.start(store.db);
     return store;
   }
 
-  private constructor(private readonly db: Database.Database) {
+  /** The group commit's timer, while finished batches wait in the open transaction. */
+  private commitTimer: NodeJS.Timeout | undefined;
+  /** A group commit that failed: nothing more is written. */
+  private failure: unknown;
+
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly commitWithinMs: number,
+  ) {
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = NORMAL');
@@ -144,17 +162,35 @@ export class SqliteReadModelStore implements ReadModelStore {
     });
   }
 
-  /** Batches do not nest: a batch started inside another would wait for it forever. */
+  /**
+   * Batches do not nest: a batch started inside another would wait for it forever.
+   *
+   * With `commitWithinMs`, a finished batch is released as a savepoint and its
+   * transaction stays open for up to that long, so that the batches of a busy moment
+   * share one commit: a commit writes every page the transaction touched, and the
+   * batches of one projector touch mostly the same pages (the newest leaves of each
+   * index). What a finished batch wrote is visible at once on this connection, the only
+   * one that reads. It is not yet durable, which read models need not be: their
+   * checkpoints commit with them, so after a crash the projector replays what was lost.
+   */
   batch<R>(work: () => Promise<R>): Promise<R> {
     const result = this.queueTail.then(async () => {
+      if (this.failure) throw this.failure;
       this.batchOpen = true;
-      this.db.exec('BEGIN IMMEDIATE');
+      const joined = this.db.inTransaction;
+      this.db.exec(joined ? 'SAVEPOINT batch' : 'BEGIN IMMEDIATE');
       try {
         const value = await work();
-        this.db.exec('COMMIT');
+        if (joined) this.db.exec('RELEASE batch');
+        if (this.commitWithinMs > 0) this.commitTimer ??= setTimeout(() => void this.commitPending(), this.commitWithinMs);
+        else this.db.exec('COMMIT');
         return value;
       } catch (err) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        // Undo this batch only; batches already finished in the open transaction stay.
+        if (this.db.inTransaction) {
+          if (joined) this.db.exec('ROLLBACK TO batch; RELEASE batch');
+          else this.db.exec('ROLLBACK');
+        }
         for (const collection of this.schemaChangedInBatch) collection.forgetSchema();
         // Cached documents may hold writes that were just undone.
         for (const collection of this.collections.values()) collection.clearCache();
@@ -168,9 +204,30 @@ export class SqliteReadModelStore implements ReadModelStore {
     return result;
   }
 
+  /** Commits the finished batches waiting in the open transaction, in turn with batches. */
+  private commitPending(): Promise<void> {
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    const committed = this.queueTail.then(() => {
+      if (!this.db.inTransaction) return;
+      try {
+        this.db.exec('COMMIT');
+      } catch (err) {
+        // Batches already reported as written are lost: refuse every later batch, so
+        // their projectors stop (and replay on restart) instead of serving a read model
+        // that misses them.
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        for (const collection of this.collections.values()) collection.clearCache();
+        this.failure = err;
+      }
+    });
+    this.queueTail = committed;
+    return committed;
+  }
+
   async close(): Promise<void> {
     // Let open batches finish rather than cut their transaction off.
-    await this.queueTail;
+    await this.commitPending();
     await this.checkpointer?.stop();
     this.db.close();
   }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NatsBus } from '../adapters/nats-bus';
 import { SqliteEventStore } from '../adapters/sqlite-event-store';
-import { SqliteReadModelStore } from '../adapters/sqlite-read-models';
+import { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from '../adapters/sqlite-read-models';
 import { loadConfig } from './config';
 import type { RunningService, ServiceDeps } from './context';
 import { createLogger } from './logger';
@@ -30,7 +30,7 @@ export async function runServiceProcess(
   const store = await NotifyingEventStore.wrap(sqlite, bus);
   const readModels = SqliteReadModelStore.open(
     process.env.TEAMCHAT_READ_MODELS ?? join(config.dataDir, `${name}.read-models.sqlite`),
-    { backgroundCheckpoints: true },
+    { backgroundCheckpoints: true, commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS },
   );
   const service = await start({ store, readModels, bus, log, config });
   log.info({ pid: process.pid }, `${name} service ready`);
