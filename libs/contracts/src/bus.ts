@@ -63,6 +63,19 @@ export const queueGroups = {
  */
 export const STORE_APPENDED_SUBJECT = 'store.appended';
 
+/**
+ * Published by accounts when what the gateway caches of a user's credentials changes:
+ * their actor (email, name, role, bot) or whether they may authenticate at all. The
+ * gateway drops what it cached for them (see gateway/http/credentials-cache.ts).
+ */
+export const ACTOR_CHANGED_SUBJECT = 'accounts.actor_changed';
+
+export type ActorChanged = {
+  user_id: number;
+  /** The store position of the fact that changed it. */
+  position: number;
+};
+
 export interface BusRequest<P = unknown> {
   /** Absent only for endpoints that need no authentication. */
   actor?: Actor;

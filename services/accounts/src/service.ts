@@ -3,6 +3,7 @@
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
 import {
+  ACTOR_CHANGED_SUBJECT,
   DevFetchApiKeyParams,
   JwtFetchApiKeyParams,
   NoParams,
@@ -12,6 +13,7 @@ import {
   ZULIP_FEATURE_LEVEL,
   ZULIP_VERSION,
   badRequest,
+  type ActorChanged,
 } from '@teamchat/contracts';
 import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
 import {
@@ -19,6 +21,7 @@ import {
   Projector,
   serveEndpoint,
   type AppendResult,
+  type StoredFact,
   type BusSubscription,
   type RunningService,
   type ServiceDeps,
@@ -41,6 +44,15 @@ const CreateUserParams = z.object({
   bot_owner_id: z.number().int().nullable().optional(),
 });
 
+/** The facts that change who a user is to the gateway, which caches it (ActorChanged). */
+const ACTOR_FACT_TYPES: ReadonlySet<string> = new Set(['UserDeactivated', 'UserReactivated']);
+
+function actorChanged(fact: StoredFact): ActorChanged | undefined {
+  if (!ACTOR_FACT_TYPES.has(fact.type)) return undefined;
+  const userId = (fact.data as { user_id?: unknown }).user_id;
+  return typeof userId === 'number' ? { user_id: userId, position: fact.position } : undefined;
+}
+
 export async function startAccountsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, config, store, readModels } = deps;
   const directory = new Directory(readModels);
@@ -54,6 +66,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     projection: async (fact) => {
       await directory.apply(fact);
       await accounts.apply(fact);
+      const changed = actorChanged(fact);
+      if (changed) bus.publish(ACTOR_CHANGED_SUBJECT, changed);
     },
   });
   await projector.start();
@@ -73,7 +87,9 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const subscriptions: BusSubscription[] = await Promise.all([
     serveEndpoint(bus, subjects.accounts.authenticate, AuthenticateParams, async ({ params, after }) => {
       await projector.waitFor(after);
-      return { value: { actor: await authenticate(authDeps, params.email, params.api_key, params.client) } };
+      // The position the answer holds for, so that the gateway can cache it (ActorChanged).
+      const position = projector.checkpoint;
+      return { value: { actor: await authenticate(authDeps, params.email, params.api_key, params.client) }, position };
     }, options),
     serveEndpoint(bus, subjects.accounts.devFetchApiKey, DevFetchApiKeyParams, async ({ params }) => ({
       value: await devFetchApiKey(authDeps, params.username),

@@ -2,16 +2,26 @@
  * The gateway: the only HTTP surface. For every route it authenticates, decodes and
  * validates parameters, sends one request on the bus and maps the reply to Zulip's
  * response envelope. It holds no domain state: only each user's last write position,
- * so that their next request waits for the services to have seen it.
+ * so that their next request waits for the services to have seen it, and who each
+ * Authorization header authenticated as (http/credentials-cache.ts).
  */
 import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import { ApiError, isApiError, subjects, type Actor, type ApiErrorShape } from '@teamchat/contracts';
+import {
+  ACTOR_CHANGED_SUBJECT,
+  ApiError,
+  isApiError,
+  subjects,
+  type Actor,
+  type ActorChanged,
+  type ApiErrorShape,
+} from '@teamchat/contracts';
 import { callEndpoint, describeZodIssue, type Bus } from '@teamchat/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
+import { CredentialsCache } from './http/credentials-cache';
 import { decodeParams } from './http/decode';
 import { routes, type RouteSpec } from './routes';
 
@@ -67,12 +77,23 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const lastWrite = new Map<number, number>();
   const longPollTimeoutMs = options.heartbeatSeconds * 1000 + 15_000;
 
+  const credentials = new CredentialsCache();
+  await bus.subscribe(ACTOR_CHANGED_SUBJECT, (payload) => credentials.forget(payload as unknown as ActorChanged));
+
   async function authenticate(request: FastifyRequest): Promise<Actor> {
-    const { email, apiKey } = parseBasicAuth(request.headers.authorization);
-    const { value } = await callEndpoint(bus, subjects.accounts.authenticate, {
-      params: { email, api_key: apiKey, client: clientName(request.headers['user-agent']) },
+    const header = request.headers.authorization;
+    const client = clientName(request.headers['user-agent']);
+    const known = header === undefined ? undefined : credentials.get(header);
+    if (known) return { ...known, client };
+    const { email, apiKey } = parseBasicAuth(header);
+    const after = credentials.newestChange;
+    const { value, position } = await callEndpoint(bus, subjects.accounts.authenticate, {
+      ...(after !== undefined ? { after } : {}),
+      params: { email, api_key: apiKey, client },
     });
-    return value.actor as Actor;
+    const actor = value.actor as Actor;
+    credentials.remember(header!, actor, position);
+    return actor;
   }
 
   function handlerFor(route: RouteSpec) {
