@@ -84,6 +84,29 @@ describe('Projector', () => {
     await readModels.close();
   });
 
+  it('empties its collections when a new name replays from the start, and only then', async () => {
+    const paths = files();
+    const store = SqliteEventStore.open(paths.events);
+    const readModels = SqliteReadModelStore.open(paths.models);
+    const { counters, projection } = counting(readModels);
+    const done = await store.append('s', [fact(1), fact(2)], 'no_stream');
+    // A document the old shape stored under an id the new one never writes.
+    await counters.put({ _id: 'old-shape', count: 1, positions: [] });
+    const renamed = new Projector({ name: 'p-2', store, readModels, log, projection, collections: [counters] });
+    await renamed.start();
+    await renamed.waitFor(done.positions[1]);
+    expect(await counters.get('old-shape')).toBeUndefined();
+    expect((await counters.get('s'))?.count).toBe(2);
+    await renamed.stop();
+    // Resuming from its checkpoint keeps what it wrote.
+    const resumed = new Projector({ name: 'p-2', store, readModels, log, projection, collections: [counters] });
+    await resumed.start();
+    expect((await counters.get('s'))?.count).toBe(2);
+    await resumed.stop();
+    await store.close();
+    await readModels.close();
+  });
+
   it('skips fact types it does not read, but still reaches their positions', async () => {
     const paths = files();
     const store = SqliteEventStore.open(paths.events);

@@ -56,9 +56,11 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const directory = new Directory(readModels);
   const model = new MessagesReadModel(readModels);
   const projector = new Projector({
-    // A new name when the read model's shape changes: the projector then replays every
-    // fact and rewrites every document (2: rows gained `direct`, indexes became partial).
-    name: 'messaging-2',
+    // A new name when the read model's shape changes: the projector then empties its
+    // collections and replays every fact (2: rows gained `direct`, indexes became
+    // partial; 3: rows are keyed message first).
+    name: 'messaging-3',
+    collections: model.collections,
     store,
     readModels,
     log,

@@ -437,6 +437,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
+  clear(): Promise<void> {
+    return this.run(() => {
+      this.store.db.exec(`DELETE FROM ${this.table}; DELETE FROM ${this.sideTable};`);
+      this.cache?.clear();
+    });
+  }
+
   find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     return this.run(() => {
       const rows = this.select('_id, doc', filter, options) as [DocId, string][];

@@ -33,6 +33,12 @@ export interface ProjectorOptions {
    * read-model write: most facts are messages, which most projectors ignore.
    */
   types?: ReadonlySet<string>;
+  /**
+   * The collections the projection writes. A projector that starts from nothing (a new
+   * name, after the read model's shape changed) empties them first, so that documents
+   * stored under an earlier shape's ids cannot survive the replay.
+   */
+  collections?: { clear(): Promise<void> }[];
 }
 
 interface Waiter {
@@ -65,6 +71,7 @@ export class Projector {
       : this.options.startAtHead
         ? await store.headPosition()
         : 0;
+    if (readModels && this.position === 0) for (const collection of this.options.collections ?? []) await collection.clear();
     this.received = this.position;
     const head = await store.headPosition();
     this.subscription = store.subscribeToAll((fact) => this.receive(fact), {

@@ -75,6 +75,11 @@ export interface Collection<T extends Doc> {
   /** What `find` would return, as ids only: an index can answer without reading documents. */
   findIds(filter: Filter, options?: FindOptions): Promise<DocId[]>;
   count(filter: Filter): Promise<number>;
+  /**
+   * Deletes every document; the collection and its indexes stay. For a projection that
+   * replays from the start into a new shape (see ProjectorOptions.collections).
+   */
+  clear(): Promise<void>;
 }
 
 export interface ReadModelStore {

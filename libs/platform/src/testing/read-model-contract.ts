@@ -103,6 +103,19 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         expect(await users.getMany([])).toEqual([]);
       });
 
+      it('clears a collection, which stays usable with its indexes', async () => {
+        await seed();
+        const others = store.collection<Doc>('others');
+        await others.put({ _id: 1 });
+        await users.clear();
+        expect(await users.find({})).toEqual([]);
+        expect(await users.get(1)).toBeUndefined();
+        expect(await users.find({ groups: 'admins' })).toEqual([]);
+        expect(await others.get(1)).toEqual({ _id: 1 });
+        await users.put(olivia);
+        expect(await users.find({ groups: 'admins' })).toEqual([olivia]);
+      });
+
       it('round-trips nested values', async () => {
         const things = store.collection<Doc>('nested');
         const doc = { _id: 'x', a: { b: [1, { c: true }], d: null }, e: 1.5, f: '' };

@@ -130,7 +130,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   let content: Parameters<typeof decideEditMessage>[1]['content'];
   if (params.content !== undefined) {
     if (params.content.includes('\u0000')) throw badRequest('Message must not contain null bytes');
-    const recipients = (await deps.model.userMessages.find({ message_id: message._id })).map((r) => r.user_id);
+    const recipients = (await deps.model.rowsOf(message._id)).map((r) => r.user_id);
     const rendered = await deps.renderer.render(params.content, { sender_id: message.sender_id, recipient_user_ids: recipients });
     content = {
       content: params.content,
@@ -156,7 +156,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
     if (target.invite_only) {
       // Whoever had these messages but cannot see the private destination loses them.
       const subscribers = new Set(await deps.directory.subscriberIds(target._id));
-      revoked = [...new Set((await deps.model.userMessages.find({ message_id: message._id })).map((r) => r.user_id))].filter(
+      revoked = [...new Set((await deps.model.rowsOf(message._id)).map((r) => r.user_id))].filter(
         (id) => !subscribers.has(id),
       );
     }

@@ -46,7 +46,7 @@ export async function accessibleMessage(
 export async function audienceOf(deps: AccessDeps, messages: MessageDoc[], extraChannelIds: number[] = []): Promise<number[]> {
   const users = new Set<number>();
   for (const message of messages) {
-    for (const row of await deps.model.userMessages.find({ message_id: message._id })) users.add(row.user_id);
+    for (const row of await deps.model.rowsOf(message._id)) users.add(row.user_id);
   }
   const channelIds = new Set([...messages.flatMap((m) => (m.channel_id === null ? [] : [m.channel_id])), ...extraChannelIds]);
   for (const channelId of channelIds) {
