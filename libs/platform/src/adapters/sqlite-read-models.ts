@@ -404,7 +404,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
           .all(JSON.stringify(missing.map(checkId))) as [DocId, string][];
         for (const [id, doc] of rows) found.set(id, this.fromJson(id, doc));
       }
-      return ids.flatMap((id) => found.get(id) ?? []);
+      // A loop, not flatMap: V8's flatMap costs about ten times as much.
+      const docs: T[] = [];
+      for (const id of ids) {
+        const doc = found.get(id);
+        if (doc) docs.push(doc);
+      }
+      return docs;
     });
   }
 
