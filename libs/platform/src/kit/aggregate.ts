@@ -3,10 +3,10 @@
  * memory and caught up from its last known revision), decide, append with the expected
  * revision, and retry a bounded number of times when another writer got there first.
  */
-import { randomUUID } from 'node:crypto';
 import type { Fact } from '@teamchat/contracts';
 import { ApiError } from '@teamchat/contracts';
 import { isWrongExpectedRevision, type AppendResult, type EventStore } from '../ports/event-store';
+import { newId } from './ids';
 
 export interface Evolver<S> {
   initial: () => S;
@@ -88,7 +88,7 @@ export class AggregateRepository<S> {
       try {
         const append = await this.store.append(
           stream,
-          facts.map((data) => ({ id: randomUUID(), type: data.type, data })),
+          facts.map((data) => ({ id: newId(), type: data.type, data })),
           revision < 0 ? 'no_stream' : revision,
         );
         return { result, append };

@@ -6,3 +6,4 @@ export * from './config';
 export * from './context';
 export * from './notifying-store';
 export * from './process';
+export * from './ids';

@@ -17,8 +17,7 @@ import {
 } from '@teamchat/contracts';
 import { channelGroupSettings, type ChannelDoc, type Directory } from '@teamchat/directory';
 import { emojiByCode, emojiByName, isMeMessage, isValidUnicodeEmoji, SERVICE_EXTRA_EMOJI } from '@teamchat/markdown';
-import type { AggregateRepository, AppendResult, EventStore } from '@teamchat/platform';
-import { randomUUID } from 'node:crypto';
+import { newId, type AggregateRepository, type AppendResult, type EventStore } from '@teamchat/platform';
 import {
   decideDeleteMessage,
   decideEditMessage,
@@ -203,7 +202,7 @@ export async function deleteMessage(deps: ChangeDeps, actor: Actor, messageId: n
 /** Appends a personal fact (flags, topic visibility) to the user's own stream. */
 export async function appendPersonal(store: EventStore, stream: string, facts: Fact[]) {
   if (facts.length === 0) return undefined;
-  const append = await store.append(stream, facts.map((data) => ({ id: randomUUID(), type: data.type, data })), 'any');
+  const append = await store.append(stream, facts.map((data) => ({ id: newId(), type: data.type, data })), 'any');
   return lastPosition(append);
 }
 

@@ -3,11 +3,10 @@
  * conversation's recipient id, decide, and append the message as its own stream. The
  * message id is the position the store gave that fact.
  */
-import { randomUUID } from 'node:crypto';
 import { badRequest, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
 import { channelGroupSettings, type Directory, type UserDoc } from '@teamchat/directory';
 import { isMeMessage } from '@teamchat/markdown';
-import type { AggregateRepository, EventStore } from '@teamchat/platform';
+import { newId, type AggregateRepository, type EventStore } from '@teamchat/platform';
 import { automaticVisibilityPolicy, decideUserTopic } from '../domain/message-changes';
 import { normalizeTopic } from '../domain/topics';
 import { decideAllocateRecipient, type RecipientRegistry } from '../domain/recipients';
@@ -133,7 +132,7 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
   const startsTopic =
     target.kind === 'channel' && topic !== undefined ? !(await deps.model.topicHasMessages(target.channel_id, topic.toLowerCase())) : false;
   const fact = decideSendMessage({ ...command, recipient_id: await recipientIdFor(deps, recipientKey(sender, target)) });
-  const uuid = randomUUID();
+  const uuid = newId();
   const { positions } = await deps.store.append(streams.message(uuid), [{ id: uuid, type: fact.type, data: fact }], 'no_stream');
   const id = positions[0]!;
 
