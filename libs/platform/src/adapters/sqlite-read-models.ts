@@ -146,7 +146,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       collection = new SqliteCollection(this.engine, name);
       this.collections.set(name, collection);
     }
-    if (options.cacheSize) collection.cacheUpTo(options.cacheSize);
+    if (options.cacheSize) collection.cacheUpTo(options.cacheSize, options.cacheWrites ?? true);
     collection.declare(indexes);
     if (!this.db.inTransaction) collection.ensureSchema();
     return collection as unknown as Collection<T>;
@@ -267,6 +267,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   private readonly multikey = new Set<string>();
   private ready = false;
   private cache: LRUCache<DocId, T> | undefined;
+  private cacheWrites = true;
   private readonly putTx: (id: DocId, json: string) => void;
   private readonly deleteTx: (id: DocId) => void;
 
@@ -324,9 +325,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     this.ready = false;
   }
 
-  cacheUpTo(max: number): void {
+  cacheUpTo(max: number, cacheWrites: boolean): void {
     if (!this.cache || this.cache.max < max) this.cache = new LRUCache<DocId, T>({ max });
+    this.cacheWrites = cacheWrites;
   }
+
 
   clearCache(): void {
     this.cache?.clear();
@@ -420,7 +423,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       try {
         this.putTx(id, JSON.stringify(doc));
         // The caller's object becomes the cached version: it must not change after a put.
-        if (this.cache) this.cache.set(id, deepFreeze(doc));
+        if (this.cache && this.cacheWrites) this.cache.set(id, deepFreeze(doc));
+        else this.cache?.delete(id);
       } catch (err) {
         // Re-thrown as a plain Error: callers expect a duplicate to be an ordinary failure,
         // and better-sqlite3's own error class is bound once per process to the first

@@ -62,6 +62,13 @@ export interface CollectionOptions {
    * another writer's changes would not be seen.
    */
   cacheSize?: number;
+  /**
+   * With `cacheSize`: whether a put also caches the document it writes (the default).
+   * Off for collections written far more than they are read by id, such as a row per
+   * recipient of every message: each cached write is a long-lived object that the
+   * garbage collector must copy out of the young generation and then mark.
+   */
+  cacheWrites?: boolean;
 }
 
 export interface Collection<T extends Doc> {

@@ -331,6 +331,20 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         expect(sortedIds(await cached.getMany([2, 3, 4, 5]))).toEqual([2, 3, 4, 5]);
       });
 
+      it('with cacheWrites off, caches what is read, not what is written', async () => {
+        const readOnly = store.collection<UserDoc>('read_cached_users', USER_INDEXES, { cacheSize: 2, cacheWrites: false });
+        const written = copy(olivia);
+        await readOnly.put(written);
+        const first = await readOnly.get(1);
+        expect(first).toEqual(olivia);
+        expect(first).not.toBe(written);
+        expect(Object.isFrozen(written)).toBe(false);
+        expect(await readOnly.get(1)).toBe(first);
+        // A put replaces what was cached.
+        await readOnly.put({ ...copy(olivia), name: 'Olivia B.' });
+        expect((await readOnly.get(1))?.name).toBe('Olivia B.');
+      });
+
       it('forgets what a rolled-back batch wrote', async () => {
         await cached.put(copy(mark));
         await expect(
