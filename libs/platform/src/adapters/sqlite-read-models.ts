@@ -280,10 +280,12 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     this.sideTable = `"m_${name}"`;
     // A savepoint inside a batch, a transaction outside: the document and its multikey
     // rows change together or not at all (e.g. on a unique index violation).
-    const upsert = (id: DocId, json: string) =>
-      store
-        .statement(`INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`)
-        .run(id, json);
+    // Kept once looked up: building the SQL text and finding it in the store's map cost
+    // as much as the rest of a put's JavaScript. (SQLite re-prepares it if the schema
+    // changes.)
+    const upsertSql = `INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`;
+    let upsertStatement: Database.Statement<unknown[], unknown> | undefined;
+    const upsert = (id: DocId, json: string) => (upsertStatement ??= store.statement(upsertSql)).run(id, json);
     const putWithElements = store.db.transaction((id: DocId, json: string) => {
       upsert(id, json);
       store.statement(`DELETE FROM ${this.sideTable} WHERE id = ?`).run(id);
