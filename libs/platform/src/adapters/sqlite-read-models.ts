@@ -332,7 +332,6 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     this.cacheWrites = cacheWrites;
   }
 
-
   clearCache(): void {
     this.cache?.clear();
   }

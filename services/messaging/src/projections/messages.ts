@@ -102,6 +102,7 @@ export const userMessageId = (userId: number, messageId: number) => `${messageId
 
 /** Every row of a message: the ids from `${id}:` up to, not including, `${id};` (';' follows ':'). */
 const rowsOfMessage = (messageId: number): Filter => ({ _id: { $gte: `${messageId}:`, $lt: `${messageId};` } });
+
 export const userTopicId = (userId: number, channelId: number, topic: string) => `${userId}:${channelId}:${topic.toLowerCase()}`;
 
 export function dmKey(userIds: number[]): string {
