@@ -54,8 +54,16 @@ export interface MessageFormat {
   allow_empty_topic_name: boolean;
 }
 
+/** Hashes by email: every message and profile shown asks for one. Bounded by clearing. */
+const gravatarHashes = new Map<string, string>();
+
 export function gravatarUrl(email: string, avatarVersion = 1): string {
-  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+  let hash = gravatarHashes.get(email);
+  if (hash === undefined) {
+    hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+    if (gravatarHashes.size >= 10_000) gravatarHashes.clear();
+    gravatarHashes.set(email, hash);
+  }
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${avatarVersion}`;
 }
 

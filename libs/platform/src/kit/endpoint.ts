@@ -19,8 +19,6 @@ export interface HandlerResult {
 
 export type EndpointHandler<P> = (request: BusRequest<P>, log: Logger) => Promise<HandlerResult>;
 
-let requestCounter = 0;
-
 /** A transport limit this large no reply of this API reaches (5000 maximal messages). */
 const UNBOUNDED_PAYLOAD = 256 * 1024 * 1024;
 
@@ -31,10 +29,12 @@ export function serveEndpoint<P>(
   handler: EndpointHandler<P>,
   options: { queueGroup: string; log: Logger },
 ): Promise<BusSubscription> {
+  // One child logger per endpoint, not per request: a pino child costs as much as a
+  // trivial handler.
+  const log = options.log.child({ subject });
   return bus.serve(
     subject,
     async (payload) => {
-      const log = options.log.child({ subject, req: ++requestCounter });
       let reply: BusReply;
       try {
         const request = payload as unknown as BusRequest<unknown>;
