@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../src/adapters/sqlite-event-store';
@@ -33,6 +33,51 @@ describe('background WAL checkpoints', () => {
     expect(statSync(file).size).toBeLessThan(500_000);
     expect(await sizeReaches(file, 2_000_000, 5000)).toBe(true);
     expect((await docs.get(999))?.text).toHaveLength(2000);
+    await store.close();
+  });
+
+  /** Writes for `ms` without pause, returning the largest WAL size seen and the bytes written. */
+  async function writeSteadily(wal: string, ms: number, write: (i: number) => Promise<void>): Promise<{ largest: number; written: number }> {
+    let largest = 0;
+    let i = 0;
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      await write(i++);
+      // As a server does between requests: timers and the worker's messages run.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (existsSync(wal)) largest = Math.max(largest, statSync(wal).size);
+    }
+    return { largest, written: i * 4 * 2000 };
+  }
+
+  it('keep a read-model WAL bounded under steady writes: it starts over once large', async () => {
+    const file = join(dir, 'rm.sqlite');
+    // 100 frames: about 400 KB.
+    const store = SqliteReadModelStore.open(file, { backgroundCheckpoints: { intervalMs: 100, restartFrames: 100 }, commitWithinMs: 5 });
+    const docs = store.collection<{ _id: number; text: string }>('docs');
+    const { largest, written } = await writeSteadily(`${file}-wal`, 3000, (i) =>
+      store.batch(async () => {
+        for (let k = 0; k < 4; k++) await docs.put({ _id: i * 4 + k, text: 'x'.repeat(2000) });
+      }),
+    );
+    // Without restarts the WAL holds everything written since the start.
+    expect(written).toBeGreaterThan(8_000_000);
+    expect(largest).toBeLessThan(written / 4);
+    expect((await docs.get(0))?.text).toHaveLength(2000);
+    await store.close();
+  });
+
+  it('keep an event-store WAL bounded under steady appends', async () => {
+    const file = join(dir, 'events.sqlite');
+    const store = SqliteEventStore.open(file, { backgroundCheckpoints: { intervalMs: 100, restartFrames: 100 } });
+    const { largest, written } = await writeSteadily(`${file}-wal`, 3000, async (i) => {
+      await Promise.all(
+        Array.from({ length: 4 }, (_, k) => store.append(`s-${i}-${k}`, [{ id: `f-${i}-${k}`, type: 'Big', data: { text: 'y'.repeat(2000) } }], 'no_stream')),
+      );
+    });
+    expect(written).toBeGreaterThan(4_000_000);
+    expect(largest).toBeLessThan(written / 4);
+    expect(await store.readStream('s-0-0')).toHaveLength(1);
     await store.close();
   });
 

@@ -6,6 +6,15 @@
  * checkpoints (wal_autocheckpoint=0) and a second connection, on its own thread, runs a
  * PASSIVE checkpoint every interval: it copies what no reader still needs and never
  * blocks a reader or a writer.
+ *
+ * A PASSIVE checkpoint alone does not keep the WAL small under steady writes. SQLite
+ * starts the WAL over only when a write transaction begins after a checkpoint copied
+ * every frame, and with commits arriving every few milliseconds a checkpoint never
+ * catches up: the file grew by hundreds of megabytes over 40,000 messages. So once the
+ * WAL holds more than `restartFrames`, the owner is told (`onRestartWanted`); it stops
+ * committing for a moment, has `checkpoint()` copy the rest, and its next write
+ * transaction starts the WAL over. Nothing waits on the main thread meanwhile: only
+ * writes are held back.
  */
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
@@ -15,40 +24,124 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
-const checkpoint = () => {
+const checkpoint = (id) => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ id, log: result.log, checkpointed: result.checkpointed });
   } catch (err) {
-    parentPort.postMessage({ error: String(err) });
+    parentPort.postMessage({ id, error: String(err) });
   }
 };
-const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.on('message', () => {
+const timer = setInterval(() => checkpoint(undefined), workerData.intervalMs);
+parentPort.on('message', (message) => {
+  if (message.type === 'checkpoint') return checkpoint(message.id);
   clearInterval(timer);
-  checkpoint();
+  checkpoint(undefined);
   db.close();
   parentPort.close();
 });
 `;
 
+interface WorkerReply {
+  id?: number;
+  /** Frames in the WAL, and how many of them are in the database file now. */
+  log?: number;
+  checkpointed?: number;
+  error?: string;
+}
+
+export interface CheckpointResult {
+  log: number;
+  checkpointed: number;
+}
+
+/** How a store's background checkpoints run (both have defaults). */
+export interface BackgroundCheckpoints {
+  intervalMs?: number;
+  /** WAL frames (pages) beyond which the owner should let the WAL start over. */
+  restartFrames?: number;
+}
+
+export interface CheckpointerOptions extends BackgroundCheckpoints {
+  /** Called after each checkpoint that found the WAL holding more than `restartFrames`. */
+  onRestartWanted?: () => void;
+}
+
+/** 4,096 frames: 16 MiB of 4 KiB pages. */
+export const DEFAULT_RESTART_FRAMES = 4_096;
+
+const JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024;
+
 export class BackgroundCheckpointer {
-  private constructor(private readonly worker: Worker) {}
+  private nextId = 0;
+  private readonly waiting = new Map<number, { resolve: (r: CheckpointResult) => void; reject: (err: Error) => void }>();
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly name: string,
+    private readonly restartFrames: number,
+    private readonly onRestartWanted: (() => void) | undefined,
+  ) {
+    worker.on('message', (reply: WorkerReply) => this.received(reply));
+    worker.on('error', (err) => {
+      process.stderr.write(`background checkpointer of ${name} stopped: ${String(err)}\n`);
+      for (const { reject } of this.waiting.values()) reject(err);
+      this.waiting.clear();
+    });
+  }
 
   /** Takes over checkpointing of `db`'s file; in-memory databases need none (undefined). */
-  static start(db: Database.Database, intervalMs = 500): BackgroundCheckpointer | undefined {
+  static start(db: Database.Database, options: CheckpointerOptions = {}): BackgroundCheckpointer | undefined {
     if (db.memory) return undefined;
     db.pragma('wal_autocheckpoint = 0');
+    // When the WAL starts over, its file is cut back to this size (it otherwise keeps the
+    // largest size it ever reached).
+    db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver: require.resolve('better-sqlite3'), path: db.name, intervalMs },
+      workerData: { driver: require.resolve('better-sqlite3'), path: db.name, intervalMs: options.intervalMs ?? 500 },
     });
-    worker.on('message', (message: { error?: string }) => {
-      if (message.error) process.stderr.write(`background checkpoint of ${db.name} failed: ${message.error}\n`);
-    });
-    worker.on('error', (err) => process.stderr.write(`background checkpointer of ${db.name} stopped: ${String(err)}\n`));
     // The worker must not keep a process alive that has nothing else to do.
     worker.unref();
-    return new BackgroundCheckpointer(worker);
+    return new BackgroundCheckpointer(worker, db.name, options.restartFrames ?? DEFAULT_RESTART_FRAMES, options.onRestartWanted);
+  }
+
+  /**
+   * Copies every frame of the WAL into the database file, on the worker, so that the
+   * owner's next write transaction starts the WAL over; the owner must not commit until
+   * it resolves.
+   */
+  async checkpointAll(db: Database.Database): Promise<void> {
+    await this.checkpoint();
+    // What the worker left (nothing, unless another process committed meanwhile) is
+    // copied here. Without this the next write transaction did not start the WAL over,
+    // although the worker reported every frame copied (measured, not understood).
+    db.pragma('wal_checkpoint(PASSIVE)');
+  }
+
+  /** Runs a PASSIVE checkpoint now, on the worker. */
+  checkpoint(): Promise<CheckpointResult> {
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ type: 'checkpoint', id });
+    });
+  }
+
+  private received(reply: WorkerReply): void {
+    const waiter = reply.id === undefined ? undefined : this.waiting.get(reply.id);
+    if (waiter) this.waiting.delete(reply.id!);
+    if (reply.error !== undefined) {
+      if (waiter) waiter.reject(new Error(reply.error));
+      else process.stderr.write(`background checkpoint of ${this.name} failed: ${reply.error}\n`);
+      return;
+    }
+    const result = { log: reply.log ?? 0, checkpointed: reply.checkpointed ?? 0 };
+    waiter?.resolve(result);
+    // Told after every checkpoint that finds the WAL large: under steady writes it grows
+    // back after each restart, and a restart can also fail (another process reading).
+    // Not for the owner's own requests: those are its restarts.
+    if (!waiter && result.log > this.restartFrames) this.onRestartWanted?.();
   }
 
   /** Runs a last checkpoint and ends the worker. */
@@ -56,7 +149,9 @@ export class BackgroundCheckpointer {
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     // Unreferenced, the worker would not keep the process alive until it has exited.
     this.worker.ref();
-    this.worker.postMessage('stop');
+    this.worker.postMessage({ type: 'stop' });
     await exited;
+    for (const { reject } of this.waiting.values()) reject(new Error('checkpointer stopped'));
+    this.waiting.clear();
   }
 }

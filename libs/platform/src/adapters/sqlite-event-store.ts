@@ -1,7 +1,7 @@
 import { fsync, openSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { deepFreeze } from './deep-freeze';
-import { BackgroundCheckpointer } from './sqlite-checkpointer';
+import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -21,7 +21,7 @@ export interface SqliteEventStoreOptions {
    */
   pollIntervalMs?: number;
   /** Checkpoint the WAL on a worker thread instead of inside commits (see sqlite-checkpointer). */
-  backgroundCheckpoints?: boolean;
+  backgroundCheckpoints?: boolean | BackgroundCheckpoints;
 }
 
 interface PendingAppend {
@@ -97,6 +97,10 @@ export class SqliteEventStore implements EventStore {
   private readonly commitGroup: (group: PendingAppend[]) => (AppendResult | Error)[];
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
+  /** The WAL has grown: the next group commit first lets a checkpoint copy all of it. */
+  private walRestartWanted = false;
+  /** That checkpoint, while it runs: appends wait for it (see sqlite-checkpointer). */
+  private walRestarting: Promise<void> | undefined;
 
   static open(path: string, options: SqliteEventStoreOptions = {}): SqliteEventStore {
     return new SqliteEventStore(new Database(path), options);
@@ -113,7 +117,12 @@ export class SqliteEventStore implements EventStore {
     // Durability comes from the WAL fsync of syncWal(), off the main thread.
     db.pragma('synchronous = NORMAL');
     this.walPath = db.memory ? undefined : `${db.name}-wal`;
-    this.checkpointer = options.backgroundCheckpoints ? BackgroundCheckpointer.start(db) : undefined;
+    this.checkpointer = options.backgroundCheckpoints
+      ? BackgroundCheckpointer.start(db, {
+          ...(options.backgroundCheckpoints === true ? {} : options.backgroundCheckpoints),
+          onRestartWanted: () => (this.walRestartWanted = true),
+        })
+      : undefined;
     db.exec(`
       CREATE TABLE IF NOT EXISTS facts (
         position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -178,8 +187,24 @@ export class SqliteEventStore implements EventStore {
   }
 
   private flush(): void {
+    if (this.walRestarting) return; // flushed when the checkpoint ends
     const appends = this.pending;
     if (appends.length === 0) return;
+    if (this.walRestartWanted && this.checkpointer) {
+      // Nothing commits until the checkpoint has copied every frame, so that this
+      // group's transaction starts the WAL over.
+      this.walRestartWanted = false;
+      this.walRestarting = this.checkpointer
+        .checkpointAll(this.db)
+        .catch(() => undefined)
+        .then(() => {
+          // This group commits first, whatever was reported meanwhile.
+          this.walRestartWanted = false;
+          this.walRestarting = undefined;
+          this.flush();
+        });
+      return;
+    }
     this.pending = [];
     let results: (AppendResult | Error)[];
     try {
@@ -293,6 +318,8 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     // Appends already accepted are committed and synced, not dropped.
+    while (this.walRestarting) await this.walRestarting;
+    this.walRestartWanted = false;
     this.flush();
     while (this.syncing) await this.syncing;
     this.closed = true;

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { deepFreeze } from './deep-freeze';
 import { LRUCache } from 'lru-cache';
-import { BackgroundCheckpointer } from './sqlite-checkpointer';
+import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
 import type {
   Collection,
   CollectionOptions,
@@ -92,9 +92,17 @@ export class SqliteReadModelStore implements ReadModelStore {
    * `backgroundCheckpoints`: checkpoint the WAL on a worker thread (see sqlite-checkpointer).
    * `commitWithinMs`: group commit (see `batch`).
    */
-  static open(path: string, options: { backgroundCheckpoints?: boolean; commitWithinMs?: number } = {}): SqliteReadModelStore {
+  static open(
+    path: string,
+    options: { backgroundCheckpoints?: boolean | BackgroundCheckpoints; commitWithinMs?: number } = {},
+  ): SqliteReadModelStore {
     const store = new SqliteReadModelStore(new Database(path), options.commitWithinMs ?? 0);
-    if (options.backgroundCheckpoints) store.checkpointer = BackgroundCheckpointer.start(store.db);
+    if (options.backgroundCheckpoints) {
+      store.checkpointer = BackgroundCheckpointer.start(store.db, {
+        ...(options.backgroundCheckpoints === true ? {} : options.backgroundCheckpoints),
+        onRestartWanted: () => (store.walRestartWanted = true),
+      });
+    }
     return store;
   }
 
@@ -102,6 +110,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   private commitTimer: NodeJS.Timeout | undefined;
   /** A group commit that failed: nothing more is written. */
   private failure: unknown;
+  /** The WAL has grown: the next batch first lets a checkpoint copy all of it. */
+  private walRestartWanted = false;
 
   private constructor(
     private readonly db: Database.Database,
@@ -175,6 +185,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    */
   batch<R>(work: () => Promise<R>): Promise<R> {
     const result = this.queueTail.then(async () => {
+      if (this.walRestartWanted) await this.restartWal();
       if (this.failure) throw this.failure;
       this.batchOpen = true;
       const joined = this.db.inTransaction;
@@ -206,23 +217,43 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   /** Commits the finished batches waiting in the open transaction, in turn with batches. */
   private commitPending(): Promise<void> {
-    clearTimeout(this.commitTimer);
-    this.commitTimer = undefined;
-    const committed = this.queueTail.then(() => {
-      if (!this.db.inTransaction) return;
-      try {
-        this.db.exec('COMMIT');
-      } catch (err) {
-        // Batches already reported as written are lost: refuse every later batch, so
-        // their projectors stop (and replay on restart) instead of serving a read model
-        // that misses them.
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        for (const collection of this.collections.values()) collection.clearCache();
-        this.failure = err;
-      }
-    });
+    const committed = this.queueTail.then(() => this.commitNow());
     this.queueTail = committed;
     return committed;
+  }
+
+  /** Only between batches (in the queue). */
+  private commitNow(): void {
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    if (!this.db.inTransaction) return;
+    try {
+      this.db.exec('COMMIT');
+    } catch (err) {
+      // Batches already reported as written are lost: refuse every later batch, so
+      // their projectors stop (and replay on restart) instead of serving a read model
+      // that misses them.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      for (const collection of this.collections.values()) collection.clearCache();
+      this.failure = err;
+    }
+  }
+
+  /**
+   * Lets the WAL start over (see sqlite-checkpointer): commit, have the worker copy every
+   * frame while no batch runs, and the next write transaction begins the WAL anew. Reads
+   * go on meanwhile; only the projectors' next batches wait.
+   */
+  private async restartWal(): Promise<void> {
+    this.walRestartWanted = false;
+    this.commitNow();
+    try {
+      await this.checkpointer?.checkpointAll(this.db);
+    } catch {
+      // The worker's own checkpoints go on; a later restart may take.
+    }
+    // The batch that follows writes first, whatever was reported meanwhile.
+    this.walRestartWanted = false;
   }
 
   async close(): Promise<void> {
