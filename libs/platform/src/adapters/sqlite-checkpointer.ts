@@ -12,9 +12,10 @@
  * every frame, and with commits arriving every few milliseconds a checkpoint never
  * catches up: the file grew by hundreds of megabytes over 40,000 messages. So once the
  * WAL holds more than `restartFrames`, the owner is told (`onRestartWanted`); it stops
- * committing for a moment, has `checkpoint()` copy the rest, and its next write
- * transaction starts the WAL over. Nothing waits on the main thread meanwhile: only
- * writes are held back.
+ * committing for a moment, has `checkpointAll()` copy the rest, and its next write
+ * transaction starts the WAL over. Only writes are held back meanwhile; the copying runs
+ * on the worker (the owner's own connection copies only what another process committed
+ * in between, usually nothing).
  */
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
