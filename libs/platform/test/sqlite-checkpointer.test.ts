@@ -36,6 +36,10 @@ describe('background WAL checkpoints', () => {
     await store.close();
   });
 
+  /** Four 2,000-character documents or facts per write. */
+  const BYTES_PER_WRITE = 4 * 2000;
+  const text = (c: string) => c.repeat(BYTES_PER_WRITE / 4);
+
   /** Writes for `ms` without pause, returning the largest WAL size seen and the bytes written. */
   async function writeSteadily(wal: string, ms: number, write: (i: number) => Promise<void>): Promise<{ largest: number; written: number }> {
     let largest = 0;
@@ -47,7 +51,7 @@ describe('background WAL checkpoints', () => {
       await new Promise((resolve) => setImmediate(resolve));
       if (existsSync(wal)) largest = Math.max(largest, statSync(wal).size);
     }
-    return { largest, written: i * 4 * 2000 };
+    return { largest, written: i * BYTES_PER_WRITE };
   }
 
   it('keep a read-model WAL bounded under steady writes: it starts over once large', async () => {
@@ -57,7 +61,7 @@ describe('background WAL checkpoints', () => {
     const docs = store.collection<{ _id: number; text: string }>('docs');
     const { largest, written } = await writeSteadily(`${file}-wal`, 3000, (i) =>
       store.batch(async () => {
-        for (let k = 0; k < 4; k++) await docs.put({ _id: i * 4 + k, text: 'x'.repeat(2000) });
+        for (let k = 0; k < 4; k++) await docs.put({ _id: i * 4 + k, text: text('x') });
       }),
     );
     // Without restarts the WAL holds everything written since the start.
@@ -72,7 +76,7 @@ describe('background WAL checkpoints', () => {
     const store = SqliteEventStore.open(file, { backgroundCheckpoints: { intervalMs: 100, restartFrames: 100 } });
     const { largest, written } = await writeSteadily(`${file}-wal`, 3000, async (i) => {
       await Promise.all(
-        Array.from({ length: 4 }, (_, k) => store.append(`s-${i}-${k}`, [{ id: `f-${i}-${k}`, type: 'Big', data: { text: 'y'.repeat(2000) } }], 'no_stream')),
+        Array.from({ length: 4 }, (_, k) => store.append(`s-${i}-${k}`, [{ id: `f-${i}-${k}`, type: 'Big', data: { text: text('y') } }], 'no_stream')),
       );
     });
     expect(written).toBeGreaterThan(4_000_000);

@@ -9,6 +9,7 @@ import {
   type FactOf,
   type GroupMember,
 } from '@teamchat/contracts';
+import { channelCreated } from './fixtures';
 import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
 import { metadataAudience } from '../src/domain/access';
 import {
@@ -39,25 +40,6 @@ const bot = person(7, ROLE.member);
 const users = [owner, admin, moderator, mark, mary, guest, bot];
 const NON_GUESTS = [1, 2, 3, 4, 5, 7];
 
-/** A ChannelCreated fact as facts were stored before group-settings existed. */
-function legacyCreated(channel_id: number, name: string, overrides: Partial<FactOf<'ChannelCreated'>> = {}): FactOf<'ChannelCreated'> {
-  return {
-    type: 'ChannelCreated',
-    channel_id,
-    name,
-    description: '',
-    rendered_description: '',
-    invite_only: false,
-    is_web_public: false,
-    history_public_to_subscribers: true,
-    is_default: false,
-    topics_policy: 'inherit',
-    message_retention_days: null,
-    creator_id: null,
-    date_created: NOW_S,
-    ...overrides,
-  };
-}
 
 const registryOf = (facts: Fact[]) => facts.reduce(evolveRegistry, initialRegistry());
 
@@ -84,7 +66,7 @@ const create = (overrides: Partial<CreateChannels> = {}, settings: Partial<Creat
 /** What a member's new public channel holds: Zulip's defaults, the creator administering it. */
 function created(channel_id: number, name: string, overrides: Partial<FactOf<'ChannelCreated'>> = {}): FactOf<'ChannelCreated'> {
   return {
-    ...legacyCreated(channel_id, name, { creator_id: 4 }),
+    ...channelCreated(channel_id, name, { creator_id: 4 }),
     ...defaultChannelGroupSettings(4),
     audience_user_ids: NON_GUESTS,
     ...overrides,
@@ -92,7 +74,7 @@ function created(channel_id: number, name: string, overrides: Partial<FactOf<'Ch
 }
 
 describe('decideCreateChannels', () => {
-  const general = legacyCreated(1, 'General');
+  const general = channelCreated(1, 'General');
   const when = (given: Fact[], overrides: Partial<CreateChannels> = {}, settings: Partial<CreateChannels['settings']> = {}) =>
     creating.given(given).when(create(overrides, settings));
 
@@ -130,7 +112,7 @@ describe('decideCreateChannels', () => {
     ]));
 
   it('allocates consecutive ids after the highest one seen', () =>
-    when([general, legacyCreated(7, 'seven')], { channels: [newChannel('a'), newChannel('b')] }).then([created(8, 'a'), created(9, 'b')]));
+    when([general, channelCreated(7, 'seven')], { channels: [newChannel('a'), newChannel('b')] }).then([created(8, 'a'), created(9, 'b')]));
 
   it('has no creator, and nobody administering, when a trusted internal caller creates it', () =>
     when([], { actor: undefined }).then([
@@ -153,7 +135,7 @@ describe('decideCreateChannels', () => {
     ]));
 
   it('lists the default channels for everyone but guests when creating a default channel', () =>
-    when([legacyCreated(1, 'general', { is_default: true })], { actor: admin }, { is_default: true }).then([
+    when([channelCreated(1, 'general', { is_default: true })], { actor: admin }, { is_default: true }).then([
       {
         ...created(2, 'engineering', { creator_id: 2, is_default: true }),
         can_administer_channel_group: { direct_members: [2], direct_subgroups: [] },
@@ -200,7 +182,7 @@ describe('decideCreateChannels', () => {
     when([], { channels: [newChannel('ops'), newChannel('OPS')] }).thenThrows({ msg: "Channel 'OPS' already exists" }));
 
   it('refuses a guest without revealing that a name is taken', () =>
-    when([legacyCreated(1, 'engineering')], { actor: guest }).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
+    when([channelCreated(1, 'engineering')], { actor: guest }).thenThrows({ code: 'BAD_REQUEST', msg: 'Insufficient permission' }));
 
   it('accepts a name of 60 code points, even when they take 120 UTF-16 units', () =>
     when([], { channels: [newChannel('😀'.repeat(60))] }).then([created(1, '😀'.repeat(60))]));
@@ -233,7 +215,7 @@ describe('decideCreateChannels', () => {
 
 describe('evolveRegistry', () => {
   it('indexes names in lower case, holds each channel, and ignores other facts', () => {
-    const state = registryOf([legacyCreated(1, 'General'), { type: 'SubscriptionsAdded', channel_id: 1, user_ids: [1] }, legacyCreated(2, 'Ops')]);
+    const state = registryOf([channelCreated(1, 'General'), { type: 'SubscriptionsAdded', channel_id: 1, user_ids: [1] }, channelCreated(2, 'Ops')]);
     expect([...state.byName]).toEqual([
       ['general', 1],
       ['ops', 2],
@@ -243,7 +225,7 @@ describe('evolveRegistry', () => {
   });
 
   it('reads channels stored before group-settings existed with the defaults', () => {
-    expect(registryOf([legacyCreated(1, 'general')]).channels.get(1)).toMatchObject({
+    expect(registryOf([channelCreated(1, 'general')]).channels.get(1)).toMatchObject({
       ...defaultChannelGroupSettings(null),
       can_administer_channel_group: SYSTEM_GROUP.nobody,
       is_archived: false,
@@ -252,7 +234,7 @@ describe('evolveRegistry', () => {
 
   it('moves the name index on a rename and marks archiving', () => {
     const state = registryOf([
-      legacyCreated(1, 'General'),
+      channelCreated(1, 'General'),
       { type: 'ChannelUpdated', channel_id: 1, name: 'General', change: { property: 'name', value: 'Lobby' }, audience_user_ids: [] },
       { type: 'ChannelArchived', channel_id: 1, name: 'Lobby', audience_user_ids: [] },
     ]);
@@ -266,7 +248,7 @@ describe('evolveRegistry', () => {
 // ---------------------------------------------------------------------------------------
 
 describe('metadataAudience', () => {
-  const view = (overrides: Partial<ChannelView> = {}): ChannelView => ({ ...channelFromCreated(legacyCreated(1, 'c', { creator_id: 4 })), ...overrides });
+  const view = (overrides: Partial<ChannelView> = {}): ChannelView => ({ ...channelFromCreated(channelCreated(1, 'c', { creator_id: 4 })), ...overrides });
 
   it('is every non-guest and the subscribed guests for a public channel', () => {
     expect(metadataAudience(view(), users, new Set(), NOW_S)).toEqual(NON_GUESTS);
@@ -295,7 +277,7 @@ const updating = deciderSpec<RegistryState, UpdateChannel>({
 
 const engineering = created(10, 'engineering');
 const leadership = created(11, 'leadership', { creator_id: 1, invite_only: true, history_public_to_subscribers: false, ...defaultChannelGroupSettings(1), audience_user_ids: [1, 2] });
-const given = [legacyCreated(1, 'general', { is_default: true }), engineering, leadership];
+const given = [channelCreated(1, 'general', { is_default: true }), engineering, leadership];
 
 const update = (changes: ChannelChanges, overrides: Partial<UpdateChannel> = {}): UpdateChannel => ({
   actor: admin,

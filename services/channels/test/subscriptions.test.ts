@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { channelFromCreated, defaultChannelGroupSettings, ROLE, type Fact, type FactOf, type GroupMember } from '@teamchat/contracts';
+import { channelCreated } from './fixtures';
 import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
 import { evolveRegistry, initialRegistry, type RegistryState } from '../src/domain/channels';
 import {
@@ -21,22 +22,6 @@ const mary = person(5, ROLE.member);
 const guest = person(6, ROLE.guest);
 const users = [owner, admin, mark, mary, guest];
 
-const channelCreated = (channel_id: number, name: string, overrides: Partial<FactOf<'ChannelCreated'>> = {}): FactOf<'ChannelCreated'> => ({
-  type: 'ChannelCreated',
-  channel_id,
-  name,
-  description: '',
-  rendered_description: '',
-  invite_only: false,
-  is_web_public: false,
-  history_public_to_subscribers: true,
-  is_default: false,
-  topics_policy: 'inherit',
-  message_retention_days: null,
-  creator_id: 1,
-  date_created: 1_700_000_000,
-  ...overrides,
-});
 const general = channelCreated(1, 'general');
 const leadership = channelCreated(2, 'leadership', { invite_only: true, history_public_to_subscribers: false });
 const registry = [general, leadership].reduce<RegistryState>(evolveRegistry, initialRegistry());

@@ -79,13 +79,13 @@ export class BackgroundCheckpointer {
 
   private constructor(
     private readonly worker: Worker,
-    private readonly name: string,
+    private readonly db: Database.Database,
     private readonly restartFrames: number,
     private readonly onRestartWanted: (() => void) | undefined,
   ) {
     worker.on('message', (reply: WorkerReply) => this.received(reply));
     worker.on('error', (err) => {
-      process.stderr.write(`background checkpointer of ${name} stopped: ${String(err)}\n`);
+      process.stderr.write(`background checkpointer of ${db.name} stopped: ${String(err)}\n`);
       for (const { reject } of this.waiting.values()) reject(err);
       this.waiting.clear();
     });
@@ -104,7 +104,7 @@ export class BackgroundCheckpointer {
     });
     // The worker must not keep a process alive that has nothing else to do.
     worker.unref();
-    return new BackgroundCheckpointer(worker, db.name, options.restartFrames ?? DEFAULT_RESTART_FRAMES, options.onRestartWanted);
+    return new BackgroundCheckpointer(worker, db, options.restartFrames ?? DEFAULT_RESTART_FRAMES, options.onRestartWanted);
   }
 
   /**
@@ -112,16 +112,16 @@ export class BackgroundCheckpointer {
    * owner's next write transaction starts the WAL over; the owner must not commit until
    * it resolves.
    */
-  async checkpointAll(db: Database.Database): Promise<void> {
+  async checkpointAll(): Promise<void> {
     await this.checkpoint();
     // What the worker left (nothing, unless another process committed meanwhile) is
     // copied here. Without this the next write transaction did not start the WAL over,
     // although the worker reported every frame copied (measured, not understood).
-    db.pragma('wal_checkpoint(PASSIVE)');
+    this.db.pragma('wal_checkpoint(PASSIVE)');
   }
 
   /** Runs a PASSIVE checkpoint now, on the worker. */
-  checkpoint(): Promise<CheckpointResult> {
+  private checkpoint(): Promise<CheckpointResult> {
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -134,7 +134,7 @@ export class BackgroundCheckpointer {
     if (waiter) this.waiting.delete(reply.id!);
     if (reply.error !== undefined) {
       if (waiter) waiter.reject(new Error(reply.error));
-      else process.stderr.write(`background checkpoint of ${this.name} failed: ${reply.error}\n`);
+      else process.stderr.write(`background checkpoint of ${this.db.name} failed: ${reply.error}\n`);
       return;
     }
     const result = { log: reply.log ?? 0, checkpointed: reply.checkpointed ?? 0 };

@@ -195,7 +195,7 @@ export class SqliteEventStore implements EventStore {
       // group's transaction starts the WAL over.
       this.walRestartWanted = false;
       this.walRestarting = this.checkpointer
-        .checkpointAll(this.db)
+        .checkpointAll()
         .catch(() => undefined)
         .then(() => {
           // This group commits first, whatever was reported meanwhile.

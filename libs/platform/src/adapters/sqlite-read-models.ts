@@ -248,7 +248,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.walRestartWanted = false;
     this.commitNow();
     try {
-      await this.checkpointer?.checkpointAll(this.db);
+      await this.checkpointer?.checkpointAll();
     } catch {
       // The worker's own checkpoints go on; a later restart may take.
     }

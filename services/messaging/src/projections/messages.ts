@@ -247,8 +247,8 @@ export class MessagesReadModel {
   }
 
   /** The collections the messaging projection writes (emptied before a replay from the start). */
-  get collections(): Collection<Doc>[] {
-    return [this.messages, this.userMessages, this.userTopics] as unknown as Collection<Doc>[];
+  get collections(): { clear(): Promise<void> }[] {
+    return [this.messages, this.userMessages, this.userTopics];
   }
 
   /** The personal-history rows of one message: who received it (or flagged it later). */

@@ -342,10 +342,11 @@ function without(range: IdRange, key: keyof IdRange): IdRange {
 }
 
 /** `row` as Candidate.row: absent when not read. */
-const fromMessage = (m: MessageDoc, row?: UserMessageDoc | null): Candidate =>
-  row === undefined
-    ? { id: m._id, channel_id: m.channel_id, topic_lc: m.topic_lc, dm_key: m.dm_key, sender_id: m.sender_id, message: m }
-    : { id: m._id, channel_id: m.channel_id, topic_lc: m.topic_lc, dm_key: m.dm_key, sender_id: m.sender_id, message: m, row };
+function fromMessage(m: MessageDoc, row?: UserMessageDoc | null): Candidate {
+  const candidate: Candidate = { id: m._id, channel_id: m.channel_id, topic_lc: m.topic_lc, dm_key: m.dm_key, sender_id: m.sender_id, message: m };
+  if (row !== undefined) candidate.row = row;
+  return candidate;
+}
 
 // Per-message loops below are plain loops, not flatMap: V8's flatMap costs about ten
 // times as much, and these run for every message of every read.
