@@ -2,6 +2,7 @@ import { fsync, openSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { deepFreeze } from './deep-freeze';
 import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
+import { enterWalMode } from './sqlite-wal';
 import {
   WrongExpectedRevisionError,
   type AppendResult,
@@ -111,7 +112,7 @@ export class SqliteEventStore implements EventStore {
     options: SqliteEventStoreOptions,
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 25;
-    db.pragma('journal_mode = WAL');
+    enterWalMode(db);
     // Writers from other processes wait for the lock instead of failing at once.
     db.pragma('busy_timeout = 5000');
     // Durability comes from the WAL fsync of syncWal(), off the main thread.

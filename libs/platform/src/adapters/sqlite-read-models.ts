@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { deepFreeze } from './deep-freeze';
 import { LRUCache } from 'lru-cache';
 import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
+import { enterWalMode } from './sqlite-wal';
 import type {
   Collection,
   CollectionOptions,
@@ -117,7 +118,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     private readonly db: Database.Database,
     private readonly commitWithinMs: number,
   ) {
-    db.pragma('journal_mode = WAL');
+    enterWalMode(db);
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = NORMAL');
     // Messaging's indexes outgrow SQLite's 2 MiB default page cache at a few thousand

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SqliteEventStore } from '../src/adapters/sqlite-event-store';
+import { SqliteReadModelStore } from '../src/adapters/sqlite-read-models';
+import { enterWalMode } from '../src/adapters/sqlite-wal';
+
+/**
+ * Another process holds the write lock of a new (rollback-journal) database file for
+ * `holdMs`: what a second service meets when it opens the shared event store while the
+ * first is switching it to WAL. Resolves once the lock is held.
+ */
+function holdWriteLock(file: string, holdMs: number): Promise<{ released: Promise<void> }> {
+  const script = `
+    const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+    const db = new Database(${JSON.stringify(file)});
+    db.exec('BEGIN IMMEDIATE');
+    process.stdout.write('HELD\\n');
+    setTimeout(() => { db.exec('ROLLBACK'); db.close(); }, ${holdMs});`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const released = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('HELD')) resolve({ released });
+    });
+    child.on('exit', (code) => reject(new Error(`lock holder exited (${code}) before holding the lock`)));
+  });
+}
+
+describe('entering WAL mode while another process holds the lock', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'teamchat-wal-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('SQLite itself refuses at once, despite the busy timeout (why enterWalMode retries)', async () => {
+    const file = join(dir, 'plain.sqlite');
+    const { released } = await holdWriteLock(file, 300);
+    const db = new Database(file, { timeout: 5000 });
+    expect(() => db.pragma('journal_mode = WAL')).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+    db.close();
+    await released;
+  });
+
+  it('the event store opens once the lock is released', async () => {
+    const file = join(dir, 'events.sqlite');
+    const { released } = await holdWriteLock(file, 300);
+    const store = SqliteEventStore.open(file);
+    const { positions } = await store.append('s-1', [{ id: 'f-1', type: 'Noted', data: {} }], 'no_stream');
+    expect(positions).toEqual([1]);
+    await store.close();
+    await released;
+    const check = new Database(file);
+    expect(check.pragma('journal_mode', { simple: true })).toBe('wal');
+    check.close();
+  });
+
+  it('the read-model store opens once the lock is released', async () => {
+    const file = join(dir, 'rm.sqlite');
+    const { released } = await holdWriteLock(file, 300);
+    const store = SqliteReadModelStore.open(file);
+    const docs = store.collection<{ _id: string; n: number }>('docs');
+    await store.batch(() => docs.put({ _id: 'a', n: 1 }));
+    expect(await docs.get('a')).toEqual({ _id: 'a', n: 1 });
+    await store.close();
+    await released;
+  });
+
+  it('gives up with the error when the lock outlasts the timeout', () => {
+    let calls = 0;
+    const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    const db = {
+      pragma: () => {
+        calls++;
+        throw busy;
+      },
+    };
+    expect(() => enterWalMode(db as never, 50)).toThrow(busy);
+    expect(calls).toBeGreaterThan(1);
+  });
+
+  it('does not retry other errors', () => {
+    let calls = 0;
+    const corrupt = Object.assign(new Error('file is not a database'), { code: 'SQLITE_NOTADB' });
+    const db = {
+      pragma: () => {
+        calls++;
+        throw corrupt;
+      },
+    };
+    expect(() => enterWalMode(db as never, 1000)).toThrow(corrupt);
+    expect(calls).toBe(1);
+  });
+});
