@@ -1,25 +1,30 @@
 /**
- * The embedded mode: every service and the gateway in one process, over the in-process
- * bus, with one SQLite event store file and one read-model file per service, all under
- * the data directory. Restarting resumes each projector from its checkpoint.
+ * The embedded mode: every service and the gateway in one process, with one SQLite event
+ * store file and one read-model file per service, all under the data directory.
+ * Restarting resumes each projector from its checkpoint.
+ *
+ * Messaging, the service that does most of the work of sending and reading messages,
+ * runs on a worker thread so that the process uses two cores: the main thread serves
+ * HTTP and the other services. The threads share the in-process bus (through a
+ * PortBus) and the event store file (each with its own connection, as the processes of
+ * the distributed mode do, and told of each other's appends over the bus).
  */
 import { join } from 'node:path';
-import { startAccountsService } from '@teamchat/accounts';
-import { startChannelsService } from '@teamchat/channels';
-import { startEventsService } from '@teamchat/events';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { buildGateway } from '@teamchat/gateway';
-import { startMessagingService } from '@teamchat/messaging';
 import {
   InProcessBus,
-  READ_MODEL_COMMIT_WITHIN_MS,
-  SqliteEventStore,
-  SqliteReadModelStore,
+  NotifyingEventStore,
+  bridgePort,
   type RunningService,
   type ServerConfig,
-  type ServiceDeps,
+  type SqliteReadModelStore,
 } from '@teamchat/platform';
 import type { Logger } from 'pino';
 import { seedDevelopmentOrganization } from './seed';
+import type { ServiceThreadData } from './service-thread';
+import { SERVICES, type ServiceName } from './services';
+import { openEventStore, openReadModels } from './storage';
 
 export interface EmbeddedServer {
   url: string;
@@ -27,12 +32,14 @@ export interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
-const services: [string, (deps: ServiceDeps) => Promise<RunningService>][] = [
-  ['accounts', startAccountsService],
-  ['channels', startChannelsService],
-  ['messaging', startMessagingService],
-  ['events', startEventsService],
-];
+/** The services that get a thread of their own. */
+const THREADED: ReadonlySet<ServiceName> = new Set(['messaging']);
+
+/**
+ * The compiled worker script. Tests run this module from its TypeScript source; the
+ * thread runs the output of `tsc -b` in either case.
+ */
+const SERVICE_THREAD_SCRIPT = join(__dirname, '..', 'dist', 'service-thread.js');
 
 /** Starts the services (no HTTP): used by the server and the command-line tool. */
 export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
@@ -40,26 +47,72 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
   // messages of maximum length) rather than NATS's default 1 MiB, and hand replies over
   // without a JSON copy (every endpoint builds a fresh reply; requests are still copied).
   const bus = new InProcessBus({ maxPayload: 256 * 1024 * 1024, copyReplies: false });
-  const store = SqliteEventStore.open(join(config.dataDir, 'events.sqlite'), { backgroundCheckpoints: true });
+  const store = await NotifyingEventStore.wrap(openEventStore(config), bus);
   const stores: SqliteReadModelStore[] = [];
   const running: RunningService[] = [];
-  for (const [name, start] of services) {
-    const readModels = SqliteReadModelStore.open(join(config.dataDir, `${name}.read-models.sqlite`), {
-      backgroundCheckpoints: true,
-      commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS,
-    });
-    stores.push(readModels);
-    running.push(await start({ store, readModels, bus, log: log.child({ service: name }), config }));
+  const names = Object.keys(SERVICES) as ServiceName[];
+  try {
+    // Threads boot (load their modules, catch up) while the main thread's services do.
+    const threads = names.filter((name) => THREADED.has(name)).map((name) => startServiceThread(name, bus, config, log));
+    for (const name of names.filter((n) => !THREADED.has(n))) {
+      const readModels = openReadModels(config, name);
+      stores.push(readModels);
+      running.push(await SERVICES[name]({ store, readModels, bus, log: log.child({ service: name }), config }));
+    }
+    const started = await Promise.allSettled(threads);
+    for (const outcome of started) if (outcome.status === 'fulfilled') running.push(outcome.value);
+    const failed = started.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+  } catch (err) {
+    await stopAll();
+    throw err;
   }
-  return {
-    bus,
-    async stop() {
-      for (const service of running.reverse()) await service.stop();
-      await bus.close();
-      await store.close();
-      for (const readModels of stores) await readModels.close();
-    },
-  };
+
+  async function stopAll() {
+    for (const service of running.reverse()) await service.stop();
+    await bus.close();
+    await store.close();
+    for (const readModels of stores) await readModels.close();
+  }
+  return { bus, stop: stopAll };
+}
+
+/** Runs one service on a worker thread (see service-thread.ts); resolves once it serves. */
+function startServiceThread(service: ServiceName, hub: InProcessBus, config: ServerConfig, log: Logger): Promise<RunningService> {
+  const { port1, port2 } = new MessageChannel();
+  const bridge = bridgePort(hub, port1);
+  const data: ServiceThreadData = { service, config, logLevel: log.level, busPort: port2, maxPayload: hub.maxPayload };
+  const worker = new Worker(SERVICE_THREAD_SCRIPT, { workerData: data, transferList: [port2] });
+  return new Promise((resolve, reject) => {
+    let ready = false;
+    let stopped: (() => void) | undefined;
+    worker.on('error', (err) => {
+      log.fatal({ err, service }, `the ${service} thread failed`);
+      // Its requests fail at once (no responders) instead of timing out.
+      void bridge.close();
+      if (!ready) reject(err);
+    });
+    worker.once('exit', (code) => {
+      stopped?.();
+      if (!ready) reject(new Error(`the ${service} thread exited (${code}) before serving`));
+    });
+    worker.on('message', (message) => {
+      if (message === 'stopped') return stopped?.();
+      if (message !== 'ready') return;
+      ready = true;
+      resolve({
+        async stop() {
+          await new Promise<void>((done) => {
+            stopped = done;
+            worker.postMessage('stop');
+          });
+          // Everything of the thread is closed by now; end it even if a handle lingers.
+          await worker.terminate();
+          await bridge.close();
+        },
+      });
+    });
+  });
 }
 
 export async function startEmbeddedServer(

@@ -3,6 +3,7 @@ export * from './ports/read-models';
 export * from './ports/bus';
 export * from './adapters/in-process-bus';
 export * from './adapters/nats-bus';
+export { PortBus, bridgePort } from './adapters/port-bus';
 export * from './testing/bus-contract';
 export {
   describeWithNats,

@@ -1,0 +1,48 @@
+/**
+ * A service on a worker thread of the embedded server (see embedded.ts): a core of its
+ * own, its own connections to the event store and to its read-model file, and the main
+ * thread's bus through a PortBus. The main thread sends one message, "stop"; the thread
+ * answers "ready" once serving and "stopped" once everything is closed.
+ */
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { NotifyingEventStore, PortBus, type ServerConfig } from '@teamchat/platform';
+import pino from 'pino';
+import { openEventStore, openReadModels } from './storage';
+import { SERVICES, type ServiceName } from './services';
+
+export interface ServiceThreadData {
+  service: ServiceName;
+  config: ServerConfig;
+  logLevel: string;
+  busPort: MessagePort;
+  maxPayload: number;
+}
+
+async function run(data: ServiceThreadData, control: MessagePort): Promise<void> {
+  const log = pino({ name: 'teamchat', level: data.logLevel }).child({ service: data.service });
+  const bus = new PortBus(data.busPort, data.maxPayload);
+  const store = await NotifyingEventStore.wrap(openEventStore(data.config), bus);
+  const readModels = openReadModels(data.config, data.service);
+  const service = await SERVICES[data.service]({ store, readModels, bus, log, config: data.config });
+  control.once('message', () => {
+    void (async () => {
+      await service.stop();
+      await bus.close();
+      await store.close();
+      await readModels.close();
+      control.postMessage('stopped');
+      control.close();
+    })();
+  });
+  control.postMessage('ready');
+}
+
+if (parentPort) {
+  const control = parentPort;
+  run(workerData as ServiceThreadData, control).catch((err: unknown) => {
+    // Uncaught, it ends the thread with an 'error' event, which the main thread reports.
+    setImmediate(() => {
+      throw err;
+    });
+  });
+}

@@ -1,0 +1,55 @@
+import { MessageChannel } from 'node:worker_threads';
+import { describe, expect, it } from '@jest/globals';
+import { DEFAULT_MAX_PAYLOAD, InProcessBus, PortBus, bridgePort, busContract, isBusError } from '@teamchat/platform';
+
+/** A PortBus over a MessageChannel in this thread: every operation still crosses the port. */
+function connected() {
+  const hub = new InProcessBus();
+  const { port1, port2 } = new MessageChannel();
+  const bridge = bridgePort(hub, port2);
+  const bus = new PortBus(port1, DEFAULT_MAX_PAYLOAD);
+  const cleanup = async () => {
+    await bus.close();
+    await bridge.close();
+    await hub.close();
+  };
+  return { hub, bus, bridge, cleanup };
+}
+
+// The worker's side asks, the hub's side serves; then the other way round.
+busContract('PortBus (requesting through the hub)', async () => {
+  const { hub, bus, cleanup } = connected();
+  return { bus, second: hub, cleanup };
+});
+
+busContract('PortBus (serving the hub)', async () => {
+  const { hub, bus, cleanup } = connected();
+  return { bus: hub, second: bus, cleanup };
+});
+
+describe('PortBus', () => {
+  it('carries requests between two worker-side buses through the hub', async () => {
+    const hub = new InProcessBus();
+    const a = new MessageChannel();
+    const b = new MessageChannel();
+    const bridges = [bridgePort(hub, a.port2), bridgePort(hub, b.port2)];
+    const left = new PortBus(a.port1, DEFAULT_MAX_PAYLOAD);
+    const right = new PortBus(b.port1, DEFAULT_MAX_PAYLOAD);
+    await right.serve('math.double', async (payload) => (payload as number) * 2);
+    await expect(left.request('math.double', 21, 1000)).resolves.toBe(42);
+    await left.close();
+    await right.close();
+    for (const bridge of bridges) await bridge.close();
+    await hub.close();
+  });
+
+  it('drops the worker’s subscriptions from the hub when the bridge closes', async () => {
+    const { hub, bus, bridge, cleanup } = connected();
+    await bus.serve('gone.soon', async () => 'here');
+    await expect(hub.request('gone.soon', null, 1000)).resolves.toBe('here');
+    await bridge.close();
+    const err = await hub.request('gone.soon', null, 1000).catch((e: unknown) => e);
+    expect(isBusError(err) && err.code).toBe('NO_RESPONDERS');
+    await cleanup();
+  });
+});
