@@ -93,17 +93,22 @@ async function http(url: string, init: RequestInit = {}): Promise<Record<string,
   return json;
 }
 
-/** Channels bench-00 … bench-19, everyone subscribed. */
-async function createChannels(server: EmbeddedServer, userIds: number[]): Promise<string[]> {
+/**
+ * Channels bench-00 … bench-19, everyone subscribed. Also returns the store position of
+ * the last one: messaging (on its own thread) has seen the channels once it reaches it.
+ */
+async function createChannels(server: EmbeddedServer, userIds: number[]): Promise<{ names: string[]; after: number }> {
   const names = Array.from({ length: CHANNELS }, (_, i) => `bench-${String(i).padStart(2, '0')}`);
+  let after = 0;
   for (const name of names) {
-    await callEndpoint(server.bus, subjects.channels.createChannel, { params: { name, subscribers: userIds } });
+    const { position } = await callEndpoint(server.bus, subjects.channels.createChannel, { params: { name, subscribers: userIds } });
+    after = Math.max(after, position ?? 0);
   }
-  return names;
+  return { names, after };
 }
 
 /** Sends `count` messages round-robin over every channel and topic, from two senders. */
-async function seed(server: EmbeddedServer, senders: Actor[], channels: string[], count: number): Promise<number> {
+async function seed(server: EmbeddedServer, senders: Actor[], { names: channels, after }: { names: string[]; after: number }, count: number): Promise<number> {
   const started = Date.now();
   let next = 0;
   const worker = async () => {
@@ -114,7 +119,7 @@ async function seed(server: EmbeddedServer, senders: Actor[], channels: string[]
       await callEndpoint(
         server.bus,
         subjects.messaging.sendMessage,
-        { actor: senders[i % senders.length]!, params: { type: 'stream', to: channel, topic, content: words, read_by_sender: true } },
+        { actor: senders[i % senders.length]!, after, params: { type: 'stream', to: channel, topic, content: words, read_by_sender: true } },
         60_000,
       );
     }
@@ -172,9 +177,10 @@ async function main(): Promise<number> {
     const people = await Promise.all(['owner', 'admin', 'moderator', 'member', 'member2', 'guest'].map((n) => login(`${n}@example.com`)));
     const member = people[3]!;
     const reader = people[4]!;
-    const channels = await createChannels(server, people.map((p) => p.user_id));
+    const created = await createChannels(server, people.map((p) => p.user_id));
+    const channels = created.names;
     process.stdout.write(`seeding ${MESSAGES} messages… `);
-    seedRate = await seed(server, [people[0]!.actor, member.actor], channels, MESSAGES);
+    seedRate = await seed(server, [people[0]!.actor, member.actor], created, MESSAGES);
     rssAfterSeeding = process.memoryUsage().rss;
     console.log(`${seedRate.toFixed(0)} messages/s`);
 
