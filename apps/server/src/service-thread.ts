@@ -41,8 +41,13 @@ if (parentPort) {
   const control = parentPort;
   run(workerData as ServiceThreadData, control).catch((err: unknown) => {
     // Uncaught, it ends the thread with an 'error' event, which the main thread reports.
+    // Node rebuilds only plain Errors on that side (a SqliteError would arrive as an
+    // object with nothing but its code), so the error travels as one.
+    const { message, stack, code } = err as { message?: string; stack?: string; code?: string };
+    const plain = Object.assign(new Error(message ?? String(err)), code === undefined ? {} : { code });
+    if (stack) plain.stack = stack;
     setImmediate(() => {
-      throw err;
+      throw plain;
     });
   });
 }

@@ -4,7 +4,7 @@
  * nothing, refuses development keys, and is set up with the command-line tool.
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Client, startEmbedded, tempDataDir } from './harness';
@@ -38,6 +38,25 @@ describe('restart', () => {
       expect((await owner.get('/users/me')).body.user_id).toBe(1);
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe('the messaging thread', () => {
+  it('failing to start makes the server fail to start, with its error, and frees the data directory', async () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    writeFileSync(join(dataDir, 'messaging.read-models.sqlite'), 'this is not a database, '.repeat(100));
+    await expect(startEmbedded(dataDir)).rejects.toThrow(/not a database/);
+    // The main thread's services were stopped: the directory works once the file is gone.
+    rmSync(join(dataDir, 'messaging.read-models.sqlite'));
+    const server = await startEmbedded(dataDir);
+    try {
+      const member = await Client.login(server.api, 'member@example.com');
+      const sent = await member.post('/messages', { type: 'stream', to: 'general', topic: 't', content: 'works' });
+      expect(sent.body.result).toBe('success');
+    } finally {
+      await server.stop();
     }
   });
 });
