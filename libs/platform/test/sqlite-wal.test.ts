@@ -69,29 +69,29 @@ describe('entering WAL mode while another process holds the lock', () => {
     await released;
   });
 
-  it('gives up with the error when the lock outlasts the timeout', () => {
-    let calls = 0;
-    const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+  /** A connection whose pragma always fails with `err`, counting the attempts. */
+  function alwaysFailing(err: Error) {
+    const attempts = { count: 0 };
     const db = {
       pragma: () => {
-        calls++;
-        throw busy;
+        attempts.count++;
+        throw err;
       },
     };
-    expect(() => enterWalMode(db as never, 50)).toThrow(busy);
-    expect(calls).toBeGreaterThan(1);
+    return { db: db as never, attempts };
+  }
+
+  it('gives up with the error when the lock outlasts the timeout', () => {
+    const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    const { db, attempts } = alwaysFailing(busy);
+    expect(() => enterWalMode(db, 50)).toThrow(busy);
+    expect(attempts.count).toBeGreaterThan(1);
   });
 
   it('does not retry other errors', () => {
-    let calls = 0;
     const corrupt = Object.assign(new Error('file is not a database'), { code: 'SQLITE_NOTADB' });
-    const db = {
-      pragma: () => {
-        calls++;
-        throw corrupt;
-      },
-    };
-    expect(() => enterWalMode(db as never, 1000)).toThrow(corrupt);
-    expect(calls).toBe(1);
+    const { db, attempts } = alwaysFailing(corrupt);
+    expect(() => enterWalMode(db, 1000)).toThrow(corrupt);
+    expect(attempts.count).toBe(1);
   });
 });
