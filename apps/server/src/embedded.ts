@@ -85,16 +85,23 @@ function startServiceThread(service: ServiceName, hub: InProcessBus, config: Ser
   const worker = new Worker(SERVICE_THREAD_SCRIPT, { workerData: data, transferList: [port2] });
   return new Promise((resolve, reject) => {
     let ready = false;
+    let exited = false;
+    let stopping = false;
     let stopped: (() => void) | undefined;
-    worker.on('error', (err) => {
+    let failed = false;
+    // Requests to a thread that is gone fail at once (no responders) instead of timing out.
+    const lost = (err: Error) => {
+      if (failed) return; // an 'error' is followed by an 'exit'
+      failed = true;
       log.fatal({ err, service }, `the ${service} thread failed`);
-      // Its requests fail at once (no responders) instead of timing out.
       void bridge.close();
       if (!ready) reject(err);
-    });
+    };
+    worker.on('error', lost);
     worker.once('exit', (code) => {
+      exited = true;
       stopped?.();
-      if (!ready) reject(new Error(`the ${service} thread exited (${code}) before serving`));
+      if (!stopping) lost(new Error(`the ${service} thread exited (${code})${ready ? '' : ' before serving'}`));
     });
     worker.on('message', (message) => {
       if (message === 'stopped') return stopped?.();
@@ -102,10 +109,13 @@ function startServiceThread(service: ServiceName, hub: InProcessBus, config: Ser
       ready = true;
       resolve({
         async stop() {
-          await new Promise<void>((done) => {
-            stopped = done;
-            worker.postMessage('stop');
-          });
+          stopping = true;
+          if (!exited) {
+            await new Promise<void>((done) => {
+              stopped = done;
+              worker.postMessage('stop');
+            });
+          }
           // Everything of the thread is closed by now; end it even if a handle lingers.
           await worker.terminate();
           await bridge.close();
