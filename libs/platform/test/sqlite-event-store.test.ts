@@ -157,6 +157,41 @@ describe('SqliteEventStore across processes', () => {
     expect(seen[0]!.id).toBe('woken');
   });
 
+  it('reads what the notifier says it synced without an fsync of its own, and syncs the rest', async () => {
+    store = SqliteEventStore.open(file, { pollIntervalMs: 60_000 });
+    const seen: StoredFact[] = [];
+    const sub = store.subscribeToAll((fact) => void seen.push(fact));
+    const child = runChild(
+      file,
+      `const store = SqliteEventStore.open(FILE);
+       await store.append('user-1', [{ id: 'synced', type: 'user_created', data: {} }], 'no_stream');
+       await store.close();`,
+    );
+    expect(await child.exited).toBe(0);
+    // The module object itself (a namespace import would be a copy the adapter never calls).
+    const fsyncs = jest.spyOn(require('node:fs') as typeof import('node:fs'), 'fsync');
+    try {
+      store.wake(1);
+      await waitFor(() => seen.length === 1, 1000);
+      expect(fsyncs).not.toHaveBeenCalled();
+      // Without the notifier's word, the same kind of foreign append costs an fsync.
+      const second = runChild(
+        file,
+        `const store = SqliteEventStore.open(FILE);
+         await store.append('user-2', [{ id: 'unsynced', type: 'user_created', data: {} }], 'no_stream');
+         await store.close();`,
+      );
+      expect(await second.exited).toBe(0);
+      store.wake();
+      await waitFor(() => seen.length === 2, 1000);
+      expect(fsyncs).toHaveBeenCalled();
+    } finally {
+      fsyncs.mockRestore();
+    }
+    await sub.stop();
+    expect(seen.map((f) => f.id)).toEqual(['synced', 'unsynced']);
+  });
+
   it('never keeps a process alive through its poll timer', async () => {
     const child = runChild(
       file,

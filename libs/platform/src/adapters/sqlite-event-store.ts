@@ -309,11 +309,22 @@ export class SqliteEventStore implements EventStore {
   }
 
   /**
-   * Looks for new facts now instead of at the next poll; in distributed mode a NATS
-   * notification from the appending process calls this.
+   * Looks for new facts now instead of at the next poll; a notification from the
+   * appending process (or thread) calls this. `durableUpTo`: the position up to which
+   * the notifier has already fsynced the WAL (it notifies only once its append is
+   * durable). The WAL is one file whoever synced it, so facts up to there are readable
+   * without an fsync of our own, which would only compete for the disk with the
+   * writer's; facts past it are the writer's to sync, and their own notification (or
+   * the poll, if it is lost) brings them.
    */
-  wake(): void {
-    if (!this.closed) this.poll();
+  wake(durableUpTo?: number): void {
+    if (this.closed) return;
+    if (durableUpTo === undefined) return this.poll();
+    if (durableUpTo > this.lastHead) this.lastHead = Math.min(durableUpTo, this.readHead());
+    const durable = Math.min(durableUpTo, this.lastHead);
+    if (durable <= this.durableHead) return;
+    this.durableHead = durable;
+    for (const subscription of this.subscriptions) subscription.notify();
   }
 
   async close(): Promise<void> {

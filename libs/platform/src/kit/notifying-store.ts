@@ -1,16 +1,18 @@
 /**
  * In the distributed mode several processes share one SQLite event store file; each
  * learns of the others' appends by polling. This decorator shortens that wait: after each
- * append it publishes the new head on the bus, and a notification from any process wakes
- * this process's subscriptions at once. Polling stays as the fallback, so a lost
- * notification only costs latency.
+ * append (once it is durable) it publishes the new head on the bus, and a notification
+ * from any process wakes this process's subscriptions at once, without an fsync of
+ * their own for what the notifier already synced. Polling stays as the fallback, so a
+ * lost notification only costs latency.
  */
 import { STORE_APPENDED_SUBJECT } from '@teamchat/contracts';
 import type { Bus, BusSubscription } from '../ports/bus';
 import type { AppendResult, EventStore, ExpectedRevision, FactHandler, NewFact, SubscribeOptions, Subscription } from '../ports/event-store';
 
 export interface WakeableEventStore extends EventStore {
-  wake(): void;
+  /** `durableUpTo`: the notifier's append is durable up to that position. */
+  wake(durableUpTo?: number): void;
 }
 
 export class NotifyingEventStore implements EventStore {
@@ -23,7 +25,10 @@ export class NotifyingEventStore implements EventStore {
 
   static async wrap(inner: WakeableEventStore, bus: Bus): Promise<NotifyingEventStore> {
     const store = new NotifyingEventStore(inner, bus);
-    store.listener = await bus.subscribe(STORE_APPENDED_SUBJECT, () => inner.wake());
+    store.listener = await bus.subscribe(STORE_APPENDED_SUBJECT, (payload) => {
+      const position = (payload as { position?: unknown } | null)?.position;
+      inner.wake(typeof position === 'number' ? position : undefined);
+    });
     return store;
   }
 
