@@ -51,21 +51,26 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
   const stores: SqliteReadModelStore[] = [];
   const running: RunningService[] = [];
   const names = Object.keys(SERVICES) as ServiceName[];
+  // Threads boot (load their modules, catch up) while the main thread's services do.
+  const threads = names.filter((name) => THREADED.has(name)).map((name) => startServiceThread(name, bus, config, log));
+  let failure: unknown;
   try {
-    // Threads boot (load their modules, catch up) while the main thread's services do.
-    const threads = names.filter((name) => THREADED.has(name)).map((name) => startServiceThread(name, bus, config, log));
     for (const name of names.filter((n) => !THREADED.has(n))) {
       const readModels = openReadModels(config, name);
       stores.push(readModels);
       running.push(await SERVICES[name]({ store, readModels, bus, log: log.child({ service: name }), config }));
     }
-    const started = await Promise.allSettled(threads);
-    for (const outcome of started) if (outcome.status === 'fulfilled') running.push(outcome.value);
-    const failed = started.find((outcome) => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
   } catch (err) {
+    failure = err;
+  }
+  // Every thread is waited for, even after a failure here: one that started must be stopped too.
+  for (const outcome of await Promise.allSettled(threads)) {
+    if (outcome.status === 'fulfilled') running.push(outcome.value);
+    else failure ??= outcome.reason;
+  }
+  if (failure !== undefined) {
     await stopAll();
-    throw err;
+    throw failure;
   }
 
   async function stopAll() {

@@ -42,23 +42,28 @@ describe('restart', () => {
   });
 });
 
-describe('the messaging thread', () => {
-  it('failing to start makes the server fail to start, with its error, and frees the data directory', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
-    writeFileSync(join(dataDir, 'messaging.read-models.sqlite'), 'this is not a database, '.repeat(100));
-    await expect(startEmbedded(dataDir)).rejects.toThrow(/not a database/);
-    // The main thread's services were stopped: the directory works once the file is gone.
-    rmSync(join(dataDir, 'messaging.read-models.sqlite'));
-    const server = await startEmbedded(dataDir);
-    try {
-      const member = await Client.login(server.api, 'member@example.com');
-      const sent = await member.post('/messages', { type: 'stream', to: 'general', topic: 't', content: 'works' });
-      expect(sent.body.result).toBe('success');
-    } finally {
-      await server.stop();
-    }
-  });
+describe('a service that fails to start', () => {
+  // Messaging runs on its own thread, accounts on the main one: either failure must stop the other side.
+  it.each(['messaging', 'accounts'])(
+    '(%s) makes the server fail to start, with its error, and frees the data directory',
+    async (service) => {
+      const dataDir = tempDataDir();
+      dirs.push(dataDir);
+      const file = join(dataDir, `${service}.read-models.sqlite`);
+      writeFileSync(file, 'this is not a database, '.repeat(100));
+      await expect(startEmbedded(dataDir)).rejects.toThrow(/not a database/);
+      // Everything that did start was stopped: the directory works once the file is gone.
+      rmSync(file);
+      const server = await startEmbedded(dataDir);
+      try {
+        const member = await Client.login(server.api, 'member@example.com');
+        const sent = await member.post('/messages', { type: 'stream', to: 'general', topic: 't', content: 'works' });
+        expect(sent.body.result).toBe('success');
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });
 
 describe('production mode', () => {
