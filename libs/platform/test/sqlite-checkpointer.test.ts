@@ -40,50 +40,63 @@ describe('background WAL checkpoints', () => {
   const BYTES_PER_WRITE = 4 * 2000;
   const text = (c: string) => c.repeat(BYTES_PER_WRITE / 4);
 
-  /** Writes for `ms` without pause, returning the largest WAL size seen and the bytes written. */
-  async function writeSteadily(wal: string, ms: number, write: (i: number) => Promise<void>): Promise<{ largest: number; written: number }> {
+  /**
+   * Writes `bytes` at up to 8 MB/s, returning the largest WAL size seen. A fixed amount,
+   * not a fixed time: after a restart the WAL keeps up to journal_size_limit (4 MiB), a
+   * floor that a slow run writing less in the same time would come too close to. A
+   * bounded rate: the WAL grows by what is written between two checkpoints (100 ms), so
+   * a fast machine writing unpaced would outgrow any fixed bound.
+   */
+  async function writeSteadily(wal: string, bytes: number, write: (i: number) => Promise<void>): Promise<number> {
+    const bytesPerMs = 8000;
+    const started = Date.now();
     let largest = 0;
-    let i = 0;
-    const until = Date.now() + ms;
-    while (Date.now() < until) {
-      await write(i++);
+    for (let i = 0; i * BYTES_PER_WRITE < bytes; i++) {
+      await write(i);
+      const due = started + (i * BYTES_PER_WRITE) / bytesPerMs;
       // As a server does between requests: timers and the worker's messages run.
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => (Date.now() < due ? setTimeout(resolve, due - Date.now()) : setImmediate(resolve)));
       if (existsSync(wal)) largest = Math.max(largest, statSync(wal).size);
     }
-    return { largest, written: i * BYTES_PER_WRITE };
+    return largest;
   }
+
+  /** Without restarts the WAL would hold everything written since the start. */
+  const WRITTEN = 24_000_000;
 
   it('keep a read-model WAL bounded under steady writes: it starts over once large', async () => {
     const file = join(dir, 'rm.sqlite');
     // 100 frames: about 400 KB.
     const store = SqliteReadModelStore.open(file, { backgroundCheckpoints: { intervalMs: 100, restartFrames: 100 }, commitWithinMs: 5 });
     const docs = store.collection<{ _id: number; text: string }>('docs');
-    const { largest, written } = await writeSteadily(`${file}-wal`, 3000, (i) =>
-      store.batch(async () => {
-        for (let k = 0; k < 4; k++) await docs.put({ _id: i * 4 + k, text: text('x') });
-      }),
-    );
-    // Without restarts the WAL holds everything written since the start.
-    expect(written).toBeGreaterThan(8_000_000);
-    expect(largest).toBeLessThan(written / 4);
-    expect((await docs.get(0))?.text).toHaveLength(2000);
-    await store.close();
-  });
+    try {
+      const largest = await writeSteadily(`${file}-wal`, WRITTEN, (i) =>
+        store.batch(async () => {
+          for (let k = 0; k < 4; k++) await docs.put({ _id: i * 4 + k, text: text('x') });
+        }),
+      );
+      expect(largest).toBeLessThan(WRITTEN / 3);
+      expect((await docs.get(0))?.text).toHaveLength(2000);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 
   it('keep an event-store WAL bounded under steady appends', async () => {
     const file = join(dir, 'events.sqlite');
     const store = SqliteEventStore.open(file, { backgroundCheckpoints: { intervalMs: 100, restartFrames: 100 } });
-    const { largest, written } = await writeSteadily(`${file}-wal`, 3000, async (i) => {
-      await Promise.all(
-        Array.from({ length: 4 }, (_, k) => store.append(`s-${i}-${k}`, [{ id: `f-${i}-${k}`, type: 'Big', data: { text: text('y') } }], 'no_stream')),
-      );
-    });
-    expect(written).toBeGreaterThan(4_000_000);
-    expect(largest).toBeLessThan(written / 4);
-    expect(await store.readStream('s-0-0')).toHaveLength(1);
-    await store.close();
-  });
+    try {
+      const largest = await writeSteadily(`${file}-wal`, WRITTEN, async (i) => {
+        await Promise.all(
+          Array.from({ length: 4 }, (_, k) => store.append(`s-${i}-${k}`, [{ id: `f-${i}-${k}`, type: 'Big', data: { text: text('y') } }], 'no_stream')),
+        );
+      });
+      expect(largest).toBeLessThan(WRITTEN / 3);
+      expect(await store.readStream('s-0-0')).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 
   it('copy event-store appends into the database file, and the store reopens with them', async () => {
     const file = join(dir, 'events.sqlite');
