@@ -138,17 +138,27 @@ describe('SqliteEventStore across processes', () => {
     );
   });
 
-  it('looks for foreign appends at once when woken, without waiting for the poll', async () => {
-    store = SqliteEventStore.open(file, { pollIntervalMs: 60_000 });
-    const seen: StoredFact[] = [];
-    const sub = store.subscribeToAll((fact) => void seen.push(fact));
+  /** Another process appends one fact (a stream of its own) and exits. */
+  async function appendElsewhere(stream: string, id: string): Promise<void> {
     const child = runChild(
       file,
       `const store = SqliteEventStore.open(FILE);
-       await store.append('user-1', [{ id: 'woken', type: 'user_created', data: {} }], 'no_stream');
+       await store.append(${JSON.stringify(stream)}, [{ id: ${JSON.stringify(id)}, type: 'user_created', data: {} }], 'no_stream');
        await store.close();`,
     );
     expect(await child.exited).toBe(0);
+  }
+
+  /** A store that would not poll during the test, and what its subscription saw. */
+  function quietStore(): { seen: StoredFact[]; sub: { stop(): Promise<void> } } {
+    store = SqliteEventStore.open(file, { pollIntervalMs: 60_000 });
+    const seen: StoredFact[] = [];
+    return { seen, sub: store.subscribeToAll((fact) => void seen.push(fact)) };
+  }
+
+  it('looks for foreign appends at once when woken, without waiting for the poll', async () => {
+    const { seen, sub } = quietStore();
+    await appendElsewhere('user-1', 'woken');
     await sleep(100);
     expect(seen).toEqual([]);
     store.wake();
@@ -158,16 +168,8 @@ describe('SqliteEventStore across processes', () => {
   });
 
   it('reads what the notifier says it synced without an fsync of its own, and syncs the rest', async () => {
-    store = SqliteEventStore.open(file, { pollIntervalMs: 60_000 });
-    const seen: StoredFact[] = [];
-    const sub = store.subscribeToAll((fact) => void seen.push(fact));
-    const child = runChild(
-      file,
-      `const store = SqliteEventStore.open(FILE);
-       await store.append('user-1', [{ id: 'synced', type: 'user_created', data: {} }], 'no_stream');
-       await store.close();`,
-    );
-    expect(await child.exited).toBe(0);
+    const { seen, sub } = quietStore();
+    await appendElsewhere('user-1', 'synced');
     // The module object itself (a namespace import would be a copy the adapter never calls).
     const fsyncs = jest.spyOn(require('node:fs') as typeof import('node:fs'), 'fsync');
     try {
@@ -175,13 +177,7 @@ describe('SqliteEventStore across processes', () => {
       await waitFor(() => seen.length === 1, 1000);
       expect(fsyncs).not.toHaveBeenCalled();
       // Without the notifier's word, the same kind of foreign append costs an fsync.
-      const second = runChild(
-        file,
-        `const store = SqliteEventStore.open(FILE);
-         await store.append('user-2', [{ id: 'unsynced', type: 'user_created', data: {} }], 'no_stream');
-         await store.close();`,
-      );
-      expect(await second.exited).toBe(0);
+      await appendElsewhere('user-2', 'unsynced');
       store.wake();
       await waitFor(() => seen.length === 2, 1000);
       expect(fsyncs).toHaveBeenCalled();
