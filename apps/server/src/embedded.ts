@@ -16,6 +16,8 @@ import {
   InProcessBus,
   NotifyingEventStore,
   bridgePort,
+  openEventStore,
+  openReadModels,
   type RunningService,
   type ServerConfig,
   type SqliteReadModelStore,
@@ -24,7 +26,6 @@ import type { Logger } from 'pino';
 import { seedDevelopmentOrganization } from './seed';
 import type { ServiceThreadData } from './service-thread';
 import { SERVICES, type ServiceName } from './services';
-import { openEventStore, openReadModels } from './storage';
 
 export interface EmbeddedServer {
   url: string;

@@ -5,9 +5,8 @@
  * answers "ready" once serving and "stopped" once everything is closed.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { NotifyingEventStore, PortBus, type ServerConfig } from '@teamchat/platform';
+import { NotifyingEventStore, PortBus, openEventStore, openReadModels, type ServerConfig } from '@teamchat/platform';
 import pino from 'pino';
-import { openEventStore, openReadModels } from './storage';
 import { SERVICES, type ServiceName } from './services';
 
 export interface ServiceThreadData {

@@ -1,5 +1,5 @@
 import { MessageChannel } from 'node:worker_threads';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { DEFAULT_MAX_PAYLOAD, InProcessBus, PortBus, bridgePort, busContract, isBusError } from '@teamchat/platform';
 
 /** A PortBus over a MessageChannel in this thread: every operation still crosses the port. */
@@ -41,6 +41,23 @@ describe('PortBus', () => {
     await right.close();
     for (const bridge of bridges) await bridge.close();
     await hub.close();
+  });
+
+  it('reports a publication the hub refuses (too large), since the publisher cannot hear of it', async () => {
+    const { hub, bus, cleanup } = connected();
+    const heard: unknown[] = [];
+    await hub.subscribe('feed', (payload) => heard.push(payload));
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      bus.publish('feed', 'x'.repeat(DEFAULT_MAX_PAYLOAD + 1));
+      bus.publish('feed', 'small');
+      await bus.flush();
+      expect(heard).toEqual(['small']);
+      expect(logged).toHaveBeenCalledWith('publication on feed refused:', expect.objectContaining({ code: 'MAX_PAYLOAD_EXCEEDED' }));
+    } finally {
+      logged.mockRestore();
+    }
+    await cleanup();
   });
 
   it('drops the worker’s subscriptions from the hub when the bridge closes', async () => {

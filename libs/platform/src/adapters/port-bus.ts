@@ -14,7 +14,7 @@
  * no undefined) hold as on any other bus.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { BusError, type Bus, type BusSubscription, type Json, type MessageHandler, type RequestHandler } from '../ports/bus';
+import { BusError, isBusError, type Bus, type BusSubscription, type Json, type MessageHandler, type RequestHandler } from '../ports/bus';
 
 /** Worker → main. */
 type Upstream =
@@ -43,7 +43,7 @@ export function bridgePort(hub: Bus, port: MessagePort): { close(): Promise<void
   const done = (id: number, work: Promise<Json | void>) =>
     work.then(
       (reply) => send({ op: 'done', id, ...(reply === undefined ? {} : { reply }) }),
-      (err: unknown) => send({ op: 'done', id, error: describe(err) }),
+      (err: unknown) => send({ op: 'done', id, error: describeError(err) }),
     );
 
   port.on('message', (message: Upstream) => {
@@ -83,8 +83,10 @@ export function bridgePort(hub: Bus, port: MessagePort): { close(): Promise<void
       case 'publish':
         try {
           hub.publish(message.subject, message.payload);
-        } catch {
-          // The hub is closing: a publication is fire-and-forget.
+        } catch (err) {
+          // Fire-and-forget: the publisher is not waiting for an answer. Dropped quietly
+          // while the hub closes; anything else (an oversized payload) is a bug to see.
+          if (!isBusError(err)) console.error(`publication on ${message.subject} refused:`, err);
         }
         return;
       case 'handled':
@@ -269,7 +271,7 @@ export class PortBus implements Bus {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-function describe(err: unknown): { code?: string; message: string } {
+function describeError(err: unknown): { code?: string; message: string } {
   const code = (err as { code?: unknown } | null)?.code;
   return { ...(typeof code === 'string' ? { code } : {}), message: (err as Error)?.message ?? String(err) };
 }

@@ -320,10 +320,10 @@ export class SqliteEventStore implements EventStore {
   wake(durableUpTo?: number): void {
     if (this.closed) return;
     if (durableUpTo === undefined) return this.poll();
-    if (durableUpTo > this.lastHead) this.lastHead = Math.min(durableUpTo, this.readHead());
-    const durable = Math.min(durableUpTo, this.lastHead);
-    if (durable <= this.durableHead) return;
-    this.durableHead = durable;
+    // The notifier committed that position before it synced: the file holds it, no query needed.
+    if (durableUpTo > this.lastHead) this.lastHead = durableUpTo;
+    if (durableUpTo <= this.durableHead) return;
+    this.durableHead = durableUpTo;
     for (const subscription of this.subscriptions) subscription.notify();
   }
 

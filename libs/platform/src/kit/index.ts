@@ -7,3 +7,4 @@ export * from './context';
 export * from './notifying-store';
 export * from './process';
 export * from './ids';
+export * from './storage';

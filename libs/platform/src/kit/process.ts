@@ -7,15 +7,13 @@
  *   TEAMCHAT_READ_MODELS     this instance's read-model file (default <data>/<service>.read-models.sqlite;
  *                            give each instance of one service its own)
  */
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { NatsBus } from '../adapters/nats-bus';
-import { SqliteEventStore } from '../adapters/sqlite-event-store';
-import { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from '../adapters/sqlite-read-models';
 import { loadConfig } from './config';
 import type { RunningService, ServiceDeps } from './context';
 import { createLogger } from './logger';
 import { NotifyingEventStore } from './notifying-store';
+import { openEventStore, openReadModels } from './storage';
 
 export async function runServiceProcess(
   name: string,
@@ -24,14 +22,8 @@ export async function runServiceProcess(
   const log: Logger = createLogger(name);
   const config = loadConfig();
   const bus = await NatsBus.connect(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name);
-  const sqlite = SqliteEventStore.open(process.env.TEAMCHAT_EVENT_STORE ?? join(config.dataDir, 'events.sqlite'), {
-    backgroundCheckpoints: true,
-  });
-  const store = await NotifyingEventStore.wrap(sqlite, bus);
-  const readModels = SqliteReadModelStore.open(
-    process.env.TEAMCHAT_READ_MODELS ?? join(config.dataDir, `${name}.read-models.sqlite`),
-    { backgroundCheckpoints: true, commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS },
-  );
+  const store = await NotifyingEventStore.wrap(openEventStore(config, process.env.TEAMCHAT_EVENT_STORE), bus);
+  const readModels = openReadModels(config, name, process.env.TEAMCHAT_READ_MODELS);
   const service = await start({ store, readModels, bus, log, config });
   log.info({ pid: process.pid }, `${name} service ready`);
   // Parent processes (tests, supervisors) wait for this line on stdout.

@@ -1,0 +1,23 @@
+/**
+ * Where a service's SQLite files live and how they are opened, the same in every mode
+ * (embedded threads, distributed processes): one event store file shared by every
+ * service, one read-model file per service, both checkpointed in the background.
+ * A caller may name other files (the distributed processes take TEAMCHAT_EVENT_STORE
+ * and TEAMCHAT_READ_MODELS).
+ */
+import { join } from 'node:path';
+import { SqliteEventStore } from '../adapters/sqlite-event-store';
+import { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from '../adapters/sqlite-read-models';
+import type { ServerConfig } from './config';
+
+export function openEventStore(config: ServerConfig, file = join(config.dataDir, 'events.sqlite')): SqliteEventStore {
+  return SqliteEventStore.open(file, { backgroundCheckpoints: true });
+}
+
+export function openReadModels(
+  config: ServerConfig,
+  service: string,
+  file = join(config.dataDir, `${service}.read-models.sqlite`),
+): SqliteReadModelStore {
+  return SqliteReadModelStore.open(file, { backgroundCheckpoints: true, commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS });
+}
