@@ -32,6 +32,8 @@ const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 
 interface Row {
   name: string;
   result: autocannon.Result;
+  /** CPU time the server process (every thread) spent per request answered, in µs. */
+  cpuPerRequest: number;
 }
 
 interface Target {
@@ -79,8 +81,13 @@ async function autocannonRun(name: string, target: Target): Promise<Row> {
   for (const [key, value] of Object.entries(target.headers ?? {})) args.push('-H', `${key}=${value}`);
   if (target.body) args.push('-b', target.body);
   args.push(target.url);
+  // On a shared machine throughput swings with the neighbours; the CPU time the server
+  // spends per request swings much less, so it is the figure to compare changes by.
+  const before = process.cpuUsage();
   const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
-  return { name, result: JSON.parse(stdout) as autocannon.Result };
+  const cpu = process.cpuUsage(before);
+  const result = JSON.parse(stdout) as autocannon.Result;
+  return { name, result, cpuPerRequest: (cpu.user + cpu.system) / Math.max(1, result.requests.total) };
 }
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -129,8 +136,8 @@ async function seed(server: EmbeddedServer, senders: Actor[], { names: channels,
 }
 
 function printTable(rows: Row[], ceiling: number): void {
-  const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', '% of noop'];
-  const lines = rows.map(({ name, result }) => [
+  const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', '% of noop', 'server CPU µs/req'];
+  const lines = rows.map(({ name, result, cpuPerRequest }) => [
     name,
     result.requests.average.toFixed(0),
     String(result.latency.p50),
@@ -138,6 +145,7 @@ function printTable(rows: Row[], ceiling: number): void {
     String(result.non2xx),
     String(result.errors),
     `${((100 * result.requests.average) / ceiling).toFixed(1)}%`,
+    cpuPerRequest.toFixed(0),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
