@@ -7,7 +7,8 @@
  * runs on a worker thread so that the process uses two cores: the main thread serves
  * HTTP and the other services. The threads share the in-process bus (through a
  * PortBus) and the event store file (each with its own connection, as the processes of
- * the distributed mode do, and told of each other's appends over the bus).
+ * the distributed mode do, and told of each other's appends over the bus). A thread that
+ * is lost is started again (superviseServiceThread).
  */
 import { join } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
@@ -30,6 +31,8 @@ import { SERVICES, type ServiceName } from './services';
 export interface EmbeddedServer {
   url: string;
   bus: InProcessBus;
+  /** The services running on threads of their own. */
+  threads: readonly ServiceThread[];
   stop(): Promise<void>;
 }
 
@@ -53,7 +56,7 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
   const running: RunningService[] = [];
   const names = Object.keys(SERVICES) as ServiceName[];
   // Threads boot (load their modules, catch up) while the main thread's services do.
-  const threads = names.filter((name) => THREADED.has(name)).map((name) => startServiceThread(name, bus, config, log));
+  const starting = names.filter((name) => THREADED.has(name)).map((name) => superviseServiceThread(name, bus, config, log));
   let failure: unknown;
   try {
     for (const name of names.filter((n) => !THREADED.has(n))) {
@@ -65,9 +68,12 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
     failure = err;
   }
   // Every thread is waited for, even after a failure here: one that started must be stopped too.
-  for (const outcome of await Promise.allSettled(threads)) {
-    if (outcome.status === 'fulfilled') running.push(outcome.value);
-    else failure ??= outcome.reason;
+  const threads: ServiceThread[] = [];
+  for (const outcome of await Promise.allSettled(starting)) {
+    if (outcome.status === 'fulfilled') {
+      running.push(outcome.value);
+      threads.push(outcome.value);
+    } else failure ??= outcome.reason;
   }
   if (failure !== undefined) {
     await stopAll();
@@ -80,15 +86,105 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
     await store.close();
     for (const readModels of stores) await readModels.close();
   }
-  return { bus, stop: stopAll };
+  return { bus, threads, stop: stopAll };
 }
 
-/** Runs one service on a worker thread (see service-thread.ts); resolves once it serves. */
-function startServiceThread(service: ServiceName, hub: InProcessBus, config: ServerConfig, log: Logger): Promise<RunningService> {
+/** A service's thread, started again whenever it is lost (see superviseServiceThread). */
+export interface ServiceThread {
+  readonly service: ServiceName;
+  /** How many times the thread has been started again after it was lost. */
+  readonly restarts: number;
+  /** Ends the current thread as a crash would, without stopping it (for tests and drills). */
+  kill(): Promise<void>;
+}
+
+/** A thread's first restart waits this long, each failed attempt twice as long, up to the maximum. */
+const RESTART_DELAY_MS = 100;
+const RESTART_DELAY_MAX_MS = 10_000;
+
+/**
+ * Runs a service on a worker thread and keeps it running: resolves once the first
+ * thread serves (or rejects with why it could not), then starts a new thread whenever
+ * one is lost (an uncaught error, an exit nobody asked for). Meanwhile the service's
+ * endpoints answer 503 at once. Nothing is lost with a thread: what it had
+ * acknowledged is in the event store, and the new one's projectors resume from their
+ * checkpoints, as after a restart of the process.
+ */
+async function superviseServiceThread(
+  service: ServiceName,
+  hub: InProcessBus,
+  config: ServerConfig,
+  log: Logger,
+): Promise<ServiceThread & RunningService> {
+  let current = await runServiceThread(service, hub, config, log);
+  let restarts = 0;
+  let stopping = false;
+  let restarting: Promise<void> | undefined;
+  let cancelWait: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      cancelWait = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function restart(): Promise<void> {
+    for (let delay = RESTART_DELAY_MS; ; delay = Math.min(2 * delay, RESTART_DELAY_MAX_MS)) {
+      await pause(delay);
+      if (stopping) return;
+      try {
+        current = await runServiceThread(service, hub, config, log);
+      } catch (err) {
+        log.error({ err, service }, `the ${service} thread could not be started again; retrying`);
+        continue;
+      }
+      restarts++;
+      log.warn({ service, restarts }, `the ${service} thread is serving again`);
+      watch(current);
+      return;
+    }
+  }
+
+  function watch(run: ThreadRun): void {
+    void run.lost.then((err) => {
+      if (stopping) return;
+      log.error({ err, service }, `the ${service} thread was lost; starting a new one`);
+      restarting = restart();
+    });
+  }
+  watch(current);
+
+  return {
+    service,
+    get restarts() {
+      return restarts;
+    },
+    kill: () => current.kill(),
+    async stop() {
+      stopping = true;
+      cancelWait?.();
+      await restarting;
+      await current.stop();
+    },
+  };
+}
+
+/** One thread of a service: `lost` settles if it ends without being asked to. */
+interface ThreadRun extends RunningService {
+  lost: Promise<Error>;
+  kill(): Promise<void>;
+}
+
+/** Starts one service on a worker thread (see service-thread.ts); resolves once it serves. */
+function runServiceThread(service: ServiceName, hub: InProcessBus, config: ServerConfig, log: Logger): Promise<ThreadRun> {
   const { port1, port2 } = new MessageChannel();
   const bridge = bridgePort(hub, port1);
   const data: ServiceThreadData = { service, config, logLevel: log.level, busPort: port2, maxPayload: hub.maxPayload };
   const worker = new Worker(SERVICE_THREAD_SCRIPT, { workerData: data, transferList: [port2] });
+  let reportLoss: (err: Error) => void = () => undefined;
+  const lost = new Promise<Error>((resolve) => (reportLoss = resolve));
   return new Promise((resolve, reject) => {
     let ready = false;
     let exited = false;
@@ -96,24 +192,28 @@ function startServiceThread(service: ServiceName, hub: InProcessBus, config: Ser
     let stopped: (() => void) | undefined;
     let failed = false;
     // Requests to a thread that is gone fail at once (no responders) instead of timing out.
-    const lost = (err: Error) => {
+    const fail = (err: Error) => {
       if (failed) return; // an 'error' is followed by an 'exit'
       failed = true;
-      log.fatal({ err, service }, `the ${service} thread failed`);
       void bridge.close();
-      if (!ready) reject(err);
+      if (ready) reportLoss(err);
+      else reject(err);
     };
-    worker.on('error', lost);
+    worker.on('error', fail);
     worker.once('exit', (code) => {
       exited = true;
       stopped?.();
-      if (!stopping) lost(new Error(`the ${service} thread exited (${code})${ready ? '' : ' before serving'}`));
+      if (!stopping) fail(new Error(`the ${service} thread exited (${code})${ready ? '' : ' before serving'}`));
     });
     worker.on('message', (message) => {
       if (message === 'stopped') return stopped?.();
       if (message !== 'ready') return;
       ready = true;
       resolve({
+        lost,
+        async kill() {
+          await worker.terminate();
+        },
         async stop() {
           stopping = true;
           if (!exited) {
@@ -143,6 +243,7 @@ export async function startEmbeddedServer(
   return {
     url,
     bus: services.bus,
+    threads: services.threads,
     async stop() {
       await app.close();
       await services.stop();

@@ -8,11 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, loadConfig, startNatsServer } from '@teamchat/platform';
-import { startEmbeddedServer } from '../src/embedded';
+import { startEmbeddedServer, type ServiceThread } from '../src/embedded';
 
 export interface RunningServer {
   /** Base URL of the API, ending in /api/v1. */
   api: string;
+  /** The embedded mode's service threads. */
+  threads?: readonly ServiceThread[];
   stop(): Promise<void>;
 }
 
@@ -26,7 +28,7 @@ export async function startEmbedded(dataDir = tempDataDir(), env: Record<string,
   process.env.LOG_LEVEL ??= 'silent';
   const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: dataDir, TEAMCHAT_HEARTBEAT_SECONDS: '2', ...env });
   const server = await startEmbeddedServer(config, createLogger('test'), { host: '127.0.0.1', port: 0 });
-  return { api: `${server.url}/api/v1`, stop: () => server.stop() };
+  return { api: `${server.url}/api/v1`, threads: server.threads, stop: () => server.stop() };
 }
 
 function waitForLine(child: ChildProcess, prefix: string, timeoutMs = 20_000): Promise<string> {

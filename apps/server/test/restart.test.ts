@@ -42,6 +42,64 @@ describe('restart', () => {
   });
 });
 
+describe('a lost service thread', () => {
+  const topic = { type: 'stream', to: 'general', topic: 'crash' };
+  const narrow = [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'crash' }];
+  const read = (client: Client) => client.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow, apply_markdown: false });
+
+  async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error('timed out');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('answers 503 at once while messaging is gone; a new thread then serves all that was acknowledged', async () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const server = await startEmbedded(dataDir);
+    try {
+      const member = await Client.login(server.api, 'member@example.com');
+      const first = await member.post('/messages', { ...topic, content: 'before the crash' });
+      expect(first.body.result).toBe('success');
+      const messaging = server.threads!.find((t) => t.service === 'messaging')!;
+      expect(messaging.restarts).toBe(0);
+
+      await messaging.kill();
+      const gone = await read(member);
+      expect([gone.status, gone.body.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+      // Other services live on the main thread and go on serving.
+      expect((await member.get('/users/me')).status).toBe(200);
+
+      await until(() => messaging.restarts === 1);
+      expect((await read(member)).body.messages.map((m: any) => [m.id, m.content])).toEqual([[first.body.id, 'before the crash']]);
+      const second = await member.post('/messages', { ...topic, content: 'after the crash' });
+      expect(second.body.id).toBeGreaterThan(first.body.id);
+      expect((await read(member)).body.messages.map((m: any) => m.content)).toEqual(['before the crash', 'after the crash']);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  // At once: during the delay before a restart; after 300 ms: while the new thread starts.
+  it.each([0, 300])('stops with the server while a new thread is on its way (%i ms after the loss)', async (after) => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const server = await startEmbedded(dataDir);
+    const messaging = server.threads!.find((t) => t.service === 'messaging')!;
+    await messaging.kill();
+    await new Promise((resolve) => setTimeout(resolve, after));
+    await server.stop();
+    if (after === 0) expect(messaging.restarts).toBe(0);
+    // Nothing of it is left running: the data directory opens again, and jest can exit.
+    const again = await startEmbedded(dataDir);
+    const member = await Client.login(again.api, 'member@example.com');
+    expect((await member.post('/messages', { ...topic, content: 'on a clean start' })).body.result).toBe('success');
+    await again.stop();
+  });
+});
+
 describe('a service that fails to start', () => {
   // Messaging runs on its own thread, accounts on the main one: either failure must stop the other side.
   it.each(['messaging', 'accounts'])(
