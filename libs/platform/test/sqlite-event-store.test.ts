@@ -274,4 +274,26 @@ describe('SqliteEventStore subscriptions in one process', () => {
     await Promise.all(subscriptions.map((s) => s.stop()));
     await store.close();
   });
+
+  it('do not ask SQLite for facts past the durable head: a caught-up subscription reads once per batch', async () => {
+    const store = SqliteEventStore.open(':memory:');
+    const seen: StoredFact[] = [];
+    const subscription = store.subscribeToAll(async (fact) => void seen.push(fact));
+    await store.append('s0', [{ id: 'f0', type: 'T', data: {} }], 'no_stream');
+    await waitFor(() => seen.length === 1);
+    // Every prepared statement shares one native prototype; count the reads of the log.
+    const statement = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as { all: (...args: unknown[]) => unknown[] };
+    const all = jest.spyOn(statement, 'all');
+    try {
+      await store.append('s1', [{ id: 'f1', type: 'T', data: {} }], 'no_stream');
+      await waitFor(() => seen.length === 2);
+      await sleep(50);
+      const reads = all.mock.contexts.filter((context) => /FROM facts WHERE position >/.test((context as { source: string }).source));
+      expect(reads).toHaveLength(1);
+    } finally {
+      all.mockRestore();
+    }
+    await subscription.stop();
+    await store.close();
+  });
 });

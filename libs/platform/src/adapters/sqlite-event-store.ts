@@ -53,6 +53,8 @@ interface FactRow {
 /** Large enough to amortise the query, small enough not to hold thousands of parsed facts. */
 const BATCH_SIZE = 500;
 
+const NO_FACTS: StoredFact[] = Object.freeze([]) as unknown as StoredFact[];
+
 /**
  * The embedded event store: one SQLite file in WAL mode, which several processes may share
  * (the distributed mode on one machine). Positions come from an AUTOINCREMENT key, so they
@@ -295,6 +297,10 @@ export class SqliteEventStore implements EventStore {
    * once, not once per projector. Shared, so frozen.
    */
   private readAfter(after: number): StoredFact[] {
+    // Nothing past the durable head may be read: a subscription that has reached it is
+    // caught up without asking SQLite (whose answer, after another connection's commit,
+    // costs a fresh read of the pages — as much as a real read).
+    if (after >= this.durableHead) return NO_FACTS;
     const last = this.lastRead;
     if (last && last.after === after && last.durableHead === this.durableHead) return last.facts;
     const facts = this.selectAfter.all(after, this.durableHead, BATCH_SIZE).map((row) => deepFreeze(toStoredFact(row)));

@@ -5,6 +5,10 @@
  * from any process wakes this process's subscriptions at once, without an fsync of
  * their own for what the notifier already synced. Polling stays as the fallback, so a
  * lost notification only costs latency.
+ *
+ * The appends one fsync made durable finish together; they are announced together, once,
+ * with the newest position. One notification per append would wake every subscriber in
+ * every other process once per fact, each wake a read of the store.
  */
 import { STORE_APPENDED_SUBJECT } from '@teamchat/contracts';
 import type { Bus, BusSubscription } from '../ports/bus';
@@ -17,6 +21,9 @@ export interface WakeableEventStore extends EventStore {
 
 export class NotifyingEventStore implements EventStore {
   private listener: BusSubscription | undefined;
+  /** The newest position appended and not yet announced. */
+  private unannounced: number | undefined;
+  private closed = false;
 
   private constructor(
     private readonly inner: WakeableEventStore,
@@ -34,8 +41,27 @@ export class NotifyingEventStore implements EventStore {
 
   async append(stream: string, facts: NewFact[], expected: ExpectedRevision): Promise<AppendResult> {
     const result = await this.inner.append(stream, facts, expected);
-    this.bus.publish(STORE_APPENDED_SUBJECT, { position: result.positions.at(-1) ?? 0 });
+    const position = result.positions.at(-1);
+    if (position !== undefined) this.announce(position);
     return result;
+  }
+
+  /** After the other appends finishing in this turn of the event loop, one publication. */
+  private announce(position: number): void {
+    const scheduled = this.unannounced !== undefined;
+    this.unannounced = Math.max(position, this.unannounced ?? 0);
+    if (!scheduled) setImmediate(() => this.publishUnannounced());
+  }
+
+  private publishUnannounced(): void {
+    const position = this.unannounced;
+    this.unannounced = undefined;
+    if (position === undefined || this.closed) return;
+    try {
+      this.bus.publish(STORE_APPENDED_SUBJECT, { position });
+    } catch {
+      // The bus is closing: the others learn of it by polling, as of any lost notification.
+    }
   }
 
   readStream(stream: string, fromRevision?: number) {
@@ -51,6 +77,8 @@ export class NotifyingEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    this.publishUnannounced();
+    this.closed = true;
     await this.listener?.unsubscribe();
     await this.inner.close();
   }

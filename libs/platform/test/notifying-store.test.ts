@@ -1,0 +1,53 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { STORE_APPENDED_SUBJECT } from '@teamchat/contracts';
+import { InProcessBus, NotifyingEventStore, SqliteEventStore } from '@teamchat/platform';
+
+/** A store announcing its appends on a bus, and every announcement heard there. */
+async function announcing() {
+  const bus = new InProcessBus();
+  const heard: unknown[] = [];
+  await bus.subscribe(STORE_APPENDED_SUBJECT, (payload) => heard.push(payload));
+  const store = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus);
+  const append = (n: number) => store.append(`s${n}`, [{ id: `f${n}`, type: 'T', data: { n } }], 'no_stream');
+  return { bus, store, heard, append };
+}
+
+describe('NotifyingEventStore', () => {
+  it('announces the appends one fsync made durable once, with the newest position', async () => {
+    const { bus, store, heard, append } = await announcing();
+    const results = await Promise.all([1, 2, 3, 4, 5].map(append));
+    expect(results.map((r) => r.positions[0])).toEqual([1, 2, 3, 4, 5]);
+    await sleep(20);
+    expect(heard).toEqual([{ position: 5 }]);
+    // Appends in later turns are announced in their turn.
+    await append(6);
+    await sleep(20);
+    await append(7);
+    await sleep(20);
+    expect(heard).toEqual([{ position: 5 }, { position: 6 }, { position: 7 }]);
+    await store.close();
+    await bus.close();
+  });
+
+  it('announces what is still unannounced when it closes, and nothing after', async () => {
+    const { bus, store, heard, append } = await announcing();
+    await append(1);
+    await store.close();
+    expect(heard).toEqual([{ position: 1 }]);
+    await sleep(20);
+    expect(heard).toHaveLength(1);
+    await bus.close();
+  });
+
+  it('wakes the other stores on the bus (other processes, other threads) once, at the newest position', async () => {
+    const { bus, store, append } = await announcing();
+    const woken: (number | undefined)[] = [];
+    const other = { wake: (position?: number) => woken.push(position) } as unknown as SqliteEventStore;
+    await NotifyingEventStore.wrap(other, bus);
+    await Promise.all([append(1), append(2)]);
+    await sleep(20);
+    expect(woken).toEqual([2]);
+    await store.close();
+    await bus.close();
+  });
+});
