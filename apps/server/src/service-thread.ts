@@ -19,7 +19,8 @@ export interface ServiceThreadData {
 
 async function run(data: ServiceThreadData, control: MessagePort): Promise<void> {
   const log = pino({ name: 'teamchat', level: data.logLevel }).child({ service: data.service });
-  const bus = new PortBus(data.busPort, data.maxPayload);
+  // The embedded hub passes replies by value (see PortBus `carriesBytes`).
+  const bus = new PortBus(data.busPort, data.maxPayload, { carriesBytes: true });
   const store = await NotifyingEventStore.wrap(openEventStore(data.config), bus);
   const readModels = openReadModels(data.config, data.service);
   const service = await SERVICES[data.service]({ store, readModels, bus, log, config: data.config });

@@ -95,9 +95,10 @@ export type BusReply<V = Record<string, unknown>> =
       /**
        * More members of the response, already serialized: the text of a JSON object
        * whose members follow `value`'s. Large replies (GET /messages) are assembled from
-       * cached per-message JSON and cross the bus and the gateway as one string, never
-       * re-serialized.
+       * cached per-message JSON and cross the bus and the gateway as one piece, never
+       * re-serialized: as text, or as its UTF-8 bytes where the bus carries bytes (see
+       * Bus `carriesBytes`).
        */
-      json?: string;
+      json?: string | Uint8Array;
     }
   | { ok: false; error: ApiErrorShape };

@@ -60,6 +60,50 @@ describe('PortBus', () => {
     await cleanup();
   });
 
+  describe('carriesBytes', () => {
+    /** What a requester on the hub receives from a worker-side server. */
+    async function served(reply: Record<string, unknown>, carriesBytes: boolean) {
+      const hub = new InProcessBus({ copyReplies: false });
+      const { port1, port2 } = new MessageChannel();
+      const bridge = bridgePort(hub, port2);
+      const bus = new PortBus(port1, DEFAULT_MAX_PAYLOAD, { carriesBytes });
+      await bus.serve('messages.get', async () => reply as never);
+      const answer = (await hub.request('messages.get', null, 1000)) as Record<string, unknown>;
+      await bus.close();
+      await bridge.close();
+      await hub.close();
+      return answer;
+    }
+    const text = '{"messages":[{"content":"ünïcode ✔"}]}';
+
+    it('moves a reply’s bytes to the requester: the buffer leaves the worker', async () => {
+      const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+      bytes.write(text);
+      const answer = await served({ ok: true, value: { found_newest: true }, json: bytes }, true);
+      expect(Buffer.from(answer.json as Uint8Array).toString()).toBe(text);
+      expect(answer.value).toEqual({ found_newest: true });
+      // Moved, not copied: the worker's view of it is now empty.
+      expect(bytes.byteLength).toBe(0);
+    });
+
+    it('copies bytes that share their buffer, and leaves text as text', async () => {
+      const pooled = Buffer.from(text);
+      const answer = await served({ ok: true, value: {}, json: pooled }, true);
+      expect(Buffer.from(answer.json as Uint8Array).toString()).toBe(text);
+      expect(pooled.toString()).toBe(text);
+      await expect(served({ ok: true, value: {}, json: text }, true)).resolves.toEqual({ ok: true, value: {}, json: text });
+    });
+
+    it('is off unless the hub passes replies by value', () => {
+      const { port1, port2 } = new MessageChannel();
+      expect(new PortBus(port1, DEFAULT_MAX_PAYLOAD).carriesBytes).toBe(false);
+      port1.close();
+      port2.close();
+      expect(new InProcessBus().carriesBytes).toBe(false);
+      expect(new InProcessBus({ copyReplies: false }).carriesBytes).toBe(true);
+    });
+  });
+
   it('drops the worker’s subscriptions from the hub when the bridge closes', async () => {
     const { hub, bus, bridge, cleanup } = connected();
     await bus.serve('gone.soon', async () => 'here');

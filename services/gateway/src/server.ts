@@ -23,6 +23,7 @@ import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
 import { CredentialsCache } from './http/credentials-cache';
 import { decodeParams } from './http/decode';
+import { joinMembers } from './http/response';
 import { routes, type RouteSpec } from './routes';
 
 export const API_PREFIX = '/api/v1';
@@ -123,10 +124,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
         ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
       };
       if (json === undefined) return reply.send(body);
-      // Pre-serialized members are appended as they are: `{…body members},{…json members}`.
-      const members = json.slice(1, -1).trim();
-      const text = members ? `${JSON.stringify(body).slice(0, -1)},${members}}` : JSON.stringify(body);
-      return reply.type('application/json; charset=utf-8').send(text);
+      return reply.type('application/json; charset=utf-8').send(joinMembers(body, json));
     };
   }
 

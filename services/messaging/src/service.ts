@@ -105,7 +105,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     }),
     endpoint(subjects.messaging.getMessages, GetMessagesParams, async (actor, params) => {
       const { result, messagesJson } = await getMessages({ directory, model }, actor, params);
-      return { value: result, json: `{"messages":${messagesJson}}` };
+      return { value: result, json: messagesJson };
     }),
     endpoint(subjects.messaging.getMessage, GetMessageParams, async (actor, params) => {
       const { message } = await accessibleMessage(changeDeps, actor, params.message_id);

@@ -147,7 +147,7 @@ class World {
   /** The response as a client reads it: the fields, and the messages parsed from their JSON text. */
   async get(who: Person, params: Partial<GetMessagesParams>) {
     const { result, messagesJson } = await getMessages({ directory: this.directory, model: this.model }, actor(who), params as GetMessagesParams);
-    return { ...result, messages: JSON.parse(messagesJson) as Record<string, any>[] };
+    return { ...result, ...(JSON.parse(messagesJson.toString()) as { messages: Record<string, any>[] }) };
   }
 
   /** The ids a request returns, with its found_* fields. */
@@ -476,7 +476,7 @@ describe('GET /messages over the read models', () => {
         for (const format of formats) {
           const objects = await renderMessages(deps, actor('mark'), ids, format);
           // Twice: the second time the per-version JSON is reused.
-          for (let i = 0; i < 2; i++) expect(JSON.parse(await renderMessagesJson(deps, actor('mark'), ids, format))).toEqual(objects);
+          for (let i = 0; i < 2; i++) expect(JSON.parse((await renderMessagesJson(deps, actor('mark'), ids, format)).toString())).toEqual(objects);
         }
       };
       await agree();
@@ -498,8 +498,20 @@ describe('GET /messages over the read models', () => {
         audience_user_ids: [],
       });
       await agree();
-      const [, , edited] = JSON.parse(await renderMessagesJson(deps, actor('mark'), ids, formats[1]!)) as { content: string }[];
+      const [, , edited] = JSON.parse((await renderMessagesJson(deps, actor('mark'), ids, formats[1]!)).toString()) as { content: string }[];
       expect(edited!.content).toBe('second words');
+    });
+
+    it('wraps the array as asked, in a buffer of its own (movable to another thread), empty or not', async () => {
+      const deps = { directory: world.directory, model: world.model };
+      const format = { apply_markdown: true, client_gravatar: false, allow_empty_topic_name: false };
+      const wrap = { before: '{"messages":', after: '}' };
+      for (const ids of [[], [m.general1], [m.general1, m.dm]]) {
+        const bytes = await renderMessagesJson(deps, actor('mark'), ids, format, [], wrap);
+        expect([bytes.byteOffset, bytes.byteLength]).toEqual([0, bytes.buffer.byteLength]);
+        const { messages } = JSON.parse(bytes.toString()) as { messages: { id: number }[] };
+        expect(messages.map((message) => message.id)).toEqual(ids);
+      }
     });
   });
 

@@ -60,6 +60,7 @@ export class InProcessBus implements Bus {
   private readonly pending = new Set<(err: BusError) => void>();
   readonly maxPayload: number;
   private readonly copyReplies: boolean;
+  readonly carriesBytes: boolean;
   private readonly drainTimeoutMs: number;
   private readonly onHandlerError: (err: unknown, subject: string) => void;
   private busy = 0;
@@ -69,6 +70,7 @@ export class InProcessBus implements Bus {
   constructor(options: InProcessBusOptions = {}) {
     this.maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
     this.copyReplies = options.copyReplies ?? true;
+    this.carriesBytes = !this.copyReplies;
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
     this.onHandlerError = options.onHandlerError ?? reportToStderr;
   }

@@ -48,6 +48,9 @@ export class NatsBus implements Bus {
     return new NatsBus(nc, options);
   }
 
+  /** Replies cross the wire as JSON. */
+  readonly carriesBytes = false;
+
   get maxPayload(): number {
     return this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
   }

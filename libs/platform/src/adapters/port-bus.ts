@@ -9,7 +9,8 @@
  * limits); the PortBus only forwards. A `serve` or `subscribe` on the PortBus becomes a
  * proxy subscription on the hub that passes each delivery to the worker. Payloads cross
  * the port by structured clone, which copies strings without escaping them: a reply that
- * carries its JSON as text (GET /messages) is not serialized a second time. What the hub
+ * carries its JSON as text is not serialized a second time, and one that carries it as
+ * bytes (GET /messages, see `carriesBytes`) moves them without a copy. What the hub
  * hands a worker has already been through JSON, so the wire's rules (Dates as strings,
  * no undefined) hold as on any other bus.
  */
@@ -123,10 +124,20 @@ export class PortBus implements Bus {
   /** The main thread's end is gone: nothing sent would be answered. */
   private disconnected = false;
 
+  /**
+   * `carriesBytes`: the hub passes replies by value (InProcessBus `copyReplies: false`),
+   * so a reply's bytes (BusReply `json`) reach the requester as bytes. They cross the
+   * port by moving their buffer, not copying it: a page of GET /messages goes from this
+   * thread's renderer to the main thread's socket without ever being a string there.
+   */
+  readonly carriesBytes: boolean;
+
   constructor(
     private readonly port: MessagePort,
     readonly maxPayload: number,
+    options: { carriesBytes?: boolean } = {},
   ) {
+    this.carriesBytes = options.carriesBytes ?? false;
     port.on('message', (message: Downstream) => (message.op === 'done' ? this.settle(message) : this.deliver(message)));
     port.on('close', () => {
       this.disconnected = true;
@@ -256,12 +267,21 @@ export class PortBus implements Bus {
     }
     this.running++;
     handler.serve(message.payload, message.subject).then(
-      (reply) => this.post({ op: 'handled', delivery, reply }),
+      (reply) => this.reply(delivery, reply),
       // The hub logs it, once, and the requester gets no reply (a timeout), as over NATS.
       (err: unknown) => this.post({ op: 'failed', delivery, error: (err as Error)?.stack ?? String(err) }),
     ).finally(() => {
       if (--this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     });
+  }
+
+  private reply(delivery: number, reply: Json): void {
+    const bytes = (reply as { json?: unknown } | null)?.json;
+    // Only a buffer the bytes fill alone can move (a slice of Node's pool would take the
+    // pool with it); any other is copied, as structured clone does.
+    const movable = bytes instanceof Uint8Array && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    if (movable) this.port.postMessage({ op: 'handled', delivery, reply } satisfies Upstream, [bytes.buffer as ArrayBuffer]);
+    else this.post({ op: 'handled', delivery, reply });
   }
 
   private post(message: Upstream): void {

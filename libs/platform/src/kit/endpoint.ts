@@ -13,8 +13,8 @@ export interface HandlerResult {
   value: Record<string, unknown>;
   /** Store position of the last fact the handler appended, for read-your-writes. */
   position?: number;
-  /** Further members already serialized, as the text of a JSON object (see BusReply). */
-  json?: string;
+  /** Further members already serialized: a JSON object as text or as UTF-8 bytes (see BusReply). */
+  json?: string | Uint8Array;
 }
 
 export type EndpointHandler<P> = (request: BusRequest<P>, log: Logger) => Promise<HandlerResult>;
@@ -45,7 +45,7 @@ export function serveEndpoint<P>(
           ok: true,
           value: result.value,
           ...(result.position !== undefined ? { position: result.position } : {}),
-          ...(result.json !== undefined ? { json: result.json } : {}),
+          ...(result.json !== undefined ? { json: bus.carriesBytes ? result.json : asText(result.json) } : {}),
         };
       } catch (err) {
         if (isApiError(err)) {
@@ -64,6 +64,11 @@ export function serveEndpoint<P>(
     },
     options.queueGroup,
   );
+}
+
+/** Bytes become text for a transport that would otherwise serialize them as an object. */
+function asText(json: string | Uint8Array): string {
+  return typeof json === 'string' ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8');
 }
 
 /** Sends a request and returns the reply's value, or throws the ApiError it carries. */

@@ -36,6 +36,13 @@ export interface Bus {
   readonly maxPayload: number;
 
   /**
+   * Whether bytes in a reply (a Uint8Array where BusReply allows one) reach the
+   * requester as bytes: only where replies are not serialized on the way (by value in
+   * one process, or moved between its threads). Elsewhere a replier sends text.
+   */
+  readonly carriesBytes: boolean;
+
+  /**
    * Sends a request and waits for one reply. Rejects with BusError NO_RESPONDERS when
    * nobody serves the subject and TIMEOUT when no reply comes within `timeoutMs`.
    */

@@ -100,7 +100,7 @@ function parseAnchor(params: SelectParams, narrow: Narrow): Anchor {
   throw badRequest(`Invalid anchor '${anchor}'`);
 }
 
-/** The response's fields, and its `messages` as JSON text (see renderMessagesJson). */
+/** The response's fields, and `{"messages":[…]}` as UTF-8 JSON (see renderMessagesJson). */
 export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: GetMessagesParams) {
   const { ids, result, loaded } = await select(deps, actor, params);
   const messagesJson = await renderMessagesJson(
@@ -113,6 +113,7 @@ export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: G
       allow_empty_topic_name: params.allow_empty_topic_name ?? false,
     },
     loaded,
+    { before: '{"messages":', after: '}' },
   );
   return { result, messagesJson };
 }
@@ -443,8 +444,8 @@ export async function renderMessages(
 }
 
 interface Fragment {
-  /** The message's JSON without its closing brace, so the flags can follow. */
-  open: string;
+  /** The message's JSON in UTF-8 without its closing brace, so the flags can follow. */
+  open: Uint8Array;
   /** The names it was rendered with: a rename makes it stale. */
   senderEmail: string | undefined;
   senderName: string | undefined;
@@ -459,8 +460,26 @@ interface Fragment {
 const fragments = new WeakMap<MessageDoc, Map<string, Fragment>>();
 
 /**
- * The same messages as renderMessages, as the text of a JSON array: each message's JSON
- * is computed once per version and format, then only the flags are added per request.
+ * The end of a message's JSON for each flags list: `,"flags":[…]},` in UTF-8. Keyed by
+ * the list itself: a user's rows are cached and shared, so their lists come back.
+ */
+const flagsTails = new WeakMap<readonly string[], Uint8Array>();
+
+function flagsTail(flags: readonly string[]): Uint8Array {
+  let tail = flagsTails.get(flags);
+  if (!tail) flagsTails.set(flags, (tail = Buffer.from(`,"flags":${JSON.stringify(flags)}},`)));
+  return tail;
+}
+
+const NOTHING_PREPARED: Prepared = { docs: [], flagsById: new Map(), senders: new Map(), channelNames: new Map() };
+
+/**
+ * The same messages as renderMessages, as a JSON array in UTF-8, with `before` and
+ * `after` around it. Each message's JSON is rendered and encoded once per version and
+ * format; a request only copies those bytes and its flags into one buffer. Bytes,
+ * because a response is written as bytes: a page is never built up as a string, nor
+ * encoded again. The buffer owns its memory (not a slice of Node's pool), so it can be
+ * moved to another thread.
  */
 export async function renderMessagesJson(
   deps: GetMessagesDeps,
@@ -468,11 +487,15 @@ export async function renderMessagesJson(
   ids: number[],
   format: MessageFormat,
   loaded: Candidate[] = [],
-): Promise<string> {
-  if (ids.length === 0) return '[]';
-  const prepared = await prepare(deps, actor, ids, loaded);
+  wrap: { before: string; after: string } = { before: '', after: '' },
+): Promise<Buffer> {
+  const prepared = ids.length === 0 ? NOTHING_PREPARED : await prepare(deps, actor, ids, loaded);
   const formatKey = `${+format.apply_markdown}${+format.client_gravatar}${+format.allow_empty_topic_name}`;
-  const parts = prepared.docs.map((doc) => {
+  const head = Buffer.from(`${wrap.before}[`);
+  const end = Buffer.from(`]${wrap.after}`);
+  const pieces: Uint8Array[] = [head];
+  let size = head.length + end.length;
+  for (const doc of prepared.docs) {
     const sender = prepared.senders.get(doc.sender_id);
     const channelName = doc.channel_id === null ? undefined : prepared.channelNames.get(doc.channel_id);
     let byFormat = fragments.get(doc);
@@ -480,13 +503,28 @@ export async function renderMessagesJson(
     let fragment = byFormat.get(formatKey);
     if (!fragment || fragment.senderEmail !== sender?.email || fragment.senderName !== sender?.full_name || fragment.channelName !== channelName) {
       const { flags: _none, ...message } = present(doc, prepared, format);
-      fragment = { open: JSON.stringify(message).slice(0, -1), senderEmail: sender?.email, senderName: sender?.full_name, channelName };
+      const open = Buffer.from(JSON.stringify(message).slice(0, -1));
+      fragment = { open, senderEmail: sender?.email, senderName: sender?.full_name, channelName };
       // Only documents the read model shares (frozen, cached) are worth remembering.
       if (Object.isFrozen(doc)) byFormat.set(formatKey, fragment);
     }
-    return `${fragment.open},"flags":${JSON.stringify(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS)}}`;
-  });
-  return `[${parts.join(',')}]`;
+    const tail = flagsTail(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS);
+    pieces.push(fragment.open, tail);
+    size += fragment.open.length + tail.length;
+  }
+  if (prepared.docs.length > 0) {
+    // No comma after the last message.
+    pieces[pieces.length - 1] = pieces[pieces.length - 1]!.subarray(0, -1);
+    size -= 1;
+  }
+  pieces.push(end);
+  const out = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
 }
 
 function viewOf(doc: MessageDoc, senderEmail: string, senderFullName: string, recipient: MessageView['recipient']): MessageView {
