@@ -349,14 +349,16 @@ export class SqliteEventStore implements EventStore {
   }
 
   private appendInTransaction(stream: string, facts: NewFact[], expected: ExpectedRevision): AppendResult {
+    const current = this.selectStreamRevision.get(stream)?.revision ?? null;
     // Idempotence comes before the revision check: a retried append after a lost reply
-    // finds the stream already moved past its expected revision.
-    if (facts.length > 0) {
+    // finds the stream already moved past its expected revision. An absent stream holds
+    // none of the ids (every message starts one), and an id stored in another stream
+    // fails the insert's unique constraint all the same.
+    if (facts.length > 0 && current !== null) {
       const existing = this.selectByIds.all(JSON.stringify(facts.map((f) => f.id)));
       if (existing.length > 0) return this.replayedAppend(stream, facts, existing);
     }
 
-    const current = this.selectStreamRevision.get(stream)?.revision ?? null;
     const actual = current ?? 'no_stream';
     if (expected === 'no_stream' ? current !== null : expected !== 'any' && expected !== current) {
       throw new WrongExpectedRevisionError(stream, expected, actual);

@@ -119,6 +119,14 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreF
         expect(await store.readStream(s)).toHaveLength(1);
       });
 
+      it('rejects a fact whose id another stream holds, and starts no stream', async () => {
+        const stored = fact();
+        await store.append(stream('message'), [stored], 'no_stream');
+        const other = stream('message');
+        await expect(store.append(other, [stored], 'no_stream')).rejects.toThrow();
+        expect(await store.readStream(other)).toEqual([]);
+      });
+
       it('stores data, metadata and commit time', async () => {
         const s = stream('user');
         const before = Date.now();
