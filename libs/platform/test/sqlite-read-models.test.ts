@@ -128,11 +128,52 @@ describe('SqliteReadModelStore', () => {
       // The statement the adapter prepares for that find: bound user id, literal flag.
       (store as unknown as { db: { prepare(sql: string): { all(...params: unknown[]): { detail: string }[] } } }).db
         .prepare(
-          `EXPLAIN QUERY PLAN SELECT _id FROM "c_rows" WHERE json_extract(doc, '$.user_id') = ? AND json_extract(doc, '$.unread') = 1 ORDER BY json_extract(doc, '$.message_id') ASC, _id ASC`,
+          `EXPLAIN QUERY PLAN SELECT _id FROM "c_rows" WHERE "f_user_id" = ? AND "f_unread" = 1 ORDER BY "f_message_id" ASC, _id ASC`,
         )
         .all(1)
     ).map((row) => row.detail);
-    expect(plan.join(' ')).toContain('ix:rows:user_id,message_id:where:unread=true');
+    expect(plan.join(' ')).toContain('ix:rows:user_id,message_id:where:unread=true:col');
+  });
+
+  it('scans an index without reading the table when only ids are wanted', async () => {
+    const rows = store.collection<Doc>('rows', [{ fields: ['user_id', 'message_id'] }]);
+    for (let i = 1; i <= 20; i++) await rows.put({ _id: i, user_id: i % 2, message_id: i });
+    expect(await rows.findIds({ user_id: 1, message_id: { $lt: 10 } }, { sort: ['message_id', -1], limit: 3 })).toEqual([9, 7, 5]);
+    const opcodes = (store as unknown as { db: { prepare(sql: string): { all(...params: unknown[]): { opcode: string; p1: number }[] } } }).db
+      .prepare(`EXPLAIN SELECT _id FROM "c_rows" WHERE "f_user_id" = ? AND "f_message_id" < ? ORDER BY "f_message_id" DESC, _id DESC LIMIT ?`)
+      .all(1, 10, 3)
+      .map((row) => row.opcode);
+    // An index over json_extract expressions costs a seek into the table per entry (NotFound).
+    expect(opcodes).toContain('SeekLT');
+    expect(opcodes).not.toContain('NotFound');
+  });
+
+  it('moves a collection kept as expression indexes onto columns, documents and all', async () => {
+    const db = (store as unknown as { db: { exec(sql: string): void } }).db;
+    // The layout earlier versions wrote.
+    db.exec(`CREATE TABLE "c_old" (_id ANY PRIMARY KEY NOT NULL, doc TEXT NOT NULL) STRICT, WITHOUT ROWID;
+      CREATE INDEX "ix:old:a" ON "c_old" (json_extract(doc, '$.a'));
+      INSERT INTO "c_old" VALUES (1, '{"_id":1,"a":5,"flag":true}'), (2, '{"_id":2,"a":"x","flag":false}'), (3, '{"_id":3}');`);
+    const old = store.collection<Doc>('old', [{ fields: ['a'] }, { fields: ['a'], where: { flag: true } }]);
+    expect(await old.findIds({ a: 5 })).toEqual([1]);
+    expect(await old.findIds({ a: 'x' })).toEqual([2]);
+    expect(await old.findIds({ a: null }, { sort: ['_id', 1] })).toEqual([3]);
+    expect(await old.findIds({ flag: true })).toEqual([1]);
+    const names = (store as unknown as { db: { prepare(sql: string): { all(): { name: string }[] } } }).db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'c_old' ORDER BY name`)
+      .all()
+      .map((row) => row.name);
+    expect(names).toEqual(['ix:old:a:col', 'ix:old:a:where:flag=true:col']);
+  });
+
+  it('keeps each column what json_extract reads from the document', async () => {
+    const items = store.collection<Doc>('items', [{ fields: ['v'] }]);
+    const values: unknown[] = [1, 1.5, -0, 'text', '', true, false, null, undefined, [1, 'a'], { b: { c: 1 } }, new Date(0), Number.NaN];
+    for (const [i, v] of values.entries()) await items.put({ _id: i, ...(v === undefined ? {} : { v }) } as Doc);
+    const mismatches = (store as unknown as { db: { prepare(sql: string): { all(): unknown[] } } }).db
+      .prepare(`SELECT _id FROM "c_items" WHERE "f_v" IS NOT json_extract(doc, '$.v') OR typeof("f_v") <> typeof(json_extract(doc, '$.v')) AND typeof("f_v") NOT IN ('integer', 'real')`)
+      .all();
+    expect(mismatches).toEqual([]);
   });
 
   it('drops the indexes a collection no longer declares', async () => {
@@ -142,12 +183,12 @@ describe('SqliteReadModelStore', () => {
         .all()).map((row) => row.name).sort();
     const items = store.collection<Doc>('items', [{ fields: ['a'] }, { fields: ['b'] }]);
     await items.put({ _id: 1, a: 1, b: 2 });
-    expect(indexes()).toEqual(['ix:items:a', 'ix:items:b']);
+    expect(indexes()).toEqual(['ix:items:a:col', 'ix:items:b:col']);
     await store.close();
     store = SqliteReadModelStore.open(file);
     const reopened = store.collection<Doc>('items', [{ fields: ['b'] }]);
     expect(await reopened.findIds({ b: 2 })).toEqual([1]);
-    expect(indexes()).toEqual(['ix:items:b']);
+    expect(indexes()).toEqual(['ix:items:b:col']);
   });
 
   it('indexes the elements of documents stored before a field was declared multikey', async () => {

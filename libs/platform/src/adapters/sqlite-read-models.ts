@@ -61,7 +61,11 @@ interface Engine {
 
 /**
  * Embedded read models: one SQLite file, one table per collection holding each document
- * as JSON, secondary indexes as expression indexes over json_extract. The file is
+ * as JSON, plus a real column for every field an index names (kept equal to what
+ * json_extract would read from the document), which the indexes are built on. Not
+ * expression indexes: SQLite seeks the table row for every entry of an expression
+ * index it scans, even when the query needs nothing but the index, which doubled the
+ * cost of every index scan. The file is
  * synchronous=NORMAL: read models are rebuilt from the event store, and the checkpoints
  * live in the same file, so after a crash they never run ahead of the data they cover.
  *
@@ -297,10 +301,15 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
   private readonly sideTable: string;
   private readonly indexes: IndexSpec[] = [];
   private readonly multikey = new Set<string>();
+  /** The fields indexes name (besides _id and multikey fields): each has a column of its own. */
+  private columns: string[] = [];
+  private readonly columnSet = new Set<string>();
   private ready = false;
   private cache: LRUCache<DocId, T> | undefined;
   private cacheWrites = true;
-  private readonly putTx: (id: DocId, json: string) => void;
+  /** Prepared for the current columns; reset whenever the schema is (re)ensured. */
+  private upsertStatement: Database.Statement<unknown[], unknown> | undefined;
+  private readonly putTx: (id: DocId, json: string, doc: Doc) => void;
   private readonly deleteTx: (id: DocId) => void;
 
   constructor(
@@ -315,11 +324,14 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     // Kept once looked up: building the SQL text and finding it in the store's map cost
     // as much as the rest of a put's JavaScript. (SQLite re-prepares it if the schema
     // changes.)
-    const upsertSql = `INSERT INTO ${this.table} (_id, doc) VALUES (?, ?) ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc`;
-    let upsertStatement: Database.Statement<unknown[], unknown> | undefined;
-    const upsert = (id: DocId, json: string) => (upsertStatement ??= store.statement(upsertSql)).run(id, json);
-    const putWithElements = store.db.transaction((id: DocId, json: string) => {
-      upsert(id, json);
+    const upsert = (id: DocId, json: string, doc: Doc) => {
+      this.upsertStatement ??= store.statement(this.upsertSql());
+      const values: unknown[] = [id, json];
+      for (const field of this.columns) values.push(columnValue(doc[field]));
+      this.upsertStatement.run(...values);
+    };
+    const putWithElements = store.db.transaction((id: DocId, json: string, doc: Doc) => {
+      upsert(id, json, doc);
       store.statement(`DELETE FROM ${this.sideTable} WHERE id = ?`).run(id);
       for (const field of this.multikey) {
         store.statement(this.multikeyInsert(field, '?', `json_each(?, '$.${field}')`)).run(id, json);
@@ -327,7 +339,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     });
     // One statement is atomic on its own; the savepoint is only needed when multikey rows
     // must change with the document (it costs as much as the insert on this hot path).
-    this.putTx = (id, json) => (this.multikey.size === 0 ? upsert(id, json) : putWithElements(id, json));
+    this.putTx = (id, json, doc) => (this.multikey.size === 0 ? upsert(id, json, doc) : putWithElements(id, json, doc));
     this.deleteTx = store.db.transaction((id: DocId) => {
       store.statement(`DELETE FROM ${this.table} WHERE _id = ?`).run(id);
       store.statement(`DELETE FROM ${this.sideTable} WHERE id = ?`).run(id);
@@ -352,7 +364,19 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       this.indexes.push(spec);
       if (spec.multikey) this.multikey.add(spec.fields[0]!);
     }
+    const named = this.indexes.filter((spec) => !spec.multikey).flatMap((spec) => [...spec.fields, ...Object.keys(spec.where ?? {})]);
+    this.columns = [...new Set(named)].filter((field) => field !== '_id' && !this.multikey.has(field));
+    this.columnSet.clear();
+    for (const field of this.columns) this.columnSet.add(field);
     this.ready = false;
+  }
+
+  private upsertSql(): string {
+    const names = this.columns.map(columnName);
+    return (
+      `INSERT INTO ${this.table} (_id, doc${names.map((n) => `, ${n}`).join('')}) VALUES (?, ?${', ?'.repeat(names.length)})` +
+      ` ON CONFLICT (_id) DO UPDATE SET doc = excluded.doc${names.map((n) => `, ${n} = excluded.${n}`).join('')}`
+    );
   }
 
   forgetSchema(): void {
@@ -389,6 +413,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
         CREATE TABLE IF NOT EXISTS ${this.sideTable} (field TEXT NOT NULL, value ANY, id ANY NOT NULL) STRICT;
         CREATE INDEX IF NOT EXISTS "m_${this.name}:value" ON ${this.sideTable} (field, value, id);
         CREATE INDEX IF NOT EXISTS "m_${this.name}:id" ON ${this.sideTable} (id);`);
+      // A column added to a table that has documents is filled from them.
+      const columnsThere = new Set((db.prepare(`PRAGMA table_info(${this.table})`).all() as { name: string }[]).map((c) => c.name));
+      for (const field of this.columns) {
+        if (columnsThere.has(`f_${field}`)) continue;
+        db.exec(`ALTER TABLE ${this.table} ADD COLUMN ${columnName(field)} ANY`);
+        db.exec(`UPDATE ${this.table} SET ${columnName(field)} = json_extract(doc, '$.${field}')`);
+      }
       for (const spec of this.indexes) {
         if (spec.multikey) {
           this.populateMultikey(spec.fields[0]!);
@@ -409,6 +440,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
       for (const { name } of existing) if (!declared.has(`"${name}"`)) db.exec(`DROP INDEX "${name}"`);
     })();
     this.ready = true;
+    this.upsertStatement = undefined;
     this.store.schemaChanged(this as unknown as SqliteCollection<Doc>);
   }
 
@@ -454,7 +486,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.run(() => {
       const id = checkId(doc._id);
       try {
-        this.putTx(id, JSON.stringify(doc));
+        this.putTx(id, JSON.stringify(doc), doc);
         // The caller's object becomes the cached version: it must not change after a put.
         if (this.cache && this.cacheWrites) this.cache.set(id, deepFreeze(doc));
         else this.cache?.delete(id);
@@ -535,13 +567,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  /**
-   * Exactly the expression the indexes were created on: SQLite uses an expression index
-   * only for a textually identical expression, hence the inlined (validated) path.
-   */
+  /** A field as SQL: its column where an index names it, else read from the document. */
   private column(field: string): string {
     checkName('field', field);
-    return field === '_id' ? '_id' : `json_extract(doc, '$.${field}')`;
+    if (field === '_id') return '_id';
+    return this.columnSet.has(field) ? columnName(field) : `json_extract(doc, '$.${field}')`;
   }
 
   /** json_each over a scalar yields that scalar, so a non-array value is indexed as one element. */
@@ -652,6 +682,22 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 }
 
 
+/** A field's own column; the prefix keeps it apart from _id and doc. */
+const columnName = (field: string) => `"f_${field}"`;
+
+/**
+ * What json_extract would read from the document's JSON for a top-level field: JSON
+ * true/false as 1/0, absent or null as NULL, objects and arrays as their JSON text.
+ */
+function columnValue(value: unknown): string | number | null {
+  const json = typeof (value as { toJSON?: unknown } | null)?.toJSON === 'function' ? (value as { toJSON(): unknown }).toJSON() : value;
+  if (json === undefined || json === null) return null;
+  if (typeof json === 'boolean') return json ? 1 : 0;
+  if (typeof json === 'number') return Number.isFinite(json) ? json : null;
+  if (typeof json === 'string') return json;
+  return JSON.stringify(json);
+}
+
 /** Names the index by what it is, so a changed declaration creates a new index. */
 function indexKey(spec: IndexSpec): string {
   const where = Object.entries(spec.where ?? {})
@@ -660,7 +706,8 @@ function indexKey(spec: IndexSpec): string {
   return `${spec.fields.join(',')}${spec.unique ? ':unique' : ''}${spec.multikey ? ':multikey' : ''}${where ? `:where:${where}` : ''}`;
 }
 
-const indexName = (collection: string, spec: IndexSpec) => `"ix:${collection}:${indexKey(spec)}"`;
+// ":col": built on columns. Indexes of the earlier expression form are dropped as undeclared.
+const indexName = (collection: string, spec: IndexSpec) => `"ix:${collection}:${indexKey(spec)}:col"`;
 
 type Operator = '$eq' | '$ne' | '$in' | '$nin' | keyof typeof RANGE_OPERATORS;
 
