@@ -189,6 +189,14 @@ describe('SqliteReadModelStore', () => {
     const reopened = store.collection<Doc>('items', [{ fields: ['b'] }]);
     expect(await reopened.findIds({ b: 2 })).toEqual([1]);
     expect(indexes()).toEqual(['ix:items:b:col']);
+    // The column of the dropped index goes too, so that it cannot go stale meanwhile:
+    // declared again later, it is filled from the documents as they are then.
+    await reopened.put({ _id: 1, a: 10, b: 2 });
+    await store.close();
+    store = SqliteReadModelStore.open(file);
+    const again = store.collection<Doc>('items', [{ fields: ['a'] }, { fields: ['b'] }]);
+    expect(await again.findIds({ a: 10 })).toEqual([1]);
+    expect(await again.findIds({ a: 1 })).toEqual([]);
   });
 
   it('indexes the elements of documents stored before a field was declared multikey', async () => {

@@ -438,6 +438,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
         .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'ix:%'`)
         .all(`c_${this.name}`) as { name: string }[];
       for (const { name } of existing) if (!declared.has(`"${name}"`)) db.exec(`DROP INDEX "${name}"`);
+      // A column no index names any more would go stale (puts no longer write it), and be
+      // trusted if an index named it again: it goes, and comes back filled if needed.
+      for (const name of columnsThere) {
+        if (name.startsWith('f_') && !this.columnSet.has(name.slice(2))) db.exec(`ALTER TABLE ${this.table} DROP COLUMN "${name}"`);
+      }
     })();
     this.ready = true;
     this.upsertStatement = undefined;
