@@ -297,9 +297,9 @@ function describeError(err: unknown): { code?: string; message: string } {
 }
 
 /** Bus failures keep their class across the port, so `isBusError` still recognises them. */
-function restore({ code, message }: { code?: string; message: string }): Error {
-  if (code === 'NO_RESPONDERS' || code === 'TIMEOUT' || code === 'CLOSED') return new BusError(code, message);
-  return Object.assign(new Error(message), code === undefined ? {} : { code });
+function restore(error: { code?: string; message: string }): Error {
+  if (isBusError(error)) return new BusError(error.code, error.message);
+  return Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code });
 }
 
 function closedError(): BusError {

@@ -243,10 +243,7 @@ export class SqliteEventStore implements EventStore {
     this.syncing = new Promise<void>((resolve) => {
       const done = (err: Error | null) => {
         this.syncing = undefined;
-        if (!err && head > this.durableHead) {
-          this.durableHead = head;
-          for (const subscription of this.subscriptions) subscription.notify();
-        }
+        if (!err) this.becameDurable(head);
         for (const { append, result } of covered) {
           if (err) append.reject(err);
           else append.resolve(result);
@@ -328,8 +325,13 @@ export class SqliteEventStore implements EventStore {
     if (durableUpTo === undefined) return this.poll();
     // The notifier committed that position before it synced: the file holds it, no query needed.
     if (durableUpTo > this.lastHead) this.lastHead = durableUpTo;
-    if (durableUpTo <= this.durableHead) return;
-    this.durableHead = durableUpTo;
+    this.becameDurable(durableUpTo);
+  }
+
+  /** Everything up to `head` is on disk: subscriptions may read that far. */
+  private becameDurable(head: number): void {
+    if (head <= this.durableHead) return;
+    this.durableHead = head;
     for (const subscription of this.subscriptions) subscription.notify();
   }
 
