@@ -8,3 +8,4 @@ export * from './notifying-store';
 export * from './process';
 export * from './ids';
 export * from './storage';
+export * from './fact-handlers';
