@@ -14,8 +14,8 @@ import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { subjects, type Actor } from '@teamchat/contracts';
-import { callEndpoint, createLogger, loadConfig } from '@teamchat/platform';
+import { endpoints, type Actor } from '@teamchat/contracts';
+import { callContract, createLogger, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServer, type EmbeddedServer } from '@teamchat/server';
 import type autocannon from 'autocannon';
 import Fastify from 'fastify';
@@ -108,7 +108,7 @@ async function createChannels(server: EmbeddedServer, userIds: number[]): Promis
   const names = Array.from({ length: CHANNELS }, (_, i) => `bench-${String(i).padStart(2, '0')}`);
   let after = 0;
   for (const name of names) {
-    const { position } = await callEndpoint(server.bus, subjects.channels.createChannel, { params: { name, subscribers: userIds } });
+    const { position } = await callContract(server.bus, endpoints.channels.createChannel, { params: { name, subscribers: userIds } });
     after = Math.max(after, position ?? 0);
   }
   return { names, after };
@@ -123,11 +123,11 @@ async function seed(server: EmbeddedServer, senders: Actor[], { names: channels,
       const channel = channels[i % CHANNELS]!;
       const topic = `topic-${Math.floor(i / CHANNELS) % TOPICS_PER_CHANNEL}`;
       const words = `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} message ${i}`;
-      await callEndpoint(
+      await callContract(
         server.bus,
-        subjects.messaging.sendMessage,
+        endpoints.messaging.sendMessage,
         { actor: senders[i % senders.length]!, after, params: { type: 'stream', to: channel, topic, content: words, read_by_sender: true } },
-        60_000,
+        { timeoutMs: 60_000 },
       );
     }
   };
@@ -179,8 +179,8 @@ async function main(): Promise<number> {
     const api = `${server.url}/api/v1`;
     const login = async (email: string) => {
       const { api_key, user_id } = await http(`${api}/dev_fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: email }) });
-      const { value } = await callEndpoint(server.bus, subjects.accounts.authenticate, { params: { email, api_key, client: 'website' } });
-      return { authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString('base64')}`, user_id: user_id as number, actor: value.actor as Actor };
+      const { value } = await callContract(server.bus, endpoints.accounts.authenticate, { params: { email, api_key, client: 'website' } });
+      return { authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString('base64')}`, user_id: user_id as number, actor: value.actor };
     };
     const people = await Promise.all(['owner', 'admin', 'moderator', 'member', 'member2', 'guest'].map((n) => login(`${n}@example.com`)));
     const member = people[3]!;

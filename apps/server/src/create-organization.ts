@@ -6,8 +6,8 @@
  *   npm run create-organization -- --name "Acme" --email owner@acme.test --full-name "Ada Owner"
  */
 import { parseArgs } from 'node:util';
-import { isApiError, subjects } from '@teamchat/contracts';
-import { callEndpoint, createLogger, loadConfig } from '@teamchat/platform';
+import { endpoints, isApiError } from '@teamchat/contracts';
+import { callContract, createLogger, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServices } from './embedded';
 
 async function main() {
@@ -26,7 +26,7 @@ async function main() {
   process.env.LOG_LEVEL ??= 'warn';
   const services = await startEmbeddedServices(loadConfig(), createLogger('create-organization'));
   try {
-    const { value } = await callEndpoint(services.bus, subjects.accounts.createOrganization, {
+    const { value } = await callContract(services.bus, endpoints.accounts.createOrganization, {
       params: { name: values.name, owner_email: values.email, owner_full_name: values['full-name'] },
     });
     process.stdout.write(`Organization created. Owner ${value.email} (user ${value.user_id})\nAPI key: ${value.api_key}\n`);

@@ -3,8 +3,8 @@
  * ARCHITECTURE.md). Seeding goes through the same bus commands as everything else, so
  * it works against the embedded services and against a distributed deployment alike.
  */
-import { ROLE, subjects } from '@teamchat/contracts';
-import { callEndpoint, type Bus } from '@teamchat/platform';
+import { endpoints, ROLE, type ParamsOf } from '@teamchat/contracts';
+import { callContract, type Bus } from '@teamchat/platform';
 
 const people = [
   { email: 'admin@example.com', full_name: 'Adam Admin', role: ROLE.administrator },
@@ -16,18 +16,18 @@ const people = [
 
 /** Returns false when the organization already existed (nothing was seeded). */
 export async function seedDevelopmentOrganization(bus: Bus): Promise<boolean> {
-  const { value: org } = await callEndpoint(bus, subjects.accounts.getOrganization, { params: {} });
+  const { value: org } = await callContract(bus, endpoints.accounts.getOrganization, { params: {} });
   if (org.exists) return false;
 
-  const { value: owner, position } = await callEndpoint(bus, subjects.accounts.createOrganization, {
+  const { value: owner, position } = await callContract(bus, endpoints.accounts.createOrganization, {
     params: { name: 'Example Organization', owner_email: 'owner@example.com', owner_full_name: 'Olivia Owner' },
   });
   let after = position;
-  const ids: Record<string, number> = { 'owner@example.com': owner.user_id as number };
-  const create = async (params: Record<string, unknown>) => {
-    const reply = await callEndpoint(bus, subjects.accounts.createUser, { params, ...(after ? { after } : {}) });
+  const ids: Record<string, number> = { 'owner@example.com': owner.user_id };
+  const create = async (params: ParamsOf<typeof endpoints.accounts.createUser>) => {
+    const reply = await callContract(bus, endpoints.accounts.createUser, { params, ...(after ? { after } : {}) });
     after = reply.position ?? after;
-    ids[params.email as string] = reply.value.user_id as number;
+    ids[params.email] = reply.value.user_id;
   };
   for (const person of people) await create(person);
   await create({
@@ -46,7 +46,7 @@ export async function seedDevelopmentOrganization(bus: Bus): Promise<boolean> {
     { name: 'leadership', description: 'Owners and administrators.', invite_only: true, subscribers: ['owner', 'admin'].map((n) => ids[`${n}@example.com`]!) },
   ];
   for (const channel of channels) {
-    const reply = await callEndpoint(bus, subjects.channels.createChannel, { params: channel, ...(after ? { after } : {}) });
+    const reply = await callContract(bus, endpoints.channels.createChannel, { params: channel, ...(after ? { after } : {}) });
     after = reply.position ?? after;
   }
   return true;

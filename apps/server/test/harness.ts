@@ -26,7 +26,7 @@ export function tempDataDir(): string {
 
 export async function startEmbedded(dataDir = tempDataDir(), env: Record<string, string> = {}): Promise<RunningServer> {
   process.env.LOG_LEVEL ??= 'silent';
-  const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: dataDir, TEAMCHAT_HEARTBEAT_SECONDS: '2', ...env });
+  const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: dataDir, TEAMCHAT_HEARTBEAT_SECONDS: '2', TEAMCHAT_CHECK_REPLIES: '1', ...env });
   const server = await startEmbeddedServer(config, createLogger('test'), { host: '127.0.0.1', port: 0 });
   return { api: `${server.url}/api/v1`, threads: server.threads, stop: () => server.stop() };
 }
@@ -69,6 +69,8 @@ export async function startDistributed(): Promise<RunningServer> {
     NATS_URL: nats.url,
     TEAMCHAT_DATA_DIR: dataDir,
     TEAMCHAT_HEARTBEAT_SECONDS: '2',
+    // Every reply is checked against its endpoint's contract: a drift fails the suites.
+    TEAMCHAT_CHECK_REPLIES: '1',
     LOG_LEVEL: 'warn',
   };
   const children: ChildProcess[] = [];

@@ -5,5 +5,5 @@ export * from './groups';
 export * from './channel';
 export * from './facts';
 export * from './bus';
-export * from './params';
+export * from './endpoints';
 export * from './message';

@@ -4,6 +4,7 @@
  * client receives it.
  */
 import { createHash } from 'node:crypto';
+import type { MessageObject } from './endpoints/messaging';
 import type { FactOf } from './facts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from './limits';
 
@@ -78,11 +79,11 @@ function formatEditEntry(entry: EditHistoryEntry, allowEmptyTopicName: boolean):
   return formatted;
 }
 
-export function formatMessage(view: MessageView, format: MessageFormat): Record<string, unknown> {
+export function formatMessage(view: MessageView, format: MessageFormat): MessageObject {
   const channel = view.recipient.type === 'channel' ? view.recipient : null;
   // One object literal with a fixed shape (no spreads): this runs for every message of
   // every GET /messages page and every event.
-  const message: Record<string, unknown> = {
+  const message: MessageObject = {
     id: view.id,
     sender_id: view.sender_id,
     sender_email: view.sender_email,

@@ -1,8 +1,35 @@
-import { InProcessBus, callEndpoint, serveEndpoint } from '@teamchat/platform';
+import { endpoint, isApiError, type Actor } from '@teamchat/contracts';
+import { callContract, InProcessBus, ReplyMismatchError, serveContract, type ContractServerOptions } from '@teamchat/platform';
 import pino from 'pino';
 import { z } from 'zod';
 
-describe('serveEndpoint', () => {
+const log = pino({ level: 'silent' });
+const actor: Actor = { user_id: 7, email: 'a@example.com', full_name: 'A', role: 400, is_bot: false, client: 'test' };
+
+const page = endpoint({
+  service: 'messaging',
+  subject: 'test.page',
+  auth: false,
+  params: z.object({}),
+  reply: z.object({ found_newest: z.boolean() }),
+});
+
+const write = endpoint({
+  service: 'messaging',
+  subject: 'test.write',
+  auth: true,
+  params: z.object({ count: z.number().int() }),
+  reply: z.object({ user_id: z.number().int() }),
+});
+
+/** Resolves to the ApiError a call is refused with. */
+const refusal = (call: Promise<unknown>) =>
+  call.then(
+    () => undefined,
+    (err: unknown) => (isApiError(err) ? { code: err.code, status: err.status, msg: err.msg } : err),
+  );
+
+describe('serveContract and callContract', () => {
   const members = '{"messages":[{"content":"ünïcode ✔"}]}';
 
   // A bus that copies replies stands for any that serializes them (NATS).
@@ -11,14 +38,79 @@ describe('serveEndpoint', () => {
     ['passes replies by value', false, 'object'],
   ])('hands pre-serialized bytes over a bus that %s as %s', async (_label, copyReplies, kind) => {
     const bus = new InProcessBus({ copyReplies });
-    await serveEndpoint(bus, 'test.page', z.object({}), async () => ({ value: { found_newest: true }, json: Buffer.from(members) }), {
-      queueGroup: 'test',
-      log: pino({ level: 'silent' }),
-    });
-    const { value, json } = await callEndpoint(bus, 'test.page', { params: {} });
+    await serveContract({ bus, log }, page, async () => ({ value: { found_newest: true }, json: Buffer.from(members) }));
+    const { value, json } = await callContract(bus, page, { params: {} });
     expect(value).toEqual({ found_newest: true });
     expect(typeof json).toBe(kind);
     expect(Buffer.from(json as string | Uint8Array).toString()).toBe(members);
+    await bus.close();
+  });
+
+  it('refuses invalid parameters and a missing actor before the handler runs', async () => {
+    const bus = new InProcessBus();
+    const seen: number[] = [];
+    await serveContract({ bus, log }, write, async (params, { actor: caller }) => {
+      seen.push(params.count);
+      return { value: { user_id: caller.user_id } };
+    });
+    expect(await refusal(callContract(bus, write, { actor, params: { count: 'x' as unknown as number } }))).toEqual({
+      code: 'BAD_REQUEST',
+      status: 400,
+      msg: expect.stringContaining("'count'"),
+    });
+    expect(await refusal(callContract(bus, write, { params: { count: 1 } }))).toEqual({
+      code: 'BAD_REQUEST',
+      status: 400,
+      msg: 'Authentication required',
+    });
+    expect(seen).toEqual([]);
+    expect((await callContract(bus, write, { actor, params: { count: 2 } })).value).toEqual({ user_id: 7 });
+    expect(seen).toEqual([2]);
+    await bus.close();
+  });
+
+  it("waits for the caller's last write before the handler and for its own write after", async () => {
+    const bus = new InProcessBus();
+    const steps: string[] = [];
+    const readModels: ContractServerOptions['readModels'] = {
+      waitFor: async (position) => {
+        steps.push(`wait ${position}`);
+      },
+    };
+    await serveContract({ bus, log, readModels }, write, async () => {
+      steps.push('handle');
+      return { value: { user_id: 1 }, position: 42 };
+    });
+    const { position } = await callContract(bus, write, { actor, after: 40, params: { count: 1 } });
+    expect(position).toBe(42);
+    expect(steps).toEqual(['wait 40', 'handle', 'wait 42']);
+    await bus.close();
+  });
+
+  it('answers a failing handler with the ApiError it threw, or a bare 500 that reveals nothing', async () => {
+    const bus = new InProcessBus();
+    let failure: unknown = new Error('secret detail');
+    await serveContract({ bus, log }, write, async () => {
+      throw failure;
+    });
+    expect(await refusal(callContract(bus, write, { actor, params: { count: 1 } }))).toEqual({
+      code: 'INTERNAL_SERVER_ERROR',
+      status: 500,
+      msg: 'Internal server error',
+    });
+    failure = { code: 'PERMISSION_DENIED', status: 403, msg: 'No' };
+    expect(await refusal(callContract(bus, write, { actor, params: { count: 1 } }))).toEqual({ code: 'PERMISSION_DENIED', status: 403, msg: 'No' });
+    await bus.close();
+  });
+
+  it('checks the reply against the contract unless told not to', async () => {
+    const bus = new InProcessBus();
+    // A handler that drifted from its contract (the compiler would catch it; the bus may not).
+    await bus.serve(page.subject, async () => ({ ok: true, value: { found_newest: 'yes' } }));
+    const drifted = await callContract(bus, page, { params: {} }).catch((err: unknown) => err);
+    expect(drifted).toBeInstanceOf(ReplyMismatchError);
+    expect((drifted as ReplyMismatchError).message).toContain("'found_newest'");
+    expect((await callContract(bus, page, { params: {} }, { checkReply: false })).value).toEqual({ found_newest: 'yes' });
     await bus.close();
   });
 });

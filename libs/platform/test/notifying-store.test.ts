@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { STORE_APPENDED_SUBJECT } from '@teamchat/contracts';
+import { storeAppended } from '@teamchat/contracts';
 import { InProcessBus, NotifyingEventStore, SqliteEventStore } from '@teamchat/platform';
 
 /** A store announcing its appends on a bus, and every announcement heard there. */
 async function announcing() {
   const bus = new InProcessBus();
   const heard: unknown[] = [];
-  await bus.subscribe(STORE_APPENDED_SUBJECT, (payload) => heard.push(payload));
+  await bus.subscribe(storeAppended.subject, (payload) => heard.push(payload));
   const store = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus);
   const append = (n: number) => store.append(`s${n}`, [{ id: `f${n}`, type: 'T', data: { n } }], 'no_stream');
   return { bus, store, heard, append };

@@ -2,52 +2,28 @@
  * The accounts service: organization, users, API keys and the key-exchange endpoints.
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
-import {
-  ACTOR_CHANGED_SUBJECT,
-  DevFetchApiKeyParams,
-  JwtFetchApiKeyParams,
-  NoParams,
-  queueGroups,
-  subjects,
-  UserIdPathParams,
-  ZULIP_FEATURE_LEVEL,
-  ZULIP_VERSION,
-  badRequest,
-  type ActorChanged,
-} from '@teamchat/contracts';
+import { actorChanged, badRequest, endpoints, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged } from '@teamchat/contracts';
 import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
 import {
   AggregateRepository,
+  contractServer,
   Projector,
-  serveEndpoint,
   type AppendResult,
-  type StoredFact,
   type BusSubscription,
   type RunningService,
   type ServiceDeps,
+  type StoredFact,
 } from '@teamchat/platform';
-import { z } from 'zod';
 import { evolveOrganization, initialOrganization } from './domain/organization';
 import { createOrganization, createUser, setUserActive } from './handlers/commands';
 import { AccountsReadModel } from './projections/credentials';
 import { authenticate, devFetchApiKey, jwtFetchApiKey, keyFor } from './queries/authentication';
 import { userProfile } from './queries/profile';
 
-const AuthenticateParams = z.object({ email: z.string(), api_key: z.string(), client: z.string() });
-const CreateOrganizationParams = z.object({ name: z.string(), owner_email: z.string(), owner_full_name: z.string() });
-const CreateUserParams = z.object({
-  email: z.string(),
-  full_name: z.string(),
-  role: z.number().int(),
-  is_bot: z.boolean().optional(),
-  bot_type: z.number().int().nullable().optional(),
-  bot_owner_id: z.number().int().nullable().optional(),
-});
-
 /** The facts that change who a user is to the gateway, which caches it (ActorChanged). */
 const ACTOR_FACT_TYPES: ReadonlySet<string> = new Set(['UserDeactivated', 'UserReactivated']);
 
-function actorChanged(fact: StoredFact): ActorChanged | undefined {
+function actorChangeOf(fact: StoredFact): ActorChanged | undefined {
   if (!ACTOR_FACT_TYPES.has(fact.type)) return undefined;
   const userId = (fact.data as { user_id?: unknown }).user_id;
   return typeof userId === 'number' ? { user_id: userId, position: fact.position } : undefined;
@@ -66,8 +42,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     projection: async (fact) => {
       await directory.apply(fact);
       await accounts.apply(fact);
-      const changed = actorChanged(fact);
-      if (changed) bus.publish(ACTOR_CHANGED_SUBJECT, changed);
+      const changed = actorChangeOf(fact);
+      if (changed) bus.publish(actorChanged.subject, changed);
     },
   });
   await projector.start();
@@ -75,60 +51,51 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const organization = new AggregateRepository(store, { initial: initialOrganization, evolve: evolveOrganization });
   const commandDeps = { organization, config };
   const authDeps = { directory, accounts, config };
-  const options = { queueGroup: queueGroups.accounts, log };
-
-  /** After a write, answer only once our own read models show it. */
-  const written = async (append: AppendResult | undefined) => {
-    const position = append?.positions.at(-1);
-    await projector.waitFor(position);
-    return position;
-  };
+  const serve = contractServer({ bus, log, readModels: projector });
+  const api = endpoints.accounts;
+  const positionOf = (append: AppendResult | undefined) => append?.positions.at(-1);
 
   const subscriptions: BusSubscription[] = await Promise.all([
-    serveEndpoint(bus, subjects.accounts.authenticate, AuthenticateParams, async ({ params, after }) => {
-      await projector.waitFor(after);
+    serve(api.authenticate, async (params) => ({
+      value: { actor: await authenticate(authDeps, params.email, params.api_key, params.client) },
       // The position the answer holds for, so that the gateway can cache it (ActorChanged).
-      const position = projector.checkpoint;
-      return { value: { actor: await authenticate(authDeps, params.email, params.api_key, params.client) }, position };
-    }, options),
-    serveEndpoint(bus, subjects.accounts.devFetchApiKey, DevFetchApiKeyParams, async ({ params }) => ({
-      value: await devFetchApiKey(authDeps, params.username),
-    }), options),
-    serveEndpoint(bus, subjects.accounts.jwtFetchApiKey, JwtFetchApiKeyParams, async ({ params }) => ({
+      position: projector.checkpoint,
+    })),
+    serve(api.devFetchApiKey, async (params) => ({ value: await devFetchApiKey(authDeps, params.username) })),
+    serve(api.jwtFetchApiKey, async (params) => ({
       value: await jwtFetchApiKey(authDeps, params.token, params.include_profile ?? false),
-    }), options),
-    serveEndpoint(bus, subjects.accounts.createOrganization, CreateOrganizationParams, async ({ params, actor }) => {
+    })),
+    serve(api.createOrganization, async (params, { actor }) => {
       if (actor) throw badRequest('Organizations are created with the command-line tool');
-      const position = await written(await createOrganization(commandDeps, params));
+      const position = positionOf(await createOrganization(commandDeps, params));
+      await projector.waitFor(position);
       const owner = await directory.userByEmail(params.owner_email);
       if (!owner) throw new Error('owner missing after organization creation');
       // The command-line tool prints this key: the operator's only way in.
       return { value: { user_id: owner._id, email: owner.email, api_key: await keyFor(authDeps, owner) }, position };
-    }, options),
-    serveEndpoint(bus, subjects.accounts.createUser, CreateUserParams, async ({ params, actor }) => {
+    }),
+    serve(api.createUser, async (params, { actor }) => {
       const { user_id, append } = await createUser(commandDeps, actor, params);
-      return { value: { user_id }, position: await written(append) };
-    }, options),
-    serveEndpoint(bus, subjects.accounts.deactivateUser, UserIdPathParams, async ({ params, actor }) => {
-      if (!actor) throw badRequest('Authentication required');
-      return { value: {}, position: await written(await setUserActive(commandDeps, actor, params.user_id, false)) };
-    }, options),
-    serveEndpoint(bus, subjects.accounts.reactivateUser, UserIdPathParams, async ({ params, actor }) => {
-      if (!actor) throw badRequest('Authentication required');
-      return { value: {}, position: await written(await setUserActive(commandDeps, actor, params.user_id, true)) };
-    }, options),
-    serveEndpoint(bus, subjects.accounts.getOrganization, NoParams, async ({ after }) => {
-      await projector.waitFor(after);
+      return { value: { user_id }, position: positionOf(append) };
+    }),
+    serve(api.deactivateUser, async (params, { actor }) => ({
+      value: {},
+      position: positionOf(await setUserActive(commandDeps, actor, params.user_id, false)),
+    })),
+    serve(api.reactivateUser, async (params, { actor }) => ({
+      value: {},
+      position: positionOf(await setUserActive(commandDeps, actor, params.user_id, true)),
+    })),
+    serve(api.getOrganization, async () => {
       const org = await accounts.organization.get('organization');
       return { value: { exists: org !== undefined, name: org?.name ?? null } };
-    }, options),
-    serveEndpoint(bus, subjects.accounts.getOwnUser, NoParams, async ({ actor, after }) => {
-      await projector.waitFor(after);
-      const user = actor && (await directory.userById(actor.user_id));
+    }),
+    serve(api.getOwnUser, async (_params, { actor }) => {
+      const user = await directory.userById(actor.user_id);
       if (!user) throw badRequest('Authentication required');
       return { value: userProfile(user) };
-    }, options),
-    serveEndpoint(bus, subjects.accounts.serverSettings, NoParams, async () => {
+    }),
+    serve(api.serverSettings, async () => {
       const org = await accounts.organization.get('organization');
       return {
         value: {
@@ -143,7 +110,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
           email_auth_enabled: false,
         },
       };
-    }, options),
+    }),
   ]);
 
   return {

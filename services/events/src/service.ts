@@ -3,8 +3,8 @@
  * client ever sees a change that was not stored. Queues are in memory; the projector
  * starts at the store's head because a fresh queue only wants what happens after it.
  */
-import { DeleteQueueParams, GetEventsParams, queueGroups, RegisterParams, subjects, badRequest } from '@teamchat/contracts';
-import { Projector, serveEndpoint, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
+import { endpoints } from '@teamchat/contracts';
+import { contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { deliveriesFor, FAN_OUT_FACT_TYPES } from './projections/fan-out';
 import { QueueRegistry } from './queries/queues';
 
@@ -22,25 +22,18 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     },
   });
   await projector.start();
-  const options = { queueGroup: queueGroups.events, log };
+  // The queue must not miss what the client itself did just before registering: the
+  // projector catches up with the caller's last write before each request.
+  const serve = contractServer({ bus, log, readModels: projector });
+  const api = endpoints.events;
 
   const subscriptions: BusSubscription[] = await Promise.all([
-    serveEndpoint(bus, subjects.events.register, RegisterParams, async ({ actor, params, after }) => {
-      if (!actor) throw badRequest('Authentication required');
-      // The queue must not miss what the client itself did just before registering.
-      await projector.waitFor(after);
-      return { value: queues.register(actor, params) };
-    }, options),
-    serveEndpoint(bus, subjects.events.getEvents, GetEventsParams, async ({ actor, params, after }) => {
-      if (!actor) throw badRequest('Authentication required');
-      await projector.waitFor(after);
-      return { value: await queues.getEvents(actor, params) };
-    }, options),
-    serveEndpoint(bus, subjects.events.deleteQueue, DeleteQueueParams, async ({ actor, params }) => {
-      if (!actor) throw badRequest('Authentication required');
+    serve(api.register, async (params, { actor }) => ({ value: queues.register(actor, params) })),
+    serve(api.getEvents, async (params, { actor }) => ({ value: await queues.getEvents(actor, params) })),
+    serve(api.deleteQueue, async (params, { actor }) => {
       queues.delete(actor, params.queue_id);
       return { value: {} };
-    }, options),
+    }),
   ]);
 
   return {

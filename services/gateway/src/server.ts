@@ -8,23 +8,15 @@
 import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import {
-  ACTOR_CHANGED_SUBJECT,
-  ApiError,
-  isApiError,
-  subjects,
-  type Actor,
-  type ActorChanged,
-  type ApiErrorShape,
-} from '@teamchat/contracts';
-import { callEndpoint, describeZodIssue, type Bus } from '@teamchat/platform';
+import { actorChanged, ApiError, endpoints, isApiError, type Actor, type ApiErrorShape } from '@teamchat/contracts';
+import { callContract, describeZodIssue, ReplyMismatchError, type Bus } from '@teamchat/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
 import { CredentialsCache } from './http/credentials-cache';
 import { decodeParams } from './http/decode';
 import { joinMembers } from './http/response';
-import { routes, type RouteSpec } from './routes';
+import { routes, type Route } from './routes';
 
 export const API_PREFIX = '/api/v1';
 
@@ -32,6 +24,8 @@ export interface GatewayOptions {
   bus: Bus;
   log: Logger;
   heartbeatSeconds: number;
+  /** Check each reply against its contract (ServerConfig.checkReplies). */
+  checkReplies?: boolean;
 }
 
 const MAX_HEADER_BYTES = 256 * 1024;
@@ -79,7 +73,12 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const longPollTimeoutMs = options.heartbeatSeconds * 1000 + 15_000;
 
   const credentials = new CredentialsCache();
-  await bus.subscribe(ACTOR_CHANGED_SUBJECT, (payload) => credentials.forget(payload as unknown as ActorChanged));
+  await bus.subscribe(actorChanged.subject, (payload) => {
+    const notice = actorChanged.payload.safeParse(payload);
+    // A notice it cannot read says nothing of whom to forget: entries still expire.
+    if (notice.success) credentials.forget(notice.data);
+    else log.warn({ issue: notice.error.issues[0]?.message }, 'unreadable actor_changed notice');
+  });
 
   async function authenticate(request: FastifyRequest): Promise<Actor> {
     const header = request.headers.authorization;
@@ -88,31 +87,34 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     if (known) return { ...known, client };
     const { email, apiKey } = parseBasicAuth(header);
     const after = credentials.newestChange;
-    const { value, position } = await callEndpoint(bus, subjects.accounts.authenticate, {
+    const { value, position } = await callContract(bus, endpoints.accounts.authenticate, {
       ...(after !== undefined ? { after } : {}),
       params: { email, api_key: apiKey, client },
     });
-    const actor = value.actor as Actor;
-    credentials.remember(header!, actor, position);
-    return actor;
+    credentials.remember(header!, value.actor, position);
+    return value.actor;
   }
 
-  function handlerFor(route: RouteSpec) {
+  function handlerFor({ endpoint }: Route) {
+    const callOptions = {
+      checkReply: options.checkReplies ?? false,
+      ...(endpoint.http?.longPoll ? { timeoutMs: longPollTimeoutMs } : {}),
+    };
     return async (request: FastifyRequest, reply: FastifyReply) => {
-      const actor = route.auth ? await authenticate(request) : undefined;
-      const { params, ignored } = decodeParams(route.params, {
+      const actor = endpoint.auth ? await authenticate(request) : undefined;
+      const { params, ignored } = decodeParams(endpoint.params, {
         query: request.query,
         body: request.body,
         path: (request.params ?? {}) as Record<string, string>,
       });
-      const parsed = route.params.safeParse(params);
+      const parsed = endpoint.params.safeParse(params);
       if (!parsed.success) throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0]), 400);
       const after = actor ? lastWrite.get(actor.user_id) : undefined;
-      const { value, position, json } = await callEndpoint(
+      const { value, position, json } = await callContract(
         bus,
-        route.subject,
+        endpoint,
         { ...(actor ? { actor } : {}), ...(after !== undefined ? { after } : {}), params: parsed.data },
-        route.longPoll ? longPollTimeoutMs : undefined,
+        callOptions,
       );
       if (actor && position !== undefined && position > (lastWrite.get(actor.user_id) ?? 0)) {
         lastWrite.set(actor.user_id, position);
@@ -130,6 +132,10 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
 
   app.setErrorHandler((err: unknown, _request, reply) => {
     if (isApiError(err)) return sendError(reply, err);
+    if (err instanceof ReplyMismatchError) {
+      log.error({ subject: err.subject, issue: err.issue }, 'reply does not match its contract');
+      return sendError(reply, { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' });
+    }
     const statusCode = (err as { statusCode?: unknown }).statusCode;
     if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
       // Malformed bodies, unsupported content types, oversized payloads.

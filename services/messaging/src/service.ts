@@ -3,37 +3,9 @@
  * (reactions, edits and moves, deletion, personal flags, topic visibility). Wires the
  * projector and the bus endpoints; the decisions live in domain/.
  */
-import {
-  badRequest,
-  GetMessageParams,
-  GetMessagesParams,
-  MarkTopicAsReadParams,
-  MessageIdPathParams,
-  queueGroups,
-  ReactionParams,
-  RenderMessageParams,
-  SendMessageParams,
-  subjects,
-  UpdateFlagsForNarrowParams,
-  UpdateFlagsParams,
-  UpdateMessageParams,
-  UserTopicParams,
-  type Actor,
-  type BusRequest,
-} from '@teamchat/contracts';
+import { badRequest, endpoints } from '@teamchat/contracts';
 import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
-import {
-  AggregateRepository,
-  Projector,
-  serveEndpoint,
-  type BusSubscription,
-  type EndpointHandler,
-  type HandlerResult,
-  type RunningService,
-  type ServiceDeps,
-} from '@teamchat/platform';
-import type { Logger } from 'pino';
-import type { ZodType } from 'zod';
+import { AggregateRepository, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { evolveMessage, initialMessage } from './domain/message-changes';
 import { evolveRecipients, initialRecipients } from './domain/recipients';
 import {
@@ -83,31 +55,19 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     recipientIdFor: (key) => recipientIdFor({ recipients }, key),
   };
 
-  /**
-   * Every endpoint needs an actor, must see the caller's earlier writes, and — when it
-   * writes — answers only once its own read model shows the write.
-   */
-  function endpoint<P>(subject: string, params: ZodType<P>, handle: (actor: Actor, params: P, log: Logger) => Promise<HandlerResult>) {
-    const handler: EndpointHandler<P> = async ({ actor, params: p, after }: BusRequest<P>, requestLog) => {
-      if (!actor) throw badRequest('Authentication required');
-      await projector.waitFor(after);
-      const result = await handle(actor, p, requestLog);
-      await projector.waitFor(result.position);
-      return result;
-    };
-    return serveEndpoint(bus, subject, params, handler, { queueGroup: queueGroups.messaging, log });
-  }
+  const serve = contractServer({ bus, log, readModels: projector });
+  const api = endpoints.messaging;
 
   const subscriptions: BusSubscription[] = await Promise.all([
-    endpoint(subjects.messaging.sendMessage, SendMessageParams, async (actor, params) => {
+    serve(api.sendMessage, async (params, { actor }) => {
       const { position, ...value } = await sendMessage({ store, directory, model, recipients, renderer }, actor, params);
       return { value, position };
     }),
-    endpoint(subjects.messaging.getMessages, GetMessagesParams, async (actor, params) => {
+    serve(api.getMessages, async (params, { actor }) => {
       const { result, messagesJson } = await getMessages({ directory, model }, actor, params);
       return { value: result, json: messagesJson };
     }),
-    endpoint(subjects.messaging.getMessage, GetMessageParams, async (actor, params) => {
+    serve(api.getMessage, async (params, { actor }) => {
       const { message } = await accessibleMessage(changeDeps, actor, params.message_id);
       const [rendered] = await renderMessages({ directory, model }, actor, [message._id], {
         apply_markdown: params.apply_markdown ?? true,
@@ -116,32 +76,32 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       });
       return { value: { message: rendered, raw_content: message.content } };
     }),
-    endpoint(subjects.messaging.renderMessage, RenderMessageParams, async (actor, params) => {
+    serve(api.renderMessage, async (params, { actor }) => {
       if (params.content.trim().length === 0) throw badRequest('Message must not be empty');
       const rendered = await renderer.render(params.content, { sender_id: actor.user_id, recipient_user_ids: [] });
       return { value: { rendered: rendered.html } };
     }),
-    endpoint(subjects.messaging.updateMessage, UpdateMessageParams, async (actor, params) => ({
+    serve(api.updateMessage, async (params, { actor }) => ({
       value: {},
       position: await editMessage(changeDeps, actor, params),
     })),
-    endpoint(subjects.messaging.deleteMessage, MessageIdPathParams, async (actor, params) => ({
+    serve(api.deleteMessage, async (params, { actor }) => ({
       value: {},
       position: await deleteMessage(changeDeps, actor, params.message_id),
     })),
-    endpoint(subjects.messaging.addReaction, ReactionParams, async (actor, params) => ({
+    serve(api.addReaction, async (params, { actor }) => ({
       value: {},
       position: await changeReaction(changeDeps, actor, params, 'add'),
     })),
-    endpoint(subjects.messaging.removeReaction, ReactionParams, async (actor, params) => ({
+    serve(api.removeReaction, async (params, { actor }) => ({
       value: {},
       position: await changeReaction(changeDeps, actor, params, 'remove'),
     })),
-    endpoint(subjects.messaging.updateFlags, UpdateFlagsParams, async (actor, params) => {
+    serve(api.updateFlags, async (params, { actor }) => {
       const { changed, position } = await updateFlags(changeDeps, actor, params);
       return { value: { messages: changed }, position };
     }),
-    endpoint(subjects.messaging.updateFlagsForNarrow, UpdateFlagsForNarrowParams, async (actor, params) => {
+    serve(api.updateFlagsForNarrow, async (params, { actor }) => {
       const { ids, result } = await selectMessageIds({ directory, model }, actor, params);
       const { changed, position } = await updateFlags(changeDeps, actor, { messages: ids, op: params.op, flag: params.flag }, false);
       return {
@@ -157,11 +117,11 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
         position,
       };
     }),
-    endpoint(subjects.messaging.markTopicAsRead, MarkTopicAsReadParams, async (actor, params) => ({
+    serve(api.markTopicAsRead, async (params, { actor }) => ({
       value: {},
       position: await markTopicAsRead(changeDeps, actor, params.stream_id, params.topic_name),
     })),
-    endpoint(subjects.messaging.updateUserTopic, UserTopicParams, async (actor, params) => ({
+    serve(api.updateUserTopic, async (params, { actor }) => ({
       value: {},
       position: await updateUserTopic(changeDeps, actor, params),
     })),

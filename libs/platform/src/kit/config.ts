@@ -18,6 +18,12 @@ export interface ServerConfig {
   realmUri: string;
   /** How long GET /events blocks before answering with a heartbeat. */
   heartbeatSeconds: number;
+  /**
+   * Whether the gateway checks every reply against its endpoint's reply schema, answering
+   * 500 on a mismatch: on in the test suites, so that a reply drifting from its contract
+   * fails them; off by default, since a correct server pays for it on every request.
+   */
+  checkReplies: boolean;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -36,6 +42,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     realmHost,
     realmUri: env.TEAMCHAT_REALM_URI ?? `http://${realmHost}`,
     heartbeatSeconds: Number.isFinite(heartbeat) && heartbeat > 0 ? heartbeat : 60,
+    checkReplies: env.TEAMCHAT_CHECK_REPLIES === '1',
   };
 }
 

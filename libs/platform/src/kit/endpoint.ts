@@ -1,49 +1,87 @@
 /**
- * The one wrapper every bus endpoint goes through, on both sides. A service's handler
- * may throw an ApiError (or anything else); `serveEndpoint` always answers with a
- * BusReply, so no request is left hanging and nothing a client sends can crash a
- * process. `callEndpoint` turns the reply back into a value or an ApiError.
+ * The one way an endpoint contract (libs/contracts/src/endpoints) is served and called.
+ *
+ * `serveContract` does for every endpoint what each would otherwise repeat: it validates
+ * the parameters with the contract's schema, refuses a request without the actor the
+ * contract requires, waits for the service's read models to show the caller's earlier
+ * writes (read-your-writes) and, after a write, its own; and it always answers with a
+ * BusReply, whatever the handler throws, so no request is left hanging and nothing a
+ * client sends can crash a process. `callContract` turns the reply back into a typed
+ * value or an ApiError.
  */
-import { ApiError, badRequest, isApiError, type BusReply, type BusRequest } from '@teamchat/contracts';
+import {
+  ApiError,
+  badRequest,
+  isApiError,
+  queueGroupOf,
+  type Actor,
+  type BusReply,
+  type BusRequest,
+  type Endpoint,
+} from '@teamchat/contracts';
 import type { Logger } from 'pino';
-import type { ZodType } from 'zod';
+import type { z } from 'zod';
 import { isBusError, type Bus, type BusSubscription, type Json } from '../ports/bus';
 
-export interface HandlerResult {
-  value: Record<string, unknown>;
+export interface HandlerResult<V = Record<string, unknown>> {
+  value: V;
   /** Store position of the last fact the handler appended, for read-your-writes. */
   position?: number;
   /** Further members already serialized: a JSON object as text or as UTF-8 bytes (see BusReply). */
   json?: string | Uint8Array;
 }
 
-export type EndpointHandler<P> = (request: BusRequest<P>, log: Logger) => Promise<HandlerResult>;
+export interface RequestContext<A extends boolean> {
+  /** The authenticated caller; always present where the contract requires one. */
+  actor: A extends true ? Actor : Actor | undefined;
+  log: Logger;
+}
+
+export type ContractHandler<E extends Endpoint> = (
+  params: z.output<E['params']>,
+  context: RequestContext<E['auth']>,
+) => Promise<HandlerResult<z.input<E['reply']>>>;
+
+/** What a service answers from: its projector, which knows how far its read models are. */
+export interface ReadModelProgress {
+  waitFor(position: number | undefined): Promise<void>;
+}
+
+export interface ContractServerOptions {
+  bus: Bus;
+  log: Logger;
+  /** Absent for a service that keeps no read models of the store. */
+  readModels?: ReadModelProgress;
+}
 
 /** A transport limit this large no reply of this API reaches (5000 maximal messages). */
 const UNBOUNDED_PAYLOAD = 256 * 1024 * 1024;
 
-export function serveEndpoint<P>(
-  bus: Bus,
-  subject: string,
-  params: ZodType<P>,
-  handler: EndpointHandler<P>,
-  options: { queueGroup: string; log: Logger },
+/** Serves one contract on the bus, in the queue group of the service that owns it. */
+export function serveContract<E extends Endpoint>(
+  options: ContractServerOptions,
+  endpoint: E,
+  handler: ContractHandler<E>,
 ): Promise<BusSubscription> {
+  const { bus, readModels } = options;
   // One child logger per endpoint, not per request: a pino child costs as much as a
   // trivial handler.
-  const log = options.log.child({ subject });
+  const log = options.log.child({ subject: endpoint.subject });
   return bus.serve(
-    subject,
+    endpoint.subject,
     async (payload) => {
       let reply: BusReply;
       try {
         const request = payload as unknown as BusRequest<unknown>;
-        const parsed = params.safeParse(request?.params ?? {});
+        const parsed = endpoint.params.safeParse(request?.params ?? {});
         if (!parsed.success) throw badRequest(describeZodIssue(parsed.error.issues[0]));
-        const result = await handler({ ...request, params: parsed.data }, log);
+        if (endpoint.auth && !request.actor) throw badRequest('Authentication required');
+        await readModels?.waitFor(request.after);
+        const result = await handler(parsed.data as z.output<E['params']>, { actor: request.actor as RequestContext<E['auth']>['actor'], log });
+        await readModels?.waitFor(result.position);
         reply = {
           ok: true,
-          value: result.value,
+          value: result.value as Record<string, unknown>,
           ...(result.position !== undefined ? { position: result.position } : {}),
           ...(result.json !== undefined ? { json: bus.carriesBytes ? result.json : asText(result.json) } : {}),
         };
@@ -62,8 +100,13 @@ export function serveEndpoint<P>(
       }
       return reply as unknown as Json;
     },
-    options.queueGroup,
+    queueGroupOf(endpoint.service),
   );
+}
+
+/** Serves a group of contracts with the same options; resolves once all are listening. */
+export function contractServer(options: ContractServerOptions) {
+  return <E extends Endpoint>(endpoint: E, handler: ContractHandler<E>) => serveContract(options, endpoint, handler);
 }
 
 /** Bytes become text for a transport that would otherwise serialize them as an object. */
@@ -71,16 +114,26 @@ function asText(json: string | Uint8Array): string {
   return typeof json === 'string' ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8');
 }
 
-/** Sends a request and returns the reply's value, or throws the ApiError it carries. */
-export async function callEndpoint(
+export interface CallOptions {
+  timeoutMs?: number;
+  /**
+   * Whether to check the reply against the contract's reply schema (default true). The
+   * gateway, which only forwards replies, turns it off unless configured to check.
+   */
+  checkReply?: boolean;
+}
+
+/** Sends a request for a contract and returns the reply's value, or throws the ApiError it carries. */
+export async function callContract<E extends Endpoint>(
   bus: Bus,
-  subject: string,
-  request: BusRequest<unknown>,
-  timeoutMs = 10_000,
-): Promise<HandlerResult> {
+  endpoint: E,
+  request: BusRequest<z.input<E['params']>>,
+  options: CallOptions = {},
+): Promise<HandlerResult<z.output<E['reply']>>> {
+  const { subject } = endpoint;
   let reply: BusReply;
   try {
-    reply = (await bus.request(subject, request as unknown as Json, timeoutMs)) as unknown as BusReply;
+    reply = (await bus.request(subject, request as unknown as Json, options.timeoutMs ?? 10_000)) as unknown as BusReply;
   } catch (err) {
     if (isBusError(err) && err.code === 'TIMEOUT') {
       throw new ApiError('GATEWAY_TIMEOUT', `The service behind ${subject} did not answer in time`, 504);
@@ -91,11 +144,29 @@ export async function callEndpoint(
     throw err;
   }
   if (!reply.ok) throw new ApiError(reply.error.code, reply.error.msg, reply.error.status, reply.error.extra);
+  let value = reply.value as z.output<E['reply']>;
+  if (options.checkReply ?? true) {
+    const checked = endpoint.reply.safeParse(reply.value);
+    if (!checked.success) {
+      throw new ReplyMismatchError(subject, describeZodIssue(checked.error.issues[0]));
+    }
+    value = checked.data as z.output<E['reply']>;
+  }
   return {
-    value: reply.value,
+    value,
     ...(reply.position !== undefined ? { position: reply.position } : {}),
     ...(reply.json !== undefined ? { json: reply.json } : {}),
   };
+}
+
+/** A service answered with a value its contract does not allow: a bug, reported as one. */
+export class ReplyMismatchError extends Error {
+  constructor(
+    readonly subject: string,
+    readonly issue: string,
+  ) {
+    super(`The reply to ${subject} does not match its contract: ${issue}`);
+  }
 }
 
 interface ZodIssueLike {

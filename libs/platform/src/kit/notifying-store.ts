@@ -10,7 +10,7 @@
  * with the newest position. One notification per append would wake every subscriber in
  * every other process once per fact, each wake a read of the store.
  */
-import { STORE_APPENDED_SUBJECT } from '@teamchat/contracts';
+import { storeAppended, type StoreAppended } from '@teamchat/contracts';
 import type { Bus, BusSubscription } from '../ports/bus';
 import type { AppendResult, EventStore, ExpectedRevision, FactHandler, NewFact, SubscribeOptions, Subscription } from '../ports/event-store';
 
@@ -32,9 +32,10 @@ export class NotifyingEventStore implements EventStore {
 
   static async wrap(inner: WakeableEventStore, bus: Bus): Promise<NotifyingEventStore> {
     const store = new NotifyingEventStore(inner, bus);
-    store.listener = await bus.subscribe(STORE_APPENDED_SUBJECT, (payload) => {
-      const position = (payload as { position?: unknown } | null)?.position;
-      inner.wake(typeof position === 'number' ? position : undefined);
+    store.listener = await bus.subscribe(storeAppended.subject, (payload) => {
+      // A malformed notice still wakes the store: it then reads up to the durable head.
+      const notice = storeAppended.payload.safeParse(payload);
+      inner.wake(notice.success ? notice.data.position : undefined);
     });
     return store;
   }
@@ -58,7 +59,8 @@ export class NotifyingEventStore implements EventStore {
     this.unannounced = undefined;
     if (position === undefined || this.closed) return;
     try {
-      this.bus.publish(STORE_APPENDED_SUBJECT, { position });
+      const notice: StoreAppended = { position };
+      this.bus.publish(storeAppended.subject, notice);
     } catch {
       // The bus is closing: the others learn of it by polling, as of any lost notification.
     }

@@ -1,8 +1,8 @@
 /** The user profile object of the API, built from the directory. */
-import { gravatarUrl, ROLE } from '@teamchat/contracts';
+import { gravatarUrl, ROLE, type UserProfile } from '@teamchat/contracts';
 import type { UserDoc } from '@teamchat/directory';
 
-export function userProfile(user: UserDoc): Record<string, unknown> {
+export function userProfile(user: UserDoc): UserProfile {
   return {
     user_id: user._id,
     delivery_email: user.email,

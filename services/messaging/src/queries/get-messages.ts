@@ -15,6 +15,8 @@ import {
   MAX_MESSAGES_PER_FETCH,
   type Actor,
   type GetMessagesParams,
+  type MessageObject,
+  type MessageRange,
   type MessageView,
 } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
@@ -123,7 +125,7 @@ export async function selectMessageIds(
   deps: GetMessagesDeps,
   actor: Actor,
   params: SelectParams,
-): Promise<{ ids: number[]; result: Record<string, unknown> }> {
+): Promise<{ ids: number[]; result: MessageRange }> {
   const { ids, result } = await select(deps, actor, params);
   return { ids, result };
 }
@@ -420,7 +422,7 @@ async function prepare(deps: GetMessagesDeps, actor: Actor, ids: number[], loade
 }
 
 /** The message as the API shows it, without the requester's flags. */
-function present(doc: MessageDoc, prepared: Prepared, format: MessageFormat): Record<string, unknown> {
+function present(doc: MessageDoc, prepared: Prepared, format: MessageFormat): MessageObject {
   const sender = prepared.senders.get(doc.sender_id);
   // Names as they are now, not as they were when the message was sent.
   const recipient: MessageView['recipient'] =
@@ -437,7 +439,7 @@ export async function renderMessages(
   ids: number[],
   format: MessageFormat,
   loaded: Candidate[] = [],
-): Promise<Record<string, unknown>[]> {
+): Promise<MessageObject[]> {
   if (ids.length === 0) return [];
   const prepared = await prepare(deps, actor, ids, loaded);
   return prepared.docs.map((doc) => ({ ...present(doc, prepared, format), flags: [...(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS)] }));

@@ -1,0 +1,109 @@
+/** The channels service's endpoints: channels, their settings, subscriptions. */
+import { z } from 'zod';
+import { TOPICS_POLICIES } from '../channel';
+import { GroupSettingUpdate, GroupSettingValue } from '../groups';
+import { EmptyReply, endpoint } from './contract';
+
+const int = () => z.number().int();
+
+/** `realm_default`, `unlimited` or a number of days. */
+const MessageRetentionDays = z.union([z.string(), int()]);
+
+export const SubscribeParams = z.object({
+  subscriptions: z.array(z.object({ name: z.string(), description: z.string().optional() })),
+  principals: z.union([z.array(int()), z.array(z.string())]).optional(),
+  authorization_errors_fatal: z.boolean().optional(),
+  announce: z.boolean().optional(),
+  invite_only: z.boolean().optional(),
+  is_web_public: z.boolean().optional(),
+  is_default_stream: z.boolean().optional(),
+  history_public_to_subscribers: z.boolean().optional(),
+  message_retention_days: MessageRetentionDays.optional(),
+  topics_policy: z.enum(TOPICS_POLICIES).optional(),
+  can_add_subscribers_group: GroupSettingValue.optional(),
+  can_remove_subscribers_group: GroupSettingValue.optional(),
+  can_administer_channel_group: GroupSettingValue.optional(),
+  can_delete_any_message_group: GroupSettingValue.optional(),
+  can_delete_own_message_group: GroupSettingValue.optional(),
+  can_move_messages_out_of_channel_group: GroupSettingValue.optional(),
+  can_move_messages_within_channel_group: GroupSettingValue.optional(),
+  can_send_message_group: GroupSettingValue.optional(),
+});
+export type SubscribeParams = z.infer<typeof SubscribeParams>;
+
+export const UpdateChannelParams = z.object({
+  stream_id: int(),
+  description: z.string().optional(),
+  new_name: z.string().optional(),
+  is_private: z.boolean().optional(),
+  is_web_public: z.boolean().optional(),
+  history_public_to_subscribers: z.boolean().optional(),
+  is_default_stream: z.boolean().optional(),
+  message_retention_days: MessageRetentionDays.optional(),
+  is_archived: z.boolean().optional(),
+  topics_policy: z.enum(TOPICS_POLICIES).optional(),
+  can_add_subscribers_group: GroupSettingUpdate.optional(),
+  can_remove_subscribers_group: GroupSettingUpdate.optional(),
+  can_administer_channel_group: GroupSettingUpdate.optional(),
+  can_delete_any_message_group: GroupSettingUpdate.optional(),
+  can_delete_own_message_group: GroupSettingUpdate.optional(),
+  can_move_messages_out_of_channel_group: GroupSettingUpdate.optional(),
+  can_move_messages_within_channel_group: GroupSettingUpdate.optional(),
+  can_send_message_group: GroupSettingUpdate.optional(),
+});
+export type UpdateChannelParams = z.infer<typeof UpdateChannelParams>;
+
+export const ChannelIdPathParams = z.object({ stream_id: int() });
+
+export const CreateChannelParams = z.object({
+  name: z.string(),
+  description: z.string().default(''),
+  invite_only: z.boolean().default(false),
+  history_public_to_subscribers: z.boolean().optional(),
+  is_default_stream: z.boolean().default(false),
+  subscribers: z.array(int()).default([]),
+});
+
+/** Channel names by user id (as a string: a JSON object key). */
+const NamesByUser = z.record(z.string(), z.array(z.string()));
+
+export const channelsEndpoints = {
+  subscribe: endpoint({
+    service: 'channels',
+    subject: 'channels.subscribe',
+    http: { method: 'POST', path: '/users/me/subscriptions' },
+    auth: true,
+    params: SubscribeParams,
+    reply: z.object({
+      subscribed: NamesByUser,
+      already_subscribed: NamesByUser,
+      /** Only with authorization_errors_fatal=false: the channels the caller may not join. */
+      unauthorized: z.array(z.string()).optional(),
+    }),
+  }),
+  updateChannel: endpoint({
+    service: 'channels',
+    subject: 'channels.update_channel',
+    http: { method: 'PATCH', path: '/streams/{stream_id}' },
+    auth: true,
+    params: UpdateChannelParams,
+    reply: EmptyReply,
+  }),
+  archiveChannel: endpoint({
+    service: 'channels',
+    subject: 'channels.archive_channel',
+    http: { method: 'DELETE', path: '/streams/{stream_id}' },
+    auth: true,
+    params: ChannelIdPathParams,
+    reply: EmptyReply,
+  }),
+
+  /** Trusted internal creation (seeding, benchmarks): no actor, no permission checks. */
+  createChannel: endpoint({
+    service: 'channels',
+    subject: 'channels.create_channel',
+    auth: false,
+    params: CreateChannelParams,
+    reply: z.object({ stream_id: int() }),
+  }),
+};

@@ -1,0 +1,47 @@
+/**
+ * What an endpoint is, once, for both sides of the bus: the gateway builds its route from
+ * it and the owning service serves it. A contract names its bus subject (so the subject
+ * string exists in one place), the parameters the service receives, the reply it sends
+ * and whether the caller must be authenticated. Internal endpoints (seeding, the
+ * command-line tool, the gateway's own authentication) have no `http` and no route.
+ */
+import { z, type ZodObject } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** The services that answer requests on the bus; each is one queue group. */
+export type ServiceName = 'accounts' | 'channels' | 'messaging' | 'events';
+
+export interface HttpBinding {
+  method: HttpMethod;
+  /** Path under /api/v1 as the spec writes it, path parameters in braces: `/messages/{message_id}`. */
+  path: string;
+  /** Further paths Zulip clients use for the same endpoint. */
+  aliases?: readonly string[];
+  /** Long-polls wait longer than the default bus timeout. */
+  longPoll?: boolean;
+}
+
+export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject = ZodObject, A extends boolean = boolean> {
+  service: ServiceName;
+  /** The bus subject the service answers on: `<service>.<name>`. */
+  subject: string;
+  params: P;
+  /** The reply's members (`result` and `msg` are the gateway's). */
+  reply: R;
+  /** Whether the request carries an authenticated actor; the service refuses it otherwise. */
+  auth: A;
+  http?: HttpBinding;
+}
+
+export type ParamsOf<E extends Endpoint> = z.infer<E['params']>;
+export type ReplyOf<E extends Endpoint> = z.infer<E['reply']>;
+
+/** Declares a contract; the literal types of `auth` and the schemas are kept for both sides. */
+export function endpoint<P extends ZodObject, R extends ZodObject, A extends boolean>(contract: Endpoint<P, R, A>): Endpoint<P, R, A> {
+  return contract;
+}
+
+export const NoParams = z.object({});
+/** The reply of an endpoint that answers with nothing but success. */
+export const EmptyReply = z.object({});

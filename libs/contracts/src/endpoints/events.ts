@@ -1,0 +1,69 @@
+/** The events service's endpoints: event queues and their long-poll. */
+import { z } from 'zod';
+import { EmptyReply, endpoint } from './contract';
+import { NarrowTerm } from './messaging';
+
+const int = () => z.number().int();
+
+export const RegisterParams = z.object({
+  event_types: z.array(z.string()).optional(),
+  fetch_event_types: z.array(z.string()).optional(),
+  narrow: z.array(NarrowTerm).optional(),
+  apply_markdown: z.boolean().optional(),
+  client_gravatar: z.boolean().optional(),
+  all_public_streams: z.boolean().optional(),
+  slim_presence: z.boolean().optional(),
+  include_subscribers: z.union([z.boolean(), z.literal('partial')]).optional(),
+  client_capabilities: z.record(z.string(), z.unknown()).optional(),
+});
+export type RegisterParams = z.infer<typeof RegisterParams>;
+
+export const GetEventsParams = z.object({
+  queue_id: z.string(),
+  last_event_id: int().optional(),
+  dont_block: z.boolean().optional(),
+});
+export type GetEventsParams = z.infer<typeof GetEventsParams>;
+
+export const DeleteQueueParams = z.object({ queue_id: z.string() });
+
+/** An event as a queue holds it: its `type`, and the `id` the queue gave it. */
+export const QueuedEvent = z.looseObject({ type: z.string(), id: int() });
+
+export const eventsEndpoints = {
+  register: endpoint({
+    service: 'events',
+    subject: 'events.register',
+    http: { method: 'POST', path: '/register' },
+    auth: true,
+    params: RegisterParams,
+    reply: z.object({
+      queue_id: z.string(),
+      last_event_id: int(),
+      zulip_feature_level: int(),
+      zulip_version: z.string(),
+      max_message_length: int(),
+      max_topic_length: int(),
+      max_stream_name_length: int(),
+      max_stream_description_length: int(),
+      realm_empty_topic_display_name: z.string(),
+      event_queue_longpoll_timeout_seconds: int(),
+    }),
+  }),
+  getEvents: endpoint({
+    service: 'events',
+    subject: 'events.get_events',
+    http: { method: 'GET', path: '/events', longPoll: true },
+    auth: true,
+    params: GetEventsParams,
+    reply: z.object({ events: z.array(QueuedEvent), queue_id: z.string() }),
+  }),
+  deleteQueue: endpoint({
+    service: 'events',
+    subject: 'events.delete_queue',
+    http: { method: 'DELETE', path: '/events' },
+    auth: true,
+    params: DeleteQueueParams,
+    reply: EmptyReply,
+  }),
+};

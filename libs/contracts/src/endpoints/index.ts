@@ -1,0 +1,27 @@
+/**
+ * Every endpoint of the API, one contract each, grouped by the service that answers it.
+ * The gateway routes `httpEndpoints`; each service serves its own group.
+ */
+import { accountsEndpoints } from './accounts';
+import { channelsEndpoints } from './channels';
+import type { Endpoint } from './contract';
+import { eventsEndpoints } from './events';
+import { messagingEndpoints } from './messaging';
+
+export * from './contract';
+export * from './accounts';
+export * from './channels';
+export * from './messaging';
+export * from './events';
+
+export const endpoints = {
+  accounts: accountsEndpoints,
+  channels: channelsEndpoints,
+  messaging: messagingEndpoints,
+  events: eventsEndpoints,
+};
+
+/** The endpoints clients reach over HTTP, in the order the gateway registers them. */
+export const httpEndpoints: readonly (Endpoint & { http: NonNullable<Endpoint['http']> })[] = Object.values(endpoints)
+  .flatMap((group) => Object.values(group) as Endpoint[])
+  .filter((e): e is Endpoint & { http: NonNullable<Endpoint['http']> } => e.http !== undefined);
