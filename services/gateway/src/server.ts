@@ -102,13 +102,13 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     };
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const actor = endpoint.auth ? await authenticate(request) : undefined;
-      const { params, ignored } = decodeParams(endpoint.params, {
+      const { params, ignored, wireNameOf } = decodeParams(endpoint.params, {
         query: request.query,
         body: request.body,
         path: (request.params ?? {}) as Record<string, string>,
-      });
+      }, endpoint.http?.wireNames);
       const parsed = endpoint.params.safeParse(params);
-      if (!parsed.success) throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0]), 400);
+      if (!parsed.success) throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0], wireNameOf), 400);
       const after = actor ? lastWrite.get(actor.user_id) : undefined;
       const { value, position, json } = await callContract(
         bus,

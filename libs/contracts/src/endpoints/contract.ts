@@ -20,6 +20,13 @@ export interface HttpBinding {
   aliases?: readonly string[];
   /** Long-polls wait longer than the default bus timeout. */
   longPoll?: boolean;
+  /**
+   * Parameters the wire names otherwise than the spec's resources do (Zulip's legacy
+   * names: `stream_id`, `subject`, `new_name`, …): wire name → the name in `params`. The
+   * gateway translates them, so no service sees a legacy name; where a request carries
+   * both names, the one in `params` wins.
+   */
+  wireNames?: Readonly<Record<string, string>>;
 }
 
 export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject = ZodObject, A extends boolean = boolean> {

@@ -177,13 +177,13 @@ interface ZodIssueLike {
 }
 
 /**
- * Zulip-style wording for a parameter that failed validation, naming the parameter:
- * "Missing 'content' argument" or "Invalid 'num_before': ...".
+ * Zulip-style wording for a parameter that failed validation, naming the parameter as the
+ * client knows it (`wireNameOf`): "Missing 'content' argument" or "Invalid 'num_before': ...".
  */
-export function describeZodIssue(issue: ZodIssueLike | undefined): string {
+export function describeZodIssue(issue: ZodIssueLike | undefined, wireNameOf: (name: string) => string = (name) => name): string {
   if (!issue) return 'Invalid request';
   const [head, ...rest] = issue.path;
-  const name = head === undefined ? 'request' : String(head);
+  const name = head === undefined ? 'request' : wireNameOf(String(head));
   if (issue.code === 'invalid_type' && issue.input === undefined && rest.length === 0) {
     return `Missing '${name}' argument`;
   }

@@ -69,16 +69,19 @@ function decodeOne(name: string, raw: unknown, kind: Kind): unknown {
 export interface Decoded {
   params: Record<string, unknown>;
   ignored: string[];
+  /** The wire name a parameter arrived under, where it differs from its name in `params`. */
+  wireNameOf: (name: string) => string;
 }
 
 /**
  * Merges query, body and path parameters (path wins: a copy of a path id repeated in the
- * query is tolerated) and decodes those the schema knows; the rest are reported as
- * ignored.
+ * query is tolerated), renames legacy wire names to the schema's (`wireNames`), and
+ * decodes those the schema knows; the rest are reported as ignored, by their wire names.
  */
 export function decodeParams(
   schema: ZodObject,
   sources: { query: unknown; body: unknown; path: Record<string, string> },
+  wireNames: Readonly<Record<string, string>> = NO_RENAMES,
 ): Decoded {
   // Null-prototype maps: a parameter named `__proto__` is just an unknown parameter.
   const raw: Record<string, unknown> = Object.create(null);
@@ -93,16 +96,40 @@ export function decodeParams(
   const shape = schema.shape as Record<string, ZodType>;
   const params: Record<string, unknown> = Object.create(null);
   const ignored: string[] = [];
+  /** Each parameter's wire name, where it differs from its name in `params`. */
+  const renamed = new Map<string, string>();
+  const nameOf = (key: string) => (Object.hasOwn(wireNames, key) ? wireNames[key]! : key);
   for (const [key, value] of Object.entries(raw)) {
     if (key in sources.path) continue;
-    if (!Object.hasOwn(shape, key)) {
+    const name = nameOf(key);
+    if (!Object.hasOwn(shape, name)) {
       ignored.push(key);
       continue;
     }
-    params[key] = decodeOne(key, value, kindOf(shape[key]!));
+    // The schema's own name wins over a legacy alias sent beside it.
+    if (name !== key && Object.hasOwn(raw, name)) continue;
+    if (name !== key) renamed.set(name, key);
+    params[name] = decodeOne(key, value, kindOf(shape[name]!));
   }
   for (const [key, value] of Object.entries(sources.path)) {
-    params[key] = Object.hasOwn(shape, key) ? decodeOne(key, value, kindOf(shape[key]!)) : value;
+    const name = nameOf(key);
+    if (name !== key) renamed.set(name, key);
+    params[name] = Object.hasOwn(shape, name) ? decodeOne(key, value, kindOf(shape[name]!)) : value;
   }
-  return { params, ignored };
+  return {
+    params,
+    ignored,
+    wireNameOf: (name) => renamed.get(name) ?? (Object.hasOwn(params, name) ? name : wireNameFor(name, wireNames)),
+  };
+}
+
+const NO_RENAMES: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The name to tell a client about a parameter it did not send as a legacy name (e.g. a
+ * missing one): the legacy name that maps to it, which is what the API documents.
+ */
+function wireNameFor(name: string, wireNames: Readonly<Record<string, string>>): string {
+  for (const [wire, target] of Object.entries(wireNames)) if (target === name) return wire;
+  return name;
 }
