@@ -21,9 +21,13 @@ module.exports = {
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/apps'],
   testMatch: ['**/test/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
-  moduleNameMapper: Object.fromEntries(
-    Object.entries(packages).map(([name, dir]) => [`^@teamchat/${name}$`, `<rootDir>/${dir}/src/index.ts`]),
-  ),
+  moduleNameMapper: {
+    // The test helpers' own entry (libs/platform/testing/package.json points compiled code at it).
+    '^@teamchat/platform/testing$': '<rootDir>/libs/platform/src/testing/index.ts',
+    ...Object.fromEntries(
+      Object.entries(packages).map(([name, dir]) => [`^@teamchat/${name}$`, `<rootDir>/${dir}/src/index.ts`]),
+    ),
+  },
   testTimeout: 30000,
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
 };

@@ -1,4 +1,4 @@
-import { describeWithNats } from '@teamchat/platform';
+import { describeWithNats } from '@teamchat/platform/testing';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
 import { messagingSuite } from './messaging-suite';

@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, loadConfig, startNatsServer } from '@teamchat/platform';
+import { createLogger, loadConfig } from '@teamchat/platform';
+import { startNatsServer } from '@teamchat/platform/testing';
 import { startEmbeddedServer, type ServiceThread } from '../src/embedded';
 
 export interface RunningServer {

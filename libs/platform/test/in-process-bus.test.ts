@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { InProcessBus, busContract, type Json } from '@teamchat/platform';
+import { InProcessBus, type Json } from '@teamchat/platform';
+import { busContract } from '@teamchat/platform/testing';
 
 busContract('InProcessBus', async () => {
   const bus = new InProcessBus();

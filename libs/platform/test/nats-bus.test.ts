@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { busContract, describeWithNats, isBusError, NatsBus, startNatsServer, type NatsServer } from '@teamchat/platform';
+import { isBusError, NatsBus } from '@teamchat/platform';
+import { busContract, describeWithNats, startNatsServer, type NatsServer } from '@teamchat/platform/testing';
 
 describeWithNats('NatsBus', () => {
   let server: NatsServer;

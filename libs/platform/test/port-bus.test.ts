@@ -1,6 +1,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it, jest } from '@jest/globals';
-import { DEFAULT_MAX_PAYLOAD, InProcessBus, PortBus, bridgePort, busContract, isBusError } from '@teamchat/platform';
+import { DEFAULT_MAX_PAYLOAD, InProcessBus, PortBus, bridgePort, isBusError } from '@teamchat/platform';
+import { busContract } from '@teamchat/platform/testing';
 
 /** A PortBus over a MessageChannel in this thread: every operation still crosses the port. */
 function connected() {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { SqliteEventStore, eventStoreContract, type StoredFact } from '@teamchat/platform';
-import { waitFor } from '../src/testing/event-store-contract';
+import { SqliteEventStore, type StoredFact } from '@teamchat/platform';
+import { eventStoreContract, waitFor } from '@teamchat/platform/testing';
 
 /** Child processes load the compiled adapter, as separately started services would. */
 const ADAPTER = join(__dirname, '../dist/adapters/sqlite-event-store.js');

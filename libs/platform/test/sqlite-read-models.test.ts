@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SqliteReadModelStore, readModelContract, type Doc } from '@teamchat/platform';
+import { SqliteReadModelStore, type Doc } from '@teamchat/platform';
+import { readModelContract } from '@teamchat/platform/testing';
 import Database from 'better-sqlite3';
 
 function tempFile(): { file: string; remove: () => void } {

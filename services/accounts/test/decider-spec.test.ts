@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ApiError, ROLE, type Actor, type Fact } from '@teamchat/contracts';
-import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
+import { deciderSpec } from '@teamchat/platform/testing';
 import { decideDeactivateUser, evolveOrganization, initialOrganization, type OrganizationState } from '../src/domain/organization';
 
 type Deactivate = { actor: Actor; user_id: number };

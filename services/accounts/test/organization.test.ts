@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ROLE, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
-import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
+import { deciderSpec } from '@teamchat/platform/testing';
 import {
   decideCreateOrganization,
   decideCreateUser,

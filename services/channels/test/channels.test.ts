@@ -10,7 +10,7 @@ import {
   type GroupMember,
 } from '@teamchat/contracts';
 import { channelCreated } from './fixtures';
-import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
+import { deciderSpec } from '@teamchat/platform/testing';
 import { metadataAudience } from '../src/domain/access';
 import {
   decideArchiveChannel,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { defaultChannelGroupSettings, isApiError, ROLE, SYSTEM_GROUP, VISIBILITY_POLICY, type Fact, type FactOf } from '@teamchat/contracts';
-import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
+import { deciderSpec } from '@teamchat/platform/testing';
 import {
   automaticVisibilityPolicy,
   checkEditableFlag,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ROLE, SYSTEM_GROUP, type Fact } from '@teamchat/contracts';
-import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
+import { deciderSpec } from '@teamchat/platform/testing';
 import { decideAllocateRecipient, evolveRecipients, initialRecipients, type RecipientRegistry } from '../src/domain/recipients';
 import { recipientKey, type ChannelTarget, type Participant } from '../src/domain/send-message';
 

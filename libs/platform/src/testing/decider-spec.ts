@@ -3,9 +3,8 @@
  * DeciderSpecification): the state comes only from folding the given facts through
  * `evolve`, so a test states its preconditions as history, the way the store holds them.
  *
- * This module is exported from the library index and so loaded outside jest: it must not
- * import '@jest/globals'. It uses jest's global `expect` when one is installed (for its
- * diffs and assertion counts) and node's assert otherwise.
+ * It uses jest's global `expect` when one is installed (for its diffs and assertion counts)
+ * and node's assert otherwise, so it does not import '@jest/globals', which throws outside jest.
  */
 import { deepStrictEqual } from 'node:assert';
 import { isApiError, type Fact } from '@teamchat/contracts';

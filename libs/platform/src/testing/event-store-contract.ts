@@ -15,8 +15,8 @@ export interface EventStoreFixture {
  * with its own factory (a fresh, empty store per test).
  */
 export function eventStoreContract(name: string, open: () => Promise<EventStoreFixture>): void {
-  // Looked up when called: importing '@jest/globals' for real throws outside jest, and
-  // this module is reachable from the package index that production code loads.
+  // Looked up when called: importing '@jest/globals' for real throws outside jest, and the
+  // testing entry must load there too (deciderSpec falls back to node's assert).
   const { describe, it, expect, beforeEach, afterEach } = globalThis as unknown as typeof JestGlobals;
 
   describe(`EventStore contract: ${name}`, () => {

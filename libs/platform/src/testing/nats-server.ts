@@ -170,8 +170,8 @@ export function describeWithNats(name: string, fn: () => void): void {
 }
 
 /**
- * Jest's globals, looked up when called. Importing '@jest/globals' for real would throw
- * outside jest, and this module is reachable from the package index that production code loads.
+ * Jest's globals, looked up when called: importing '@jest/globals' for real throws outside
+ * jest, and the testing entry must load there too (deciderSpec falls back to node's assert).
  */
 export function jestGlobals(): typeof JestGlobals {
   return globalThis as unknown as typeof JestGlobals;

@@ -34,8 +34,8 @@ const USER_INDEXES: IndexSpec[] = [
  * against each adapter with its own factory (a fresh, empty store per test).
  */
 export function readModelContract(name: string, open: () => Promise<ReadModelFixture>): void {
-  // Looked up when called: importing '@jest/globals' for real throws outside jest, and
-  // this module is reachable from the package index that production code loads.
+  // Looked up when called: importing '@jest/globals' for real throws outside jest, and the
+  // testing entry must load there too (deciderSpec falls back to node's assert).
   const { describe, it, expect, beforeEach, afterEach } = globalThis as unknown as typeof JestGlobals;
 
   describe(`ReadModelStore contract: ${name}`, () => {
