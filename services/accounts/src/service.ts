@@ -15,13 +15,14 @@ import {
   badRequest,
   type ActorChanged,
 } from '@teamchat/contracts';
-import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
+import { Directory } from '@teamchat/directory';
 import {
   AggregateRepository,
+  combineHandlers,
   Projector,
   serveEndpoint,
   type AppendResult,
-  type StoredFact,
+  type FactHandlers,
   type BusSubscription,
   type RunningService,
   type ServiceDeps,
@@ -44,13 +45,10 @@ const CreateUserParams = z.object({
   bot_owner_id: z.number().int().nullable().optional(),
 });
 
-/** The facts that change who a user is to the gateway, which caches it (ActorChanged). */
-const ACTOR_FACT_TYPES: ReadonlySet<string> = new Set(['UserDeactivated', 'UserReactivated']);
-
-function actorChanged(fact: StoredFact): ActorChanged | undefined {
-  if (!ACTOR_FACT_TYPES.has(fact.type)) return undefined;
-  const userId = (fact.data as { user_id?: unknown }).user_id;
-  return typeof userId === 'number' ? { user_id: userId, position: fact.position } : undefined;
+/** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
+function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
+  const changed = (fact: { user_id: number }, stored: { position: number }) => publish({ user_id: fact.user_id, position: stored.position });
+  return { UserDeactivated: changed, UserReactivated: changed };
 }
 
 export async function startAccountsService(deps: ServiceDeps): Promise<RunningService> {
@@ -62,13 +60,11 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     store,
     readModels,
     log,
-    types: new Set([...DIRECTORY_FACT_TYPES, 'OrganizationCreated']),
-    projection: async (fact) => {
-      await directory.apply(fact);
-      await accounts.apply(fact);
-      const changed = actorChanged(fact);
-      if (changed) bus.publish(ACTOR_CHANGED_SUBJECT, changed);
-    },
+    handlers: combineHandlers(
+      directory.handlers,
+      accounts.handlers,
+      actorChanges((changed) => bus.publish(ACTOR_CHANGED_SUBJECT, changed)),
+    ),
   });
   await projector.start();
 

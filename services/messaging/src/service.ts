@@ -21,9 +21,10 @@ import {
   type Actor,
   type BusRequest,
 } from '@teamchat/contracts';
-import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
+import { Directory } from '@teamchat/directory';
 import {
   AggregateRepository,
+  combineHandlers,
   Projector,
   serveEndpoint,
   type BusSubscription,
@@ -31,6 +32,7 @@ import {
   type HandlerResult,
   type RunningService,
   type ServiceDeps,
+  type StoredFact,
 } from '@teamchat/platform';
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
@@ -64,11 +66,10 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    types: new Set([...DIRECTORY_FACT_TYPES, ...MESSAGING_FACT_TYPES]),
-    projection: async (fact) => {
-      await directory.apply(fact);
-      await model.apply(fact);
-    },
+    handlers: combineHandlers(
+      directory.handlers,
+      Object.fromEntries(MESSAGING_FACT_TYPES.map((type) => [type, (_fact: unknown, stored: StoredFact) => model.apply(stored)])),
+    ),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
