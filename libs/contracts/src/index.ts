@@ -7,3 +7,4 @@ export * from './facts';
 export * from './bus';
 export * from './params';
 export * from './message';
+export * from './upcast';

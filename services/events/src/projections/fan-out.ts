@@ -47,7 +47,7 @@ const fanOut = {
   UserReactivated: NO_CLIENT_EVENT,
   ChannelCreated: (fact) => [
     {
-      user_ids: fact.audience_user_ids ?? [],
+      user_ids: fact.audience_user_ids,
       eventFor: same(streamCreated(channelFromCreated(fact), { first_message_id: null, subscriber_count: 0 })),
     },
     ...defaultChannelsDelivery(fact.default_channels),
