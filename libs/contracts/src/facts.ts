@@ -79,11 +79,9 @@ export const ChannelCreated = z.object({
   creator_id: int().nullable(),
   /** Seconds since the epoch. */
   date_created: z.number(),
-  // Channels created before group-settings existed have none recorded: they hold the
-  // defaults (see channelFromCreated), so stored facts stay readable.
-  ...z.object(groupSettingsShape).partial().shape,
+  ...groupSettingsShape,
   /** Who may see the new channel: they get the `stream` create event. */
-  audience_user_ids: z.array(int()).optional(),
+  audience_user_ids: z.array(int()),
   default_channels: DefaultChannels.optional(),
 });
 
@@ -288,7 +286,7 @@ export const MessageEdited = z.object({
        * Users who had the messages but may not see them where they now are (a private
        * destination they are not subscribed to): the messages leave their history.
        */
-      revoked_user_ids: z.array(z.number().int()).default([]),
+      revoked_user_ids: z.array(z.number().int()),
     })
     .nullable(),
   audience_user_ids: z.array(z.number().int()),

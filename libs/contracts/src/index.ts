@@ -7,3 +7,4 @@ export * from './facts';
 export * from './bus';
 export * from './endpoints';
 export * from './message';
+export * from './upcast';

@@ -7,26 +7,13 @@
 import {
   channelFromCreated,
   evolveChannelView,
-  Fact,
   groupSettingsOf,
   type ChannelGroupSettingName,
   type ChannelGroupSettings,
   type ChannelView,
+  type FactOf,
 } from '@teamchat/contracts';
-import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
-
-/** The facts the directory projection reads. */
-export const DIRECTORY_FACT_TYPES: ReadonlySet<string> = new Set([
-  'UserCreated',
-  'UserDeactivated',
-  'UserReactivated',
-  'ChannelCreated',
-  'ChannelUpdated',
-  'ChannelArchived',
-  'ChannelUnarchived',
-  'SubscriptionsAdded',
-  'SubscriptionsRemoved',
-]);
+import { applyFact, type Collection, type Doc, type FactHandlers, type ReadModelStore, type StoredFact } from '@teamchat/platform';
 
 export interface UserDoc extends Doc {
   _id: number;
@@ -93,68 +80,63 @@ export class Directory {
   }
 
   /** The projection: idempotent, since every write is a full put keyed by the fact's subject. */
-  async apply(stored: StoredFact): Promise<void> {
-    const parsed = Fact.safeParse(stored.data);
-    if (!parsed.success) return;
-    const fact = parsed.data;
-    switch (fact.type) {
-      case 'UserCreated': {
-        // Credentials stay with accounts: the directory is copied into every service.
-        const { type: _type, user_id, api_key_salt: _salt, api_key_hash: _hash, ...rest } = fact;
-        const user: UserDoc = {
-          _id: user_id,
-          ...rest,
-          email_lc: fact.email.toLowerCase(),
-          full_name_lc: fact.full_name.toLowerCase(),
-          is_active: true,
-        };
-        await this.users.put(user);
-        this.rememberUser(user);
-        return;
-      }
-      case 'UserDeactivated':
-      case 'UserReactivated': {
-        const user = await this.users.get(fact.user_id);
-        if (!user) return;
-        const updated = { ...user, is_active: fact.type === 'UserReactivated' };
-        await this.users.put(updated);
-        this.rememberUser(updated);
-        return;
-      }
-      case 'ChannelCreated': {
-        const channel = docOf(channelFromCreated(fact));
-        await this.channels.put(channel);
-        this.rememberChannel(channel);
-        return;
-      }
-      case 'ChannelUpdated':
-      case 'ChannelArchived':
-      case 'ChannelUnarchived': {
-        const before = await this.channelById(fact.channel_id);
-        if (!before) return;
-        const channel = docOf(evolveChannelView(viewOf(before), fact));
-        await this.channels.put(channel);
-        // A renamed channel no longer answers to its old name.
-        if (this.channelIdByName.get(before.name_lc) === before._id) this.channelIdByName.delete(before.name_lc);
-        this.rememberChannel(channel);
-        return;
-      }
-      case 'SubscriptionsAdded':
-      case 'SubscriptionsRemoved':
-        for (const user_id of fact.user_ids) {
-          await this.subscriptions.put({
-            _id: `${fact.channel_id}:${user_id}`,
-            channel_id: fact.channel_id,
-            user_id,
-            active: fact.type === 'SubscriptionsAdded',
-          });
-          const cached = this.subscriberCache.get(fact.channel_id);
-          if (fact.type === 'SubscriptionsAdded') cached?.add(user_id);
-          else cached?.delete(user_id);
-        }
-        return;
-      default:
-        return;
+  readonly handlers = {
+    UserCreated: async (fact) => {
+      // Credentials stay with accounts: the directory is copied into every service.
+      const { type: _type, user_id, api_key_salt: _salt, api_key_hash: _hash, ...rest } = fact;
+      const user: UserDoc = {
+        _id: user_id,
+        ...rest,
+        email_lc: fact.email.toLowerCase(),
+        full_name_lc: fact.full_name.toLowerCase(),
+        is_active: true,
+      };
+      await this.users.put(user);
+      this.rememberUser(user);
+    },
+    UserDeactivated: (fact) => this.setActive(fact.user_id, false),
+    UserReactivated: (fact) => this.setActive(fact.user_id, true),
+    ChannelCreated: async (fact) => {
+      const channel = docOf(channelFromCreated(fact));
+      await this.channels.put(channel);
+      this.rememberChannel(channel);
+    },
+    ChannelUpdated: (fact) => this.evolveChannel(fact),
+    ChannelArchived: (fact) => this.evolveChannel(fact),
+    ChannelUnarchived: (fact) => this.evolveChannel(fact),
+    SubscriptionsAdded: (fact) => this.setSubscribed(fact, true),
+    SubscriptionsRemoved: (fact) => this.setSubscribed(fact, false),
+  } satisfies FactHandlers;
+
+  /** Applies one stored fact, for callers that feed the directory without a projector. */
+  apply(stored: StoredFact): Promise<boolean> {
+    return applyFact(this.handlers, stored);
+  }
+
+  private async setActive(userId: number, active: boolean): Promise<void> {
+    const user = await this.users.get(userId);
+    if (!user) return;
+    const updated = { ...user, is_active: active };
+    await this.users.put(updated);
+    this.rememberUser(updated);
+  }
+
+  private async evolveChannel(fact: FactOf<'ChannelUpdated' | 'ChannelArchived' | 'ChannelUnarchived'>): Promise<void> {
+    const before = await this.channelById(fact.channel_id);
+    if (!before) return;
+    const channel = docOf(evolveChannelView(viewOf(before), fact));
+    await this.channels.put(channel);
+    // A renamed channel no longer answers to its old name.
+    if (this.channelIdByName.get(before.name_lc) === before._id) this.channelIdByName.delete(before.name_lc);
+    this.rememberChannel(channel);
+  }
+
+  private async setSubscribed(fact: { channel_id: number; user_ids: number[] }, active: boolean): Promise<void> {
+    for (const user_id of fact.user_ids) {
+      await this.subscriptions.put({ _id: `${fact.channel_id}:${user_id}`, channel_id: fact.channel_id, user_id, active });
+      const cached = this.subscriberCache.get(fact.channel_id);
+      if (active) cached?.add(user_id);
+      else cached?.delete(user_id);
     }
   }
 

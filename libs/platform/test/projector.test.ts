@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import pino from 'pino';
-import { Projector, SqliteEventStore, SqliteReadModelStore, type Doc, type StoredFact } from '@teamchat/platform';
+import { Projector, SqliteEventStore, SqliteReadModelStore, type Doc, type FactHandlers, type StoredFact } from '@teamchat/platform';
 
 const log = pino({ level: 'silent' });
 const dirs: string[] = [];
@@ -21,28 +21,33 @@ interface Counter extends Doc {
   positions: number[];
 }
 
-/** A projection that counts facts per stream, recording which positions it applied. */
+/** A projection that counts the facts of one type per stream, recording which positions it applied. */
 function counting(readModels: SqliteReadModelStore, applied: StoredFact[] = []) {
   const counters = readModels.collection<Counter>('counters');
-  return {
-    counters,
-    projection: async (fact: StoredFact) => {
-      applied.push(fact);
-      const doc = (await counters.get(fact.stream)) ?? { _id: fact.stream, count: 0, positions: [] };
-      await counters.put({ ...doc, count: doc.count + 1, positions: [...doc.positions, fact.position] });
+  const handlers: FactHandlers = {
+    UserDeactivated: async (_fact, stored) => {
+      applied.push(stored);
+      const doc = (await counters.get(stored.stream)) ?? { _id: stored.stream, count: 0, positions: [] };
+      await counters.put({ ...doc, count: doc.count + 1, positions: [...doc.positions, stored.position] });
     },
   };
+  return { counters, handlers };
 }
 
-const fact = (i: number, type = 'Counted') => ({ id: `f${i}`, type, data: { i } });
+/** The counted type; another type is one the projection does not handle. */
+const fact = (i: number, type: 'UserDeactivated' | 'UserReactivated' = 'UserDeactivated') => ({
+  id: `f${i}`,
+  type,
+  data: { type, user_id: i },
+});
 
 describe('Projector', () => {
   it('applies every fact once, in order, and waitFor resolves once a position is applied', async () => {
     const paths = files();
     const store = SqliteEventStore.open(paths.events);
     const readModels = SqliteReadModelStore.open(paths.models);
-    const { counters, projection } = counting(readModels);
-    const projector = new Projector({ name: 'p', store, readModels, log, projection });
+    const { counters, handlers } = counting(readModels);
+    const projector = new Projector({ name: 'p', store, readModels, log, handlers });
     await projector.start();
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.append(`s${i % 3}`, [fact(i)], 'any')));
     const last = Math.max(...results.map((r) => r.positions[0]!));
@@ -61,7 +66,7 @@ describe('Projector', () => {
     const paths = files();
     let store = SqliteEventStore.open(paths.events);
     let readModels = SqliteReadModelStore.open(paths.models);
-    let projector = new Projector({ name: 'p', store, readModels, log, projection: counting(readModels).projection });
+    let projector = new Projector({ name: 'p', store, readModels, log, handlers: counting(readModels).handlers });
     await projector.start();
     const first = await store.append('s', [fact(1), fact(2)], 'no_stream');
     await projector.waitFor(first.positions[1]);
@@ -72,8 +77,8 @@ describe('Projector', () => {
     store = SqliteEventStore.open(paths.events);
     readModels = SqliteReadModelStore.open(paths.models);
     const applied: StoredFact[] = [];
-    const { counters, projection } = counting(readModels, applied);
-    projector = new Projector({ name: 'p', store, readModels, log, projection });
+    const { counters, handlers } = counting(readModels, applied);
+    projector = new Projector({ name: 'p', store, readModels, log, handlers });
     await projector.start();
     const more = await store.append('s', [fact(3)], 1);
     await projector.waitFor(more.positions[0]);
@@ -88,18 +93,18 @@ describe('Projector', () => {
     const paths = files();
     const store = SqliteEventStore.open(paths.events);
     const readModels = SqliteReadModelStore.open(paths.models);
-    const { counters, projection } = counting(readModels);
+    const { counters, handlers } = counting(readModels);
     const done = await store.append('s', [fact(1), fact(2)], 'no_stream');
     // A document the old shape stored under an id the new one never writes.
     await counters.put({ _id: 'old-shape', count: 1, positions: [] });
-    const renamed = new Projector({ name: 'p-2', store, readModels, log, projection, collections: [counters] });
+    const renamed = new Projector({ name: 'p-2', store, readModels, log, handlers, collections: [counters] });
     await renamed.start();
     await renamed.waitFor(done.positions[1]);
     expect(await counters.get('old-shape')).toBeUndefined();
     expect((await counters.get('s'))?.count).toBe(2);
     await renamed.stop();
     // Resuming from its checkpoint keeps what it wrote.
-    const resumed = new Projector({ name: 'p-2', store, readModels, log, projection, collections: [counters] });
+    const resumed = new Projector({ name: 'p-2', store, readModels, log, handlers, collections: [counters] });
     await resumed.start();
     expect((await counters.get('s'))?.count).toBe(2);
     await resumed.stop();
@@ -112,12 +117,12 @@ describe('Projector', () => {
     const store = SqliteEventStore.open(paths.events);
     const readModels = SqliteReadModelStore.open(paths.models);
     const applied: StoredFact[] = [];
-    const projector = new Projector({ name: 'p', store, readModels, log, types: new Set(['Counted']), projection: counting(readModels, applied).projection });
+    const projector = new Projector({ name: 'p', store, readModels, log, handlers: counting(readModels, applied).handlers });
     await projector.start();
     await store.append('s', [fact(1)], 'no_stream');
-    const other = await store.append('t', [fact(2, 'Other')], 'no_stream');
+    const other = await store.append('t', [fact(2, 'UserReactivated')], 'no_stream');
     await projector.waitFor(other.positions[0]);
-    expect(applied.map((f) => f.type)).toEqual(['Counted']);
+    expect(applied.map((f) => f.type)).toEqual(['UserDeactivated']);
     await projector.stop();
     await store.close();
     await readModels.close();
@@ -130,9 +135,11 @@ describe('Projector', () => {
       name: 'p',
       store,
       log,
-      projection: async (f) => {
-        if ((f.data as { i: number }).i === 2) throw new Error('boom');
-        applied.push((f.data as { i: number }).i);
+      handlers: {
+        UserDeactivated: async (f) => {
+          if (f.user_id === 2) throw new Error('boom');
+          applied.push(f.user_id);
+        },
       },
     });
     await projector.start();
@@ -146,7 +153,7 @@ describe('Projector', () => {
 
   it('times out a wait for a position that never comes', async () => {
     const store = SqliteEventStore.open(':memory:');
-    const projector = new Projector({ name: 'p', store, log, projection: async () => {} });
+    const projector = new Projector({ name: 'p', store, log, handlers: {} });
     await projector.start();
     await expect(projector.waitFor(999, 50)).rejects.toMatchObject({ code: 'GATEWAY_TIMEOUT', status: 504 });
     await projector.stop();

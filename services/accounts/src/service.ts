@@ -3,16 +3,17 @@
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
 import { actorChanged, badRequest, endpoints, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged } from '@teamchat/contracts';
-import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
+import { Directory } from '@teamchat/directory';
 import {
   AggregateRepository,
+  combineHandlers,
   contractServer,
   Projector,
   type AppendResult,
+  type FactHandlers,
   type BusSubscription,
   type RunningService,
   type ServiceDeps,
-  type StoredFact,
 } from '@teamchat/platform';
 import { evolveOrganization, initialOrganization } from './domain/organization';
 import { createOrganization, createUser, setUserActive } from './handlers/commands';
@@ -20,13 +21,10 @@ import { AccountsReadModel } from './projections/credentials';
 import { authenticate, devFetchApiKey, jwtFetchApiKey, keyFor } from './queries/authentication';
 import { userProfile } from './queries/profile';
 
-/** The facts that change who a user is to the gateway, which caches it (ActorChanged). */
-const ACTOR_FACT_TYPES: ReadonlySet<string> = new Set(['UserDeactivated', 'UserReactivated']);
-
-function actorChangeOf(fact: StoredFact): ActorChanged | undefined {
-  if (!ACTOR_FACT_TYPES.has(fact.type)) return undefined;
-  const userId = (fact.data as { user_id?: unknown }).user_id;
-  return typeof userId === 'number' ? { user_id: userId, position: fact.position } : undefined;
+/** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
+function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
+  const changed = (fact: { user_id: number }, stored: { position: number }) => publish({ user_id: fact.user_id, position: stored.position });
+  return { UserDeactivated: changed, UserReactivated: changed };
 }
 
 export async function startAccountsService(deps: ServiceDeps): Promise<RunningService> {
@@ -38,13 +36,11 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     store,
     readModels,
     log,
-    types: new Set([...DIRECTORY_FACT_TYPES, 'OrganizationCreated']),
-    projection: async (fact) => {
-      await directory.apply(fact);
-      await accounts.apply(fact);
-      const changed = actorChangeOf(fact);
-      if (changed) bus.publish(actorChanged.subject, changed);
-    },
+    handlers: combineHandlers(
+      directory.handlers,
+      accounts.handlers,
+      actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
+    ),
   });
   await projector.start();
 

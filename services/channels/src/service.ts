@@ -4,18 +4,17 @@
  * in domain/.
  */
 import { endpoints } from '@teamchat/contracts';
-import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
-import { AggregateRepository, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
+import { Directory } from '@teamchat/directory';
+import { AggregateRepository, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { evolveRegistry, initialRegistry } from './domain/channels';
 import { evolveChannel, initialChannel } from './domain/subscriptions';
 import { archiveChannel, createChannel, subscribe, updateChannel } from './handlers/commands';
-import { CHANNEL_MESSAGE_FACT_TYPES, ChannelMessages } from './projections/channel-messages';
+import { ChannelMessages } from './projections/channel-messages';
 
 export async function startChannelsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels } = deps;
   const directory = new Directory(readModels);
   const messages = new ChannelMessages(readModels);
-  const types = new Set([...DIRECTORY_FACT_TYPES, ...CHANNEL_MESSAGE_FACT_TYPES]);
   const projector = new Projector({
     // Named anew when it took on the channel messages: a data directory from before
     // replays the store once (the directory's writes are idempotent), so the messages
@@ -24,11 +23,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
     store,
     readModels,
     log,
-    types,
-    projection: async (fact) => {
-      if (DIRECTORY_FACT_TYPES.has(fact.type)) await directory.apply(fact);
-      else await messages.apply(fact);
-    },
+    handlers: combineHandlers(directory.handlers, messages.handlers),
   });
   await projector.start();
   const caughtUp = (position: number | undefined) => projector.waitFor(position);

@@ -1,11 +1,11 @@
-import type { FactOf } from '@teamchat/contracts';
+import { upcast, type FactOf } from '@teamchat/contracts';
 
 /**
- * A ChannelCreated fact as facts were stored before channels had group-settings: each
- * test adds what it is about through `overrides`.
+ * A ChannelCreated fact as facts were stored before channels had group-settings, read as
+ * the store reads it: each test adds what it is about through `overrides`.
  */
 export function channelCreated(channel_id: number, name: string, overrides: Partial<FactOf<'ChannelCreated'>> = {}): FactOf<'ChannelCreated'> {
-  return {
+  return upcast({
     type: 'ChannelCreated',
     channel_id,
     name,
@@ -20,5 +20,5 @@ export function channelCreated(channel_id: number, name: string, overrides: Part
     creator_id: null,
     date_created: 1_700_000_000,
     ...overrides,
-  };
+  }) as FactOf<'ChannelCreated'>;
 }

@@ -5,7 +5,7 @@
  */
 import { endpoints } from '@teamchat/contracts';
 import { contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
-import { deliveriesFor, FAN_OUT_FACT_TYPES } from './projections/fan-out';
+import { fanOutHandlers } from './projections/fan-out';
 import { QueueRegistry } from './queries/queues';
 
 export async function startEventsService(deps: ServiceDeps): Promise<RunningService> {
@@ -16,10 +16,7 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     store,
     log,
     startAtHead: true,
-    types: FAN_OUT_FACT_TYPES,
-    projection: async (fact) => {
-      for (const delivery of deliveriesFor(fact)) queues.deliver(delivery);
-    },
+    handlers: fanOutHandlers((delivery) => queues.deliver(delivery)),
   });
   await projector.start();
   // The queue must not miss what the client itself did just before registering: the

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { channelFromCreated, SYSTEM_GROUP, type Fact, type FactOf } from '@teamchat/contracts';
+import { channelFromCreated, SYSTEM_GROUP, upcast, type Fact, type FactOf } from '@teamchat/contracts';
 import type { StoredFact } from '@teamchat/platform';
 import { EventQueue, type QueueOptions } from '../src/domain/event-queue';
 import { deliveriesFor } from '../src/projections/fan-out';
@@ -237,7 +237,8 @@ describe('deliveriesFor changes to messages', () => {
 });
 
 describe('deliveriesFor channel facts', () => {
-  const created: FactOf<'ChannelCreated'> = {
+  // Stored without group-settings: they are read as Zulip's defaults.
+  const created = upcast({
     type: 'ChannelCreated',
     channel_id: 10,
     name: 'design',
@@ -252,7 +253,7 @@ describe('deliveriesFor channel facts', () => {
     creator_id: 4,
     date_created: 1_700_000_000,
     audience_user_ids: [1, 4, 5],
-  };
+  }) as FactOf<'ChannelCreated'>;
   const channel = channelFromCreated(created);
   const eventsOf = (fact: Fact) => deliveriesFor(stored(fact)).map((d) => ({ user_ids: d.user_ids, event: d.eventFor(queue('q', d.user_ids[0] ?? 0)) }));
 

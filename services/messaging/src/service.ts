@@ -4,8 +4,17 @@
  * projector and the bus endpoints; the decisions live in domain/.
  */
 import { badRequest, endpoints } from '@teamchat/contracts';
-import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
-import { AggregateRepository, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
+import { Directory } from '@teamchat/directory';
+import {
+  AggregateRepository,
+  combineHandlers,
+  contractServer,
+  Projector,
+  type BusSubscription,
+  type RunningService,
+  type ServiceDeps,
+  type StoredFact,
+} from '@teamchat/platform';
 import { evolveMessage, initialMessage } from './domain/message-changes';
 import { evolveRecipients, initialRecipients } from './domain/recipients';
 import {
@@ -36,11 +45,10 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    types: new Set([...DIRECTORY_FACT_TYPES, ...MESSAGING_FACT_TYPES]),
-    projection: async (fact) => {
-      await directory.apply(fact);
-      await model.apply(fact);
-    },
+    handlers: combineHandlers(
+      directory.handlers,
+      Object.fromEntries(MESSAGING_FACT_TYPES.map((type) => [type, (_fact: unknown, stored: StoredFact) => model.apply(stored)])),
+    ),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });

@@ -6,7 +6,7 @@
  * through edits and moves.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ROLE, type Actor, type Fact, type FactOf, type GetMessagesParams, type NarrowTerm } from '@teamchat/contracts';
+import { ROLE, upcast, type Actor, type Fact, type FactOf, type GetMessagesParams, type NarrowTerm } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
 import { SqliteReadModelStore, type Filter } from '@teamchat/platform';
 import { MessagesReadModel } from '../src/projections/messages';
@@ -76,7 +76,7 @@ class World {
       });
     }
     for (const [name, c] of Object.entries(CHANNELS)) {
-      await this.apply({
+      await this.apply(upcast({
         type: 'ChannelCreated',
         channel_id: c.id,
         name,
@@ -90,7 +90,7 @@ class World {
         message_retention_days: null,
         creator_id: 1,
         date_created: T0,
-      });
+      }));
       await this.subscribe(name as ChannelName, [...c.subscribers]);
     }
   }

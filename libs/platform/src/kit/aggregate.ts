@@ -6,6 +6,7 @@
 import type { Fact } from '@teamchat/contracts';
 import { ApiError } from '@teamchat/contracts';
 import { isWrongExpectedRevision, type AppendResult, type EventStore } from '../ports/event-store';
+import { factOf } from './fact-handlers';
 import { newId } from './ids';
 
 export interface Evolver<S> {
@@ -46,7 +47,7 @@ export class AggregateRepository<S> {
     const newer = await this.store.readStream(stream, cached.revision + 1);
     let { state, revision } = cached;
     for (const fact of newer) {
-      state = this.evolver.evolve(state, fact.data as Fact);
+      state = this.evolver.evolve(state, factOf(fact));
       revision = fact.revision;
     }
     const fresh = { state, revision };

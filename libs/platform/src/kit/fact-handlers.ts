@@ -4,7 +4,7 @@
  * projector subscribes to the map's keys, so a handled type can never be missing from the
  * subscription filter.
  */
-import type { Fact, FactOf, FactType } from '@teamchat/contracts';
+import { upcast, type Fact, type FactOf, type FactType } from '@teamchat/contracts';
 import type { StoredFact } from '../ports/event-store';
 
 export type FactCase<T extends FactType> = (fact: FactOf<T>, stored: StoredFact) => Promise<void> | void;
@@ -13,7 +13,7 @@ export type FactHandlers = { readonly [T in FactType]?: FactCase<T> };
 
 /** The fact a stored record holds, in its current shape (see upcast in contracts). */
 export function factOf(stored: StoredFact): Fact {
-  return stored.data as Fact;
+  return upcast(stored.data);
 }
 
 /** The fact types a map handles: what its projector subscribes to. */

@@ -16,23 +16,22 @@ import { ApiError } from '@teamchat/contracts';
 import type { Logger } from 'pino';
 import type { EventStore, StoredFact, Subscription } from '../ports/event-store';
 import type { ReadModelStore } from '../ports/read-models';
-
-export type Projection = (fact: StoredFact) => Promise<void>;
+import { applyFact, handledTypes, type FactHandlers } from './fact-handlers';
 
 export interface ProjectorOptions {
   name: string;
   store: EventStore;
   /** Where the checkpoint is kept; absent for projectors that live in memory only. */
   readModels?: ReadModelStore;
-  projection: Projection;
+  /**
+   * The projection: what it does with each fact type it reads. Other types only move the
+   * position, with no read-model write: most facts are messages, which most projectors
+   * ignore.
+   */
+  handlers: FactHandlers;
   log: Logger;
   /** For in-memory projectors: start at the store's head instead of replaying. */
   startAtHead?: boolean;
-  /**
-   * The fact types the projection reads. Others only move the position, with no
-   * read-model write: most facts are messages, which most projectors ignore.
-   */
-  types?: ReadonlySet<string>;
   /**
    * The collections the projection writes. A projector that starts from nothing (a new
    * name, after the read model's shape changed) empties them first, so that documents
@@ -61,8 +60,11 @@ export class Projector {
   private waiters: Waiter[] = [];
   private subscription: Subscription | undefined;
   private failure: unknown;
+  private readonly types: ReadonlySet<string>;
 
-  constructor(private readonly options: ProjectorOptions) {}
+  constructor(private readonly options: ProjectorOptions) {
+    this.types = handledTypes(options.handlers);
+  }
 
   async start(): Promise<void> {
     const { store, readModels, name, log } = this.options;
@@ -151,17 +153,17 @@ export class Projector {
   }
 
   private async apply(batch: StoredFact[]): Promise<void> {
-    const { readModels, name, projection, types } = this.options;
-    const relevant = types ? batch.filter((fact) => types.has(fact.type)) : batch;
+    const { readModels, name, handlers } = this.options;
+    const relevant = batch.filter((fact) => this.types.has(fact.type));
     // With nothing to write, the checkpoint on disk may lag: on restart those facts are
     // read and skipped again.
     if (relevant.length === 0) return;
     if (!readModels) {
-      for (const fact of relevant) await projection(fact);
+      for (const fact of relevant) await applyFact(handlers, fact);
       return;
     }
     await readModels.batch(async () => {
-      for (const fact of relevant) await projection(fact);
+      for (const fact of relevant) await applyFact(handlers, fact);
       await readModels.setCheckpoint(name, batch[batch.length - 1]!.position);
     });
   }

@@ -2,8 +2,7 @@
  * Accounts' own read model of API key hashes: kept apart from the directory because
  * only this service may see key material.
  */
-import { Fact } from '@teamchat/contracts';
-import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
+import type { Collection, Doc, FactHandlers, ReadModelStore } from '@teamchat/platform';
 
 export interface CredentialDoc extends Doc {
   _id: number;
@@ -29,18 +28,16 @@ export class AccountsReadModel {
     this.organization = readModels.collection<Organization>('organization');
   }
 
-  async apply(stored: StoredFact): Promise<void> {
-    const parsed = Fact.safeParse(stored.data);
-    if (!parsed.success) return;
-    const fact = parsed.data;
-    if (fact.type === 'UserCreated') {
+  readonly handlers = {
+    UserCreated: async (fact) => {
       const credential = { _id: fact.user_id, api_key_salt: fact.api_key_salt, api_key_hash: fact.api_key_hash };
       await this.credentials.put(credential);
       this.credentialCache.set(credential._id, credential);
-    } else if (fact.type === 'OrganizationCreated') {
+    },
+    OrganizationCreated: async (fact) => {
       await this.organization.put({ _id: 'organization', name: fact.name, host: fact.host, date_created: fact.date_created });
-    }
-  }
+    },
+  } satisfies FactHandlers;
 
   async credentialOf(userId: number): Promise<CredentialDoc | undefined> {
     const cached = this.credentialCache.get(userId);

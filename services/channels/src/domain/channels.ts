@@ -213,6 +213,7 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
       creator_id: actor?.user_id ?? null,
       date_created: now,
       ...groupSettings,
+      audience_user_ids: [],
     };
     const channel = channelFromCreated(fact);
     created.push(channel);

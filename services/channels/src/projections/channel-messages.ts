@@ -4,10 +4,7 @@
  * and whether any message is in a topic other than the empty one (for `empty_topic_only`).
  * Idempotent: every write is a full put (or delete) keyed by the message id.
  */
-import type { FactOf } from '@teamchat/contracts';
-import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
-
-export const CHANNEL_MESSAGE_FACT_TYPES: ReadonlySet<string> = new Set(['MessageSent', 'MessageEdited', 'MessageDeleted']);
+import type { Collection, Doc, FactHandlers, ReadModelStore } from '@teamchat/platform';
 
 interface ChannelMessageDoc extends Doc {
   /** The message id. */
@@ -24,29 +21,17 @@ export class ChannelMessages {
     this.messages = readModels.collection<ChannelMessageDoc>('channel_messages', [{ fields: ['channel_id', 'named'] }, { fields: ['channel_id'] }]);
   }
 
-  async apply(stored: StoredFact): Promise<void> {
-    // Messaging validated these facts when it decided them; they are read as stored
-    // rather than parsed, since every message passes through here.
-    switch (stored.type) {
-      case 'MessageSent': {
-        const { recipient } = stored.data as FactOf<'MessageSent'>;
-        if (recipient.type !== 'channel') return;
-        await this.messages.put({ _id: stored.position, channel_id: recipient.channel_id, named: recipient.topic !== '' });
-        return;
-      }
-      case 'MessageEdited': {
-        const { move } = stored.data as FactOf<'MessageEdited'>;
-        if (!move) return;
-        for (const id of move.message_ids) await this.messages.put({ _id: id, channel_id: move.channel_id, named: move.topic !== '' });
-        return;
-      }
-      case 'MessageDeleted':
-        await this.messages.delete((stored.data as FactOf<'MessageDeleted'>).message_id);
-        return;
-      default:
-        return;
-    }
-  }
+  readonly handlers = {
+    MessageSent: async ({ recipient }, stored) => {
+      if (recipient.type !== 'channel') return;
+      await this.messages.put({ _id: stored.position, channel_id: recipient.channel_id, named: recipient.topic !== '' });
+    },
+    MessageEdited: async ({ move }) => {
+      if (!move) return;
+      for (const id of move.message_ids) await this.messages.put({ _id: id, channel_id: move.channel_id, named: move.topic !== '' });
+    },
+    MessageDeleted: ({ message_id }) => this.messages.delete(message_id),
+  } satisfies FactHandlers;
 
   async firstMessageId(channelId: number): Promise<number | null> {
     const [first] = await this.messages.find({ channel_id: channelId }, { sort: ['_id', 1], limit: 1 });

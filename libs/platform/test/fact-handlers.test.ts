@@ -1,0 +1,81 @@
+import { describe, expect, it } from '@jest/globals';
+import { defaultChannelGroupSettings, SYSTEM_GROUP, type FactOf } from '@teamchat/contracts';
+import { applyFact, factOf, type StoredFact } from '@teamchat/platform';
+
+const stored = (data: Record<string, unknown> & { type: string }, position = 7): StoredFact => ({
+  id: `fact-${position}`,
+  stream: 's',
+  revision: 0,
+  position,
+  type: data.type,
+  data,
+  metadata: {},
+  created: 0,
+});
+
+/** A ChannelCreated as written before channels had group-settings or facts their audience. */
+const oldChannelCreated = {
+  type: 'ChannelCreated',
+  channel_id: 3,
+  name: 'design',
+  description: '',
+  rendered_description: '',
+  invite_only: false,
+  is_web_public: false,
+  history_public_to_subscribers: true,
+  is_default: false,
+  topics_policy: 'inherit',
+  message_retention_days: null,
+  creator_id: 4,
+  date_created: 1_700_000_000,
+};
+
+const move = {
+  prev_channel_id: 10,
+  channel_id: 11,
+  channel_name: 'eng',
+  prev_topic: 'a',
+  topic: 'a',
+  propagate_mode: 'change_all',
+  message_ids: [42],
+  recipient_id: 9,
+};
+const oldMessageEdited = { type: 'MessageEdited', message_id: 42, editor_id: 4, timestamp: 1, content: null, move, audience_user_ids: [4] };
+
+describe('factOf reads old fact shapes in their current shape', () => {
+  it("gives a channel created before group-settings Zulip's defaults, its creator administering it", () => {
+    expect(factOf(stored(oldChannelCreated))).toEqual({ ...oldChannelCreated, ...defaultChannelGroupSettings(4), audience_user_ids: [] });
+    expect(factOf(stored({ ...oldChannelCreated, creator_id: null }))).toMatchObject({ can_administer_channel_group: SYSTEM_GROUP.nobody });
+  });
+
+  it('keeps the group-settings and audience a channel recorded', () => {
+    const current = { ...oldChannelCreated, ...defaultChannelGroupSettings(4), can_send_message_group: SYSTEM_GROUP.administrators, audience_user_ids: [1, 4] };
+    expect(factOf(stored(current))).toEqual(current);
+    expect(factOf(stored({ ...oldChannelCreated, audience_user_ids: [4] }))).toMatchObject({ audience_user_ids: [4], can_send_message_group: SYSTEM_GROUP.everyone });
+  });
+
+  it('gives a move recorded before revoked access was kept an empty revoked list', () => {
+    expect(factOf(stored(oldMessageEdited))).toEqual({ ...oldMessageEdited, move: { ...move, revoked_user_ids: [] } });
+    const revoking = { ...oldMessageEdited, move: { ...move, revoked_user_ids: [5] } };
+    expect(factOf(stored(revoking))).toEqual(revoking);
+    expect(factOf(stored({ ...oldMessageEdited, move: null }))).toEqual({ ...oldMessageEdited, move: null });
+  });
+
+  it('leaves the stored record as it is', () => {
+    const record = stored(oldChannelCreated);
+    factOf(record);
+    expect(record.data).toEqual(oldChannelCreated);
+  });
+});
+
+describe('applyFact', () => {
+  it('hands a handler the current shape of an old fact', async () => {
+    const seen: FactOf<'ChannelCreated'>[] = [];
+    expect(await applyFact({ ChannelCreated: (fact) => void seen.push(fact) }, stored(oldChannelCreated))).toBe(true);
+    expect(seen[0]!.can_send_message_group).toBe(SYSTEM_GROUP.everyone);
+  });
+
+  it('says when no handler took the fact', async () => {
+    expect(await applyFact({}, stored(oldChannelCreated))).toBe(false);
+  });
+});
