@@ -1,11 +1,10 @@
 /**
  * Channels as every service sees them: the channel-level group-settings with Zulip's
- * defaults, how facts change a channel, who holds a channel permission, and the channel
+ * defaults, how facts change a channel, and the channel
  * objects of the `stream` and `subscription` events.
  */
 import type { ChannelView, Fact, FactOf } from './facts';
-import { isUserInGroupSetting, SYSTEM_GROUP, type GroupMember, type GroupSettingRules, type GroupSettingValue } from './groups';
-import { ROLE } from './limits';
+import { SYSTEM_GROUP, type GroupSettingRules, type GroupSettingValue } from './groups';
 
 export const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
 export type TopicsPolicy = (typeof TOPICS_POLICIES)[number];
@@ -115,22 +114,6 @@ export function evolveChannelView(channel: ChannelView, fact: Fact): ChannelView
     default:
       return channel;
   }
-}
-
-/**
- * Whether the user holds a channel permission. Settings that may not be granted to
- * role:everyone never reach guests, whatever group they name (as Zulip's
- * `user_has_permission_for_group_setting`).
- */
-export function hasChannelPermission(
-  channel: Partial<ChannelGroupSettings> & { creator_id: number | null },
-  setting: ChannelGroupSettingName,
-  user: GroupMember,
-  nowSeconds: number,
-): boolean {
-  if (!CHANNEL_GROUP_SETTING_RULES[setting].allowEveryone && user.role === ROLE.guest) return false;
-  const value = channel[setting] ?? groupSettingsOf(channel)[setting];
-  return isUserInGroupSetting(value, user, nowSeconds);
 }
 
 /** The legacy `stream_post_policy` that matches a posting group (Zulip's mapping). */

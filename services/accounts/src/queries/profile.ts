@@ -1,6 +1,7 @@
 /** The user profile object of the API, built from the directory. */
-import { gravatarUrl, ROLE } from '@teamchat/contracts';
+import { gravatarUrl } from '@teamchat/contracts';
 import type { UserDoc } from '@teamchat/directory';
+import { isAdministrator, isGuest, isOwner } from '@teamchat/policies';
 
 export function userProfile(user: UserDoc): Record<string, unknown> {
   return {
@@ -10,9 +11,9 @@ export function userProfile(user: UserDoc): Record<string, unknown> {
     full_name: user.full_name,
     date_joined: new Date(user.date_joined * 1000).toISOString(),
     is_active: user.is_active,
-    is_owner: user.role === ROLE.owner,
-    is_admin: user.role <= ROLE.administrator,
-    is_guest: user.role === ROLE.guest,
+    is_owner: isOwner(user.role),
+    is_admin: isAdministrator(user.role),
+    is_guest: isGuest(user.role),
     is_bot: user.is_bot,
     bot_type: user.bot_type,
     bot_owner_id: user.bot_owner_id,

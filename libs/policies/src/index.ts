@@ -1,0 +1,5 @@
+export * from './code-points';
+export * from './roles';
+export * from './group-settings';
+export * from './organization-policy';
+export * from './channel-access';
