@@ -5,7 +5,7 @@
  * services validate again at their bus edge, so nothing unchecked reaches a decider.
  */
 import { z } from 'zod';
-import { TOPICS_POLICIES } from './channel';
+import { TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingUpdate, GroupSettingValue } from './groups';
 
 const int = () => z.number().int();

@@ -6,7 +6,6 @@
  */
 import {
   channelFromCreated,
-  evolveChannelView,
   Fact,
   groupSettingsOf,
   type ChannelGroupSettingName,
@@ -14,6 +13,7 @@ import {
   type ChannelView,
 } from '@teamchat/contracts';
 import type { Collection, Doc, ReadModelStore, StoredFact } from '@teamchat/platform';
+import { evolveChannelView } from '@teamchat/policies';
 
 /** The facts the directory projection reads. */
 export const DIRECTORY_FACT_TYPES: ReadonlySet<string> = new Set([

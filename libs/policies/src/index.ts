@@ -3,3 +3,4 @@ export * from './roles';
 export * from './group-settings';
 export * from './organization-policy';
 export * from './channel-access';
+export * from './channel-view';

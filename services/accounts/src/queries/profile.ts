@@ -1,7 +1,9 @@
 /** The user profile object of the API, built from the directory. */
-import { gravatarUrl } from '@teamchat/contracts';
+import { cachedGravatarUrls } from '@teamchat/contracts';
 import type { UserDoc } from '@teamchat/directory';
 import { isAdministrator, isGuest, isOwner } from '@teamchat/policies';
+
+const avatarUrls = cachedGravatarUrls();
 
 export function userProfile(user: UserDoc): Record<string, unknown> {
   return {
@@ -19,7 +21,7 @@ export function userProfile(user: UserDoc): Record<string, unknown> {
     bot_owner_id: user.bot_owner_id,
     role: user.role,
     timezone: user.timezone,
-    avatar_url: gravatarUrl(user.email),
+    avatar_url: avatarUrls(user.email),
     avatar_version: 1,
     is_imported_stub: false,
   };
