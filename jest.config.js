@@ -5,6 +5,7 @@
  */
 const packages = {
   contracts: 'libs/contracts',
+  policies: 'libs/policies',
   platform: 'libs/platform',
   accounts: 'services/accounts',
   channels: 'services/channels',

@@ -1,27 +1,11 @@
 /**
- * Channels as every service sees them: the channel-level group-settings with Zulip's
- * defaults, how facts change a channel, who holds a channel permission, and the channel
- * objects of the `stream` and `subscription` events.
+ * Channels as every service sees them: Zulip's defaults for the channel-level
+ * group-settings, a channel as its creation made it, and the channel objects of the
+ * `stream` and `subscription` events.
  */
-import type { ChannelView, Fact, FactOf } from './facts';
-import { isUserInGroupSetting, SYSTEM_GROUP, type GroupMember, type GroupSettingRules, type GroupSettingValue } from './groups';
-import { ROLE } from './limits';
-
-export const TOPICS_POLICIES = ['inherit', 'allow_empty_topic', 'disable_empty_topic', 'empty_topic_only'] as const;
-export type TopicsPolicy = (typeof TOPICS_POLICIES)[number];
-
-export const CHANNEL_GROUP_SETTINGS = [
-  'can_add_subscribers_group',
-  'can_remove_subscribers_group',
-  'can_administer_channel_group',
-  'can_delete_any_message_group',
-  'can_delete_own_message_group',
-  'can_move_messages_out_of_channel_group',
-  'can_move_messages_within_channel_group',
-  'can_send_message_group',
-] as const;
-export type ChannelGroupSettingName = (typeof CHANNEL_GROUP_SETTINGS)[number];
-export type ChannelGroupSettings = Record<ChannelGroupSettingName, GroupSettingValue>;
+import { CHANNEL_GROUP_SETTINGS, type ChannelGroupSettingName, type ChannelGroupSettings } from './channel-settings';
+import type { ChannelView, FactOf } from './facts';
+import { SYSTEM_GROUP, type GroupSettingRules, type GroupSettingValue } from './groups';
 
 /**
  * Zulip's defaults and rules for each setting, from `Stream.stream_permission_group_settings`
@@ -78,59 +62,6 @@ export function channelFromCreated(fact: FactOf<'ChannelCreated'>): ChannelView 
     ...groupSettingsOf(fact),
     is_archived: false,
   };
-}
-
-/** How a fact changes a channel: the one evolution the registry and the directory share. */
-export function evolveChannelView(channel: ChannelView, fact: Fact): ChannelView {
-  switch (fact.type) {
-    case 'ChannelUpdated': {
-      const change = fact.change;
-      switch (change.property) {
-        case 'name':
-          return { ...channel, name: change.value };
-        case 'description':
-          return { ...channel, description: change.value, rendered_description: change.rendered_description };
-        case 'invite_only':
-          return {
-            ...channel,
-            invite_only: change.value,
-            history_public_to_subscribers: change.history_public_to_subscribers,
-            is_web_public: change.is_web_public,
-          };
-        case 'is_default_stream':
-          return { ...channel, is_default: change.value };
-        case 'message_retention_days':
-          return { ...channel, message_retention_days: change.value };
-        case 'topics_policy':
-          return { ...channel, topics_policy: change.value };
-        default:
-          return { ...channel, [change.property]: change.value };
-      }
-    }
-    case 'ChannelArchived':
-      // Zulip removes an archived channel from the default channels.
-      return { ...channel, is_archived: true, is_default: false };
-    case 'ChannelUnarchived':
-      return { ...channel, is_archived: false };
-    default:
-      return channel;
-  }
-}
-
-/**
- * Whether the user holds a channel permission. Settings that may not be granted to
- * role:everyone never reach guests, whatever group they name (as Zulip's
- * `user_has_permission_for_group_setting`).
- */
-export function hasChannelPermission(
-  channel: Partial<ChannelGroupSettings> & { creator_id: number | null },
-  setting: ChannelGroupSettingName,
-  user: GroupMember,
-  nowSeconds: number,
-): boolean {
-  if (!CHANNEL_GROUP_SETTING_RULES[setting].allowEveryone && user.role === ROLE.guest) return false;
-  const value = channel[setting] ?? groupSettingsOf(channel)[setting];
-  return isUserInGroupSetting(value, user, nowSeconds);
 }
 
 /** The legacy `stream_post_policy` that matches a posting group (Zulip's mapping). */

@@ -5,7 +5,7 @@
  * including snapshots (e.g. the sender's name on a message) taken when the fact happened.
  */
 import { z } from 'zod';
-import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel';
+import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue } from './groups';
 
 /** Stream names, by owning service. */

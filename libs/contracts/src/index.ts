@@ -2,6 +2,7 @@ export * from './errors';
 export * from './limits';
 export * from './actor';
 export * from './groups';
+export * from './channel-settings';
 export * from './channel';
 export * from './facts';
 export * from './bus';

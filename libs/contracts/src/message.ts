@@ -55,17 +55,30 @@ export interface MessageFormat {
   allow_empty_topic_name: boolean;
 }
 
-/** Hashes by email: every message and profile shown asks for one. Bounded by clearing. */
-const gravatarHashes = new Map<string, string>();
+/** The avatar URL of a user by email: nobody uploads avatars, so it is their gravatar. */
+export type AvatarUrls = (email: string) => string;
 
 export function gravatarUrl(email: string, avatarVersion = 1): string {
-  let hash = gravatarHashes.get(email);
-  if (hash === undefined) {
-    hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
-    if (gravatarHashes.size >= 10_000) gravatarHashes.clear();
-    gravatarHashes.set(email, hash);
-  }
+  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${avatarVersion}`;
+}
+
+/**
+ * Gravatar URLs remembered by email, for a renderer that shows the same senders again and
+ * again (an MD5 costs several times a lookup). Each renderer owns its own; bounded by
+ * clearing.
+ */
+export function cachedGravatarUrls(limit = 10_000): AvatarUrls {
+  const urls = new Map<string, string>();
+  return (email) => {
+    let url = urls.get(email);
+    if (url === undefined) {
+      url = gravatarUrl(email);
+      if (urls.size >= limit) urls.clear();
+      urls.set(email, url);
+    }
+    return url;
+  };
 }
 
 export function displayTopic(topic: string, allowEmptyTopicName: boolean): string {
@@ -79,7 +92,7 @@ function formatEditEntry(entry: EditHistoryEntry, allowEmptyTopicName: boolean):
   return formatted;
 }
 
-export function formatMessage(view: MessageView, format: MessageFormat): MessageObject {
+export function formatMessage(view: MessageView, format: MessageFormat, avatarUrl: AvatarUrls = gravatarUrl): MessageObject {
   const channel = view.recipient.type === 'channel' ? view.recipient : null;
   // One object literal with a fixed shape (no spreads): this runs for every message of
   // every GET /messages page and every event.
@@ -91,7 +104,7 @@ export function formatMessage(view: MessageView, format: MessageFormat): Message
     sender_realm_str: 'zulip',
     // Every user's email is visible to everyone here and nobody has uploaded an avatar,
     // so a client that computes gravatars itself gets null, as the spec allows.
-    avatar_url: format.client_gravatar ? null : gravatarUrl(view.sender_email),
+    avatar_url: format.client_gravatar ? null : avatarUrl(view.sender_email),
     client: view.client,
     content: format.apply_markdown ? view.rendered_content : view.content,
     content_type: format.apply_markdown ? 'text/html' : 'text/x-markdown',

@@ -6,7 +6,8 @@
  *
  * An upcast is cheap and pure: every fact a projector reads passes through here.
  */
-import { CHANNEL_GROUP_SETTINGS, defaultChannelGroupSettings } from './channel';
+import { defaultChannelGroupSettings } from './channel';
+import { CHANNEL_GROUP_SETTINGS } from './channel-settings';
 import type { Fact } from './facts';
 
 type Data = Record<string, unknown> & { type: string };

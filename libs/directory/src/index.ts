@@ -6,7 +6,6 @@
  */
 import {
   channelFromCreated,
-  evolveChannelView,
   groupSettingsOf,
   type ChannelGroupSettingName,
   type ChannelGroupSettings,
@@ -14,6 +13,7 @@ import {
   type FactOf,
 } from '@teamchat/contracts';
 import { applyFact, type Collection, type Doc, type FactHandlers, type ReadModelStore, type StoredFact } from '@teamchat/platform';
+import { evolveChannelView } from '@teamchat/policies';
 
 export interface UserDoc extends Doc {
   _id: number;

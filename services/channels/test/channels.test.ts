@@ -4,14 +4,12 @@ import {
   defaultChannelGroupSettings,
   ROLE,
   SYSTEM_GROUP,
-  type ChannelView,
   type Fact,
   type FactOf,
   type GroupMember,
 } from '@teamchat/contracts';
 import { channelCreated } from './fixtures';
 import { deciderSpec } from '@teamchat/platform/testing';
-import { metadataAudience } from '../src/domain/access';
 import {
   decideArchiveChannel,
   decideCreateChannels,
@@ -240,28 +238,6 @@ describe('evolveRegistry', () => {
     ]);
     expect([...state.byName]).toEqual([['lobby', 1]]);
     expect(state.channels.get(1)).toMatchObject({ name: 'Lobby', is_archived: true });
-  });
-});
-
-// ---------------------------------------------------------------------------------------
-// Who sees a channel
-// ---------------------------------------------------------------------------------------
-
-describe('metadataAudience', () => {
-  const view = (overrides: Partial<ChannelView> = {}): ChannelView => ({ ...channelFromCreated(channelCreated(1, 'c', { creator_id: 4 })), ...overrides });
-
-  it('is every non-guest and the subscribed guests for a public channel', () => {
-    expect(metadataAudience(view(), users, new Set(), NOW_S)).toEqual(NON_GUESTS);
-    expect(metadataAudience(view(), users, new Set([6]), NOW_S)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-  });
-
-  it('is the subscribers, administrators and channel administrators for a private channel', () => {
-    expect(metadataAudience(view({ invite_only: true }), users, new Set([5]), NOW_S)).toEqual([1, 2, 4, 5]);
-  });
-
-  it('adds whoever can_add_subscribers_group names, never a guest', () => {
-    const channel = view({ invite_only: true, can_add_subscribers_group: { direct_members: [3, 6], direct_subgroups: [] } });
-    expect(metadataAudience(channel, users, new Set(), NOW_S)).toEqual([1, 2, 3, 4]);
   });
 });
 

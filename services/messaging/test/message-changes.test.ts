@@ -17,7 +17,7 @@ import {
   type MessageState,
   type ReactionCommand,
 } from '../src/domain/message-changes';
-import { ORGANIZATION_POLICY, type OrganizationPolicy } from '../src/domain/policies';
+import { ORGANIZATION_POLICY, type OrganizationPolicy } from '@teamchat/policies';
 
 // ---------------------------------------------------------------------------------------
 // Reactions: the message's own stream (reactions and deletion) is the state.

@@ -1,6 +1,6 @@
 /** The channels service's endpoints: channels, their settings, subscriptions. */
 import { z } from 'zod';
-import { TOPICS_POLICIES } from '../channel';
+import { TOPICS_POLICIES } from '../channel-settings';
 import { GroupSettingUpdate, GroupSettingValue } from '../groups';
 import { EmptyReply, endpoint } from './contract';
 

@@ -4,6 +4,7 @@
  * Pure: the clock, ids and key material come in with the command.
  */
 import { badRequest, ROLE, ROLES, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
+import { codePointLength, isAdministrator, isOwner } from '@teamchat/policies';
 
 export interface RegisteredUser {
   user_id: number;
@@ -85,7 +86,7 @@ function userCreated(state: OrganizationState, user: NewUser, credentials: NewCr
   if (!EMAIL.test(email)) throw badRequest(`Invalid email '${user.email}'`);
   if (state.usersByEmail.has(email.toLowerCase())) throw badRequest(`Email '${email}' already in use`);
   const fullName = user.full_name.trim();
-  if (fullName.length === 0 || [...fullName].length > 100) throw badRequest('Invalid full name');
+  if (fullName.length === 0 || codePointLength(fullName) > 100) throw badRequest('Invalid full name');
   if (!ROLES.includes(user.role)) throw badRequest(`Invalid role ${user.role}`);
   return {
     type: 'UserCreated',
@@ -130,8 +131,6 @@ export interface CreateUser {
   now: number;
 }
 
-const isAdministrator = (role: number) => role <= ROLE.administrator;
-
 export function decideCreateUser(state: OrganizationState, cmd: CreateUser): Fact[] {
   if (!state.exists) throw badRequest('The organization does not exist yet');
   // No actor means a trusted internal caller (seeding, the command-line tool).
@@ -144,9 +143,9 @@ export function decideDeactivateUser(state: OrganizationState, cmd: { actor: Act
   if (!target) throw badRequest('No such user');
   if (!isAdministrator(cmd.actor.role)) throw badRequest('Insufficient permission');
   if (!target.is_active) throw badRequest('User is already deactivated');
-  if (target.role === ROLE.owner) {
-    if (cmd.actor.role !== ROLE.owner) throw badRequest('Must be an organization owner');
-    const activeOwners = [...state.usersById.values()].filter((u) => u.is_active && u.role === ROLE.owner);
+  if (isOwner(target.role)) {
+    if (!isOwner(cmd.actor.role)) throw badRequest('Must be an organization owner');
+    const activeOwners = [...state.usersById.values()].filter((u) => u.is_active && isOwner(u.role));
     if (activeOwners.length <= 1) throw badRequest('Cannot deactivate the only organization owner');
   }
   return [{ type: 'UserDeactivated', user_id: target.user_id }];

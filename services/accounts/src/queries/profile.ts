@@ -1,6 +1,9 @@
 /** The user profile object of the API, built from the directory. */
-import { gravatarUrl, ROLE, type UserProfile } from '@teamchat/contracts';
+import { cachedGravatarUrls, type UserProfile } from '@teamchat/contracts';
 import type { UserDoc } from '@teamchat/directory';
+import { isAdministrator, isGuest, isOwner } from '@teamchat/policies';
+
+const avatarUrls = cachedGravatarUrls();
 
 export function userProfile(user: UserDoc): UserProfile {
   return {
@@ -10,15 +13,15 @@ export function userProfile(user: UserDoc): UserProfile {
     full_name: user.full_name,
     date_joined: new Date(user.date_joined * 1000).toISOString(),
     is_active: user.is_active,
-    is_owner: user.role === ROLE.owner,
-    is_admin: user.role <= ROLE.administrator,
-    is_guest: user.role === ROLE.guest,
+    is_owner: isOwner(user.role),
+    is_admin: isAdministrator(user.role),
+    is_guest: isGuest(user.role),
     is_bot: user.is_bot,
     bot_type: user.bot_type,
     bot_owner_id: user.bot_owner_id,
     role: user.role,
     timezone: user.timezone,
-    avatar_url: gravatarUrl(user.email),
+    avatar_url: avatarUrls(user.email),
     avatar_version: 1,
     is_imported_stub: false,
   };

@@ -11,13 +11,7 @@ import {
   CHANNEL_GROUP_SETTINGS,
   channelFromCreated,
   defaultChannelGroupSettings,
-  directMembersOf,
-  evolveChannelView,
-  isUserInGroupSetting,
   LIMITS,
-  parseGroupSetting,
-  ROLE,
-  sameGroupSetting,
   SYSTEM_GROUP,
   type ChannelChange,
   type ChannelGroupSettingName,
@@ -30,8 +24,21 @@ import {
   type GroupSettingValue,
   type TopicsPolicy,
 } from '@teamchat/contracts';
-import { canAdministerChannel, hasContentAccess, metadataAudience } from './access';
-import { isAdministrator, isOwner, ORGANIZATION_POLICY as POLICY } from './policies';
+import {
+  canAdministerChannel,
+  codePointLength,
+  directMembersOf,
+  evolveChannelView,
+  hasContentAccess,
+  isAdministrator,
+  isGuest,
+  isOwner,
+  metadataAudience,
+  orgAllows,
+  ORGANIZATION_POLICY as POLICY,
+  parseGroupSetting,
+  sameGroupSetting,
+} from '@teamchat/policies';
 
 export interface RegistryState {
   /** Channel id by lower-cased name. */
@@ -69,14 +76,12 @@ export function evolveRegistry(state: RegistryState, fact: Fact): RegistryState 
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
-const codePoints = (s: string) => [...s].length;
-const orgAllows = (group: GroupSettingValue, user: GroupMember, nowSeconds: number) => isUserInGroupSetting(group, user, nowSeconds);
 const insufficientPermission = () => badRequest('Insufficient permission');
 
 export function validateChannelName(raw: string): string {
   const name = raw.trim();
   if (name.length === 0) throw badRequest('Channel name is required');
-  if (codePoints(name) > LIMITS.max_stream_name_length) {
+  if (codePointLength(name) > LIMITS.max_stream_name_length) {
     throw badRequest(`Channel name too long (limit: ${LIMITS.max_stream_name_length} characters)`);
   }
   if (/[\u0000-\u001f\u007f]/.test(name)) throw badRequest('Invalid character in channel name');
@@ -86,7 +91,7 @@ export function validateChannelName(raw: string): string {
 /** Zulip keeps descriptions on one line: newlines become spaces (before rendering). */
 export function normalizeDescription(raw: string): string {
   const description = raw.replace(/\r?\n/g, ' ');
-  if (codePoints(description) > LIMITS.max_stream_description_length) throw badRequest('Channel description too long');
+  if (codePointLength(description) > LIMITS.max_stream_description_length) throw badRequest('Channel description too long');
   return description;
 }
 
@@ -126,7 +131,7 @@ function defaultChannels(state: RegistryState, changed: ChannelView[], users: Gr
   for (const channel of changed) channels.set(channel.channel_id, channel);
   return {
     channel_ids: [...channels.values()].filter((c) => c.is_default && !c.is_archived).map((c) => c.channel_id).sort((a, b) => a - b),
-    user_ids: users.filter((u) => u.role !== ROLE.guest).map((u) => u.user_id).sort((a, b) => a - b),
+    user_ids: users.filter((u) => !isGuest(u.role)).map((u) => u.user_id).sort((a, b) => a - b),
   };
 }
 
@@ -166,7 +171,7 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
   const { actor, settings } = cmd;
   const now = seconds(cmd.now);
   // Checked first so that a guest cannot probe which (private) channel names exist.
-  if (actor?.role === ROLE.guest) throw insufficientPermission();
+  if (actor && isGuest(actor.role)) throw insufficientPermission();
   if (actor) {
     const canCreate = settings.invite_only ? POLICY.canCreatePrivateChannelGroup : POLICY.canCreatePublicChannelGroup;
     if (!orgAllows(canCreate, actor, now)) throw insufficientPermission();

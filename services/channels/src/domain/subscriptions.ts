@@ -6,17 +6,13 @@
 import {
   badRequest,
   channelFromCreated,
-  hasChannelPermission,
-  isUserInGroupSetting,
-  ROLE,
   type ChannelView,
   type Fact,
   type FactOf,
   type GroupMember,
 } from '@teamchat/contracts';
-import { canAdministerChannel, hasContentAccess, metadataAudience } from './access';
+import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience } from '@teamchat/policies';
 import { decideCreateChannels, validateChannelName, type ChannelCreation, type NewChannel, type RegistryState } from './channels';
-import { ORGANIZATION_POLICY as POLICY } from './policies';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -41,22 +37,10 @@ export interface SubscribePlan {
   unauthorized: string[];
 }
 
-/**
- * Subscribing others needs the organization's or the channel's can_add_subscribers_group,
- * or administering the channel (Zulip's `get_streams_to_which_user_cannot_add_subscribers`).
- */
-function canAddSubscribers(channel: ChannelView, actor: GroupMember, nowSeconds: number): boolean {
-  return (
-    isUserInGroupSetting(POLICY.canAddSubscribersGroup, actor, nowSeconds) ||
-    canAdministerChannel(channel, actor, nowSeconds) ||
-    hasChannelPermission(channel, 'can_add_subscribers_group', actor, nowSeconds)
-  );
-}
-
 export function decideSubscribeRequest(state: RegistryState, req: SubscribeRequest): { facts: FactOf<'ChannelCreated'>[]; plan: SubscribePlan } {
   const { actor } = req;
   const now = seconds(req.now);
-  if (actor.role === ROLE.guest) throw badRequest('Not allowed for guest users');
+  if (isGuest(actor.role)) throw badRequest('Not allowed for guest users');
   const subscribingOthers = req.principal_ids.some((id) => id !== actor.user_id);
 
   // Each channel once, by name as the registry knows names (case-insensitively).

@@ -6,6 +6,7 @@
  */
 import {
   channelApiObject,
+  cachedGravatarUrls,
   channelFromCreated,
   displayTopic,
   Fact,
@@ -214,6 +215,8 @@ function subscriptionDeliveries(fact: FactOf<'SubscriptionsAdded'>): Delivery[] 
   ];
 }
 
+const avatarUrls = cachedGravatarUrls();
+
 function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
   return {
     user_ids: fact.recipient_user_ids,
@@ -226,6 +229,7 @@ function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
           client_gravatar: queue.options.client_gravatar,
           allow_empty_topic_name: queue.options.empty_topic_name,
         },
+        avatarUrls,
       );
       const echo = fact.local_echo;
       return {

@@ -6,9 +6,7 @@
 import {
   badRequest,
   EDITABLE_FLAGS,
-  hasChannelPermission,
   LIMITS,
-  ROLE,
   VISIBILITY_POLICY,
   type ChannelGroupSettingName,
   type ChannelGroupSettings,
@@ -16,7 +14,15 @@ import {
   type FactOf,
   type GroupMember,
 } from '@teamchat/contracts';
-import { exemptFromMoveLimits, hasRole, orgAllows, ORGANIZATION_POLICY, type OrganizationPolicy } from './policies';
+import {
+  codePointLength,
+  exemptFromMoveLimits,
+  hasChannelPermission,
+  isAdministrator,
+  orgAllows,
+  ORGANIZATION_POLICY,
+  type OrganizationPolicy,
+} from '@teamchat/policies';
 import { normalizeTopic } from './topics';
 
 /** What a message's own stream says: enough to refuse duplicate reactions and late changes. */
@@ -103,7 +109,7 @@ const granted = (grants: ChannelGrants, setting: ChannelGroupSettingName & keyof
 
 /** Organization administrators and the channel's own administrators (Zulip's channel administration). */
 const administers = (grants: ChannelGrants, actor: EditActor, nowSeconds: number) =>
-  hasRole(actor.role, ROLE.administrator) || granted(grants, 'can_administer_channel_group', actor, nowSeconds);
+  isAdministrator(actor.role) || granted(grants, 'can_administer_channel_group', actor, nowSeconds);
 
 /** Zulip's `can_move_messages_within_channel`: the channel's grant (the organization's is checked apart). */
 const mayMoveWithin = (grants: ChannelGrants | null | undefined, actor: EditActor, nowSeconds: number) =>
@@ -136,7 +142,6 @@ export interface EditCommand {
   policy?: OrganizationPolicy;
 }
 
-const codePoints = (s: string) => [...s].length;
 const EDIT_LIMIT_GRACE_SECONDS = 20;
 
 export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf<'MessageEdited'>[] {
@@ -152,7 +157,7 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
     if (actor.user_id !== message.sender_id) throw badRequest("You don't have permission to edit this message");
     if (age > policy.messageContentEditLimitSeconds) throw badRequest('The time limit for editing this message has passed');
     if (cmd.content.content.trim().length === 0) throw badRequest('Message must not be empty');
-    if (codePoints(cmd.content.content) > LIMITS.max_message_length) {
+    if (codePointLength(cmd.content.content) > LIMITS.max_message_length) {
       throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
     }
     if (cmd.content.content !== message.content) {

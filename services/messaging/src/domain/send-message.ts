@@ -7,15 +7,13 @@ import {
   ApiError,
   badRequest,
   EMPTY_TOPIC_DISPLAY_NAME,
-  hasChannelPermission,
   LIMITS,
-  ROLE,
   type DisplayRecipientUser,
   type FactOf,
   type GroupMember,
   type GroupSettingValue,
 } from '@teamchat/contracts';
-import { orgAllows, ORGANIZATION_POLICY as POLICY } from './policies';
+import { codePointLength, hasChannelPermission, isGuest, orgAllows, ORGANIZATION_POLICY as POLICY } from '@teamchat/policies';
 import { normalizeTopic } from './topics';
 
 export interface Participant {
@@ -109,8 +107,6 @@ export function defaultReadBySender(client: string): boolean {
   return INTERACTIVE_CLIENTS.has(name) || name.includes('desktop app');
 }
 
-const codePoints = (s: string) => [...s].length;
-
 /** The organization's default for channels whose topics_policy is `inherit` (Zulip's default). */
 export const ORGANIZATION_TOPICS_POLICY: Exclude<TopicsPolicy, 'inherit'> = 'allow_empty_topic';
 
@@ -150,7 +146,7 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
   const { sender, target } = cmd;
   if (cmd.content.trim().length === 0) throw badRequest('Message must not be empty');
   if (cmd.content.includes('\u0000')) throw badRequest('Message must not contain null bytes');
-  if (codePoints(cmd.content) > LIMITS.max_message_length) {
+  if (codePointLength(cmd.content) > LIMITS.max_message_length) {
     throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
   }
 
@@ -165,7 +161,7 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
       throw badRequest('You do not have permission to post in this channel.');
     }
     if (target.is_archived) throw badRequest(`Not authorized to send to channel '${target.name}'`);
-    if ((target.invite_only || sender.role === ROLE.guest) && !subscribed) {
+    if ((target.invite_only || isGuest(sender.role)) && !subscribed) {
       throw badRequest(`Not authorized to send to channel '${target.name}'`);
     }
     recipient = { type: 'channel', channel_id: target.channel_id, channel_name: target.name, topic };

@@ -10,6 +10,7 @@
  */
 import {
   badRequest,
+  cachedGravatarUrls,
   formatMessage,
   LARGER_THAN_MAX_MESSAGE_ID,
   MAX_MESSAGES_PER_FETCH,
@@ -377,6 +378,8 @@ const fromRow = (r: UserMessageDoc): Candidate => ({
 
 type MessageFormat = Parameters<typeof formatMessage>[1];
 
+const avatarUrls = cachedGravatarUrls();
+
 interface Prepared {
   docs: MessageDoc[];
   flagsById: Map<number, string[]>;
@@ -429,7 +432,7 @@ function present(doc: MessageDoc, prepared: Prepared, format: MessageFormat): Me
     doc.recipient.type === 'channel'
       ? { ...doc.recipient, channel_name: prepared.channelNames.get(doc.recipient.channel_id) ?? doc.recipient.channel_name }
       : doc.recipient;
-  return formatMessage(viewOf(doc, sender?.email ?? doc.sender_email, sender?.full_name ?? doc.sender_full_name, recipient), format);
+  return formatMessage(viewOf(doc, sender?.email ?? doc.sender_email, sender?.full_name ?? doc.sender_full_name, recipient), format, avatarUrls);
 }
 
 /** The messages as the API shows them, with the requester's flags. */

@@ -1,17 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  defaultChannelGroupSettings,
-  FULL_MEMBER_WAITING_PERIOD_DAYS,
-  groupSettingsOf,
-  hasChannelPermission,
-  isApiError,
-  isUserInGroupSetting,
-  parseGroupSetting,
-  ROLE,
-  sameGroupSetting,
-  SYSTEM_GROUP,
-  type GroupMember,
-} from '../src';
+import { defaultChannelGroupSettings, groupSettingsOf, isApiError, ROLE, SYSTEM_GROUP, type GroupMember } from '@teamchat/contracts';
+import { FULL_MEMBER_WAITING_PERIOD_DAYS, hasChannelPermission, isUserInGroupSetting, parseGroupSetting, sameGroupSetting } from '../src';
 
 const NOW = 1_700_000_000;
 const person = (user_id: number, role: number, date_joined = NOW - 86400): GroupMember => ({ user_id, role, date_joined });

@@ -1,0 +1,78 @@
+/**
+ * Organization-level policies. Until organization settings exist they hold Zulip's
+ * defaults (`Realm.REALM_PERMISSION_GROUP_SETTINGS` and `DEFAULT_MOVE_MESSAGE_LIMIT_SECONDS`
+ * in zerver/models/realms.py), each group-setting as the system group it defaults to.
+ *
+ * Channels can grant more through their own group-settings: a user may move or delete
+ * where either the organization or the channel allows it. The move time limits bind
+ * everyone under moderator however the permission was granted, as in Zulip, except that a
+ * channel's can_delete_any_message_group, like the organization's, deletes at any time.
+ */
+import { SYSTEM_GROUP, type GroupMember, type GroupSettingValue } from '@teamchat/contracts';
+import { isUserInGroupSetting } from './group-settings';
+import { isModerator } from './roles';
+
+/** The organization settings that decide who may do what, as deciders take them. */
+export interface OrganizationPolicy {
+  canCreatePublicChannelGroup: GroupSettingValue;
+  canCreatePrivateChannelGroup: GroupSettingValue;
+  /** Who may subscribe others to channels they can access (channels can grant more). */
+  canAddSubscribersGroup: GroupSettingValue;
+  /** Who may give a channel a topics policy other than `inherit`. */
+  canSetTopicsPolicyGroup: GroupSettingValue;
+  /** Who may grant channel-level deletion rights (can_delete_*_message_group). */
+  canSetDeleteMessagePolicyGroup: GroupSettingValue;
+  /**
+   * The server has no web-public setting (Zulip's WEB_PUBLIC_STREAMS_ENABLED, off by
+   * default here), so no channel can be web-public.
+   */
+  webPublicChannelsEnabled: boolean;
+  /** Senders may edit their content for this long. */
+  messageContentEditLimitSeconds: number;
+  /** Who may move messages between topics of a channel, and for how long. */
+  canMoveMessagesBetweenTopicsGroup: GroupSettingValue;
+  moveMessagesWithinChannelLimitSeconds: number;
+  /** Who may move messages to another channel, and for how long. */
+  canMoveMessagesBetweenChannelsGroup: GroupSettingValue;
+  moveMessagesBetweenChannelsLimitSeconds: number;
+  /** Who may delete their own messages (null: no time limit) and anyone's. */
+  canDeleteOwnMessageGroup: GroupSettingValue;
+  messageContentDeleteLimitSeconds: number | null;
+  canDeleteAnyMessageGroup: GroupSettingValue;
+  /** Who may use channel and topic wildcard mentions in busy conversations. */
+  canMentionManyUsersGroup: GroupSettingValue;
+  /** "Many users": more subscribers or topic participants than this. */
+  wildcardMentionLargeThreshold: number;
+}
+
+/**
+ * Members create channels, subscribe others and set topics policies; moderators grant
+ * deletion rights. Anyone may move messages between topics (guests too, where they can
+ * post), members may move them to other channels, both within 7 days.
+ */
+export const ORGANIZATION_POLICY: Readonly<OrganizationPolicy> = Object.freeze({
+  canCreatePublicChannelGroup: SYSTEM_GROUP.members,
+  canCreatePrivateChannelGroup: SYSTEM_GROUP.members,
+  canAddSubscribersGroup: SYSTEM_GROUP.members,
+  canSetTopicsPolicyGroup: SYSTEM_GROUP.members,
+  canSetDeleteMessagePolicyGroup: SYSTEM_GROUP.moderators,
+  webPublicChannelsEnabled: false,
+  // Zulip's default: 10 minutes.
+  messageContentEditLimitSeconds: 600,
+  canMoveMessagesBetweenTopicsGroup: SYSTEM_GROUP.everyone,
+  moveMessagesWithinChannelLimitSeconds: 7 * 24 * 3600,
+  canMoveMessagesBetweenChannelsGroup: SYSTEM_GROUP.members,
+  moveMessagesBetweenChannelsLimitSeconds: 7 * 24 * 3600,
+  canDeleteOwnMessageGroup: SYSTEM_GROUP.everyone,
+  messageContentDeleteLimitSeconds: null,
+  canDeleteAnyMessageGroup: SYSTEM_GROUP.administrators,
+  canMentionManyUsersGroup: SYSTEM_GROUP.administrators,
+  wildcardMentionLargeThreshold: 15,
+});
+
+/** Whether an organization-level group-setting includes the user. */
+export const orgAllows = (group: GroupSettingValue, user: GroupMember, nowSeconds: number): boolean =>
+  isUserInGroupSetting(group, user, nowSeconds);
+
+/** Moderators and above are not bound by the move time limits (as in Zulip). */
+export const exemptFromMoveLimits = (role: number): boolean => isModerator(role);
