@@ -35,6 +35,7 @@ import {
 import type { Logger } from 'pino';
 import type { ZodType } from 'zod';
 import { evolveMessage, initialMessage } from './domain/message-changes';
+import { evolveFlagsStream, evolveUserTopics, initialFlagsStream, initialUserTopics } from './domain/personal-streams';
 import { evolveRecipients, initialRecipients } from './domain/recipients';
 import {
   changeReaction,
@@ -73,12 +74,16 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
   const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
+  const flagStreams = new AggregateRepository(store, { initial: initialFlagsStream, evolve: evolveFlagsStream });
+  const userTopicStreams = new AggregateRepository(store, { initial: initialUserTopics, evolve: evolveUserTopics });
   const renderer = createRenderer(directory, config.realmUri);
   const changeDeps: ChangeDeps = {
-    store,
     directory,
     model,
     messages,
+    flagStreams,
+    userTopicStreams,
+    caughtUp: (position) => projector.waitFor(position),
     renderer,
     recipientIdFor: (key) => recipientIdFor({ recipients }, key),
   };
@@ -100,7 +105,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
 
   const subscriptions: BusSubscription[] = await Promise.all([
     endpoint(subjects.messaging.sendMessage, SendMessageParams, async (actor, params) => {
-      const { position, ...value } = await sendMessage({ store, directory, model, recipients, renderer }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, model, recipients, messages, userTopicStreams, renderer }, actor, params);
       return { value, position };
     }),
     endpoint(subjects.messaging.getMessages, GetMessagesParams, async (actor, params) => {

@@ -8,8 +8,6 @@ import {
   ROLE,
   streams,
   type Actor,
-  type Fact,
-  type FactOf,
   type ReactionParams,
   type UpdateFlagsParams,
   type UpdateMessageParams,
@@ -17,7 +15,7 @@ import {
 } from '@teamchat/contracts';
 import { channelGroupSettings, type ChannelDoc, type Directory } from '@teamchat/directory';
 import { emojiByCode, emojiByName, isMeMessage, isValidUnicodeEmoji, SERVICE_EXTRA_EMOJI } from '@teamchat/markdown';
-import { newId, type AggregateRepository, type AppendResult, type EventStore } from '@teamchat/platform';
+import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import {
   decideDeleteMessage,
   decideEditMessage,
@@ -26,20 +24,25 @@ import {
   decideUserTopic,
   type ChannelGrants,
   type EditActor,
+  type MessageLocation,
   type MessageSnapshot,
   type MessageState,
   type ReactionCommand,
 } from '../domain/message-changes';
+import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from '../domain/personal-streams';
 import { normalizeTopic } from '../domain/topics';
-import { userMessageId, userTopicId, type MessageDoc, type MessagesReadModel } from '../projections/messages';
+import { userMessageId, type MessageDoc, type MessagesReadModel } from '../projections/messages';
 import { accessibleMessage, audienceOf, canReadChannelHistory, invalidMessages } from '../queries/access';
 import type { Renderer } from './rendering';
 
 export interface ChangeDeps {
-  store: EventStore;
   directory: Directory;
   model: MessagesReadModel;
   messages: AggregateRepository<MessageState>;
+  flagStreams: AggregateRepository<FlagsStreamState>;
+  userTopicStreams: AggregateRepository<UserTopicsState>;
+  /** Resolves once the read model has applied every fact up to this position. */
+  caughtUp: (position: number) => Promise<void>;
   renderer: Renderer;
   recipientIdFor: (key: string) => Promise<number>;
 }
@@ -199,16 +202,29 @@ export async function deleteMessage(deps: ChangeDeps, actor: Actor, messageId: n
   return lastPosition(append);
 }
 
-/** Appends a personal fact (flags, topic visibility) to the user's own stream. */
-export async function appendPersonal(store: EventStore, stream: string, facts: Fact[]) {
-  if (facts.length === 0) return undefined;
-  const append = await store.append(stream, facts.map((data) => ({ id: newId(), type: data.type, data })), 'any');
-  return lastPosition(append);
+export async function updateFlags(deps: ChangeDeps, actor: Actor, params: Pick<UpdateFlagsParams, 'messages' | 'op' | 'flag'>, checkAccess = true) {
+  const unreading = params.op === 'remove' && params.flag === 'read';
+  const { result, append } = await deps.flagStreams.executeWith(
+    streams.messageFlags(actor.user_id),
+    // Current flags are the read model's (see FlagsStreamState); once it has applied this
+    // stream's last fact, it holds every change the decision must see.
+    async ({ position }) => {
+      await deps.caughtUp(position);
+      const current = await currentFlags(deps, actor, params.messages, checkAccess);
+      return { current, locations: unreading ? await locationsOf(deps, [...current.keys()]) : undefined };
+    },
+    (_, { current, locations }) => {
+      const facts = decideFlags({ user_id: actor.user_id, op: params.op, flag: params.flag, message_ids: params.messages, current, locations });
+      return { facts, result: facts[0]?.message_ids ?? [] };
+    },
+  );
+  return { changed: result, position: lastPosition(append) };
 }
 
-export async function updateFlags(deps: ChangeDeps, actor: Actor, params: Pick<UpdateFlagsParams, 'messages' | 'op' | 'flag'>, checkAccess = true) {
+/** The user's flags on each message, refusing (with `checkAccess`) messages they may not access. */
+async function currentFlags(deps: ChangeDeps, actor: Actor, ids: number[], checkAccess: boolean) {
   const current = new Map<number, string[] | undefined>();
-  for (const id of new Set(params.messages)) {
+  for (const id of new Set(ids)) {
     if (checkAccess) {
       const { userMessage } = await accessibleMessage(deps, actor, id).catch(() => {
         throw invalidMessages();
@@ -218,29 +234,20 @@ export async function updateFlags(deps: ChangeDeps, actor: Actor, params: Pick<U
       current.set(id, (await deps.model.userMessages.get(userMessageId(actor.user_id, id)))?.flags);
     }
   }
-  const decided = decideFlags({ user_id: actor.user_id, op: params.op, flag: params.flag, message_ids: params.messages, current });
-  const facts: FactOf<'MessageFlagsUpdated'>[] = [];
-  for (const fact of decided) {
-    const unreading = fact.op === 'remove' && fact.flag === 'read';
-    facts.push(unreading ? { ...fact, message_details: Object.fromEntries(await detailsOf(deps, fact.message_ids, current)) } : fact);
-  }
-  const changed = decided[0]?.message_ids ?? [];
-  return { changed, position: await appendPersonal(deps.store, streams.messageFlags(actor.user_id), facts) };
+  return current;
 }
 
-/** Where each message is, for clients that put it back among their unreads. */
-async function detailsOf(deps: ChangeDeps, ids: number[], flags: Map<number, string[] | undefined>) {
-  const details: [string, NonNullable<FactOf<'MessageFlagsUpdated'>['message_details']>[string]][] = [];
+async function locationsOf(deps: ChangeDeps, ids: number[]): Promise<Map<number, MessageLocation>> {
+  const locations = new Map<number, MessageLocation>();
   for (const message of await deps.model.messages.getMany(ids)) {
-    const own = flags.get(message._id) ?? [];
-    const mentioned = own.includes('mentioned') || own.includes('wildcard_mentioned');
-    const detail =
+    locations.set(
+      message._id,
       message.recipient.type === 'channel'
-        ? { type: 'stream' as const, stream_id: message.recipient.channel_id, topic: message.recipient.topic }
-        : { type: 'private' as const, user_ids: message.recipient.users.map((u) => u.id) };
-    details.push([String(message._id), mentioned ? { ...detail, mentioned } : detail]);
+        ? { type: 'stream', stream_id: message.recipient.channel_id, topic: message.recipient.topic }
+        : { type: 'private', user_ids: message.recipient.users.map((u) => u.id) },
+    );
   }
-  return details;
+  return locations;
 }
 
 export async function markTopicAsRead(deps: ChangeDeps, actor: Actor, channelId: number, topicName: string) {
@@ -259,15 +266,12 @@ export async function updateUserTopic(deps: ChangeDeps, actor: Actor, params: Us
   const channel = await deps.directory.channelById(params.stream_id);
   if (!channel || !(await canSeeChannel(deps, actor, params.stream_id))) throw badRequest('Invalid channel ID');
   const topic = normalizeTopic(params.topic);
-  const current = (await deps.model.userTopics.get(userTopicId(actor.user_id, channel._id, topic)))?.visibility_policy ?? 0;
-  const facts = decideUserTopic(current, {
-    user_id: actor.user_id,
-    channel_id: channel._id,
-    topic,
-    visibility_policy: params.visibility_policy,
-    now: Date.now(),
-  });
-  return appendPersonal(deps.store, streams.userTopics(actor.user_id), facts);
+  const command = { user_id: actor.user_id, channel_id: channel._id, topic, visibility_policy: params.visibility_policy, now: Date.now() };
+  const { append } = await deps.userTopicStreams.execute(streams.userTopics(actor.user_id), (state) => ({
+    facts: decideUserTopic(visibilityPolicyOf(state, command.channel_id, topic), command),
+    result: undefined,
+  }));
+  return lastPosition(append);
 }
 
 async function canSeeChannel(deps: ChangeDeps, actor: Actor, channelId: number): Promise<boolean> {
