@@ -50,7 +50,8 @@ import { createRenderer } from './handlers/rendering';
 import { recipientIdFor, sendMessage } from './handlers/send-message';
 import { MESSAGING_FACT_TYPES, MessagesReadModel } from './projections/messages';
 import { accessibleMessage } from './queries/access';
-import { getMessages, renderMessages, selectMessageIds } from './queries/get-messages';
+import { getMessages, selectMessageIds } from './queries/get-messages';
+import { renderMessages } from './queries/render-messages';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels, config } = deps;

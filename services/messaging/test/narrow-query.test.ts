@@ -10,7 +10,8 @@ import { ROLE, type Actor, type Fact, type FactOf, type GetMessagesParams, type 
 import { Directory } from '@teamchat/directory';
 import { SqliteReadModelStore, type Filter } from '@teamchat/platform';
 import { MessagesReadModel } from '../src/projections/messages';
-import { getMessages, renderMessages, renderMessagesJson, selectMessageIds } from '../src/queries/get-messages';
+import { getMessages, selectMessageIds } from '../src/queries/get-messages';
+import { renderMessages, renderMessagesJson } from '../src/queries/render-messages';
 
 const T0 = 1_700_000_000;
 

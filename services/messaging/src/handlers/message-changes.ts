@@ -31,7 +31,8 @@ import {
 } from '../domain/message-changes';
 import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from '../domain/personal-streams';
 import { normalizeTopic } from '../domain/topics';
-import { userMessageId, type MessageDoc, type MessagesReadModel } from '../projections/messages';
+import { userMessageId, type MessageDoc } from '../projections/message-docs';
+import type { MessagesReadModel } from '../projections/messages';
 import { accessibleMessage, audienceOf, canReadChannelHistory, invalidMessages } from '../queries/access';
 import type { Renderer } from './rendering';
 

@@ -6,7 +6,8 @@
  */
 import { badRequest, ROLE, type Actor } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
-import { userMessageId, type MessageDoc, type MessagesReadModel, type UserMessageDoc } from '../projections/messages';
+import { userMessageId, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
+import type { MessagesReadModel } from '../projections/messages';
 
 export interface AccessDeps {
   directory: Directory;
