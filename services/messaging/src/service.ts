@@ -24,6 +24,7 @@ import {
 import { Directory, DIRECTORY_FACT_TYPES } from '@teamchat/directory';
 import {
   AggregateRepository,
+  handledTypes,
   Projector,
   serveEndpoint,
   type BusSubscription,
@@ -48,7 +49,8 @@ import {
 } from './handlers/message-changes';
 import { createRenderer } from './handlers/rendering';
 import { recipientIdFor, sendMessage } from './handlers/send-message';
-import { MESSAGING_FACT_TYPES, MessagesReadModel } from './projections/messages';
+import { MessagesReadModel } from './projections/messages';
+import { messagesProjection, projectMessages } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
 import { getMessages, selectMessageIds } from './queries/get-messages';
 import { renderMessages } from './queries/render-messages';
@@ -57,6 +59,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const { bus, log, store, readModels, config } = deps;
   const directory = new Directory(readModels);
   const model = new MessagesReadModel(readModels);
+  const projection = messagesProjection(model);
   const projector = new Projector({
     // A new name when the read model's shape changes: the projector then empties its
     // collections and replays every fact (2: rows gained `direct`, indexes became
@@ -66,10 +69,10 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    types: new Set([...DIRECTORY_FACT_TYPES, ...MESSAGING_FACT_TYPES]),
+    types: new Set([...DIRECTORY_FACT_TYPES, ...handledTypes(projection)]),
     projection: async (fact) => {
       await directory.apply(fact);
-      await model.apply(fact);
+      await projectMessages(projection, fact);
     },
   });
   await projector.start();
