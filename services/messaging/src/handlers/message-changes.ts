@@ -5,7 +5,6 @@
  */
 import {
   badRequest,
-  ROLE,
   streams,
   type Actor,
   type ReactionParams,
@@ -33,7 +32,7 @@ import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from 
 import { normalizeTopic } from '../domain/topics';
 import { userMessageId, type MessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
-import { accessibleMessage, audienceOf, canReadChannelHistory, invalidMessages } from '../queries/access';
+import { accessibleMessage, audienceOf, channelAccessOf, invalidMessages } from '../queries/access';
 import type { Renderer } from './rendering';
 
 export interface ChangeDeps {
@@ -147,8 +146,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   let revoked: number[] = [];
   if (params.stream_id !== undefined && params.stream_id !== message.channel_id) {
     const target = await deps.directory.channelById(params.stream_id);
-    const allowed = target && ((await deps.directory.isSubscribed(target._id, actor.user_id)) || (!target.invite_only && actor.role !== ROLE.guest));
-    if (!target || !allowed) throw badRequest('Invalid channel ID');
+    if (!target || !(await channelAccessOf(deps.directory, actor, target)).postOrMoveInto) throw badRequest('Invalid channel ID');
     if (target.is_archived) throw badRequest(`Channel '${target.name}' is archived`);
     channel = {
       id: target._id,
@@ -253,9 +251,7 @@ async function locationsOf(deps: ChangeDeps, ids: number[]): Promise<Map<number,
 
 export async function markTopicAsRead(deps: ChangeDeps, actor: Actor, channelId: number, topicName: string) {
   const channel = await deps.directory.channelById(channelId);
-  if (!channel || (channel.invite_only && !(await deps.directory.isSubscribed(channelId, actor.user_id)))) {
-    throw badRequest('Invalid channel ID');
-  }
+  if (!(await channelAccessOf(deps.directory, actor, channel)).seeMetadata) throw badRequest('Invalid channel ID');
   const topic = normalizeTopic(topicName);
   // The requester's unread rows (a partial index), narrowed to the topic.
   const rows = await deps.model.userMessages.find({ user_id: actor.user_id, unread: true, channel_id: channelId, topic_lc: topic.toLowerCase() });
@@ -265,7 +261,7 @@ export async function markTopicAsRead(deps: ChangeDeps, actor: Actor, channelId:
 
 export async function updateUserTopic(deps: ChangeDeps, actor: Actor, params: UserTopicParams) {
   const channel = await deps.directory.channelById(params.stream_id);
-  if (!channel || !(await canSeeChannel(deps, actor, params.stream_id))) throw badRequest('Invalid channel ID');
+  if (!channel || !(await channelAccessOf(deps.directory, actor, channel)).setTopicVisibility) throw badRequest('Invalid channel ID');
   const topic = normalizeTopic(params.topic);
   const command = { user_id: actor.user_id, channel_id: channel._id, topic, visibility_policy: params.visibility_policy, now: Date.now() };
   const { append } = await deps.userTopicStreams.execute(streams.userTopics(actor.user_id), (state) => ({
@@ -274,9 +270,3 @@ export async function updateUserTopic(deps: ChangeDeps, actor: Actor, params: Us
   }));
   return lastPosition(append);
 }
-
-async function canSeeChannel(deps: ChangeDeps, actor: Actor, channelId: number): Promise<boolean> {
-  if (await deps.directory.isSubscribed(channelId, actor.user_id)) return true;
-  return canReadChannelHistory(deps, actor, channelId);
-}
-

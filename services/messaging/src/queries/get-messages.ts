@@ -9,7 +9,7 @@
 import { badRequest, LARGER_THAN_MAX_MESSAGE_ID, MAX_MESSAGES_PER_FETCH, type Actor, type GetMessagesParams } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
 import type { MessagesReadModel } from '../projections/messages';
-import { accessibleMessage, canReadChannelHistory } from './access';
+import { accessibleMessage, canReadChannelHistory, channelAccessOf } from './access';
 import { parseAnchor, resolveAnchor } from './anchors';
 import type { Term } from './narrow';
 import { expandWith, normalizeTerm, resolveNarrow } from './narrow-parse';
@@ -117,6 +117,6 @@ async function conversationOf(deps: GetMessagesDeps, actor: Actor, messageId: nu
   const channel = await deps.directory.channelById(recipient.channel_id);
   // Received in a private channel the requester has since left: the channel cannot be
   // named, but the message they hold still can.
-  if (!channel || (channel.invite_only && !(await deps.directory.isSubscribed(channel._id, actor.user_id)))) return [term('id', messageId)];
+  if (!(await channelAccessOf(deps.directory, actor, channel)).seeMetadata) return [term('id', messageId)];
   return [term('channel', recipient.channel_id), term('topic', recipient.topic)];
 }

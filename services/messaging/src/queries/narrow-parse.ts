@@ -6,6 +6,7 @@ import { ApiError, EMPTY_TOPIC_DISPLAY_NAME, type Actor, type NarrowTerm } from 
 import type { ChannelDoc, UserDoc } from '@teamchat/directory';
 import { dmKey } from '../projections/message-docs';
 import { searchableText } from '../projections/text-features';
+import { channelAccessOf } from './access';
 import { HAS_OPERANDS, IS_OPERANDS, type Condition, type HasOperand, type IsOperand, type Narrow, type SearchQuery, type Term } from './narrow';
 
 export const badNarrow = (msg: string) => new ApiError('BAD_REQUEST', `Invalid narrow operator: ${msg}`, 400);
@@ -64,9 +65,7 @@ async function resolveChannel(directory: NarrowDirectory, actor: Actor, term: Te
     channel = (await directory.channelByName(operand)) ?? (isDigits(operand) ? await directory.channelById(Number(operand)) : undefined);
   } else throw badNarrow(`'${term.written}' needs a channel name or id`);
   // A private channel the requester is not in reads exactly like one that does not exist.
-  if (!channel || (channel.invite_only && !(await directory.isSubscribed(channel._id, actor.user_id)))) {
-    throw badNarrow(`unknown channel '${String(operand)}'`);
-  }
+  if (!channel || !(await channelAccessOf(directory, actor, channel)).seeMetadata) throw badNarrow(`unknown channel '${String(operand)}'`);
   return channel;
 }
 
