@@ -13,7 +13,7 @@ import {
   type UserTopicParams,
 } from '@teamchat/contracts';
 import { channelGroupSettings, type ChannelDoc, type Directory } from '@teamchat/directory';
-import { emojiByCode, emojiByName, isMeMessage, isValidUnicodeEmoji, SERVICE_EXTRA_EMOJI } from '@teamchat/markdown';
+import { isMeMessage } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import {
   decideDeleteMessage,
@@ -26,8 +26,8 @@ import {
   type MessageLocation,
   type MessageSnapshot,
   type MessageState,
-  type ReactionCommand,
 } from '../domain/message-changes';
+import { reactionEmoji } from '../domain/emoji';
 import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from '../domain/personal-streams';
 import { normalizeTopic } from '../domain/topics';
 import { userMessageId, type MessageDoc } from '../projections/message-docs';
@@ -71,43 +71,9 @@ async function editActor(deps: ChangeDeps, actor: Actor): Promise<EditActor> {
 
 const grantsOf = (channel: ChannelDoc | undefined): ChannelGrants | null => (channel ? channelGroupSettings(channel) : null);
 
-/** Turns the emoji parameters into a validated (name, code, type) triple. */
-export function resolveEmoji(params: Pick<ReactionParams, 'emoji_name' | 'emoji_code' | 'reaction_type'>): ReactionCommand['emoji'] {
-  const type = params.reaction_type ?? 'unicode_emoji';
-  if (type === 'realm_emoji') throw badRequest('Invalid custom emoji.');
-  if (type === 'service_extra_emoji') {
-    const extra = SERVICE_EXTRA_EMOJI.find((e) => e.name === params.emoji_name || e.code === params.emoji_code);
-    if (!extra || (params.emoji_code !== undefined && params.emoji_code !== extra.code)) throw badRequest('Invalid emoji code.');
-    return { emoji_name: extra.name, emoji_code: extra.code, reaction_type: type };
-  }
-  if (params.emoji_code !== undefined) {
-    const byCode = emojiByCode(params.emoji_code);
-    if (!byCode) throw badRequest('Invalid emoji code.');
-    if (!isValidUnicodeEmoji(params.emoji_name, byCode.code)) throw badRequest('Invalid emoji name.');
-    return { emoji_name: params.emoji_name, emoji_code: byCode.code, reaction_type: type };
-  }
-  const emoji = emojiByName(params.emoji_name);
-  if (!emoji) throw badRequest(`Emoji '${params.emoji_name}' does not exist`);
-  return { emoji_name: params.emoji_name, emoji_code: emoji.code, reaction_type: type };
-}
-
 export async function changeReaction(deps: ChangeDeps, actor: Actor, params: ReactionParams, op: 'add' | 'remove') {
   const { message } = await accessibleMessage(deps, actor, params.message_id);
-  let emoji: ReactionCommand['emoji'];
-  if (op === 'remove' && params.reaction_type !== 'service_extra_emoji') {
-    // Removing needs no valid catalogue entry: the reaction as stored is what matters.
-    const stored = message.reactions.find(
-      (r) =>
-        r.user_id === actor.user_id &&
-        (params.emoji_code !== undefined ? r.emoji_code === params.emoji_code : r.emoji_name === params.emoji_name) &&
-        r.reaction_type === (params.reaction_type ?? 'unicode_emoji'),
-    );
-    emoji = stored
-      ? { emoji_name: stored.emoji_name, emoji_code: stored.emoji_code, reaction_type: stored.reaction_type as ReactionCommand['emoji']['reaction_type'] }
-      : resolveEmoji(params);
-  } else {
-    emoji = resolveEmoji(params);
-  }
+  const emoji = reactionEmoji(op, params, actor.user_id, message.reactions);
   const audience_user_ids = await audienceOf(deps, [message]);
   const { append } = await deps.messages.execute(message.stream, (state) => ({
     facts: decideReaction(state, { op, message_id: message._id, user_id: actor.user_id, emoji, audience_user_ids }),
