@@ -56,3 +56,13 @@ export function channelAccess(channel: ChannelAccessView | undefined, actor: Cha
     setTopicVisibility: subscribed || readHistory,
   };
 }
+
+/**
+ * Who loses messages moved into a channel: into a private one, whoever holds them but is
+ * not subscribed there, since they could not see them; into a public one, nobody.
+ */
+export function revokedByMove(destination: Pick<ChannelAccessView, 'invite_only'>, holderIds: number[], subscriberIds: number[]): number[] {
+  if (!destination.invite_only) return [];
+  const subscribers = new Set(subscriberIds);
+  return [...new Set(holderIds)].filter((id) => !subscribers.has(id));
+}

@@ -27,6 +27,7 @@ import {
   type MessageSnapshot,
   type MessageState,
 } from '../domain/message-changes';
+import { revokedByMove } from '../domain/channel-access';
 import { reactionEmoji } from '../domain/emoji';
 import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from '../domain/personal-streams';
 import { normalizeTopic } from '../domain/topics';
@@ -120,12 +121,11 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
       recipient_id: await deps.recipientIdFor(`channel:${target._id}`),
       grants: channelGroupSettings(target),
     };
+    // Only a private destination takes messages from anyone: who is loaded only then.
     if (target.invite_only) {
-      // Whoever had these messages but cannot see the private destination loses them.
-      const subscribers = new Set(await deps.directory.subscriberIds(target._id));
-      revoked = [...new Set((await deps.model.rowsOf(message._id)).map((r) => r.user_id))].filter(
-        (id) => !subscribers.has(id),
-      );
+      const subscribers = await deps.directory.subscriberIds(target._id);
+      const holders = (await deps.model.rowsOf(message._id)).map((r) => r.user_id);
+      revoked = revokedByMove(target, holders, subscribers);
     }
   }
   const moving = topic !== undefined || channel !== undefined;
