@@ -1,7 +1,8 @@
 /**
  * Handlers for changes to existing messages: look up what the deciders need (access,
  * audience, rendering, targets), decide, append. Reactions, edits and deletions go to the
- * message's own stream, so concurrent changes to one message are ordered by its revision.
+ * message's own stream, so concurrent changes to one message are ordered by its revision;
+ * flags and topic visibility go to the user's own streams (domain/personal-streams.ts).
  */
 import {
   badRequest,
