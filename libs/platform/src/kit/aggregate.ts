@@ -88,23 +88,23 @@ export class AggregateRepository<S> {
   /**
    * For a decision that needs more than the stream folds to (e.g. a user's flags stream
    * holds only changes; the flags messages start with are on the messages' own streams,
-   * and the read model holds their sum). `load` reads the rest in every attempt, given
+   * and the read model holds their sum). `loadContext` reads the rest in every attempt, given
    * the stream state the attempt decides on, so that it can first wait for a read model
    * to reach `position`; a retry after a conflict thus reads fresh state. `decide` stays
-   * pure, and the append still expects exactly the revision `load` was given: a write by
+   * pure, and the append still expects exactly the revision `loadContext` was given: a write by
    * anyone else in between fails the append and is read by the retry.
    */
   executeWith<C, R>(
     stream: string,
-    load: (current: StreamState<S>) => Promise<C>,
+    loadContext: (current: StreamState<S>) => Promise<C>,
     decide: (state: S, context: C) => Decision<R>,
   ): Promise<Executed<R>> {
     // Commands on one stream run one at a time within this process, so they never race
     // each other on the expected revision; only other processes' writes cause retries.
     const previous = this.queues.get(stream) ?? Promise.resolve();
     const run = previous.then(
-      () => this.attempt(stream, load, decide),
-      () => this.attempt(stream, load, decide),
+      () => this.attempt(stream, loadContext, decide),
+      () => this.attempt(stream, loadContext, decide),
     );
     const tail = run.catch(() => undefined);
     this.queues.set(stream, tail);
@@ -127,7 +127,7 @@ export class AggregateRepository<S> {
 
   private async attempt<C, R>(
     stream: string,
-    load: (current: StreamState<S>) => Promise<C>,
+    loadContext: (current: StreamState<S>) => Promise<C>,
     decide: (state: S, context: C) => Decision<R>,
   ): Promise<Executed<R>> {
     let current = this.cache.get(stream);
@@ -141,7 +141,7 @@ export class AggregateRepository<S> {
       const seen: StreamState<S> = current;
       let decision: Decision<R>;
       try {
-        decision = decide(seen.state, await load(seen));
+        decision = decide(seen.state, await loadContext(seen));
       } catch (err) {
         if (read) throw err;
         current = await this.load(stream);
