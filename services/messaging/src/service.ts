@@ -13,9 +13,9 @@ import {
   type BusSubscription,
   type RunningService,
   type ServiceDeps,
-  type StoredFact,
 } from '@teamchat/platform';
 import { evolveMessage, initialMessage } from './domain/message-changes';
+import { evolveFlagsStream, evolveUserTopics, initialFlagsStream, initialUserTopics } from './domain/personal-streams';
 import { evolveRecipients, initialRecipients } from './domain/recipients';
 import {
   changeReaction,
@@ -28,9 +28,11 @@ import {
 } from './handlers/message-changes';
 import { createRenderer } from './handlers/rendering';
 import { recipientIdFor, sendMessage } from './handlers/send-message';
-import { MESSAGING_FACT_TYPES, MessagesReadModel } from './projections/messages';
+import { MessagesReadModel } from './projections/messages';
+import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
-import { getMessages, renderMessages, selectMessageIds } from './queries/get-messages';
+import { getMessages, selectMessageIds } from './queries/get-messages';
+import { renderMessages } from './queries/render-messages';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels, config } = deps;
@@ -45,20 +47,21 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    handlers: combineHandlers(
-      directory.handlers,
-      Object.fromEntries(MESSAGING_FACT_TYPES.map((type) => [type, (_fact: unknown, stored: StoredFact) => model.apply(stored)])),
-    ),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model)),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
   const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
+  const flagStreams = new AggregateRepository(store, { initial: initialFlagsStream, evolve: evolveFlagsStream });
+  const userTopicStreams = new AggregateRepository(store, { initial: initialUserTopics, evolve: evolveUserTopics });
   const renderer = createRenderer(directory, config.realmUri);
   const changeDeps: ChangeDeps = {
-    store,
     directory,
     model,
     messages,
+    flagStreams,
+    userTopicStreams,
+    caughtUp: (position) => projector.waitFor(position),
     renderer,
     recipientIdFor: (key) => recipientIdFor({ recipients }, key),
   };
@@ -68,7 +71,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
 
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.sendMessage, async (params, { actor }) => {
-      const { position, ...value } = await sendMessage({ store, directory, model, recipients, renderer }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, model, recipients, messages, userTopicStreams, renderer }, actor, params);
       return { value, position };
     }),
     serve(api.getMessages, async (params, { actor }) => {

@@ -8,9 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ROLE, upcast, type Actor, type Fact, type FactOf, type GetMessagesParams, type NarrowTerm } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
-import { SqliteReadModelStore, type Filter } from '@teamchat/platform';
+import { applyFact, SqliteReadModelStore, type Filter } from '@teamchat/platform';
 import { MessagesReadModel } from '../src/projections/messages';
-import { getMessages, renderMessages, renderMessagesJson, selectMessageIds } from '../src/queries/get-messages';
+import { messagesProjection } from '../src/projections/messages-projection';
+import { getMessages, selectMessageIds } from '../src/queries/get-messages';
+import { renderMessages, renderMessagesJson } from '../src/queries/render-messages';
 
 const T0 = 1_700_000_000;
 
@@ -44,6 +46,7 @@ class World {
   readonly store = SqliteReadModelStore.open(':memory:');
   readonly directory = new Directory(this.store);
   readonly model = new MessagesReadModel(this.store);
+  private readonly projection = messagesProjection(this.model);
   private position = 0;
   private clock = T0;
   readonly subscribers = new Map<number, Set<number>>();
@@ -53,7 +56,7 @@ class World {
     const fact = { id: `f${position}`, stream: `s-${position}`, revision: 0, position, type: data.type, data, metadata: {}, created: 0 };
     await this.store.batch(async () => {
       await this.directory.apply(fact);
-      await this.model.apply(fact);
+      await applyFact(this.projection, fact);
     });
     return position;
   }

@@ -6,23 +6,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { isApiError, ROLE, type Actor, type NarrowTerm } from '@teamchat/contracts';
 import type { ChannelDoc, UserDoc } from '@teamchat/directory';
-import { messageTextFeatures, searchableText, type MessageDoc, type UserMessageDoc } from '../src/projections/messages';
-import { parseAnchorDate } from '../src/queries/get-messages';
-import {
-  expandWith,
-  matches,
-  matchesSearch,
-  normalizeTerm,
-  parseSearch,
-  planNarrow,
-  resolveNarrow,
-  type Candidate,
-  type Condition,
-  type MatchContext,
-  type Narrow,
-  type NarrowDirectory,
-  type Term,
-} from '../src/queries/narrow';
+import type { MessageDoc, UserMessageDoc } from '../src/projections/message-docs';
+import { messageTextFeatures, searchableText } from '../src/projections/text-features';
+import { parseAnchorDate } from '../src/queries/anchors';
+import type { Condition, Narrow, Term } from '../src/queries/narrow';
+import { matches, matchesSearch, type Candidate, type MatchContext } from '../src/queries/narrow-match';
+import { expandWith, normalizeTerm, parseSearch, resolveNarrow, type NarrowDirectory } from '../src/queries/narrow-parse';
+import { planNarrow } from '../src/queries/narrow-plan';
 
 const channel = (id: number, name: string, extra: Partial<ChannelDoc> = {}): ChannelDoc => ({
   _id: id,

@@ -273,10 +273,15 @@ export function checkEditableFlag(flag: string): (typeof EDITABLE_FLAGS)[number]
   throw badRequest(`Invalid flag: '${flag}'`);
 }
 
+/** Where a message is, as clients that put it back among their unreads need it. */
+export type MessageLocation = { type: 'stream'; stream_id: number; topic: string } | { type: 'private'; user_ids: number[] };
+
 /**
  * Changes one flag on messages the user may access. `current` holds each message's flags
  * for the user (absent: a message from channel history the user never received, which
- * counts as read). Returns no fact when nothing would change.
+ * counts as read). Returns no fact when nothing would change. With `locations`, messages
+ * marked unread carry where they are (and whether they mention the user), for clients
+ * that put them back in their unread counts.
  */
 export function decideFlags(cmd: {
   user_id: number;
@@ -284,6 +289,7 @@ export function decideFlags(cmd: {
   flag: string;
   message_ids: number[];
   current: Map<number, string[] | undefined>;
+  locations?: Map<number, MessageLocation>;
 }): FactOf<'MessageFlagsUpdated'>[] {
   const flag = checkEditableFlag(cmd.flag);
   const changed = [...new Set(cmd.message_ids)]
@@ -295,7 +301,17 @@ export function decideFlags(cmd: {
     })
     .sort((a, b) => a - b);
   if (changed.length === 0) return [];
-  return [{ type: 'MessageFlagsUpdated', user_id: cmd.user_id, op: cmd.op, flag, message_ids: changed }];
+  const fact: FactOf<'MessageFlagsUpdated'> = { type: 'MessageFlagsUpdated', user_id: cmd.user_id, op: cmd.op, flag, message_ids: changed };
+  if (flag !== 'read' || cmd.op !== 'remove' || !cmd.locations) return [fact];
+  const details: NonNullable<FactOf<'MessageFlagsUpdated'>['message_details']> = {};
+  for (const id of changed) {
+    const location = cmd.locations.get(id);
+    if (!location) continue;
+    const own = cmd.current.get(id) ?? [];
+    const mentioned = own.includes('mentioned') || own.includes('wildcard_mentioned');
+    details[String(id)] = mentioned ? { ...location, mentioned } : location;
+  }
+  return [{ ...fact, message_details: details }];
 }
 
 export function decideUserTopic(
@@ -323,6 +339,14 @@ export function decideUserTopic(
  * start; unmute topics you send to in muted channels). Returns the new policy, or null
  * when nothing changes.
  */
+/**
+ * Whether the sender's topic visibility may change automatically at all: when not, no
+ * current policy needs loading (most messages neither start a topic nor go to a muted
+ * channel).
+ */
+export const visibilityMayChangeAutomatically = (cmd: { startsTopic: boolean; channelMuted: boolean }): boolean =>
+  cmd.startsTopic || cmd.channelMuted;
+
 export function automaticVisibilityPolicy(cmd: { current: number; startsTopic: boolean; channelMuted: boolean }): number | null {
   if (cmd.startsTopic && cmd.current !== VISIBILITY_POLICY.followed) return VISIBILITY_POLICY.followed;
   if (cmd.channelMuted && cmd.current === VISIBILITY_POLICY.inherit) return VISIBILITY_POLICY.unmuted;

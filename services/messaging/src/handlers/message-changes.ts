@@ -1,23 +1,21 @@
 /**
  * Handlers for changes to existing messages: look up what the deciders need (access,
  * audience, rendering, targets), decide, append. Reactions, edits and deletions go to the
- * message's own stream, so concurrent changes to one message are ordered by its revision.
+ * message's own stream, so concurrent changes to one message are ordered by its revision;
+ * flags and topic visibility go to the user's own streams (domain/personal-streams.ts).
  */
 import {
   badRequest,
-  ROLE,
   streams,
   type Actor,
-  type Fact,
-  type FactOf,
   type ReactionParams,
   type UpdateFlagsParams,
   type UpdateMessageParams,
   type UserTopicParams,
 } from '@teamchat/contracts';
 import { channelGroupSettings, type ChannelDoc, type Directory } from '@teamchat/directory';
-import { emojiByCode, emojiByName, isMeMessage, isValidUnicodeEmoji, SERVICE_EXTRA_EMOJI } from '@teamchat/markdown';
-import { newId, type AggregateRepository, type AppendResult, type EventStore } from '@teamchat/platform';
+import { isMeMessage } from '@teamchat/markdown';
+import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import {
   decideDeleteMessage,
   decideEditMessage,
@@ -26,20 +24,27 @@ import {
   decideUserTopic,
   type ChannelGrants,
   type EditActor,
+  type MessageLocation,
   type MessageSnapshot,
   type MessageState,
-  type ReactionCommand,
 } from '../domain/message-changes';
+import { revokedByMove } from '../domain/channel-access';
+import { reactionEmoji } from '../domain/emoji';
+import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from '../domain/personal-streams';
 import { normalizeTopic } from '../domain/topics';
-import { userMessageId, userTopicId, type MessageDoc, type MessagesReadModel } from '../projections/messages';
-import { accessibleMessage, audienceOf, canReadChannelHistory, invalidMessages } from '../queries/access';
+import { userMessageId, type MessageDoc } from '../projections/message-docs';
+import type { MessagesReadModel } from '../projections/messages';
+import { accessibleMessage, audienceOf, channelAccessOf, invalidMessages } from '../queries/access';
 import type { Renderer } from './rendering';
 
 export interface ChangeDeps {
-  store: EventStore;
   directory: Directory;
   model: MessagesReadModel;
   messages: AggregateRepository<MessageState>;
+  flagStreams: AggregateRepository<FlagsStreamState>;
+  userTopicStreams: AggregateRepository<UserTopicsState>;
+  /** Resolves once the read model has applied every fact up to this position. */
+  caughtUp: (position: number) => Promise<void>;
   renderer: Renderer;
   recipientIdFor: (key: string) => Promise<number>;
 }
@@ -68,43 +73,9 @@ async function editActor(deps: ChangeDeps, actor: Actor): Promise<EditActor> {
 
 const grantsOf = (channel: ChannelDoc | undefined): ChannelGrants | null => (channel ? channelGroupSettings(channel) : null);
 
-/** Turns the emoji parameters into a validated (name, code, type) triple. */
-export function resolveEmoji(params: Pick<ReactionParams, 'emoji_name' | 'emoji_code' | 'reaction_type'>): ReactionCommand['emoji'] {
-  const type = params.reaction_type ?? 'unicode_emoji';
-  if (type === 'realm_emoji') throw badRequest('Invalid custom emoji.');
-  if (type === 'service_extra_emoji') {
-    const extra = SERVICE_EXTRA_EMOJI.find((e) => e.name === params.emoji_name || e.code === params.emoji_code);
-    if (!extra || (params.emoji_code !== undefined && params.emoji_code !== extra.code)) throw badRequest('Invalid emoji code.');
-    return { emoji_name: extra.name, emoji_code: extra.code, reaction_type: type };
-  }
-  if (params.emoji_code !== undefined) {
-    const byCode = emojiByCode(params.emoji_code);
-    if (!byCode) throw badRequest('Invalid emoji code.');
-    if (!isValidUnicodeEmoji(params.emoji_name, byCode.code)) throw badRequest('Invalid emoji name.');
-    return { emoji_name: params.emoji_name, emoji_code: byCode.code, reaction_type: type };
-  }
-  const emoji = emojiByName(params.emoji_name);
-  if (!emoji) throw badRequest(`Emoji '${params.emoji_name}' does not exist`);
-  return { emoji_name: params.emoji_name, emoji_code: emoji.code, reaction_type: type };
-}
-
 export async function changeReaction(deps: ChangeDeps, actor: Actor, params: ReactionParams, op: 'add' | 'remove') {
   const { message } = await accessibleMessage(deps, actor, params.message_id);
-  let emoji: ReactionCommand['emoji'];
-  if (op === 'remove' && params.reaction_type !== 'service_extra_emoji') {
-    // Removing needs no valid catalogue entry: the reaction as stored is what matters.
-    const stored = message.reactions.find(
-      (r) =>
-        r.user_id === actor.user_id &&
-        (params.emoji_code !== undefined ? r.emoji_code === params.emoji_code : r.emoji_name === params.emoji_name) &&
-        r.reaction_type === (params.reaction_type ?? 'unicode_emoji'),
-    );
-    emoji = stored
-      ? { emoji_name: stored.emoji_name, emoji_code: stored.emoji_code, reaction_type: stored.reaction_type as ReactionCommand['emoji']['reaction_type'] }
-      : resolveEmoji(params);
-  } else {
-    emoji = resolveEmoji(params);
-  }
+  const emoji = reactionEmoji(op, params, actor.user_id, message.reactions);
   const audience_user_ids = await audienceOf(deps, [message]);
   const { append } = await deps.messages.execute(message.stream, (state) => ({
     facts: decideReaction(state, { op, message_id: message._id, user_id: actor.user_id, emoji, audience_user_ids }),
@@ -143,8 +114,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   let revoked: number[] = [];
   if (params.stream_id !== undefined && params.stream_id !== message.channel_id) {
     const target = await deps.directory.channelById(params.stream_id);
-    const allowed = target && ((await deps.directory.isSubscribed(target._id, actor.user_id)) || (!target.invite_only && actor.role !== ROLE.guest));
-    if (!target || !allowed) throw badRequest('Invalid channel ID');
+    if (!target || !(await channelAccessOf(deps.directory, actor, target)).postOrMoveInto) throw badRequest('Invalid channel ID');
     if (target.is_archived) throw badRequest(`Channel '${target.name}' is archived`);
     channel = {
       id: target._id,
@@ -152,12 +122,11 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
       recipient_id: await deps.recipientIdFor(`channel:${target._id}`),
       grants: channelGroupSettings(target),
     };
+    // Only a private destination takes messages from anyone: who is loaded only then.
     if (target.invite_only) {
-      // Whoever had these messages but cannot see the private destination loses them.
-      const subscribers = new Set(await deps.directory.subscriberIds(target._id));
-      revoked = [...new Set((await deps.model.rowsOf(message._id)).map((r) => r.user_id))].filter(
-        (id) => !subscribers.has(id),
-      );
+      const subscribers = await deps.directory.subscriberIds(target._id);
+      const holders = (await deps.model.rowsOf(message._id)).map((r) => r.user_id);
+      revoked = revokedByMove(target, holders, subscribers);
     }
   }
   const moving = topic !== undefined || channel !== undefined;
@@ -199,16 +168,29 @@ export async function deleteMessage(deps: ChangeDeps, actor: Actor, messageId: n
   return lastPosition(append);
 }
 
-/** Appends a personal fact (flags, topic visibility) to the user's own stream. */
-export async function appendPersonal(store: EventStore, stream: string, facts: Fact[]) {
-  if (facts.length === 0) return undefined;
-  const append = await store.append(stream, facts.map((data) => ({ id: newId(), type: data.type, data })), 'any');
-  return lastPosition(append);
+export async function updateFlags(deps: ChangeDeps, actor: Actor, params: Pick<UpdateFlagsParams, 'messages' | 'op' | 'flag'>, checkAccess = true) {
+  const unreading = params.op === 'remove' && params.flag === 'read';
+  const { result, append } = await deps.flagStreams.executeWith(
+    streams.messageFlags(actor.user_id),
+    // Current flags are the read model's (see FlagsStreamState); once it has applied this
+    // stream's last fact, it holds every change the decision must see.
+    async ({ position }) => {
+      await deps.caughtUp(position);
+      const current = await currentFlags(deps, actor, params.messages, checkAccess);
+      return { current, locations: unreading ? await locationsOf(deps, [...current.keys()]) : undefined };
+    },
+    (_, { current, locations }) => {
+      const facts = decideFlags({ user_id: actor.user_id, op: params.op, flag: params.flag, message_ids: params.messages, current, locations });
+      return { facts, result: facts[0]?.message_ids ?? [] };
+    },
+  );
+  return { changed: result, position: lastPosition(append) };
 }
 
-export async function updateFlags(deps: ChangeDeps, actor: Actor, params: Pick<UpdateFlagsParams, 'messages' | 'op' | 'flag'>, checkAccess = true) {
+/** The user's flags on each message, refusing (with `checkAccess`) messages they may not access. */
+async function currentFlags(deps: ChangeDeps, actor: Actor, ids: number[], checkAccess: boolean) {
   const current = new Map<number, string[] | undefined>();
-  for (const id of new Set(params.messages)) {
+  for (const id of new Set(ids)) {
     if (checkAccess) {
       const { userMessage } = await accessibleMessage(deps, actor, id).catch(() => {
         throw invalidMessages();
@@ -218,36 +200,25 @@ export async function updateFlags(deps: ChangeDeps, actor: Actor, params: Pick<U
       current.set(id, (await deps.model.userMessages.get(userMessageId(actor.user_id, id)))?.flags);
     }
   }
-  const decided = decideFlags({ user_id: actor.user_id, op: params.op, flag: params.flag, message_ids: params.messages, current });
-  const facts: FactOf<'MessageFlagsUpdated'>[] = [];
-  for (const fact of decided) {
-    const unreading = fact.op === 'remove' && fact.flag === 'read';
-    facts.push(unreading ? { ...fact, message_details: Object.fromEntries(await detailsOf(deps, fact.message_ids, current)) } : fact);
-  }
-  const changed = decided[0]?.message_ids ?? [];
-  return { changed, position: await appendPersonal(deps.store, streams.messageFlags(actor.user_id), facts) };
+  return current;
 }
 
-/** Where each message is, for clients that put it back among their unreads. */
-async function detailsOf(deps: ChangeDeps, ids: number[], flags: Map<number, string[] | undefined>) {
-  const details: [string, NonNullable<FactOf<'MessageFlagsUpdated'>['message_details']>[string]][] = [];
+async function locationsOf(deps: ChangeDeps, ids: number[]): Promise<Map<number, MessageLocation>> {
+  const locations = new Map<number, MessageLocation>();
   for (const message of await deps.model.messages.getMany(ids)) {
-    const own = flags.get(message._id) ?? [];
-    const mentioned = own.includes('mentioned') || own.includes('wildcard_mentioned');
-    const detail =
+    locations.set(
+      message._id,
       message.recipient.type === 'channel'
-        ? { type: 'stream' as const, stream_id: message.recipient.channel_id, topic: message.recipient.topic }
-        : { type: 'private' as const, user_ids: message.recipient.users.map((u) => u.id) };
-    details.push([String(message._id), mentioned ? { ...detail, mentioned } : detail]);
+        ? { type: 'stream', stream_id: message.recipient.channel_id, topic: message.recipient.topic }
+        : { type: 'private', user_ids: message.recipient.users.map((u) => u.id) },
+    );
   }
-  return details;
+  return locations;
 }
 
 export async function markTopicAsRead(deps: ChangeDeps, actor: Actor, channelId: number, topicName: string) {
   const channel = await deps.directory.channelById(channelId);
-  if (!channel || (channel.invite_only && !(await deps.directory.isSubscribed(channelId, actor.user_id)))) {
-    throw badRequest('Invalid channel ID');
-  }
+  if (!(await channelAccessOf(deps.directory, actor, channel)).seeMetadata) throw badRequest('Invalid channel ID');
   const topic = normalizeTopic(topicName);
   // The requester's unread rows (a partial index), narrowed to the topic.
   const rows = await deps.model.userMessages.find({ user_id: actor.user_id, unread: true, channel_id: channelId, topic_lc: topic.toLowerCase() });
@@ -257,21 +228,12 @@ export async function markTopicAsRead(deps: ChangeDeps, actor: Actor, channelId:
 
 export async function updateUserTopic(deps: ChangeDeps, actor: Actor, params: UserTopicParams) {
   const channel = await deps.directory.channelById(params.stream_id);
-  if (!channel || !(await canSeeChannel(deps, actor, params.stream_id))) throw badRequest('Invalid channel ID');
+  if (!channel || !(await channelAccessOf(deps.directory, actor, channel)).setTopicVisibility) throw badRequest('Invalid channel ID');
   const topic = normalizeTopic(params.topic);
-  const current = (await deps.model.userTopics.get(userTopicId(actor.user_id, channel._id, topic)))?.visibility_policy ?? 0;
-  const facts = decideUserTopic(current, {
-    user_id: actor.user_id,
-    channel_id: channel._id,
-    topic,
-    visibility_policy: params.visibility_policy,
-    now: Date.now(),
-  });
-  return appendPersonal(deps.store, streams.userTopics(actor.user_id), facts);
+  const command = { user_id: actor.user_id, channel_id: channel._id, topic, visibility_policy: params.visibility_policy, now: Date.now() };
+  const { append } = await deps.userTopicStreams.execute(streams.userTopics(actor.user_id), (state) => ({
+    facts: decideUserTopic(visibilityPolicyOf(state, command.channel_id, topic), command),
+    result: undefined,
+  }));
+  return lastPosition(append);
 }
-
-async function canSeeChannel(deps: ChangeDeps, actor: Actor, channelId: number): Promise<boolean> {
-  if (await deps.directory.isSubscribed(channelId, actor.user_id)) return true;
-  return canReadChannelHistory(deps, actor, channelId);
-}
-

@@ -6,8 +6,14 @@
 import { badRequest, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
 import { channelGroupSettings, type Directory, type UserDoc } from '@teamchat/directory';
 import { isMeMessage } from '@teamchat/markdown';
-import { newId, type AggregateRepository, type EventStore } from '@teamchat/platform';
-import { automaticVisibilityPolicy, decideUserTopic } from '../domain/message-changes';
+import { newId, type AggregateRepository } from '@teamchat/platform';
+import {
+  automaticVisibilityPolicy,
+  decideUserTopic,
+  visibilityMayChangeAutomatically,
+  type MessageState,
+} from '../domain/message-changes';
+import { visibilityPolicyOf, type UserTopicsState } from '../domain/personal-streams';
 import { normalizeTopic } from '../domain/topics';
 import { decideAllocateRecipient, type RecipientRegistry } from '../domain/recipients';
 import {
@@ -18,15 +24,15 @@ import {
   type DirectTarget,
   type Participant,
 } from '../domain/send-message';
-import { userTopicId, type MessagesReadModel } from '../projections/messages';
-import { appendPersonal } from './message-changes';
+import type { MessagesReadModel } from '../projections/messages';
 import type { Renderer } from './rendering';
 
 export interface SendDeps {
-  store: EventStore;
   directory: Directory;
   model: MessagesReadModel;
   recipients: AggregateRepository<RecipientRegistry>;
+  messages: AggregateRepository<MessageState>;
+  userTopicStreams: AggregateRepository<UserTopicsState>;
   renderer: Renderer;
 }
 
@@ -132,17 +138,21 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
   const startsTopic =
     target.kind === 'channel' && topic !== undefined ? !(await deps.model.topicHasMessages(target.channel_id, topic.toLowerCase())) : false;
   const fact = decideSendMessage({ ...command, recipient_id: await recipientIdFor(deps, recipientKey(sender, target)) });
-  const uuid = newId();
-  const { positions } = await deps.store.append(streams.message(uuid), [{ id: uuid, type: fact.type, data: fact }], 'no_stream');
+  const { positions } = await deps.messages.create(streams.message(newId()), [fact]);
   const id = positions[0]!;
 
   // The sender's topic visibility may change automatically (follow topics you start).
   if (fact.recipient.type !== 'channel') return { id, position: id };
+  const trigger = { startsTopic, channelMuted: false };
+  if (!visibilityMayChangeAutomatically(trigger)) return { id, position: id };
   const { channel_id, topic: factTopic } = fact.recipient;
-  const current = (await deps.model.userTopics.get(userTopicId(sender.id, channel_id, factTopic)))?.visibility_policy ?? 0;
-  const policy = automaticVisibilityPolicy({ current, startsTopic, channelMuted: false });
+  const now = Date.now();
+  const { result: policy, append } = await deps.userTopicStreams.execute(streams.userTopics(sender.id), (state) => {
+    const current = visibilityPolicyOf(state, channel_id, factTopic);
+    const policy = automaticVisibilityPolicy({ current, ...trigger });
+    const facts = policy === null ? [] : decideUserTopic(current, { user_id: sender.id, channel_id, topic: factTopic, visibility_policy: policy, now });
+    return { facts, result: policy };
+  });
   if (policy === null) return { id, position: id };
-  const facts = decideUserTopic(current, { user_id: sender.id, channel_id, topic: factTopic, visibility_policy: policy, now: Date.now() });
-  const position = await appendPersonal(deps.store, streams.userTopics(sender.id), facts);
-  return { id, position: position ?? id, automatic_new_visibility_policy: policy };
+  return { id, position: append?.positions.at(-1) ?? id, automatic_new_visibility_policy: policy };
 }

@@ -4,9 +4,11 @@
  * public channels whose history is shared (not for guests unless subscribed), or
  * channels they are subscribed to whose history is shared.
  */
-import { badRequest, ROLE, type Actor } from '@teamchat/contracts';
-import type { Directory } from '@teamchat/directory';
-import { userMessageId, type MessageDoc, type MessagesReadModel, type UserMessageDoc } from '../projections/messages';
+import { badRequest, type Actor } from '@teamchat/contracts';
+import type { ChannelDoc, Directory } from '@teamchat/directory';
+import { channelAccess, type ChannelAccess } from '../domain/channel-access';
+import { userMessageId, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
+import type { MessagesReadModel } from '../projections/messages';
 
 export interface AccessDeps {
   directory: Directory;
@@ -15,11 +17,18 @@ export interface AccessDeps {
 
 export const invalidMessages = () => badRequest('Invalid message(s)');
 
+/** The actor's access to a channel (see domain/channel-access.ts), with what it reads loaded. */
+export async function channelAccessOf(
+  directory: Pick<Directory, 'isSubscribed'>,
+  actor: Actor,
+  channel: ChannelDoc | undefined,
+): Promise<ChannelAccess> {
+  const subscribed = channel ? await directory.isSubscribed(channel._id, actor.user_id) : false;
+  return channelAccess(channel, { role: actor.role, subscribed });
+}
+
 export async function canReadChannelHistory(deps: AccessDeps, actor: Actor, channelId: number): Promise<boolean> {
-  const channel = await deps.directory.channelById(channelId);
-  if (!channel || !channel.history_public_to_subscribers) return false;
-  if (await deps.directory.isSubscribed(channelId, actor.user_id)) return true;
-  return !channel.invite_only && actor.role !== ROLE.guest;
+  return (await channelAccessOf(deps.directory, actor, await deps.directory.channelById(channelId))).readHistory;
 }
 
 export async function accessibleMessage(

@@ -1,0 +1,90 @@
+/**
+ * Messaging's read-model documents and their ids: every message once; one row per
+ * (user, message) for each user who received it — their personal history, with their
+ * flags; and users' topic visibility policies.
+ */
+import type { MessageReaction, MessageView, EditHistoryEntry } from '@teamchat/contracts';
+import type { Doc, Filter } from '@teamchat/platform';
+
+/** A stored message: the API's view of it (contracts MessageView) plus what narrows need. */
+export interface MessageDoc extends Doc, Omit<MessageView, 'id' | 'reactions' | 'edit_history' | 'last_edit_timestamp' | 'last_moved_timestamp'> {
+  /** The message id: the position of its MessageSent fact. */
+  _id: number;
+  /** The message's own stream, where its later facts are appended. */
+  stream: string;
+  /** Set for channel messages, null for direct ones: the narrow keys. */
+  channel_id: number | null;
+  topic_lc: string | null;
+  /** Sorted participant ids joined by commas, for direct messages. */
+  dm_key: string | null;
+  reactions: MessageReaction[];
+  /** Newest first. */
+  edit_history: EditHistoryEntry[];
+  last_edit_timestamp: number | null;
+  last_moved_timestamp: number | null;
+  /**
+   * Derived from rendered_content and the topic whenever either changes, so the search
+   * and has: narrows test a field instead of parsing HTML for every candidate.
+   */
+  search_text: string;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
+}
+
+export interface UserMessageDoc extends Doc {
+  /**
+   * `${message_id}:${user_id}`: a message's rows are neighbours, so sending one appends
+   * them together at the end of the table instead of into every recipient's range (a
+   * third cheaper to write), and they are found by their ids' range (rowsOf).
+   */
+  _id: string;
+  user_id: number;
+  message_id: number;
+  flags: string[];
+  /** Derived from `flags`, as indexable fields for the is:unread / is:starred / is:mentioned narrows. */
+  unread: boolean;
+  starred: boolean;
+  mentioned: boolean;
+  channel_id: number | null;
+  topic_lc: string | null;
+  dm_key: string | null;
+  /** A direct message: the key of the is:dm index. */
+  direct: boolean;
+  /** Copied from the message, for the sender and has: narrows over personal history. */
+  sender_id: number;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
+}
+
+/** The flag-derived fields of a personal-history row. */
+export function flagKeys(flags: string[]): Pick<UserMessageDoc, 'flags' | 'unread' | 'starred' | 'mentioned'> {
+  return {
+    flags,
+    unread: !flags.includes('read'),
+    starred: flags.includes('starred'),
+    mentioned: flags.includes('mentioned') || flags.includes('wildcard_mentioned'),
+  };
+}
+
+export interface UserTopicDoc extends Doc {
+  /** `${user_id}:${channel_id}:${topic_lc}` */
+  _id: string;
+  user_id: number;
+  channel_id: number;
+  topic: string;
+  topic_lc: string;
+  visibility_policy: number;
+  last_updated: number;
+}
+
+export const userMessageId = (userId: number, messageId: number) => `${messageId}:${userId}`;
+/** Every row of a message: the ids from `${id}:` up to, not including, `${id};` (';' follows ':'). */
+export const rowsOfMessage = (messageId: number): Filter => ({ _id: { $gte: `${messageId}:`, $lt: `${messageId};` } });
+
+export const userTopicId = (userId: number, channelId: number, topic: string) => `${userId}:${channelId}:${topic.toLowerCase()}`;
+
+export function dmKey(userIds: number[]): string {
+  return [...new Set(userIds)].sort((a, b) => a - b).join(',');
+}

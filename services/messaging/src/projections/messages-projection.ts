@@ -1,0 +1,213 @@
+/**
+ * Messaging's projection: what each fact does to the read model. Every write is a whole
+ * document keyed by the fact's subject and computed from the fact and the current
+ * document, so replaying a fact changes nothing.
+ */
+import { initialMessageFlags, type EditHistoryEntry, type FactOf, type MessageReaction } from '@teamchat/contracts';
+import type { FactHandlers, StoredFact } from '@teamchat/platform';
+import { dmKey, flagKeys, userMessageId, userTopicId, type MessageDoc } from './message-docs';
+import type { MessagesReadModel } from './messages';
+import { conversationKeysOf } from './recent-ids';
+import { linkFields, messageTextFeatures, withoutResolvedPrefix, withTextFeatures, type LinkField } from './text-features';
+
+/** The projection's cases, by fact type: what the projector subscribes to. */
+export function messagesProjection(model: MessagesReadModel): FactHandlers {
+  return {
+    MessageSent: (fact, stored) => sent(model, fact, stored),
+    ReactionAdded: (fact) => reaction(model, fact),
+    ReactionRemoved: (fact) => reaction(model, fact),
+    MessageFlagsUpdated: (fact) => flags(model, fact),
+    MessageEdited: (fact) => edited(model, fact),
+    MessageDeleted: (fact) => deleted(model, fact),
+    UserTopicUpdated: async (fact) => {
+      await model.userTopics.put({
+        _id: userTopicId(fact.user_id, fact.channel_id, fact.topic),
+        user_id: fact.user_id,
+        channel_id: fact.channel_id,
+        topic: fact.topic,
+        topic_lc: fact.topic.toLowerCase(),
+        visibility_policy: fact.visibility_policy,
+        last_updated: fact.last_updated,
+      });
+    },
+  };
+}
+
+async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, stored: StoredFact): Promise<void> {
+  const id = stored.position;
+  const channel = fact.recipient.type === 'channel' ? fact.recipient : null;
+  const narrowKeys = {
+    channel_id: channel?.channel_id ?? null,
+    topic_lc: channel ? channel.topic.toLowerCase() : null,
+    dm_key: fact.recipient.type === 'direct' ? dmKey(fact.recipient.users.map((u) => u.id)) : null,
+  };
+  const features = messageTextFeatures(fact.rendered_content, channel?.topic ?? null);
+  await model.messages.put({
+    _id: id,
+    stream: stored.stream,
+    sender_id: fact.sender_id,
+    sender_email: fact.sender_email,
+    sender_full_name: fact.sender_full_name,
+    recipient: fact.recipient,
+    ...narrowKeys,
+    recipient_id: fact.recipient_id,
+    content: fact.content,
+    rendered_content: fact.rendered_content,
+    client: fact.client,
+    timestamp: fact.timestamp,
+    is_me_message: fact.is_me_message,
+    reactions: [],
+    edit_history: [],
+    last_edit_timestamp: null,
+    last_moved_timestamp: null,
+    ...features,
+  });
+  model.recent.remember({ _id: id, ...narrowKeys });
+  for (const userId of fact.recipient_user_ids) {
+    await model.userMessages.put({
+      _id: userMessageId(userId, id),
+      user_id: userId,
+      message_id: id,
+      ...flagKeys(initialMessageFlags(fact, userId)),
+      ...narrowKeys,
+      direct: narrowKeys.dm_key !== null,
+      sender_id: fact.sender_id,
+      ...linkFields(features),
+    });
+  }
+}
+
+async function reaction(model: MessagesReadModel, fact: FactOf<'ReactionAdded' | 'ReactionRemoved'>): Promise<void> {
+  const message = await model.messages.get(fact.message_id);
+  if (!message) return;
+  const same = (r: MessageReaction) =>
+    r.user_id === fact.user_id && r.emoji_code === fact.emoji_code && r.reaction_type === fact.reaction_type;
+  const others = message.reactions.filter((r) => !same(r));
+  const reactions =
+    fact.type === 'ReactionAdded'
+      ? [...others, { emoji_name: fact.emoji_name, emoji_code: fact.emoji_code, reaction_type: fact.reaction_type, user_id: fact.user_id }]
+      : others;
+  await model.messages.put({ ...message, reactions });
+}
+
+async function flags(model: MessagesReadModel, fact: FactOf<'MessageFlagsUpdated'>): Promise<void> {
+  for (const messageId of fact.message_ids) {
+    const id = userMessageId(fact.user_id, messageId);
+    let row = await model.userMessages.get(id);
+    if (!row) {
+      // A message read from channel history the user never received: give it a row,
+      // marked historical, so a flag like starred can stick (as Zulip does).
+      const message = await model.messages.get(messageId);
+      if (!message) continue;
+      row = {
+        _id: id,
+        user_id: fact.user_id,
+        message_id: messageId,
+        ...flagKeys(['read', 'historical']),
+        channel_id: message.channel_id,
+        topic_lc: message.topic_lc,
+        dm_key: message.dm_key,
+        direct: message.dm_key !== null,
+        sender_id: message.sender_id,
+        ...linkFields(message),
+      };
+    }
+    const flags = row.flags.filter((f) => f !== fact.flag);
+    if (fact.op === 'add') flags.push(fact.flag);
+    await model.userMessages.put({ ...row, ...flagKeys(flags) });
+  }
+}
+
+async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): Promise<void> {
+  if (fact.move) {
+    const { prev_channel_id, prev_topic, channel_id, topic } = fact.move;
+    model.recent.forget([
+      ...conversationKeysOf({ channel_id: prev_channel_id, topic_lc: prev_topic.toLowerCase(), dm_key: null }),
+      ...conversationKeysOf({ channel_id, topic_lc: topic.toLowerCase(), dm_key: null }),
+    ]);
+  }
+  const message = await model.messages.get(fact.message_id);
+  if (!message) return;
+  if (fact.content) {
+    const entry: EditHistoryEntry = {
+      user_id: fact.editor_id,
+      timestamp: fact.timestamp,
+      prev_content: fact.content.prev_content,
+      prev_rendered_content: fact.content.prev_rendered_content,
+    };
+    if (fact.move && fact.move.message_ids.includes(message._id)) Object.assign(entry, moveEntry(fact.move));
+    const edited = withTextFeatures({
+      ...message,
+      content: fact.content.content,
+      rendered_content: fact.content.rendered_content,
+      is_me_message: fact.content.is_me_message,
+      edit_history: [entry, ...message.edit_history],
+      last_edit_timestamp: fact.timestamp,
+      ...(fact.move && fact.move.message_ids.includes(message._id) ? moved(message, fact.move, fact.timestamp) : {}),
+    });
+    await model.messages.put(edited);
+    await updateRowsAfterEdit(model, edited, fact.content);
+  }
+  if (!fact.move) return;
+  for (const id of fact.move.message_ids) {
+    if (fact.content && id === message._id) continue;
+    const other = await model.messages.get(id);
+    if (!other) continue;
+    await model.messages.put(withTextFeatures({
+      ...other,
+      ...moved(other, fact.move, fact.timestamp),
+      edit_history: [{ user_id: fact.editor_id, timestamp: fact.timestamp, ...moveEntry(fact.move) }, ...other.edit_history],
+    }));
+  }
+  const keys = { channel_id: fact.move.channel_id, topic_lc: fact.move.topic.toLowerCase(), dm_key: null };
+  const revoked = new Set(fact.move.revoked_user_ids);
+  for (const id of fact.move.message_ids) {
+    for (const row of await model.rowsOf(id)) {
+      // Who may not see the private destination loses the messages from their history.
+      if (revoked.has(row.user_id)) await model.userMessages.delete(row._id);
+      else await model.userMessages.put({ ...row, ...keys });
+    }
+  }
+}
+
+/** New content: the mention flags, and the link fields each row copies, follow it. */
+async function updateRowsAfterEdit(model: MessagesReadModel, message: MessageDoc, content: NonNullable<FactOf<'MessageEdited'>['content']>): Promise<void> {
+  const links = linkFields(message);
+  for (const row of await model.rowsOf(message._id)) {
+    const flags = row.flags.filter((f) => f !== 'mentioned' && f !== 'wildcard_mentioned');
+    if (content.mentioned_user_ids.includes(row.user_id)) flags.push('mentioned');
+    if (content.wildcard_mentioned_user_ids.includes(row.user_id)) flags.push('wildcard_mentioned');
+    const flagsChanged = flags.length !== row.flags.length || flags.some((f, i) => f !== row.flags[i]);
+    const linksChanged = (Object.keys(links) as LinkField[]).some((field) => row[field] !== links[field]);
+    if (flagsChanged || linksChanged) await model.userMessages.put({ ...row, ...flagKeys(flags), ...links });
+  }
+}
+
+async function deleted(model: MessagesReadModel, fact: FactOf<'MessageDeleted'>): Promise<void> {
+  const message = await model.messages.get(fact.message_id);
+  if (message) model.recent.forget(conversationKeysOf(message));
+  for (const row of await model.rowsOf(fact.message_id)) await model.userMessages.delete(row._id);
+  await model.messages.delete(fact.message_id);
+}
+
+type Move = NonNullable<FactOf<'MessageEdited'>['move']>;
+
+function moveEntry(move: Move): Omit<EditHistoryEntry, 'user_id' | 'timestamp'> {
+  return {
+    ...(move.prev_topic !== move.topic ? { prev_topic: move.prev_topic, topic: move.topic } : {}),
+    ...(move.prev_channel_id !== move.channel_id ? { prev_stream: move.prev_channel_id, stream: move.channel_id } : {}),
+  };
+}
+
+function moved(message: MessageDoc, move: Move, timestamp: number): Partial<MessageDoc> {
+  // Resolving or unresolving a topic is not a move (feature level 365).
+  const onlyResolved =
+    move.prev_channel_id === move.channel_id && withoutResolvedPrefix(move.prev_topic) === withoutResolvedPrefix(move.topic);
+  return {
+    recipient: { type: 'channel', channel_id: move.channel_id, channel_name: move.channel_name, topic: move.topic },
+    recipient_id: move.recipient_id,
+    channel_id: move.channel_id,
+    topic_lc: move.topic.toLowerCase(),
+    last_moved_timestamp: onlyResolved ? message.last_moved_timestamp : timestamp,
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The test of one message against a condition, for what a plan's filter leaves over.
+ */
+import { RESOLVED_TOPIC_PREFIX } from '../projections/text-features';
+import type { MessageDoc, UserMessageDoc } from '../projections/message-docs';
+import type { Condition, HasOperand, IsOperand, SearchQuery } from './narrow';
+
+/** The facts of one message that conditions test; `message` and `row` are there when a condition needs them. */
+export interface Candidate {
+  id: number;
+  channel_id: number | null;
+  topic_lc: string | null;
+  dm_key: string | null;
+  sender_id: number;
+  message?: MessageDoc;
+  /** The requester's personal-history row: null when they never received the message, absent when not read. */
+  row?: UserMessageDoc | null;
+}
+
+export interface MatchContext {
+  /** The requester's visibility policy for a topic (0 when they set none). */
+  topicPolicy(channelId: number, topicLc: string): number;
+  /** Whether channels:public (or web-public) covers the channel for the requester. */
+  coveredByChannels(channelId: number, webPublic: boolean): boolean;
+}
+
+/** What testing a condition reads besides the narrow keys. */
+export function needs(condition: Condition): 'keys' | 'message' | 'row' {
+  switch (condition.kind) {
+    case 'search':
+    case 'has':
+      return 'message';
+    case 'is':
+      return ['unread', 'starred', 'mentioned', 'alerted'].includes(condition.operand) ? 'row' : 'keys';
+    case 'received':
+      return 'row';
+    default:
+      return 'keys';
+  }
+}
+
+/** A message from channel history the requester never received reads as these flags. */
+export const HISTORICAL_FLAGS: readonly string[] = ['read', 'historical'];
+
+const IDEOGRAPHIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+
+/**
+ * Words match at a word start (so "deploy" finds "deployment", as stemming would); in
+ * scripts written without spaces between words, anywhere.
+ */
+function occurs(text: string, words: string): boolean {
+  return IDEOGRAPHIC.test(words) ? text.includes(words) : text.includes(` ${words}`);
+}
+
+export function matchesSearch(searchText: string, query: SearchQuery): boolean {
+  return query.words.every((w) => occurs(searchText, w)) && query.phrases.every((p) => occurs(searchText, p));
+}
+
+const VISIBILITY = { muted: 1, followed: 3 } as const;
+
+function hasTest(operand: HasOperand, message: MessageDoc): boolean {
+  switch (operand) {
+    case 'link':
+      return message.has_link;
+    case 'image':
+      return message.has_image;
+    case 'attachment':
+      return message.has_attachment;
+    case 'reaction':
+      return message.reactions.length > 0;
+  }
+}
+
+function isTest(operand: IsOperand, c: Candidate, ctx: MatchContext): boolean {
+  const flags = c.row?.flags ?? HISTORICAL_FLAGS;
+  switch (operand) {
+    case 'dm':
+      return c.dm_key !== null;
+    case 'unread':
+      return !flags.includes('read');
+    case 'starred':
+      return flags.includes('starred');
+    case 'mentioned':
+      return flags.includes('mentioned') || flags.includes('wildcard_mentioned');
+    case 'alerted':
+      return flags.includes('has_alert_word');
+    case 'resolved':
+      return c.topic_lc !== null && c.topic_lc.startsWith(RESOLVED_TOPIC_PREFIX);
+    case 'followed':
+      return c.channel_id !== null && ctx.topicPolicy(c.channel_id, c.topic_lc!) === VISIBILITY.followed;
+    case 'muted':
+      return c.channel_id !== null && ctx.topicPolicy(c.channel_id, c.topic_lc!) === VISIBILITY.muted;
+  }
+}
+
+function testPositive(condition: Condition, c: Candidate, ctx: MatchContext): boolean {
+  switch (condition.kind) {
+    case 'channel':
+      return c.channel_id === condition.channel_id;
+    case 'channels':
+      return c.channel_id !== null && ctx.coveredByChannels(c.channel_id, condition.web_public);
+    case 'topic':
+      return c.topic_lc === condition.topic_lc;
+    case 'dm':
+      return c.dm_key === condition.dm_key;
+    case 'dm-including':
+      return c.dm_key !== null && c.dm_key.split(',').includes(String(condition.user_id));
+    case 'sender':
+      return c.sender_id === condition.user_id;
+    case 'search':
+      return matchesSearch(c.message!.search_text, condition.query);
+    case 'has':
+      return hasTest(condition.operand, c.message!);
+    case 'is':
+      return isTest(condition.operand, c, ctx);
+    case 'id':
+      return c.id === condition.message_id;
+    case 'in-home':
+      return c.channel_id === null || ctx.topicPolicy(c.channel_id, c.topic_lc!) !== VISIBILITY.muted;
+    case 'received':
+      return c.row !== null && c.row !== undefined;
+  }
+}
+
+export function matches(condition: Condition, c: Candidate, ctx: MatchContext): boolean {
+  const negated = 'negated' in condition && condition.negated;
+  return testPositive(condition, c, ctx) !== negated;
+}

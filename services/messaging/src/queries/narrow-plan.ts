@@ -1,0 +1,160 @@
+/**
+ * What to read for a narrow. A plan reads one collection in id order — the requester's
+ * personal history (`user_messages`) or channel history (`messages`) — with a filter
+ * holding every condition the store can check itself (equalities and negations of the
+ * narrow keys, the sender, the personal flags and the link fields), the most selective
+ * of them on an index. What is left (search, has:reaction, topic states, …) is tested on
+ * the candidates the filter yields (narrow-match.ts, read by reader.ts).
+ */
+import type { Filter } from '@teamchat/platform';
+import { needs } from './narrow-match';
+import type { Condition, IsOperand, Narrow } from './narrow';
+
+export type Plan =
+  /** The narrow contradicts itself (e.g. a channel and a direct-message operator): nothing matches. */
+  | { source: 'none' }
+  /** Exactly these messages, each checked for visibility and against every condition. */
+  | { source: 'ids'; ids: number[]; conditions: Condition[] }
+  /** `messages` is channel history, `user_messages` the requester's personal history. */
+  | { source: 'messages' | 'user_messages'; filter: Filter; residual: Condition[] };
+
+/** Equalities and negations per field, merged: a field cannot equal two values. */
+class FilterBuilder {
+  private readonly equal = new Map<string, string | number | boolean | null>();
+  private readonly unequal = new Map<string, (string | number | boolean | null)[]>();
+  contradiction = false;
+
+  eq(field: string, value: string | number | boolean | null): void {
+    if (this.equal.has(field) && this.equal.get(field) !== value) this.contradiction = true;
+    this.equal.set(field, value);
+  }
+
+  ne(field: string, value: string | number | boolean | null): void {
+    this.unequal.set(field, [...(this.unequal.get(field) ?? []), value]);
+  }
+
+  build(): Filter | undefined {
+    const filter: Filter = Object.fromEntries(this.equal);
+    for (const [field, values] of this.unequal) {
+      if (this.equal.has(field)) {
+        if (values.includes(this.equal.get(field)!)) return undefined;
+      } else filter[field] = values.length === 1 ? { $ne: values[0]! } : { $nin: values };
+    }
+    return this.contradiction ? undefined : filter;
+  }
+}
+
+/** Personal flags: only a personal-history row can have them set. */
+const PERSONAL_FLAGS: Partial<Record<IsOperand, 'unread' | 'starred' | 'mentioned'>> = {
+  unread: 'unread',
+  starred: 'starred',
+  mentioned: 'mentioned',
+};
+
+/** Conditions only a channel message can meet. */
+function requiresChannelMessage(c: Condition): boolean {
+  switch (c.kind) {
+    case 'channels':
+      return true;
+    case 'channel':
+    case 'topic':
+      return !c.negated;
+    case 'is':
+      return !c.negated && ['resolved', 'followed', 'muted'].includes(c.operand);
+    default:
+      return false;
+  }
+}
+
+/** Conditions only a direct message can meet. */
+function requiresDirectMessage(c: Condition): boolean {
+  switch (c.kind) {
+    case 'dm':
+      return true;
+    case 'dm-including':
+      return !c.negated;
+    case 'is':
+      return !c.negated && c.operand === 'dm';
+    default:
+      return false;
+  }
+}
+
+/**
+ * Chooses what to read. The messages collection, by its (channel, topic, id) and
+ * (conversation, id) indexes, when the narrow names a channel, a direct-message
+ * conversation or channels:public — for a channel whose full history the requester may
+ * not read, only what they received (a personal-history row must exist), and a
+ * conversation's participants received all of it. Personal history otherwise, or when a
+ * personal flag must be set (only rows have those), so a narrow without a channel never
+ * reaches beyond what the requester received. Rows carry few indexes: each message
+ * writes one per recipient.
+ */
+export function planNarrow(narrow: Narrow, channelHistoryReadable: boolean): Plan {
+  const { conditions } = narrow;
+  if (conditions.some(requiresChannelMessage) && conditions.some(requiresDirectMessage)) return { source: 'none' };
+  const ids = new Set(conditions.flatMap((c) => (c.kind === 'id' ? [c.message_id] : [])));
+  if (ids.size > 1) return { source: 'none' };
+  if (ids.size === 1) return { source: 'ids', ids: [...ids], conditions };
+
+  const needsPersonalFlag = conditions.some((c) => c.kind === 'is' && !c.negated && needs(c) === 'row');
+  const byMessages =
+    !needsPersonalFlag && (narrow.channel !== undefined || conditions.some((c) => c.kind === 'dm' || c.kind === 'channels'));
+  const source = byMessages ? 'messages' : 'user_messages';
+
+  const filter = new FilterBuilder();
+  const residual: Condition[] = byMessages && narrow.channel !== undefined && !channelHistoryReadable ? [{ kind: 'received' }] : [];
+  const set = (field: string, value: string | number | boolean | null, negated: boolean) =>
+    negated ? filter.ne(field, value) : filter.eq(field, value);
+  // Without a dm operator's key to use, direct messages are read from the (channel,
+  // topic) index at its null key, where they sit in id order.
+  const directMessagesOnly = () => {
+    if (conditions.some((o) => o.kind === 'dm')) return;
+    if (source === 'user_messages') filter.eq('direct', true);
+    else {
+      filter.eq('channel_id', null);
+      filter.eq('topic_lc', null);
+    }
+  };
+  for (const c of conditions) {
+    switch (c.kind) {
+      case 'channel':
+        set('channel_id', c.channel_id, c.negated);
+        break;
+      case 'topic':
+        set('topic_lc', c.topic_lc, c.negated);
+        break;
+      case 'dm':
+        filter.eq('dm_key', c.dm_key);
+        break;
+      case 'sender':
+        set('sender_id', c.user_id, c.negated);
+        break;
+      case 'dm-including':
+        if (!c.negated) directMessagesOnly();
+        residual.push(c);
+        break;
+      case 'is': {
+        const flag = PERSONAL_FLAGS[c.operand];
+        if (flag && source === 'user_messages') filter.eq(flag, !c.negated);
+        else if (c.operand === 'dm') {
+          if (c.negated) filter.ne('channel_id', null);
+          else directMessagesOnly();
+        } else residual.push(c);
+        break;
+      }
+      case 'has':
+        // Both collections carry the link fields; reactions only the message.
+        if (c.operand !== 'reaction') filter.eq(`has_${c.operand}`, !c.negated);
+        else residual.push(c);
+        break;
+      default:
+        // channels: covered channels depend on the requester, so they are checked here
+        // while channel history is read in id order (every public channel at once).
+        residual.push(c);
+    }
+  }
+  const built = filter.build();
+  if (!built) return { source: 'none' };
+  return { source, filter: built, residual };
+}

@@ -1,0 +1,171 @@
+/**
+ * Reading the candidates of a plan: what the store's filter cannot check is tested here
+ * on candidates read in id order, a batch at a time, until enough match or the range is
+ * exhausted, so memory stays bounded by the batch whatever the size of the channel.
+ */
+import type { Actor } from '@teamchat/contracts';
+import type { Filter } from '@teamchat/platform';
+import { userMessageId, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
+import { inIdRange, type IdRange } from '../projections/recent-ids';
+import { canReadChannelHistory, type AccessDeps } from './access';
+import type { Condition } from './narrow';
+import { matches, needs, type Candidate, type MatchContext } from './narrow-match';
+import type { Plan } from './narrow-plan';
+
+/** Candidates read per round when conditions are tested here. */
+const SCAN_BATCH = 500;
+/** The first round of a small request reads less: the first candidates often match. */
+const FIRST_SCAN_BATCH_MIN = 20;
+
+/**
+ * Reads candidates for one request. What conditions look up besides the message — the
+ * readability of channels, the requester's topic policies — is loaded once per request
+ * and only when a condition asks for it.
+ */
+export class Reader implements MatchContext {
+  private readonly channelAccess = new Map<number, { readable: boolean; public: boolean; webPublic: boolean }>();
+  private policies: Map<string, number> | undefined;
+
+  constructor(
+    private readonly deps: AccessDeps,
+    private readonly actor: Actor,
+  ) {}
+
+  topicPolicy(channelId: number, topicLc: string): number {
+    return this.policies?.get(`${channelId}:${topicLc}`) ?? 0;
+  }
+
+  coveredByChannels(channelId: number, webPublic: boolean): boolean {
+    const access = this.channelAccess.get(channelId);
+    return !!access && access.readable && access.public && (!webPublic || access.webPublic);
+  }
+
+  private readable(channelId: number | null): boolean {
+    return channelId !== null && !!this.channelAccess.get(channelId)?.readable;
+  }
+
+  /** Loads what `conditions` will look up for these candidates. */
+  private async prepare(conditions: Condition[], candidates: Candidate[], visibility: boolean): Promise<void> {
+    if (visibility || conditions.some((c) => c.kind === 'channels')) {
+      for (const id of channelIdsOf(candidates)) {
+        if (this.channelAccess.has(id)) continue;
+        const channel = await this.deps.directory.channelById(id);
+        this.channelAccess.set(id, {
+          readable: await canReadChannelHistory(this.deps, this.actor, id),
+          public: !!channel && !channel.invite_only,
+          webPublic: !!channel?.is_web_public,
+        });
+      }
+    }
+    const usesTopics = conditions.some((c) => c.kind === 'in-home' || (c.kind === 'is' && (c.operand === 'followed' || c.operand === 'muted')));
+    if (usesTopics && !this.policies) {
+      const rows = await this.deps.model.userTopics.find({ user_id: this.actor.user_id });
+      this.policies = new Map(rows.map((r) => [`${r.channel_id}:${r.topic_lc}`, r.visibility_policy]));
+    }
+  }
+
+  /** Up to `limit` messages of the plan within `range`, nearest the range's start first. */
+  async scan(plan: Plan, range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
+    if (limit <= 0 || plan.source === 'none') return [];
+    if (plan.source === 'ids') return this.scanIds(plan.ids, plan.conditions, range, direction, limit);
+    const field = plan.source === 'messages' ? '_id' : 'message_id';
+    const found: Candidate[] = [];
+    let bound: IdRange = range;
+    let batch = plan.residual.length === 0 ? limit : Math.min(SCAN_BATCH, Math.max(limit, FIRST_SCAN_BATCH_MIN));
+    for (;;) {
+      const filter: Filter = { ...plan.filter, [field]: bound };
+      const candidates = await this.load(plan, filter, direction, batch);
+      if (plan.residual.length === 0) return candidates;
+      await this.prepare(plan.residual, candidates, false);
+      for (const candidate of candidates) {
+        if (!plan.residual.every((c) => matches(c, candidate, this))) continue;
+        found.push(candidate);
+        if (found.length === limit) return found;
+      }
+      if (candidates.length < batch) return found;
+      const last = candidates.at(-1)!.id;
+      bound = direction === 1 ? { ...without(bound, '$gte'), $gt: last } : { ...without(bound, '$lte'), $lt: last };
+      batch = SCAN_BATCH;
+    }
+  }
+
+  private async load(plan: Extract<Plan, { filter: Filter }>, filter: Filter, direction: 1 | -1, limit: number): Promise<Candidate[]> {
+    const { model } = this.deps;
+    const wants = new Set(plan.residual.map(needs));
+    if (plan.source === 'messages') {
+      // Ids from memory for a conversation's recent messages, else from the index; then
+      // documents by id, recent ones from the cache.
+      const ids =
+        (await model.conversationIds(plan.filter, filter._id as IdRange, direction, limit)) ??
+        ((await model.messages.findIds(filter, { sort: ['_id', direction], limit })) as number[]);
+      const messages = await model.messages.getMany(ids);
+      const rows = wants.has('row') ? await this.rows(ids) : undefined;
+      const candidates: Candidate[] = [];
+      for (const message of messages) candidates.push(fromMessage(message, rows && (rows.get(message._id) ?? null)));
+      return candidates;
+    }
+    const rows = await model.userMessages.find({ ...filter, user_id: this.actor.user_id }, { sort: ['message_id', direction], limit });
+    if (!wants.has('message')) return rows.map(fromRow);
+    const messages = byId(await model.messages.getMany(rows.map((r) => r.message_id)));
+    const candidates: Candidate[] = [];
+    for (const row of rows) {
+      const message = messages.get(row.message_id);
+      // A row whose message is gone is a deletion still being projected: not a message.
+      if (message) candidates.push(fromMessage(message, row));
+    }
+    return candidates;
+  }
+
+  private async rows(ids: number[]): Promise<Map<number, UserMessageDoc>> {
+    const rows = await this.deps.model.userMessages.getMany(ids.map((id) => userMessageId(this.actor.user_id, id)));
+    return new Map(rows.map((r) => [r.message_id, r]));
+  }
+
+  /** Exact ids: those that exist, that the requester may see and that meet every condition. */
+  private async scanIds(ids: number[], conditions: Condition[], range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
+    const wanted = [...new Set(ids)].filter((id) => inIdRange(id, range)).sort((a, b) => (a - b) * direction);
+    if (wanted.length === 0) return [];
+    const [messages, rows] = await Promise.all([this.deps.model.messages.getMany(wanted), this.rows(wanted)]);
+    const candidates = messages.map((message) => fromMessage(message, rows.get(message._id) ?? null));
+    await this.prepare(conditions, candidates, true);
+    return candidates
+      .filter((c) => (c.row !== null || this.readable(c.channel_id)) && conditions.every((condition) => matches(condition, c, this)))
+      .slice(0, limit);
+  }
+}
+
+function without(range: IdRange, key: keyof IdRange): IdRange {
+  const { [key]: _dropped, ...rest } = range;
+  return rest;
+}
+
+/** `row` as Candidate.row: absent when not read. */
+function fromMessage(m: MessageDoc, row?: UserMessageDoc | null): Candidate {
+  const candidate: Candidate = { id: m._id, channel_id: m.channel_id, topic_lc: m.topic_lc, dm_key: m.dm_key, sender_id: m.sender_id, message: m };
+  if (row !== undefined) candidate.row = row;
+  return candidate;
+}
+
+// Per-message loops below are plain loops, not flatMap: V8's flatMap costs about ten
+// times as much, and these run for every message of every read.
+
+function byId(messages: MessageDoc[]): Map<number, MessageDoc> {
+  const map = new Map<number, MessageDoc>();
+  for (const m of messages) map.set(m._id, m);
+  return map;
+}
+
+export function channelIdsOf(items: { channel_id: number | null }[]): Set<number> {
+  const ids = new Set<number>();
+  for (const item of items) if (item.channel_id !== null) ids.add(item.channel_id);
+  return ids;
+}
+
+const fromRow = (r: UserMessageDoc): Candidate => ({
+  id: r.message_id,
+  channel_id: r.channel_id,
+  topic_lc: r.topic_lc,
+  dm_key: r.dm_key,
+  sender_id: r.sender_id,
+  row: r,
+});

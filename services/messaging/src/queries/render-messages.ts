@@ -1,0 +1,185 @@
+/**
+ * Messages as the API shows them: the documents with the names of senders and channels
+ * as they are now and the requester's flags, as objects or as UTF-8 JSON.
+ */
+import { cachedGravatarUrls, formatMessage, type Actor, type MessageObject, type MessageView } from '@teamchat/contracts';
+import { userMessageId, type MessageDoc } from '../projections/message-docs';
+import type { AccessDeps } from './access';
+import { HISTORICAL_FLAGS, type Candidate } from './narrow-match';
+import { channelIdsOf } from './reader';
+
+type MessageFormat = Parameters<typeof formatMessage>[1];
+
+const avatarUrls = cachedGravatarUrls();
+
+interface Prepared {
+  docs: MessageDoc[];
+  flagsById: Map<number, string[]>;
+  senders: Map<number, { email: string; full_name: string }>;
+  channelNames: Map<number, string>;
+}
+
+/**
+ * What rendering needs: the documents, the requester's flags, and the names of senders
+ * and channels as they are now. `loaded` may carry documents and rows a query already
+ * read, which are not read again.
+ */
+async function prepare(deps: AccessDeps, actor: Actor, ids: number[], loaded: Candidate[]): Promise<Prepared> {
+  const known = new Map<number, MessageDoc>();
+  const flagsById = new Map<number, string[]>();
+  const rowsRead = new Set<number>();
+  for (const c of loaded) {
+    if (c.message) known.set(c.id, c.message);
+    if (c.row === undefined) continue;
+    rowsRead.add(c.id);
+    if (c.row) flagsById.set(c.id, c.row.flags);
+  }
+  const missing = ids.filter((id) => !known.has(id));
+  const rowsMissing = ids.filter((id) => !rowsRead.has(id));
+  const [fetched, userMessages] = await Promise.all([
+    missing.length ? deps.model.messages.getMany(missing) : Promise.resolve([]),
+    rowsMissing.length ? deps.model.userMessages.getMany(rowsMissing.map((id) => userMessageId(actor.user_id, id))) : Promise.resolve([]),
+  ]);
+  for (const doc of fetched) known.set(doc._id, doc);
+  const docs: MessageDoc[] = [];
+  for (const id of ids) {
+    const doc = known.get(id);
+    if (doc) docs.push(doc);
+  }
+  for (const row of userMessages) flagsById.set(row.message_id, row.flags);
+  const senders = new Map((await deps.directory.usersByIds([...new Set(docs.map((d) => d.sender_id))])).map((u) => [u._id, u]));
+  const channelNames = new Map<number, string>();
+  for (const id of channelIdsOf(docs)) {
+    const channel = await deps.directory.channelById(id);
+    if (channel) channelNames.set(id, channel.name);
+  }
+  return { docs, flagsById, senders, channelNames };
+}
+
+/** The message as the API shows it, without the requester's flags. */
+function present(doc: MessageDoc, prepared: Prepared, format: MessageFormat): MessageObject {
+  const sender = prepared.senders.get(doc.sender_id);
+  // Names as they are now, not as they were when the message was sent.
+  const recipient: MessageView['recipient'] =
+    doc.recipient.type === 'channel'
+      ? { ...doc.recipient, channel_name: prepared.channelNames.get(doc.recipient.channel_id) ?? doc.recipient.channel_name }
+      : doc.recipient;
+  return formatMessage(viewOf(doc, sender?.email ?? doc.sender_email, sender?.full_name ?? doc.sender_full_name, recipient), format, avatarUrls);
+}
+
+/** The messages as the API shows them, with the requester's flags. */
+export async function renderMessages(
+  deps: AccessDeps,
+  actor: Actor,
+  ids: number[],
+  format: MessageFormat,
+  loaded: Candidate[] = [],
+): Promise<MessageObject[]> {
+  if (ids.length === 0) return [];
+  const prepared = await prepare(deps, actor, ids, loaded);
+  return prepared.docs.map((doc) => ({ ...present(doc, prepared, format), flags: [...(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS)] }));
+}
+
+interface Fragment {
+  /** The message's JSON in UTF-8 without its closing brace, so the flags can follow. */
+  open: Uint8Array;
+  /** The names it was rendered with: a rename makes it stale. */
+  senderEmail: string | undefined;
+  senderName: string | undefined;
+  channelName: string | undefined;
+}
+
+/**
+ * Rendered JSON per document version and format. Cached documents are replaced, never
+ * changed, when a message changes, so a WeakMap entry lives exactly as long as the
+ * version it renders.
+ */
+const fragments = new WeakMap<MessageDoc, Map<string, Fragment>>();
+
+/**
+ * The end of a message's JSON for each flags list: `,"flags":[…]},` in UTF-8. Keyed by
+ * the list itself: a user's rows are cached and shared, so their lists come back.
+ */
+const flagsTails = new WeakMap<readonly string[], Uint8Array>();
+
+function flagsTail(flags: readonly string[]): Uint8Array {
+  let tail = flagsTails.get(flags);
+  if (!tail) flagsTails.set(flags, (tail = Buffer.from(`,"flags":${JSON.stringify(flags)}},`)));
+  return tail;
+}
+
+const NOTHING_PREPARED: Prepared = { docs: [], flagsById: new Map(), senders: new Map(), channelNames: new Map() };
+
+/**
+ * The same messages as renderMessages, as a JSON array in UTF-8, with `before` and
+ * `after` around it. Each message's JSON is rendered and encoded once per version and
+ * format; a request only copies those bytes and its flags into one buffer. Bytes,
+ * because a response is written as bytes: a page is never built up as a string, nor
+ * encoded again. The buffer owns its memory (not a slice of Node's pool), so it can be
+ * moved to another thread.
+ */
+export async function renderMessagesJson(
+  deps: AccessDeps,
+  actor: Actor,
+  ids: number[],
+  format: MessageFormat,
+  loaded: Candidate[] = [],
+  wrap: { before: string; after: string } = { before: '', after: '' },
+): Promise<Buffer> {
+  const prepared = ids.length === 0 ? NOTHING_PREPARED : await prepare(deps, actor, ids, loaded);
+  const formatKey = `${+format.apply_markdown}${+format.client_gravatar}${+format.allow_empty_topic_name}`;
+  const head = Buffer.from(`${wrap.before}[`);
+  const end = Buffer.from(`]${wrap.after}`);
+  const pieces: Uint8Array[] = [head];
+  let size = head.length + end.length;
+  for (const doc of prepared.docs) {
+    const sender = prepared.senders.get(doc.sender_id);
+    const channelName = doc.channel_id === null ? undefined : prepared.channelNames.get(doc.channel_id);
+    let byFormat = fragments.get(doc);
+    if (!byFormat) fragments.set(doc, (byFormat = new Map()));
+    let fragment = byFormat.get(formatKey);
+    if (!fragment || fragment.senderEmail !== sender?.email || fragment.senderName !== sender?.full_name || fragment.channelName !== channelName) {
+      const { flags: _none, ...message } = present(doc, prepared, format);
+      const open = Buffer.from(JSON.stringify(message).slice(0, -1));
+      fragment = { open, senderEmail: sender?.email, senderName: sender?.full_name, channelName };
+      // Only documents the read model shares (frozen, cached) are worth remembering.
+      if (Object.isFrozen(doc)) byFormat.set(formatKey, fragment);
+    }
+    const tail = flagsTail(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS);
+    pieces.push(fragment.open, tail);
+    size += fragment.open.length + tail.length;
+  }
+  if (prepared.docs.length > 0) {
+    // No comma after the last message.
+    pieces[pieces.length - 1] = pieces[pieces.length - 1]!.subarray(0, -1);
+    size -= 1;
+  }
+  pieces.push(end);
+  const out = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
+  return out;
+}
+
+function viewOf(doc: MessageDoc, senderEmail: string, senderFullName: string, recipient: MessageView['recipient']): MessageView {
+  return {
+    id: doc._id,
+    sender_id: doc.sender_id,
+    sender_email: senderEmail,
+    sender_full_name: senderFullName,
+    recipient,
+    recipient_id: doc.recipient_id,
+    content: doc.content,
+    rendered_content: doc.rendered_content,
+    client: doc.client,
+    timestamp: doc.timestamp,
+    is_me_message: doc.is_me_message,
+    reactions: doc.reactions,
+    edit_history: doc.edit_history,
+    last_edit_timestamp: doc.last_edit_timestamp,
+    last_moved_timestamp: doc.last_moved_timestamp,
+  };
+}
