@@ -8,3 +8,4 @@ export * from './bus';
 export * from './params';
 export * from './message';
 export * from './upcast';
+export * from './client-events';

@@ -1,9 +1,27 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { channelFromCreated, SYSTEM_GROUP, upcast, type Fact, type FactOf } from '@teamchat/contracts';
+import { channelFromCreated, ClientEvent, SYSTEM_GROUP, upcast, type Fact, type FactOf } from '@teamchat/contracts';
 import type { StoredFact } from '@teamchat/platform';
 import { EventQueue, type QueueOptions } from '../src/domain/event-queue';
-import { deliveriesFor } from '../src/projections/fan-out';
+import { deliveriesFor as fanOut, type Delivery } from '../src/projections/fan-out';
+
+/**
+ * The fan-out, with every event it builds in these tests parsed against its client-event
+ * schema: an event whose shape drifted from the schema (a field missing, renamed, added
+ * or of another type) fails the test that built it.
+ */
+function deliveriesFor(fact: StoredFact): Delivery[] {
+  return fanOut(fact).map((delivery) => ({
+    ...delivery,
+    eventFor: (q) => {
+      const event = delivery.eventFor(q);
+      if (event) expect(ClientEvent.parse(event)).toEqual(event);
+      return event;
+    },
+  }));
+}
+
+const opOf = (event: ClientEvent | null) => (event && 'op' in event ? event.op : undefined);
 
 const stored = (data: unknown, position = 42): StoredFact => ({
   id: 'fact-1',
@@ -297,7 +315,7 @@ describe('deliveriesFor channel facts', () => {
       shown_user_ids: [6],
       peer_user_ids: [1, 4],
     });
-    expect(deliveries.map((d) => [d.user_ids, d.event?.type, d.event?.op])).toEqual([
+    expect(deliveries.map((d) => [d.user_ids, d.event?.type, opOf(d.event)])).toEqual([
       [[6], 'stream', 'create'],
       [[5, 6], 'subscription', 'add'],
       [[1, 4], 'subscription', 'peer_add'],
@@ -353,7 +371,7 @@ describe('deliveriesFor channel facts', () => {
       shown: { user_ids: [5], channel, subscriber_ids: [1], first_message_id: null },
       hidden_user_ids: [7],
     });
-    expect(deliveries.map((d) => [d.user_ids, d.event?.type, d.event?.op])).toEqual([
+    expect(deliveries.map((d) => [d.user_ids, d.event?.type, opOf(d.event)])).toEqual([
       [[1], 'stream', 'update'],
       [[5], 'stream', 'create'],
       [[5], 'subscription', 'peer_add'],
@@ -383,5 +401,49 @@ describe('deliveriesFor channel facts', () => {
       { type: 'stream', op: 'update', stream_id: 10, name: 'design', property: 'is_archived', value: false },
       expect.objectContaining({ type: 'stream', op: 'create', for_unarchiving: true }),
     ]);
+  });
+});
+
+describe('client event schemas', () => {
+  it('take every event the fan-out builds for reactions, deletions, content edits and topic policies', () => {
+    const reaction = { message_id: 42, user_id: 4, emoji_name: 'ok', emoji_code: '1f44c', reaction_type: 'unicode_emoji' as const, audience_user_ids: [1, 4] };
+    const facts: Fact[] = [
+      { type: 'ReactionAdded', ...reaction },
+      { type: 'ReactionRemoved', ...reaction },
+      { type: 'MessageDeleted', message_id: 42, deleted_by: 4, channel_id: 10, topic: 'greetings', audience_user_ids: [4] },
+      { type: 'MessageDeleted', message_id: 43, deleted_by: 4, channel_id: null, topic: null, audience_user_ids: [4] },
+      {
+        type: 'MessageEdited',
+        message_id: 42,
+        editor_id: 4,
+        timestamp: 1_700_000_100,
+        content: {
+          prev_content: 'a',
+          prev_rendered_content: '<p>a</p>',
+          content: 'b @**Olivia**',
+          rendered_content: '<p>b</p>',
+          is_me_message: false,
+          mentioned_user_ids: [1],
+          wildcard_mentioned_user_ids: [],
+        },
+        move: null,
+        audience_user_ids: [1, 4],
+      },
+      { type: 'UserTopicUpdated', user_id: 4, channel_id: 10, topic: 'greetings', visibility_policy: 3, last_updated: 1_700_000_000 },
+    ];
+    const events = facts.flatMap((fact) => deliveriesFor(stored(fact)).map((d) => d.eventFor(queue('q', 1))));
+    expect(events.map((e) => e?.type)).toEqual(['reaction', 'reaction', 'delete_message', 'delete_message', 'update_message', 'user_topic']);
+  });
+
+  it('take the heartbeat the queues send when nothing happened', () => {
+    expect(ClientEvent.parse({ type: 'heartbeat' })).toEqual({ type: 'heartbeat' });
+  });
+
+  it('refuse an event with a field the API does not have, or without one it requires', () => {
+    const reaction = { type: 'reaction', op: 'add', message_id: 1, user_id: 4, emoji_name: 'ok', emoji_code: '1f44c', reaction_type: 'unicode_emoji' };
+    expect(ClientEvent.safeParse(reaction).success).toBe(true);
+    expect(ClientEvent.safeParse({ ...reaction, emoji: 'ok' }).success).toBe(false);
+    const { user_id: _user, ...withoutUser } = reaction;
+    expect(ClientEvent.safeParse(withoutUser).success).toBe(false);
   });
 });

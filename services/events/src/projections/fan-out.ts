@@ -13,11 +13,14 @@ import {
   initialMessageFlags,
   subscriptionApiObject,
   type ChannelView,
+  type ClientEvent,
   type FactOf,
   type FactType,
+  type StreamCreateEvent,
+  type StreamUpdateEvent,
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
-import type { EventQueue } from '../domain/event-queue';
+import type { QueueOptions } from '../domain/event-queue';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 
 export interface Delivery {
@@ -26,10 +29,10 @@ export interface Delivery {
    * The event as this queue should see it (formats and echo ids differ per queue), or
    * null when the queue's narrow leaves it out.
    */
-  eventFor: (queue: EventQueue) => { type: string; [field: string]: unknown } | null;
+  eventFor: (queue: { readonly id: string; readonly options: QueueOptions }) => ClientEvent | null;
 }
 
-const same = (event: { type: string; [field: string]: unknown }) => () => event;
+const same = (event: ClientEvent) => () => event;
 
 /** A fact type that clients are not told of. */
 const NO_CLIENT_EVENT = null;
@@ -79,7 +82,7 @@ const fanOut = {
         message_ids: [fact.message_id],
         message_id: fact.message_id,
         message_type: fact.channel_id === null ? 'private' : 'stream',
-        ...(fact.channel_id !== null ? { stream_id: fact.channel_id, topic: fact.topic } : {}),
+        ...(fact.channel_id !== null && fact.topic !== null ? { stream_id: fact.channel_id, topic: fact.topic } : {}),
       }),
     },
   ],
@@ -116,7 +119,11 @@ const fanOut = {
  * as this is where they leave the system: one that does not match becomes no event.
  */
 export function deliveriesFor(stored: StoredFact): Delivery[] {
-  const parsed = Fact.safeParse(factOf(stored));
+  return deliveriesOf(factOf(stored), stored);
+}
+
+function deliveriesOf(fact: Fact, stored: StoredFact): Delivery[] {
+  const parsed = Fact.safeParse(fact);
   if (!parsed.success) return [];
   const deliveries = fanOut[parsed.data.type] as FanOutCase<FactType>;
   return deliveries ? deliveries(parsed.data, stored) : [];
@@ -124,8 +131,8 @@ export function deliveriesFor(stored: StoredFact): Delivery[] {
 
 /** The events projection: each fact announced is handed to `deliver`, delivery by delivery. */
 export function fanOutHandlers(deliver: (delivery: Delivery) => void): FactHandlers {
-  const announce = (_fact: Fact, stored: StoredFact) => {
-    for (const delivery of deliveriesFor(stored)) deliver(delivery);
+  const announce = (fact: Fact, stored: StoredFact) => {
+    for (const delivery of deliveriesOf(fact, stored)) deliver(delivery);
   };
   const announced = (Object.keys(fanOut) as FactType[]).filter((type) => fanOut[type] !== NO_CLIENT_EVENT);
   return Object.fromEntries(announced.map((type) => [type, announce]));
@@ -146,11 +153,21 @@ function reactionDelivery(fact: FactOf<'ReactionAdded' | 'ReactionRemoved'>, op:
   };
 }
 
-function streamCreated(channel: ChannelView, extra: { first_message_id: number | null; subscriber_count: number }, forUnarchiving = false) {
+function streamCreated(
+  channel: ChannelView,
+  extra: { first_message_id: number | null; subscriber_count: number },
+  forUnarchiving = false,
+): StreamCreateEvent {
   return { type: 'stream', op: 'create', streams: [channelApiObject(channel, extra)], for_unarchiving: forUnarchiving };
 }
 
-function streamUpdate(channelId: number, name: string, property: string, value: unknown, extra: Record<string, unknown> = {}) {
+function streamUpdate(
+  channelId: number,
+  name: string,
+  property: string,
+  value: StreamUpdateEvent['value'],
+  extra: Pick<StreamUpdateEvent, 'rendered_description' | 'history_public_to_subscribers' | 'is_web_public'> = {},
+): StreamUpdateEvent {
   return { type: 'stream', op: 'update', stream_id: channelId, name, property, value, ...extra };
 }
 
