@@ -228,29 +228,39 @@ describe('deliveriesFor changes to messages', () => {
     });
   });
 
-  it('carries message_details when messages become unread again', () => {
-    const fact: FactOf<'MessageFlagsUpdated'> = {
-      type: 'MessageFlagsUpdated',
-      user_id: 4,
-      op: 'remove',
-      flag: 'read',
-      message_ids: [42, 50],
-      message_details: {
-        '42': { type: 'stream', stream_id: 10, topic: 'greetings', mentioned: true },
-        '50': { type: 'private', user_ids: [1, 4] },
-      },
-    };
-    const deliveries = deliveriesFor(stored(fact));
+  const unread: FactOf<'MessageFlagsUpdated'> = {
+    type: 'MessageFlagsUpdated',
+    user_id: 4,
+    op: 'remove',
+    flag: 'read',
+    message_ids: [42, 50],
+    message_details: {
+      '42': { type: 'channel', channel_id: 10, topic: 'greetings', mentioned: true },
+      '50': { type: 'direct', user_ids: [1, 4] },
+    },
+  };
+  const unreadEvent = {
+    type: 'update_message_flags',
+    op: 'remove',
+    operation: 'remove',
+    flag: 'read',
+    messages: [42, 50],
+    all: false,
+    message_details: {
+      '42': { type: 'stream', stream_id: 10, topic: 'greetings', mentioned: true },
+      '50': { type: 'private', user_ids: [1, 4] },
+    },
+  };
+
+  it('carries message_details when messages become unread again, in the API’s names', () => {
+    const deliveries = deliveriesFor(stored(unread));
     expect(deliveries.map((d) => d.user_ids)).toEqual([[4]]);
-    expect(deliveries[0]!.eventFor(queue('q', 4))).toEqual({
-      type: 'update_message_flags',
-      op: 'remove',
-      operation: 'remove',
-      flag: 'read',
-      messages: [42, 50],
-      all: false,
-      message_details: fact.message_details,
-    });
+    expect(deliveries[0]!.eventFor(queue('q', 4))).toEqual(unreadEvent);
+  });
+
+  it('announces message_details stored in the API’s names the same way', () => {
+    const old = { ...unread, message_details: unreadEvent.message_details };
+    expect(deliveriesFor(stored(old))[0]!.eventFor(queue('q', 4))).toEqual(unreadEvent);
   });
 });
 
@@ -385,7 +395,7 @@ describe('deliveriesFor channel facts', () => {
       type: 'ChannelUpdated',
       channel_id: 10,
       name: 'design',
-      change: { property: 'is_default_stream', value: true },
+      change: { property: 'is_default', value: true },
       audience_user_ids: [1, 4],
       default_channels: { channel_ids: [10], user_ids: [1, 4] },
     });

@@ -18,6 +18,7 @@ import {
   type FactType,
   type StreamCreateEvent,
   type StreamUpdateEvent,
+  type UpdateMessageFlagsEvent,
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
 import type { QueueOptions } from '../domain/event-queue';
@@ -96,7 +97,7 @@ const fanOut = {
         flag: fact.flag,
         messages: fact.message_ids,
         all: false,
-        ...(fact.message_details ? { message_details: fact.message_details } : {}),
+        ...(fact.message_details ? { message_details: wireMessageDetails(fact.message_details) } : {}),
       }),
     },
   ],
@@ -195,7 +196,7 @@ function channelUpdateDeliveries(fact: FactOf<'ChannelUpdated'>): Delivery[] {
   const { change } = fact;
   const deliveries: Delivery[] = [];
   // A default-channel change is announced as the new list of default channels, as Zulip does.
-  if (change.property !== 'is_default_stream') {
+  if (change.property !== 'is_default') {
     const extra =
       change.property === 'description'
         ? { rendered_description: change.rendered_description }
@@ -316,4 +317,17 @@ function editDelivery(fact: FactOf<'MessageEdited'>, userIds: number[]): Deliver
       };
     },
   };
+}
+
+/** The API still calls a channel a stream and a direct message private here. */
+function wireMessageDetails(details: NonNullable<FactOf<'MessageFlagsUpdated'>['message_details']>): UpdateMessageFlagsEvent['message_details'] {
+  const wire: NonNullable<UpdateMessageFlagsEvent['message_details']> = {};
+  for (const [id, detail] of Object.entries(details)) {
+    const mentioned = detail.mentioned === undefined ? {} : { mentioned: detail.mentioned };
+    wire[id] =
+      detail.type === 'channel'
+        ? { type: 'stream', stream_id: detail.channel_id, topic: detail.topic, ...mentioned }
+        : { type: 'private', user_ids: detail.user_ids, ...mentioned };
+  }
+  return wire;
 }

@@ -236,8 +236,8 @@ async function detailsOf(deps: ChangeDeps, ids: number[], flags: Map<number, str
     const mentioned = own.includes('mentioned') || own.includes('wildcard_mentioned');
     const detail =
       message.recipient.type === 'channel'
-        ? { type: 'stream' as const, stream_id: message.recipient.channel_id, topic: message.recipient.topic }
-        : { type: 'private' as const, user_ids: message.recipient.users.map((u) => u.id) };
+        ? { type: 'channel' as const, channel_id: message.recipient.channel_id, topic: message.recipient.topic }
+        : { type: 'direct' as const, user_ids: message.recipient.users.map((u) => u.id) };
     details.push([String(message._id), mentioned ? { ...detail, mentioned } : detail]);
   }
   return details;
