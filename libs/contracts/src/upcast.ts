@@ -7,18 +7,18 @@
  * An upcast is cheap and pure: every fact a projector reads passes through here.
  */
 import { CHANNEL_GROUP_SETTINGS, defaultChannelGroupSettings } from './channel';
-import type { Fact } from './facts';
+import type { Fact, FactType } from './facts';
 
 type Data = Record<string, unknown> & { type: string };
 
 /** The fact a stored record's data holds, in its current shape. */
 export function upcast(data: unknown): Fact {
   const fact = data as Data;
-  const upgrade = upgrades[fact.type];
+  const upgrade = upgrades.get(fact.type);
   return (upgrade ? upgrade(fact) : fact) as Fact;
 }
 
-const upgrades: Record<string, (fact: Data) => Data> = {
+const upgrades = new Map<string, (fact: Data) => Data>(Object.entries({
   ChannelCreated: (fact) => {
     // Channels created before group-settings existed hold Zulip's defaults, and before
     // facts carried their audience nobody was told of them.
@@ -48,7 +48,7 @@ const upgrades: Record<string, (fact: Data) => Data> = {
     if (!move || move.revoked_user_ids !== undefined) return fact;
     return { ...fact, move: { ...move, revoked_user_ids: [] } };
   },
-};
+} satisfies { [T in FactType]?: (fact: Data) => Data }));
 
 function currentMessageDetail(detail: Record<string, unknown> & { type: string }): Record<string, unknown> {
   const { type, stream_id, ...rest } = detail;
