@@ -20,6 +20,7 @@ import {
   UserTopicParams,
   type Actor,
   type BusRequest,
+  type Fact,
 } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
 import {
@@ -68,7 +69,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     log,
     handlers: combineHandlers(
       directory.handlers,
-      Object.fromEntries(MESSAGING_FACT_TYPES.map((type) => [type, (_fact: unknown, stored: StoredFact) => model.apply(stored)])),
+      Object.fromEntries(MESSAGING_FACT_TYPES.map((type) => [type, (fact: Fact, stored: StoredFact) => model.apply({ ...stored, data: fact })])),
     ),
   });
   await projector.start();
