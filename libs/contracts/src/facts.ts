@@ -100,7 +100,10 @@ const ChannelShown = z.object({
   first_message_id: int().nullable(),
 });
 
-/** One changed property, named as the `stream` update event names it. */
+/**
+ * One changed property, named as the `stream` update event names it; being a default
+ * channel (`is_default`) is announced as the list of default channels instead.
+ */
 const ChannelChange = z.discriminatedUnion('property', [
   z.object({ property: z.literal('name'), value: z.string() }),
   z.object({ property: z.literal('description'), value: z.string(), rendered_description: z.string() }),
@@ -111,7 +114,7 @@ const ChannelChange = z.discriminatedUnion('property', [
     history_public_to_subscribers: z.boolean(),
     is_web_public: z.boolean(),
   }),
-  z.object({ property: z.literal('is_default_stream'), value: z.boolean() }),
+  z.object({ property: z.literal('is_default'), value: z.boolean() }),
   z.object({ property: z.literal('message_retention_days'), value: int().nullable() }),
   z.object({ property: z.literal('topics_policy'), value: z.enum(TOPICS_POLICIES) }),
   z.object({ property: z.enum(CHANNEL_GROUP_SETTINGS), value: GroupSettingValue }),
@@ -244,8 +247,8 @@ export const MessageFlagsUpdated = z.object({
     .record(
       z.string(),
       z.union([
-        z.object({ type: z.literal('stream'), stream_id: z.number().int(), topic: z.string(), mentioned: z.boolean().optional() }),
-        z.object({ type: z.literal('private'), user_ids: z.array(z.number().int()), mentioned: z.boolean().optional() }),
+        z.object({ type: z.literal('channel'), channel_id: z.number().int(), topic: z.string(), mentioned: z.boolean().optional() }),
+        z.object({ type: z.literal('direct'), user_ids: z.array(z.number().int()), mentioned: z.boolean().optional() }),
       ]),
     )
     .optional(),

@@ -9,3 +9,4 @@ export * from './bus';
 export * from './endpoints';
 export * from './message';
 export * from './upcast';
+export * from './client-events';

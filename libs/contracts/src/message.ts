@@ -4,7 +4,7 @@
  * client receives it.
  */
 import { createHash } from 'node:crypto';
-import type { MessageObject } from './endpoints/messaging';
+import type { ApiMessage } from './client-events';
 import type { FactOf } from './facts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from './limits';
 
@@ -92,11 +92,11 @@ function formatEditEntry(entry: EditHistoryEntry, allowEmptyTopicName: boolean):
   return formatted;
 }
 
-export function formatMessage(view: MessageView, format: MessageFormat, avatarUrl: AvatarUrls = gravatarUrl): MessageObject {
+export function formatMessage(view: MessageView, format: MessageFormat, avatarUrl: AvatarUrls = gravatarUrl): ApiMessage {
   const channel = view.recipient.type === 'channel' ? view.recipient : null;
   // One object literal with a fixed shape (no spreads): this runs for every message of
   // every GET /messages page and every event.
-  const message: MessageObject = {
+  const message: ApiMessage = {
     id: view.id,
     sender_id: view.sender_id,
     sender_email: view.sender_email,
@@ -115,7 +115,7 @@ export function formatMessage(view: MessageView, format: MessageFormat, avatarUr
     submessages: [],
     topic_links: [],
     type: channel ? 'stream' : 'private',
-    display_recipient: channel ? channel.channel_name : (view.recipient as { users: unknown[] }).users,
+    display_recipient: channel ? channel.channel_name : (view.recipient as Extract<MessageView['recipient'], { type: 'direct' }>).users,
     subject: channel ? displayTopic(channel.topic, format.allow_empty_topic_name) : '',
   };
   if (channel) message.stream_id = channel.channel_id;

@@ -8,18 +8,18 @@
  */
 import { defaultChannelGroupSettings } from './channel';
 import { CHANNEL_GROUP_SETTINGS } from './channel-settings';
-import type { Fact } from './facts';
+import type { Fact, FactType } from './facts';
 
 type Data = Record<string, unknown> & { type: string };
 
 /** The fact a stored record's data holds, in its current shape. */
 export function upcast(data: unknown): Fact {
   const fact = data as Data;
-  const upgrade = upgrades[fact.type];
+  const upgrade = upgrades.get(fact.type);
   return (upgrade ? upgrade(fact) : fact) as Fact;
 }
 
-const upgrades: Record<string, (fact: Data) => Data> = {
+const upgrades = new Map<string, (fact: Data) => Data>(Object.entries({
   ChannelCreated: (fact) => {
     // Channels created before group-settings existed hold Zulip's defaults, and before
     // facts carried their audience nobody was told of them.
@@ -30,10 +30,30 @@ const upgrades: Record<string, (fact: Data) => Data> = {
     for (const name of missing) upgraded[name] = defaults[name];
     return upgraded;
   },
+  ChannelUpdated: (fact) => {
+    // Changes to the default channels were recorded under the API's name for them.
+    const change = fact.change as { property: string; value: unknown };
+    return change.property === 'is_default_stream' ? { ...fact, change: { ...change, property: 'is_default' } } : fact;
+  },
+  MessageFlagsUpdated: (fact) => {
+    // Where unread-again messages are was recorded in the API's words (stream, private).
+    const details = fact.message_details as Record<string, Record<string, unknown> & { type: string }> | undefined;
+    if (!details || !Object.values(details).some((d) => d.type === 'stream' || d.type === 'private')) return fact;
+    const upgraded: Record<string, unknown> = {};
+    for (const [id, detail] of Object.entries(details)) upgraded[id] = currentMessageDetail(detail);
+    return { ...fact, message_details: upgraded };
+  },
   MessageEdited: (fact) => {
     // Moves recorded before access could be lost by moving revoked nobody's.
     const move = fact.move as Record<string, unknown> | null;
     if (!move || move.revoked_user_ids !== undefined) return fact;
     return { ...fact, move: { ...move, revoked_user_ids: [] } };
   },
-};
+} satisfies { [T in FactType]?: (fact: Data) => Data }));
+
+function currentMessageDetail(detail: Record<string, unknown> & { type: string }): Record<string, unknown> {
+  const { type, stream_id, ...rest } = detail;
+  if (type === 'stream') return { type: 'channel', channel_id: stream_id, ...rest };
+  if (type === 'private') return { type: 'direct', ...rest };
+  return detail;
+}

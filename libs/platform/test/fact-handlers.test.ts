@@ -61,6 +61,31 @@ describe('factOf reads old fact shapes in their current shape', () => {
     expect(factOf(stored({ ...oldMessageEdited, move: null }))).toEqual({ ...oldMessageEdited, move: null });
   });
 
+  it('names where unread-again messages are as the spec does: channel and direct, not stream and private', () => {
+    const flags = { type: 'MessageFlagsUpdated', user_id: 4, op: 'remove', flag: 'read', message_ids: [42, 50] };
+    const old = {
+      ...flags,
+      message_details: { '42': { type: 'stream', stream_id: 10, topic: 'a', mentioned: true }, '50': { type: 'private', user_ids: [1, 4] } },
+    };
+    const current = {
+      ...flags,
+      message_details: { '42': { type: 'channel', channel_id: 10, topic: 'a', mentioned: true }, '50': { type: 'direct', user_ids: [1, 4] } },
+    };
+    expect(factOf(stored(old))).toEqual(current);
+    expect(factOf(stored(current))).toEqual(current);
+    expect(factOf(stored(flags))).toEqual(flags);
+  });
+
+  it('names a default-channel change is_default, as the channel does', () => {
+    const updated = { type: 'ChannelUpdated', channel_id: 3, name: 'design', audience_user_ids: [4] };
+    expect(factOf(stored({ ...updated, change: { property: 'is_default_stream', value: true } }))).toEqual({
+      ...updated,
+      change: { property: 'is_default', value: true },
+    });
+    const renamed = { ...updated, change: { property: 'name', value: 'pixels' } };
+    expect(factOf(stored(renamed))).toEqual(renamed);
+  });
+
   it('leaves the stored record as it is', () => {
     const record = stored(oldChannelCreated);
     factOf(record);

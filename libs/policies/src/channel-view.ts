@@ -21,7 +21,7 @@ export function evolveChannelView(channel: ChannelView, fact: Fact): ChannelView
             history_public_to_subscribers: change.history_public_to_subscribers,
             is_web_public: change.is_web_public,
           };
-        case 'is_default_stream':
+        case 'is_default':
           return { ...channel, is_default: change.value };
         case 'message_retention_days':
           return { ...channel, message_retention_days: change.value };

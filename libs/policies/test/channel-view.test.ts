@@ -32,7 +32,7 @@ describe('evolveChannelView', () => {
       updated({ property: 'invite_only', value: true, history_public_to_subscribers: false, is_web_public: false }),
       { invite_only: true, history_public_to_subscribers: false, is_web_public: false },
     ],
-    ['leaving the default channels', updated({ property: 'is_default_stream', value: false }), { is_default: false }],
+    ['leaving the default channels', updated({ property: 'is_default', value: false }), { is_default: false }],
     ['a retention period', updated({ property: 'message_retention_days', value: 30 }), { message_retention_days: 30 }],
     ['a topics policy', updated({ property: 'topics_policy', value: 'empty_topic_only' }), { topics_policy: 'empty_topic_only' }],
     ['a group-setting', updated({ property: 'can_send_message_group', value: 6 }), { can_send_message_group: 6 }],

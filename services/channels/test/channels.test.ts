@@ -355,7 +355,7 @@ describe('decideUpdateChannel', () => {
     updating
       .given(given)
       .when(update({ is_default_stream: true }))
-      .then([updated({ property: 'is_default_stream', value: true }, { default_channels: { channel_ids: [1, 10], user_ids: NON_GUESTS } })]));
+      .then([updated({ property: 'is_default', value: true }, { default_channels: { channel_ids: [1, 10], user_ids: NON_GUESTS } })]));
 
   it('lets an owner change the retention period', () =>
     updating.given(given).when(update({ message_retention_days: 90 }, { actor: owner })).then([updated({ property: 'message_retention_days', value: 90 })]));

@@ -1,9 +1,27 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { channelFromCreated, SYSTEM_GROUP, upcast, type Fact, type FactOf } from '@teamchat/contracts';
+import { channelFromCreated, ClientEvent, SYSTEM_GROUP, upcast, type Fact, type FactOf } from '@teamchat/contracts';
 import type { StoredFact } from '@teamchat/platform';
 import { EventQueue, type QueueOptions } from '../src/domain/event-queue';
-import { deliveriesFor } from '../src/projections/fan-out';
+import { deliveriesFor as fanOut, type Delivery } from '../src/projections/fan-out';
+
+/**
+ * The fan-out, with every event it builds in these tests parsed against its client-event
+ * schema: an event whose shape drifted from the schema (a field missing, renamed, added
+ * or of another type) fails the test that built it.
+ */
+function deliveriesFor(fact: StoredFact): Delivery[] {
+  return fanOut(fact).map((delivery) => ({
+    ...delivery,
+    eventFor: (q) => {
+      const event = delivery.eventFor(q);
+      if (event) expect(ClientEvent.parse(event)).toEqual(event);
+      return event;
+    },
+  }));
+}
+
+const opOf = (event: ClientEvent | null) => (event && 'op' in event ? event.op : undefined);
 
 const stored = (data: unknown, position = 42): StoredFact => ({
   id: 'fact-1',
@@ -210,29 +228,39 @@ describe('deliveriesFor changes to messages', () => {
     });
   });
 
-  it('carries message_details when messages become unread again', () => {
-    const fact: FactOf<'MessageFlagsUpdated'> = {
-      type: 'MessageFlagsUpdated',
-      user_id: 4,
-      op: 'remove',
-      flag: 'read',
-      message_ids: [42, 50],
-      message_details: {
-        '42': { type: 'stream', stream_id: 10, topic: 'greetings', mentioned: true },
-        '50': { type: 'private', user_ids: [1, 4] },
-      },
-    };
-    const deliveries = deliveriesFor(stored(fact));
+  const unread: FactOf<'MessageFlagsUpdated'> = {
+    type: 'MessageFlagsUpdated',
+    user_id: 4,
+    op: 'remove',
+    flag: 'read',
+    message_ids: [42, 50],
+    message_details: {
+      '42': { type: 'channel', channel_id: 10, topic: 'greetings', mentioned: true },
+      '50': { type: 'direct', user_ids: [1, 4] },
+    },
+  };
+  const unreadEvent = {
+    type: 'update_message_flags',
+    op: 'remove',
+    operation: 'remove',
+    flag: 'read',
+    messages: [42, 50],
+    all: false,
+    message_details: {
+      '42': { type: 'stream', stream_id: 10, topic: 'greetings', mentioned: true },
+      '50': { type: 'private', user_ids: [1, 4] },
+    },
+  };
+
+  it('carries message_details when messages become unread again, in the API’s names', () => {
+    const deliveries = deliveriesFor(stored(unread));
     expect(deliveries.map((d) => d.user_ids)).toEqual([[4]]);
-    expect(deliveries[0]!.eventFor(queue('q', 4))).toEqual({
-      type: 'update_message_flags',
-      op: 'remove',
-      operation: 'remove',
-      flag: 'read',
-      messages: [42, 50],
-      all: false,
-      message_details: fact.message_details,
-    });
+    expect(deliveries[0]!.eventFor(queue('q', 4))).toEqual(unreadEvent);
+  });
+
+  it('announces message_details stored in the API’s names the same way', () => {
+    const old = { ...unread, message_details: unreadEvent.message_details };
+    expect(deliveriesFor(stored(old))[0]!.eventFor(queue('q', 4))).toEqual(unreadEvent);
   });
 });
 
@@ -297,7 +325,7 @@ describe('deliveriesFor channel facts', () => {
       shown_user_ids: [6],
       peer_user_ids: [1, 4],
     });
-    expect(deliveries.map((d) => [d.user_ids, d.event?.type, d.event?.op])).toEqual([
+    expect(deliveries.map((d) => [d.user_ids, d.event?.type, opOf(d.event)])).toEqual([
       [[6], 'stream', 'create'],
       [[5, 6], 'subscription', 'add'],
       [[1, 4], 'subscription', 'peer_add'],
@@ -353,7 +381,7 @@ describe('deliveriesFor channel facts', () => {
       shown: { user_ids: [5], channel, subscriber_ids: [1], first_message_id: null },
       hidden_user_ids: [7],
     });
-    expect(deliveries.map((d) => [d.user_ids, d.event?.type, d.event?.op])).toEqual([
+    expect(deliveries.map((d) => [d.user_ids, d.event?.type, opOf(d.event)])).toEqual([
       [[1], 'stream', 'update'],
       [[5], 'stream', 'create'],
       [[5], 'subscription', 'peer_add'],
@@ -367,7 +395,7 @@ describe('deliveriesFor channel facts', () => {
       type: 'ChannelUpdated',
       channel_id: 10,
       name: 'design',
-      change: { property: 'is_default_stream', value: true },
+      change: { property: 'is_default', value: true },
       audience_user_ids: [1, 4],
       default_channels: { channel_ids: [10], user_ids: [1, 4] },
     });
@@ -383,5 +411,49 @@ describe('deliveriesFor channel facts', () => {
       { type: 'stream', op: 'update', stream_id: 10, name: 'design', property: 'is_archived', value: false },
       expect.objectContaining({ type: 'stream', op: 'create', for_unarchiving: true }),
     ]);
+  });
+});
+
+describe('client event schemas', () => {
+  it('take every event the fan-out builds for reactions, deletions, content edits and topic policies', () => {
+    const reaction = { message_id: 42, user_id: 4, emoji_name: 'ok', emoji_code: '1f44c', reaction_type: 'unicode_emoji' as const, audience_user_ids: [1, 4] };
+    const facts: Fact[] = [
+      { type: 'ReactionAdded', ...reaction },
+      { type: 'ReactionRemoved', ...reaction },
+      { type: 'MessageDeleted', message_id: 42, deleted_by: 4, channel_id: 10, topic: 'greetings', audience_user_ids: [4] },
+      { type: 'MessageDeleted', message_id: 43, deleted_by: 4, channel_id: null, topic: null, audience_user_ids: [4] },
+      {
+        type: 'MessageEdited',
+        message_id: 42,
+        editor_id: 4,
+        timestamp: 1_700_000_100,
+        content: {
+          prev_content: 'a',
+          prev_rendered_content: '<p>a</p>',
+          content: 'b @**Olivia**',
+          rendered_content: '<p>b</p>',
+          is_me_message: false,
+          mentioned_user_ids: [1],
+          wildcard_mentioned_user_ids: [],
+        },
+        move: null,
+        audience_user_ids: [1, 4],
+      },
+      { type: 'UserTopicUpdated', user_id: 4, channel_id: 10, topic: 'greetings', visibility_policy: 3, last_updated: 1_700_000_000 },
+    ];
+    const events = facts.flatMap((fact) => deliveriesFor(stored(fact)).map((d) => d.eventFor(queue('q', 1))));
+    expect(events.map((e) => e?.type)).toEqual(['reaction', 'reaction', 'delete_message', 'delete_message', 'update_message', 'user_topic']);
+  });
+
+  it('take the heartbeat the queues send when nothing happened', () => {
+    expect(ClientEvent.parse({ type: 'heartbeat' })).toEqual({ type: 'heartbeat' });
+  });
+
+  it('refuse an event with a field the API does not have, or without one it requires', () => {
+    const reaction = { type: 'reaction', op: 'add', message_id: 1, user_id: 4, emoji_name: 'ok', emoji_code: '1f44c', reaction_type: 'unicode_emoji' };
+    expect(ClientEvent.safeParse(reaction).success).toBe(true);
+    expect(ClientEvent.safeParse({ ...reaction, emoji: 'ok' }).success).toBe(false);
+    const { user_id: _user, ...withoutUser } = reaction;
+    expect(ClientEvent.safeParse(withoutUser).success).toBe(false);
   });
 });

@@ -84,10 +84,10 @@ describe('decideFlags with locations', () => {
     [14, ['read']],
   ]);
   const locations = new Map<number, MessageLocation>([
-    [10, { type: 'stream', stream_id: 3, topic: 'a' }],
-    [11, { type: 'private', user_ids: [4, 5] }],
-    [12, { type: 'stream', stream_id: 3, topic: 'b' }],
-    [13, { type: 'stream', stream_id: 3, topic: 'c' }],
+    [10, { type: 'channel', channel_id: 3, topic: 'a' }],
+    [11, { type: 'direct', user_ids: [4, 5] }],
+    [12, { type: 'channel', channel_id: 3, topic: 'b' }],
+    [13, { type: 'channel', channel_id: 3, topic: 'c' }],
   ]);
   const base = { user_id: 4, current, locations };
 
@@ -103,9 +103,9 @@ describe('decideFlags with locations', () => {
           flag: 'read',
           message_ids: [10, 11, 12, 14],
           message_details: {
-            '10': { type: 'stream', stream_id: 3, topic: 'a' },
-            '11': { type: 'private', user_ids: [4, 5], mentioned: true },
-            '12': { type: 'stream', stream_id: 3, topic: 'b', mentioned: true },
+            '10': { type: 'channel', channel_id: 3, topic: 'a' },
+            '11': { type: 'direct', user_ids: [4, 5], mentioned: true },
+            '12': { type: 'channel', channel_id: 3, topic: 'b', mentioned: true },
           },
         },
       ]));

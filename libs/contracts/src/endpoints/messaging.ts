@@ -3,6 +3,7 @@
  * flags and topic visibility.
  */
 import { z } from 'zod';
+import { ApiMessage } from '../client-events';
 import { EmptyReply, endpoint } from './contract';
 
 const int = () => z.number().int();
@@ -103,24 +104,9 @@ export const UserTopicParams = z.object({
 });
 export type UserTopicParams = z.infer<typeof UserTopicParams>;
 
-/**
- * The spec's Message object, with the members every message has; the others (edit
- * history, flags, stream_id, …) depend on the message and the request.
- */
-export const MessageObject = z.looseObject({
-  id: int(),
-  sender_id: int(),
-  sender_email: z.string(),
-  sender_full_name: z.string(),
-  content: z.string(),
-  content_type: z.enum(['text/html', 'text/x-markdown']),
-  recipient_id: int(),
-  timestamp: z.number(),
-  type: z.enum(['stream', 'private']),
-  subject: z.string(),
-  reactions: z.array(z.object({ emoji_name: z.string(), emoji_code: z.string(), reaction_type: z.string(), user_id: int() })),
-});
-export type MessageObject = z.infer<typeof MessageObject>;
+/** A message as one user sees it in their history: the Message object and their flags. */
+export const MessageWithFlags = ApiMessage.extend({ flags: z.array(z.string()) });
+export type MessageWithFlags = z.infer<typeof MessageWithFlags>;
 
 /** Where a range of messages sits in the narrow. */
 export const MessageRange = z.object({
@@ -157,7 +143,7 @@ export const messagingEndpoints = {
     http: { method: 'GET', path: '/messages/{message_id}' },
     auth: true,
     params: GetMessageParams,
-    reply: z.object({ message: MessageObject, raw_content: z.string() }),
+    reply: z.object({ message: MessageWithFlags, raw_content: z.string() }),
   }),
   updateMessage: endpoint({
     service: 'messaging',

@@ -323,7 +323,7 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
 
   if (changes.is_default_stream !== undefined) {
     if (!isAdministrator(actor.role)) throw badRequest('Must be an organization administrator');
-    if (changes.is_default_stream !== current.is_default) change({ property: 'is_default_stream', value: changes.is_default_stream }, true);
+    if (changes.is_default_stream !== current.is_default) change({ property: 'is_default', value: changes.is_default_stream }, true);
   }
 
   if (changes.message_retention_days !== undefined) {

@@ -19,14 +19,16 @@ export interface QueueOptions {
   narrow: QueueNarrow;
 }
 
-export interface ClientEvent {
-  id: number;
+/** What a queue holds: it reads only an event's type, and gives each its id. */
+export interface QueueableEvent {
   type: string;
   [field: string]: unknown;
 }
 
-export class EventQueue {
-  private events: ClientEvent[] = [];
+export type Queued<E extends QueueableEvent> = E & { id: number };
+
+export class EventQueue<E extends QueueableEvent = QueueableEvent> {
+  private events: Queued<E>[] = [];
   private nextId = 0;
   private waiters = new Set<() => void>();
   lastAccess = Date.now();
@@ -40,15 +42,15 @@ export class EventQueue {
     return type === 'heartbeat' || this.options.event_types === null || this.options.event_types.has(type);
   }
 
-  push(event: { type: string; [field: string]: unknown }): void {
+  push(event: E): void {
     if (!this.wants(event.type)) return;
-    this.events.push({ ...event, id: this.nextId++ } as ClientEvent);
+    this.events.push({ ...event, id: this.nextId++ });
     for (const wake of this.waiters) wake();
     this.waiters.clear();
   }
 
   /** Drops what the client acknowledged and returns the rest. */
-  after(lastEventId: number): ClientEvent[] {
+  after(lastEventId: number): Queued<E>[] {
     this.lastAccess = Date.now();
     this.events = this.events.filter((e) => e.id > lastEventId);
     return this.events;

@@ -14,11 +14,15 @@ import {
   initialMessageFlags,
   subscriptionApiObject,
   type ChannelView,
+  type ClientEvent,
   type FactOf,
   type FactType,
+  type StreamCreateEvent,
+  type StreamUpdateEvent,
+  type UpdateMessageFlagsEvent,
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
-import type { EventQueue } from '../domain/event-queue';
+import type { QueueOptions } from '../domain/event-queue';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 
 export interface Delivery {
@@ -27,10 +31,10 @@ export interface Delivery {
    * The event as this queue should see it (formats and echo ids differ per queue), or
    * null when the queue's narrow leaves it out.
    */
-  eventFor: (queue: EventQueue) => { type: string; [field: string]: unknown } | null;
+  eventFor: (queue: { readonly id: string; readonly options: QueueOptions }) => ClientEvent | null;
 }
 
-const same = (event: { type: string; [field: string]: unknown }) => () => event;
+const same = (event: ClientEvent) => () => event;
 
 /** A fact type that clients are not told of. */
 const NO_CLIENT_EVENT = null;
@@ -80,7 +84,7 @@ const fanOut = {
         message_ids: [fact.message_id],
         message_id: fact.message_id,
         message_type: fact.channel_id === null ? 'private' : 'stream',
-        ...(fact.channel_id !== null ? { stream_id: fact.channel_id, topic: fact.topic } : {}),
+        ...(fact.channel_id !== null && fact.topic !== null ? { stream_id: fact.channel_id, topic: fact.topic } : {}),
       }),
     },
   ],
@@ -94,7 +98,7 @@ const fanOut = {
         flag: fact.flag,
         messages: fact.message_ids,
         all: false,
-        ...(fact.message_details ? { message_details: fact.message_details } : {}),
+        ...(fact.message_details ? { message_details: wireMessageDetails(fact.message_details) } : {}),
       }),
     },
   ],
@@ -117,7 +121,11 @@ const fanOut = {
  * as this is where they leave the system: one that does not match becomes no event.
  */
 export function deliveriesFor(stored: StoredFact): Delivery[] {
-  const parsed = Fact.safeParse(factOf(stored));
+  return deliveriesOf(factOf(stored), stored);
+}
+
+function deliveriesOf(fact: Fact, stored: StoredFact): Delivery[] {
+  const parsed = Fact.safeParse(fact);
   if (!parsed.success) return [];
   const deliveries = fanOut[parsed.data.type] as FanOutCase<FactType>;
   return deliveries ? deliveries(parsed.data, stored) : [];
@@ -125,8 +133,8 @@ export function deliveriesFor(stored: StoredFact): Delivery[] {
 
 /** The events projection: each fact announced is handed to `deliver`, delivery by delivery. */
 export function fanOutHandlers(deliver: (delivery: Delivery) => void): FactHandlers {
-  const announce = (_fact: Fact, stored: StoredFact) => {
-    for (const delivery of deliveriesFor(stored)) deliver(delivery);
+  const announce = (fact: Fact, stored: StoredFact) => {
+    for (const delivery of deliveriesOf(fact, stored)) deliver(delivery);
   };
   const announced = (Object.keys(fanOut) as FactType[]).filter((type) => fanOut[type] !== NO_CLIENT_EVENT);
   return Object.fromEntries(announced.map((type) => [type, announce]));
@@ -147,11 +155,21 @@ function reactionDelivery(fact: FactOf<'ReactionAdded' | 'ReactionRemoved'>, op:
   };
 }
 
-function streamCreated(channel: ChannelView, extra: { first_message_id: number | null; subscriber_count: number }, forUnarchiving = false) {
+function streamCreated(
+  channel: ChannelView,
+  extra: { first_message_id: number | null; subscriber_count: number },
+  forUnarchiving = false,
+): StreamCreateEvent {
   return { type: 'stream', op: 'create', streams: [channelApiObject(channel, extra)], for_unarchiving: forUnarchiving };
 }
 
-function streamUpdate(channelId: number, name: string, property: string, value: unknown, extra: Record<string, unknown> = {}) {
+function streamUpdate(
+  channelId: number,
+  name: string,
+  property: string,
+  value: StreamUpdateEvent['value'],
+  extra: Pick<StreamUpdateEvent, 'rendered_description' | 'history_public_to_subscribers' | 'is_web_public'> = {},
+): StreamUpdateEvent {
   return { type: 'stream', op: 'update', stream_id: channelId, name, property, value, ...extra };
 }
 
@@ -179,7 +197,7 @@ function channelUpdateDeliveries(fact: FactOf<'ChannelUpdated'>): Delivery[] {
   const { change } = fact;
   const deliveries: Delivery[] = [];
   // A default-channel change is announced as the new list of default channels, as Zulip does.
-  if (change.property !== 'is_default_stream') {
+  if (change.property !== 'is_default') {
     const extra =
       change.property === 'description'
         ? { rendered_description: change.rendered_description }
@@ -303,4 +321,17 @@ function editDelivery(fact: FactOf<'MessageEdited'>, userIds: number[]): Deliver
       };
     },
   };
+}
+
+/** The API still calls a channel a stream and a direct message private here. */
+function wireMessageDetails(details: NonNullable<FactOf<'MessageFlagsUpdated'>['message_details']>): UpdateMessageFlagsEvent['message_details'] {
+  const wire: NonNullable<UpdateMessageFlagsEvent['message_details']> = {};
+  for (const [id, detail] of Object.entries(details)) {
+    const mentioned = detail.mentioned === undefined ? {} : { mentioned: detail.mentioned };
+    wire[id] =
+      detail.type === 'channel'
+        ? { type: 'stream', stream_id: detail.channel_id, topic: detail.topic, ...mentioned }
+        : { type: 'private', user_ids: detail.user_ids, ...mentioned };
+  }
+  return wire;
 }

@@ -10,6 +10,7 @@ import {
   ZULIP_FEATURE_LEVEL,
   ZULIP_VERSION,
   type Actor,
+  type ClientEvent,
   type GetEventsParams,
   type RegisterParams,
 } from '@teamchat/contracts';
@@ -24,8 +25,8 @@ const badQueue = (queueId: string) =>
   new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
 export class QueueRegistry {
-  private queues = new Map<string, EventQueue>();
-  private byUser = new Map<number, Set<EventQueue>>();
+  private queues = new Map<string, EventQueue<ClientEvent>>();
+  private byUser = new Map<number, Set<EventQueue<ClientEvent>>>();
   private sweeper: NodeJS.Timeout;
 
   constructor(private readonly heartbeatSeconds: number) {
@@ -34,7 +35,7 @@ export class QueueRegistry {
   }
 
   register(actor: Actor, params: RegisterParams) {
-    const queue = new EventQueue(randomUUID(), {
+    const queue = new EventQueue<ClientEvent>(randomUUID(), {
       user_id: actor.user_id,
       event_types: params.event_types ? new Set(params.event_types) : null,
       apply_markdown: params.apply_markdown ?? false,
@@ -58,7 +59,7 @@ export class QueueRegistry {
     };
   }
 
-  private owned(actor: Actor, queueId: string): EventQueue {
+  private owned(actor: Actor, queueId: string): EventQueue<ClientEvent> {
     const queue = this.queues.get(queueId);
     if (!queue || queue.options.user_id !== actor.user_id) throw badQueue(queueId);
     return queue;
@@ -98,7 +99,7 @@ export class QueueRegistry {
     for (const queue of this.queues.values()) queue.release();
   }
 
-  private drop(queue: EventQueue): void {
+  private drop(queue: EventQueue<ClientEvent>): void {
     this.queues.delete(queue.id);
     this.byUser.get(queue.options.user_id)?.delete(queue);
     queue.release();

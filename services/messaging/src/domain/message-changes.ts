@@ -274,7 +274,7 @@ export function checkEditableFlag(flag: string): (typeof EDITABLE_FLAGS)[number]
 }
 
 /** Where a message is, as clients that put it back among their unreads need it. */
-export type MessageLocation = { type: 'stream'; stream_id: number; topic: string } | { type: 'private'; user_ids: number[] };
+export type MessageLocation = { type: 'channel'; channel_id: number; topic: string } | { type: 'direct'; user_ids: number[] };
 
 /**
  * Changes one flag on messages the user may access. `current` holds each message's flags

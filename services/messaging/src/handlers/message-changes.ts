@@ -209,8 +209,8 @@ async function locationsOf(deps: ChangeDeps, ids: number[]): Promise<Map<number,
     locations.set(
       message._id,
       message.recipient.type === 'channel'
-        ? { type: 'stream', stream_id: message.recipient.channel_id, topic: message.recipient.topic }
-        : { type: 'private', user_ids: message.recipient.users.map((u) => u.id) },
+        ? { type: 'channel', channel_id: message.recipient.channel_id, topic: message.recipient.topic }
+        : { type: 'direct', user_ids: message.recipient.users.map((u) => u.id) },
     );
   }
   return locations;

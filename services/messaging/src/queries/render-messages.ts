@@ -2,7 +2,7 @@
  * Messages as the API shows them: the documents with the names of senders and channels
  * as they are now and the requester's flags, as objects or as UTF-8 JSON.
  */
-import { cachedGravatarUrls, formatMessage, type Actor, type MessageObject, type MessageView } from '@teamchat/contracts';
+import { cachedGravatarUrls, formatMessage, type Actor, type ApiMessage, type MessageView, type MessageWithFlags } from '@teamchat/contracts';
 import { userMessageId, type MessageDoc } from '../projections/message-docs';
 import type { AccessDeps } from './access';
 import { HISTORICAL_FLAGS, type Candidate } from './narrow-match';
@@ -57,7 +57,7 @@ async function prepare(deps: AccessDeps, actor: Actor, ids: number[], loaded: Ca
 }
 
 /** The message as the API shows it, without the requester's flags. */
-function present(doc: MessageDoc, prepared: Prepared, format: MessageFormat): MessageObject {
+function present(doc: MessageDoc, prepared: Prepared, format: MessageFormat): ApiMessage {
   const sender = prepared.senders.get(doc.sender_id);
   // Names as they are now, not as they were when the message was sent.
   const recipient: MessageView['recipient'] =
@@ -74,7 +74,7 @@ export async function renderMessages(
   ids: number[],
   format: MessageFormat,
   loaded: Candidate[] = [],
-): Promise<MessageObject[]> {
+): Promise<MessageWithFlags[]> {
   if (ids.length === 0) return [];
   const prepared = await prepare(deps, actor, ids, loaded);
   return prepared.docs.map((doc) => ({ ...present(doc, prepared, format), flags: [...(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS)] }));
@@ -139,7 +139,7 @@ export async function renderMessagesJson(
     if (!byFormat) fragments.set(doc, (byFormat = new Map()));
     let fragment = byFormat.get(formatKey);
     if (!fragment || fragment.senderEmail !== sender?.email || fragment.senderName !== sender?.full_name || fragment.channelName !== channelName) {
-      const { flags: _none, ...message } = present(doc, prepared, format);
+      const message = present(doc, prepared, format);
       const open = Buffer.from(JSON.stringify(message).slice(0, -1));
       fragment = { open, senderEmail: sender?.email, senderName: sender?.full_name, channelName };
       // Only documents the read model shares (frozen, cached) are worth remembering.
