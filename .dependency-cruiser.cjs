@@ -9,7 +9,7 @@
  * name is the same edge as a relative one.
  */
 
-/** Production code: every package's src, except the test helpers' own entry. */
+/** Every package's src: production code, apart from the test helpers' folder (excepted where it matters). */
 const PRODUCTION = '^(libs|services|apps)/[^/]+/src/';
 const TEST_HELPERS = '^libs/platform/src/testing/';
 
