@@ -2,6 +2,7 @@ import { fsync, openSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { deepFreeze } from './deep-freeze';
 import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
+import { SqliteSubscription } from './sqlite-subscription';
 import { enterWalMode } from './sqlite-wal';
 import {
   WrongExpectedRevisionError,
@@ -286,7 +287,6 @@ export class SqliteEventStore implements EventStore {
     return subscription;
   }
 
-  /** The durable head: what subscriptions can reach. */
   /**
    * The facts after a position, up to the durable head. Subscriptions in one process move
    * in step (every one is woken by the same fsync), so the last read is kept and handed
@@ -440,76 +440,6 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-class SqliteSubscription implements Subscription {
-  private stopped = false;
-  /** Set while the loop waits for new facts; settled by a head move or by stop(). */
-  private idle: { promise: Promise<void>; resolve: () => void } | undefined;
-  private loop: Promise<void> = Promise.resolve();
-  private position: number;
-
-  constructor(
-    private readonly read: (after: number) => StoredFact[],
-    private readonly handler: FactHandler,
-    private readonly options: SubscribeOptions,
-    private readonly onEnd: () => void,
-  ) {
-    this.position = options.after ?? 0;
-  }
-
-  start(): void {
-    // Deferred so that no handler runs before subscribeToAll has returned.
-    this.loop = Promise.resolve()
-      .then(() => this.run())
-      .finally(this.onEnd);
-  }
-
-  notify(): void {
-    this.idle?.resolve();
-  }
-
-  /** Awaiting this from inside the subscription's own handler would wait for itself. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.idle?.resolve();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    try {
-      while (!this.stopped) {
-        const facts = this.read(this.position);
-        if (facts.length === 0) {
-          // No await between the empty read and arming `idle`: a local append notifies
-          // after it, and a foreign append moves the head past what the read saw, so the
-          // next poll notifies. Facts committed while a handler runs are found by the
-          // re-read that follows every batch.
-          this.idle = deferred();
-          await this.idle.promise;
-          this.idle = undefined;
-          continue;
-        }
-        for (const fact of facts) {
-          if (this.stopped) return;
-          await this.handler(fact);
-          this.position = fact.position;
-        }
-      }
-    } catch (err) {
-      this.stopped = true;
-      this.report(err);
-    }
-  }
-
-  private report(err: unknown): void {
-    try {
-      if (this.options.onError) this.options.onError(err);
-      else process.stderr.write(`event store subscription stopped: ${err instanceof Error ? err.stack : String(err)}\n`);
-    } catch {
-      // The subscription is already stopped; a failing error callback has nowhere to go.
-    }
-  }
-}
-
 function toStoredFact(row: FactRow): StoredFact {
   return {
     id: row.id,
@@ -521,11 +451,4 @@ function toStoredFact(row: FactRow): StoredFact {
     metadata: JSON.parse(row.metadata),
     created: row.created,
   };
-}
-
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }
