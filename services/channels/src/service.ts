@@ -15,7 +15,7 @@ import {
   type ServiceDeps,
 } from '@teamchat/platform';
 import { z, type ZodType } from 'zod';
-import { evolveRegistry, initialRegistry } from './domain/channels';
+import { evolveRegistry, initialRegistry } from './domain/registry';
 import { evolveChannel, initialChannel } from './domain/subscriptions';
 import { archiveChannel, createChannel, subscribe, updateChannel } from './handlers/commands';
 import { CHANNEL_MESSAGE_FACT_TYPES, ChannelMessages } from './projections/channel-messages';
