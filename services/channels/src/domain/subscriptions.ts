@@ -14,9 +14,7 @@ import {
 import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience } from '@teamchat/policies';
 import { validateChannelName } from './channel-values';
 import { decideCreateChannels, type ChannelCreation, type NewChannel } from './create-channels';
-import type { RegistryState } from './registry';
-
-const seconds = (ms: number) => Math.floor(ms / 1000);
+import { seconds, type RegistryState } from './registry';
 
 export interface SubscribeRequest {
   actor: GroupMember;
