@@ -6,7 +6,7 @@
 import { endpoints } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
 import { AggregateRepository, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
-import { evolveRegistry, initialRegistry } from './domain/channels';
+import { evolveRegistry, initialRegistry } from './domain/registry';
 import { evolveChannel, initialChannel } from './domain/subscriptions';
 import { archiveChannel, createChannel, subscribe, updateChannel } from './handlers/commands';
 import { ChannelMessages } from './projections/channel-messages';

@@ -10,18 +10,10 @@ import {
 } from '@teamchat/contracts';
 import { channelCreated } from './fixtures';
 import { deciderSpec } from '@teamchat/platform/testing';
-import {
-  decideArchiveChannel,
-  decideCreateChannels,
-  decideUpdateChannel,
-  evolveRegistry,
-  initialRegistry,
-  type ArchiveChannel,
-  type ChannelChanges,
-  type CreateChannels,
-  type RegistryState,
-  type UpdateChannel,
-} from '../src/domain/channels';
+import { decideArchiveChannel, type ArchiveChannel } from '../src/domain/archive-channel';
+import { decideCreateChannels, type CreateChannels } from '../src/domain/create-channels';
+import { evolveRegistry, initialRegistry, type RegistryState } from '../src/domain/registry';
+import { decideUpdateChannel, type ChannelChanges, type UpdateChannel } from '../src/domain/update-channel';
 
 const NOW = 1_700_000_000_999;
 const NOW_S = 1_700_000_000;
@@ -277,10 +269,10 @@ const thenRefused = (cmd: UpdateChannel, msg: string) => updating.given(given).w
 
 describe('decideUpdateChannel', () => {
   it('renames, telling everyone who sees the channel its old name', () =>
-    updating.given(given).when(update({ new_name: ' platform ' })).then([updated({ property: 'name', value: 'platform' })]));
+    updating.given(given).when(update({ name: ' platform ' })).then([updated({ property: 'name', value: 'platform' })]));
 
   it('changes only the case of a name', () =>
-    updating.given(given).when(update({ new_name: 'Engineering' })).then([updated({ property: 'name', value: 'Engineering' })]));
+    updating.given(given).when(update({ name: 'Engineering' })).then([updated({ property: 'name', value: 'Engineering' })]));
 
   it('changes the description, rendered', () =>
     updating
@@ -306,13 +298,13 @@ describe('decideUpdateChannel', () => {
   it('decides nothing when every value is already as asked', () =>
     updating
       .given(given)
-      .when(update({ can_send_message_group: { new: SYSTEM_GROUP.everyone }, is_private: false, topics_policy: 'inherit', description: '' }))
+      .when(update({ can_send_message_group: { new: SYSTEM_GROUP.everyone }, invite_only: false, topics_policy: 'inherit', description: '' }))
       .then([]));
 
   it('makes a public channel private: those who lose sight of it see it go', () =>
     updating
       .given(given)
-      .when(update({ is_private: true }, { actor: mark, subscribed: true }))
+      .when(update({ invite_only: true }, { actor: mark, subscribed: true }))
       .then([
         updated(
           { property: 'invite_only', value: true, history_public_to_subscribers: false, is_web_public: false },
@@ -324,7 +316,7 @@ describe('decideUpdateChannel', () => {
     const next = { ...channelFromCreated(leadership), invite_only: false, history_public_to_subscribers: true };
     updating
       .given(given)
-      .when(update({ is_private: false }, { actor: owner, channel_id: 11, subscribed: true, subscriber_ids: [1, 2], first_message_id: 40 }))
+      .when(update({ invite_only: false }, { actor: owner, channel_id: 11, subscribed: true, subscriber_ids: [1, 2], first_message_id: 40 }))
       .then([
         {
           type: 'ChannelUpdated',
@@ -354,7 +346,7 @@ describe('decideUpdateChannel', () => {
   it('makes a channel a default channel, announcing the default channels', () =>
     updating
       .given(given)
-      .when(update({ is_default_stream: true }))
+      .when(update({ is_default: true }))
       .then([updated({ property: 'is_default', value: true }, { default_channels: { channel_ids: [1, 10], user_ids: NON_GUESTS } })]));
 
   it('lets an owner change the retention period', () =>
@@ -381,7 +373,7 @@ describe('decideUpdateChannel', () => {
   it('makes several changes at once, each told in order', () =>
     updating
       .given(given)
-      .when(update({ new_name: 'platform', description: 'x', rendered_description: '<p>x</p>', can_delete_any_message_group: { new: SYSTEM_GROUP.moderators } }))
+      .when(update({ name: 'platform', description: 'x', rendered_description: '<p>x</p>', can_delete_any_message_group: { new: SYSTEM_GROUP.moderators } }))
       .then([
         updated({ property: 'description', value: 'x', rendered_description: '<p>x</p>' }),
         updated({ property: 'name', value: 'platform' }),
@@ -393,20 +385,20 @@ describe('decideUpdateChannel', () => {
     ['a member who does not administer the channel', update({ description: 'x' }, { actor: mary }), 'You do not have permission to administer this channel.'],
     ['a member who cannot even see the private channel', update({ description: 'x' }, { actor: mary, channel_id: 11 }), 'Invalid channel ID'],
     ['a guest, who may not see a public channel', update({ description: 'x' }, { actor: guest }), 'Invalid channel ID'],
-    ["an administrator changing an unsubscribed private channel's privacy", update({ is_private: false }, { channel_id: 11 }), 'Channel content access is required.'],
+    ["an administrator changing an unsubscribed private channel's privacy", update({ invite_only: false }, { channel_id: 11 }), 'Channel content access is required.'],
     ["an administrator changing who may add to an unsubscribed private channel", update({ can_add_subscribers_group: { new: SYSTEM_GROUP.members } }, { channel_id: 11 }), 'Channel content access is required.'],
     ['a public channel without shared history', update({ history_public_to_subscribers: false }), 'Invalid parameters'],
-    ['a private default channel', update({ is_private: true, is_default_stream: true }, { subscribed: true }), 'A default channel cannot be private.'],
-    ['making a default channel private', update({ is_private: true }, { channel_id: 1, subscribed: true }), 'A default channel cannot be private.'],
+    ['a private default channel', update({ invite_only: true, is_default: true }, { subscribed: true }), 'A default channel cannot be private.'],
+    ['making a default channel private', update({ invite_only: true }, { channel_id: 1, subscribed: true }), 'A default channel cannot be private.'],
     ['a web-public channel', update({ is_web_public: true }), 'Web-public channels are not enabled.'],
-    ['a channel administrator changing default channels', update({ is_default_stream: true }, { actor: mark }), 'Must be an organization administrator'],
+    ['a channel administrator changing default channels', update({ is_default: true }, { actor: mark }), 'Must be an organization administrator'],
     ['an administrator changing the retention period', update({ message_retention_days: 'unlimited' }), 'Must be an organization owner'],
     ['archiving through PATCH', update({ is_archived: true }), 'Only unarchiving is supported here: archive a channel with DELETE /streams/{stream_id}'],
     ['unarchiving a channel that is not archived', update({ is_archived: false }), 'Channel is not currently deactivated'],
     ['only the empty topic where other topics have messages', update({ topics_policy: 'empty_topic_only' }, { has_named_topics: true }), 'Only channels whose messages are all in the general chat topic can allow only that topic.'],
-    ['the name it already has', update({ new_name: 'engineering' }), 'Channel already has that name.'],
-    ["another channel's name", update({ new_name: 'General' }), "Channel 'General' already exists"],
-    ['an empty name', update({ new_name: ' ' }), 'Channel name is required'],
+    ['the name it already has', update({ name: 'engineering' }), 'Channel already has that name.'],
+    ["another channel's name", update({ name: 'General' }), "Channel 'General' already exists"],
+    ['an empty name', update({ name: ' ' }), 'Channel name is required'],
     ['a description too long', update({ description: 'x'.repeat(1025) }), 'Channel description too long'],
     ["an 'old' value that is not the current one", update({ can_send_message_group: { new: SYSTEM_GROUP.members, old: SYSTEM_GROUP.members } }), "'old' value does not match the expected value."],
     ['an unknown group', update({ can_send_message_group: { new: 123 } }), 'Invalid user group ID: 123'],
@@ -421,7 +413,7 @@ describe('decideUpdateChannel', () => {
       .thenThrows({ code: 'BAD_REQUEST', msg: 'You do not have permission to administer this channel.' }));
 
   it('refuses the whole request when one change is refused', () =>
-    thenRefused(update({ new_name: 'platform', can_send_message_group: { new: 99 } }), 'Invalid user group ID: 99'));
+    thenRefused(update({ name: 'platform', can_send_message_group: { new: 99 } }), 'Invalid user group ID: 99'));
 });
 
 // ---------------------------------------------------------------------------------------

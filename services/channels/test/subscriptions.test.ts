@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { channelFromCreated, defaultChannelGroupSettings, ROLE, type Fact, type FactOf, type GroupMember } from '@teamchat/contracts';
 import { channelCreated } from './fixtures';
 import { deciderSpec } from '@teamchat/platform/testing';
-import { evolveRegistry, initialRegistry, type RegistryState } from '../src/domain/channels';
+import { evolveRegistry, initialRegistry, type RegistryState } from '../src/domain/registry';
 import {
   decideSubscribe,
   decideSubscribeRequest,

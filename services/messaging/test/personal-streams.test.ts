@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { VISIBILITY_POLICY, type FactOf } from '@teamchat/contracts';
-import { deciderSpec } from '../../../libs/platform/src/testing/decider-spec';
+import { deciderSpec } from '@teamchat/platform/testing';
 import {
   automaticVisibilityPolicy,
   decideFlags,

@@ -131,7 +131,7 @@ export interface CreateUser {
   now: number;
 }
 
-export function decideCreateUser(state: OrganizationState, cmd: CreateUser): Fact[] {
+export function decideCreateUser(state: OrganizationState, cmd: CreateUser): FactOf<'UserCreated'>[] {
   if (!state.exists) throw badRequest('The organization does not exist yet');
   // No actor means a trusted internal caller (seeding, the command-line tool).
   if (cmd.actor && !isAdministrator(cmd.actor.role)) throw badRequest('Must be an organization administrator');

@@ -33,8 +33,7 @@ export async function createOrganization(deps: CommandDeps, params: { name: stri
 export async function createUser(deps: CommandDeps, actor: Actor | undefined, user: NewUser) {
   const { result, append } = await deps.organization.execute(streams.organization, (state) => {
     const facts = decideCreateUser(state, { actor, user, credentials: newCredentials(deps.config.serverSecret), now: Date.now() });
-    const created = facts[0];
-    return { facts, result: created?.type === 'UserCreated' ? created.user_id : 0 };
+    return { facts, result: facts[0]!.user_id };
   });
   return { user_id: result, append };
 }

@@ -6,7 +6,8 @@ import { ApiError, badRequest, type Actor } from '@teamchat/contracts';
 import type { Directory, UserDoc } from '@teamchat/directory';
 import type { ServerConfig } from '@teamchat/platform';
 import { jwtVerify } from 'jose';
-import { apiKeyMatches, deriveApiKey } from '../domain/credentials';
+import { authenticatedActor, emailClaim, keyHolder } from '../domain/authentication';
+import { deriveApiKey } from '../domain/credentials';
 import type { AccountsReadModel } from '../projections/credentials';
 import { userProfile } from './profile';
 
@@ -16,15 +17,10 @@ export interface AuthDeps {
   config: ServerConfig;
 }
 
-const invalidApiKey = () => new ApiError('INVALID_API_KEY', 'Invalid API key', 401);
-const deactivated = () => new ApiError('USER_DEACTIVATED', 'Account is deactivated', 401);
-
 export async function authenticate(deps: AuthDeps, email: string, apiKey: string, client: string): Promise<Actor> {
   const user = await deps.directory.userByEmail(email);
   const credential = user && (await deps.accounts.credentialOf(user._id));
-  if (!user || !credential || !apiKeyMatches(apiKey, credential.api_key_hash)) throw invalidApiKey();
-  if (!user.is_active) throw deactivated();
-  return { user_id: user._id, email: user.email, full_name: user.full_name, role: user.role, is_bot: user.is_bot, client };
+  return authenticatedActor(user, credential, apiKey, client);
 }
 
 /** The user's current key, derived again from the secret and the stored salt. */
@@ -36,9 +32,7 @@ export async function keyFor(deps: AuthDeps, user: UserDoc): Promise<string> {
 
 export async function devFetchApiKey(deps: AuthDeps, username: string) {
   if (deps.config.mode !== 'development') throw badRequest('DevAuthBackend not enabled.');
-  const user = await deps.directory.userByEmail(username);
-  if (!user) throw badRequest('This user does not exist.');
-  if (!user.is_active) throw deactivated();
+  const user = keyHolder(await deps.directory.userByEmail(username), 'This user does not exist.');
   return { api_key: await keyFor(deps, user), email: user.email, user_id: user._id };
 }
 
@@ -51,10 +45,7 @@ export async function jwtFetchApiKey(deps: AuthDeps, token: string, includeProfi
   } catch {
     throw badRequest('Bad JSON web token');
   }
-  if (typeof email !== 'string' || email.length === 0) throw badRequest('No email specified in JSON web token claims');
-  const user = await deps.directory.userByEmail(email);
-  if (!user) throw badRequest('Invalid email in JSON web token');
-  if (!user.is_active) throw deactivated();
+  const user = keyHolder(await deps.directory.userByEmail(emailClaim(email)), 'Invalid email in JSON web token');
   return {
     api_key: await keyFor(deps, user),
     email: user.email,

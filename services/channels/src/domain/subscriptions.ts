@@ -12,9 +12,9 @@ import {
   type GroupMember,
 } from '@teamchat/contracts';
 import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience } from '@teamchat/policies';
-import { decideCreateChannels, validateChannelName, type ChannelCreation, type NewChannel, type RegistryState } from './channels';
-
-const seconds = (ms: number) => Math.floor(ms / 1000);
+import { validateChannelName } from './channel-values';
+import { decideCreateChannels, type ChannelCreation, type NewChannel } from './create-channels';
+import { seconds, type RegistryState } from './registry';
 
 export interface SubscribeRequest {
   actor: GroupMember;
@@ -103,6 +103,9 @@ export interface Subscribe {
   first_message_id: number | null;
   now: number;
 }
+
+/** Of the users a request names, those the channel already has. */
+export const alreadySubscribed = (state: ChannelState, userIds: number[]): number[] => userIds.filter((id) => state.subscribers.has(id));
 
 /** Adds the users not yet subscribed, and says who must hear of it. */
 export function decideSubscribe(state: ChannelState, cmd: Subscribe): FactOf<'SubscriptionsAdded'>[] {

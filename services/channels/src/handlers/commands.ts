@@ -1,6 +1,5 @@
 /** Command handlers: look up what the deciders need, decide, append. */
 import {
-  badRequest,
   CHANNEL_GROUP_SETTINGS,
   channelFromCreated,
   streams,
@@ -14,16 +13,13 @@ import {
 import type { Directory, UserDoc } from '@teamchat/directory';
 import { renderMarkdown } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
-import {
-  decideArchiveChannel,
-  decideCreateChannels,
-  decideUpdateChannel,
-  normalizeDescription,
-  type ChannelCreation,
-  type NewChannel,
-  type RegistryState,
-} from '../domain/channels';
-import { decideSubscribe, decideSubscribeRequest, type ChannelState } from '../domain/subscriptions';
+import { decideArchiveChannel } from '../domain/archive-channel';
+import { normalizeDescription } from '../domain/channel-values';
+import { decideCreateChannels, type ChannelCreation, type NewChannel } from '../domain/create-channels';
+import type { RegistryState } from '../domain/registry';
+import { alreadySubscribed, decideSubscribe, decideSubscribeRequest, type ChannelState } from '../domain/subscriptions';
+import { decideUpdateChannel, type ChannelChanges } from '../domain/update-channel';
+import { activeActor, checkInitialSubscribers, principalIds, type KnownUser } from '../domain/users';
 import type { ChannelMessages } from '../projections/channel-messages';
 
 export interface CommandDeps {
@@ -35,13 +31,13 @@ export interface CommandDeps {
   caughtUp: (position: number | undefined) => Promise<void>;
 }
 
+const known = (user: UserDoc): KnownUser => ({ user_id: user._id, role: user.role, date_joined: user.date_joined, is_active: user.is_active });
 const member = (user: UserDoc): GroupMember => ({ user_id: user._id, role: user.role, date_joined: user.date_joined });
 const lastPosition = (append: AppendResult | undefined) => append?.positions.at(-1);
 
 async function actorMember(deps: CommandDeps, actor: Actor): Promise<GroupMember> {
   const user = await deps.directory.userById(actor.user_id);
-  if (!user || !user.is_active) throw badRequest('Not an active user');
-  return member(user);
+  return activeActor(user && known(user));
 }
 
 const organization = async (deps: CommandDeps) => (await deps.directory.activeUsers()).map(member);
@@ -63,21 +59,19 @@ async function addSubscribers(deps: CommandDeps, channel: ChannelView, userIds: 
   const firstMessageId = await deps.messages.firstMessageId(channel.channel_id);
   return deps.channels.execute(streams.channel(channel.channel_id), (state) => {
     const facts = decideSubscribe(state, { channel, user_ids: userIds, users, first_message_id: firstMessageId, now: Date.now() });
-    return { facts, result: { added: facts[0]?.user_ids ?? [], already: userIds.filter((id) => state.subscribers.has(id)) } };
+    return { facts, result: { added: facts[0]?.user_ids ?? [], already: alreadySubscribed(state, userIds) } };
   });
 }
 
-/** The users a request names, by id or email; all must be active. */
+/** The users a request names, by id or email (the actor when it names nobody). */
 async function principals(deps: CommandDeps, actor: GroupMember, named: SubscribeParams['principals']): Promise<number[]> {
   if (!named || named.length === 0) return [actor.user_id];
-  const ids: number[] = [];
+  const found: (KnownUser | undefined)[] = [];
   for (const principal of named) {
     const user = typeof principal === 'number' ? await deps.directory.userById(principal) : await deps.directory.userByEmail(principal.trim());
-    if (!user) throw badRequest('No such user');
-    if (!user.is_active) throw badRequest('User is deactivated');
-    ids.push(user._id);
+    found.push(user && known(user));
   }
-  return [...new Set(ids)];
+  return principalIds(found);
 }
 
 /** POST /users/me/subscriptions. */
@@ -164,8 +158,7 @@ export async function createChannel(deps: CommandDeps, params: CreateChannel) {
   let position = lastPosition(append);
   await deps.caughtUp(position);
   if (params.subscribers.length) {
-    const known = await deps.directory.usersByIds(params.subscribers);
-    if (known.length !== new Set(params.subscribers).size || known.some((u) => !u.is_active)) throw badRequest('Invalid user ID');
+    checkInitialSubscribers(params.subscribers, (await deps.directory.usersByIds(params.subscribers)).map(known));
     position = lastPosition((await addSubscribers(deps, channelFromCreated(channel), params.subscribers, users)).append) ?? position;
     await deps.caughtUp(position);
   }
@@ -178,9 +171,10 @@ async function channelContext(deps: CommandDeps, actor: Actor, channelId: number
   return { me, users, subscriberIds, subscribed: subscriberIds.includes(me.user_id) };
 }
 
-/** PATCH /streams/{stream_id}. */
+/** PATCH /streams/{stream_id}. The wire's legacy names become the spec's before the decider sees them. */
 export async function updateChannel(deps: CommandDeps, actor: Actor, params: UpdateChannelParams) {
-  const { stream_id: channelId, ...changes } = params;
+  const { stream_id: channelId, new_name, is_private, is_default_stream, ...rest } = params;
+  const changes: ChannelChanges = { ...rest, name: new_name, invite_only: is_private, is_default: is_default_stream };
   const context = await channelContext(deps, actor, channelId);
   const [hasNamedTopics, firstMessageId] = await Promise.all([deps.messages.hasNamedTopics(channelId), deps.messages.firstMessageId(channelId)]);
   const description = changes.description !== undefined ? normalizeDescription(changes.description) : undefined;
