@@ -40,8 +40,8 @@ export async function seedDevelopmentOrganization(bus: Bus): Promise<boolean> {
   });
 
   const humans = ['owner', 'admin', 'moderator', 'member', 'member2', 'guest'].map((n) => ids[`${n}@example.com`]!);
-  const channels = [
-    { name: 'general', description: 'Everyone is here.', is_default_stream: true, subscribers: [...humans, ids['echo-bot@example.com']!] },
+  const channels: ParamsOf<typeof endpoints.channels.createChannel>[] = [
+    { name: 'general', description: 'Everyone is here.', is_default: true, subscribers: [...humans, ids['echo-bot@example.com']!] },
     { name: 'engineering', description: 'Building things.', subscribers: ['owner', 'admin', 'member'].map((n) => ids[`${n}@example.com`]!) },
     { name: 'leadership', description: 'Owners and administrators.', invite_only: true, subscribers: ['owner', 'admin'].map((n) => ids[`${n}@example.com`]!) },
   ];

@@ -37,7 +37,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.createChannel, async (params) => {
       const { channelId, position } = await createChannel(commands, params);
-      return { value: { stream_id: channelId }, position };
+      return { value: { channel_id: channelId }, position };
     }),
     serve(api.subscribe, (params, { actor }) => subscribe(commands, actor, params)),
     serve(api.updateChannel, async (params, { actor }) => ({
@@ -46,7 +46,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
     })),
     serve(api.archiveChannel, async (params, { actor }) => ({
       value: {},
-      position: await archiveChannel(commands, actor, params.stream_id),
+      position: await archiveChannel(commands, actor, params.channel_id),
     })),
   ]);
 

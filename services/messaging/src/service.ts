@@ -130,7 +130,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     }),
     serve(api.markTopicAsRead, async (params, { actor }) => ({
       value: {},
-      position: await markTopicAsRead(changeDeps, actor, params.stream_id, params.topic_name),
+      position: await markTopicAsRead(changeDeps, actor, params.channel_id, params.topic_name),
     })),
     serve(api.updateUserTopic, async (params, { actor }) => ({
       value: {},

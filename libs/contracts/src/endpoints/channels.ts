@@ -16,7 +16,7 @@ export const SubscribeParams = z.object({
   announce: z.boolean().optional(),
   invite_only: z.boolean().optional(),
   is_web_public: z.boolean().optional(),
-  is_default_stream: z.boolean().optional(),
+  is_default: z.boolean().optional(),
   history_public_to_subscribers: z.boolean().optional(),
   message_retention_days: MessageRetentionDays.optional(),
   topics_policy: z.enum(TOPICS_POLICIES).optional(),
@@ -32,13 +32,13 @@ export const SubscribeParams = z.object({
 export type SubscribeParams = z.infer<typeof SubscribeParams>;
 
 export const UpdateChannelParams = z.object({
-  stream_id: int(),
+  channel_id: int(),
   description: z.string().optional(),
-  new_name: z.string().optional(),
-  is_private: z.boolean().optional(),
+  name: z.string().optional(),
+  invite_only: z.boolean().optional(),
   is_web_public: z.boolean().optional(),
   history_public_to_subscribers: z.boolean().optional(),
-  is_default_stream: z.boolean().optional(),
+  is_default: z.boolean().optional(),
   message_retention_days: MessageRetentionDays.optional(),
   is_archived: z.boolean().optional(),
   topics_policy: z.enum(TOPICS_POLICIES).optional(),
@@ -53,14 +53,14 @@ export const UpdateChannelParams = z.object({
 });
 export type UpdateChannelParams = z.infer<typeof UpdateChannelParams>;
 
-export const ChannelIdPathParams = z.object({ stream_id: int() });
+export const ChannelIdPathParams = z.object({ channel_id: int() });
 
 export const CreateChannelParams = z.object({
   name: z.string(),
   description: z.string().default(''),
   invite_only: z.boolean().default(false),
   history_public_to_subscribers: z.boolean().optional(),
-  is_default_stream: z.boolean().default(false),
+  is_default: z.boolean().default(false),
   subscribers: z.array(int()).default([]),
 });
 
@@ -71,7 +71,7 @@ export const channelsEndpoints = {
   subscribe: endpoint({
     service: 'channels',
     subject: 'channels.subscribe',
-    http: { method: 'POST', path: '/users/me/subscriptions' },
+    http: { method: 'POST', path: '/users/me/subscriptions', wireNames: { is_default_stream: 'is_default' } },
     auth: true,
     params: SubscribeParams,
     reply: z.object({
@@ -84,7 +84,11 @@ export const channelsEndpoints = {
   updateChannel: endpoint({
     service: 'channels',
     subject: 'channels.update_channel',
-    http: { method: 'PATCH', path: '/streams/{stream_id}' },
+    http: {
+      method: 'PATCH',
+      path: '/streams/{stream_id}',
+      wireNames: { stream_id: 'channel_id', new_name: 'name', is_private: 'invite_only', is_default_stream: 'is_default' },
+    },
     auth: true,
     params: UpdateChannelParams,
     reply: EmptyReply,
@@ -92,7 +96,7 @@ export const channelsEndpoints = {
   archiveChannel: endpoint({
     service: 'channels',
     subject: 'channels.archive_channel',
-    http: { method: 'DELETE', path: '/streams/{stream_id}' },
+    http: { method: 'DELETE', path: '/streams/{stream_id}', wireNames: { stream_id: 'channel_id' } },
     auth: true,
     params: ChannelIdPathParams,
     reply: EmptyReply,
@@ -104,6 +108,6 @@ export const channelsEndpoints = {
     subject: 'channels.create_channel',
     auth: false,
     params: CreateChannelParams,
-    reply: z.object({ stream_id: int() }),
+    reply: z.object({ channel_id: int() }),
   }),
 };

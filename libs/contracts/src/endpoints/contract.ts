@@ -41,8 +41,8 @@ export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject =
   http?: HttpBinding;
 }
 
-export type ParamsOf<E extends Endpoint> = z.infer<E['params']>;
-export type ReplyOf<E extends Endpoint> = z.infer<E['reply']>;
+/** The parameters a caller sends (before defaults are filled in). */
+export type ParamsOf<E extends Endpoint> = z.input<E['params']>;
 
 /** Declares a contract; the literal types of `auth` and the schemas are kept for both sides. */
 export function endpoint<P extends ZodObject, R extends ZodObject, A extends boolean>(contract: Endpoint<P, R, A>): Endpoint<P, R, A> {

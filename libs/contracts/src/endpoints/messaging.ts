@@ -9,13 +9,20 @@ import { EmptyReply, endpoint } from './contract';
 const int = () => z.number().int();
 const nonNegativeInt = () => z.number().int().min(0);
 
+/**
+ * The kind of message: the wire's legacy `stream` and `private` become `channel` and
+ * `direct`. The output is itself valid input, so the service's second validation of the
+ * same schema keeps it.
+ */
+const MessageType = z
+  .enum(['direct', 'private', 'channel', 'stream'])
+  .transform((type): 'direct' | 'channel' => (type === 'stream' ? 'channel' : type === 'private' ? 'direct' : type));
+
 export const SendMessageParams = z.object({
-  type: z.enum(['direct', 'private', 'channel', 'stream']),
+  type: MessageType,
   to: z.union([z.string(), int(), z.array(z.string()), z.array(int())]),
   content: z.string(),
   topic: z.string().optional(),
-  /** Legacy name of `topic`. */
-  subject: z.string().optional(),
   queue_id: z.string().optional(),
   local_id: z.string().optional(),
   read_by_sender: z.boolean().optional(),
@@ -73,7 +80,7 @@ export const UpdateFlagsForNarrowParams = z.object({
 });
 export type UpdateFlagsForNarrowParams = z.infer<typeof UpdateFlagsForNarrowParams>;
 
-export const MarkTopicAsReadParams = z.object({ stream_id: int(), topic_name: z.string() });
+export const MarkTopicAsReadParams = z.object({ channel_id: int(), topic_name: z.string() });
 
 export const ReactionParams = z.object({
   message_id: int(),
@@ -87,9 +94,7 @@ export const UpdateMessageParams = z.object({
   message_id: int(),
   content: z.string().optional(),
   topic: z.string().optional(),
-  /** Legacy name of `topic`. */
-  subject: z.string().optional(),
-  stream_id: int().optional(),
+  channel_id: int().optional(),
   propagate_mode: z.enum(['change_one', 'change_later', 'change_all']).optional(),
   send_notification_to_old_thread: z.boolean().optional(),
   send_notification_to_new_thread: z.boolean().optional(),
@@ -98,7 +103,7 @@ export const UpdateMessageParams = z.object({
 export type UpdateMessageParams = z.infer<typeof UpdateMessageParams>;
 
 export const UserTopicParams = z.object({
-  stream_id: int(),
+  channel_id: int(),
   topic: z.string(),
   visibility_policy: int(),
 });
@@ -123,7 +128,7 @@ export const messagingEndpoints = {
   sendMessage: endpoint({
     service: 'messaging',
     subject: 'messaging.send_message',
-    http: { method: 'POST', path: '/messages' },
+    http: { method: 'POST', path: '/messages', wireNames: { subject: 'topic' } },
     auth: true,
     params: SendMessageParams,
     reply: z.object({ id: int(), automatic_new_visibility_policy: int().optional() }),
@@ -148,7 +153,7 @@ export const messagingEndpoints = {
   updateMessage: endpoint({
     service: 'messaging',
     subject: 'messaging.update_message',
-    http: { method: 'PATCH', path: '/messages/{message_id}' },
+    http: { method: 'PATCH', path: '/messages/{message_id}', wireNames: { stream_id: 'channel_id', subject: 'topic' } },
     auth: true,
     params: UpdateMessageParams,
     reply: EmptyReply,
@@ -212,7 +217,7 @@ export const messagingEndpoints = {
   markTopicAsRead: endpoint({
     service: 'messaging',
     subject: 'messaging.mark_topic_as_read',
-    http: { method: 'POST', path: '/mark_topic_as_read' },
+    http: { method: 'POST', path: '/mark_topic_as_read', wireNames: { stream_id: 'channel_id' } },
     auth: true,
     params: MarkTopicAsReadParams,
     reply: EmptyReply,
@@ -220,7 +225,7 @@ export const messagingEndpoints = {
   updateUserTopic: endpoint({
     service: 'messaging',
     subject: 'messaging.update_user_topic',
-    http: { method: 'POST', path: '/user_topics' },
+    http: { method: 'POST', path: '/user_topics', wireNames: { stream_id: 'channel_id' } },
     auth: true,
     params: UserTopicParams,
     reply: EmptyReply,

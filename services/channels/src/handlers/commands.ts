@@ -18,7 +18,7 @@ import { normalizeDescription } from '../domain/channel-values';
 import { decideCreateChannels, type ChannelCreation, type NewChannel } from '../domain/create-channels';
 import type { RegistryState } from '../domain/registry';
 import { alreadySubscribed, decideSubscribe, decideSubscribeRequest, type ChannelState } from '../domain/subscriptions';
-import { decideUpdateChannel, type ChannelChanges } from '../domain/update-channel';
+import { decideUpdateChannel } from '../domain/update-channel';
 import { activeActor, checkInitialSubscribers, principalIds, type KnownUser } from '../domain/users';
 import type { ChannelMessages } from '../projections/channel-messages';
 
@@ -82,7 +82,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
   const settings: ChannelCreation = {
     invite_only: params.invite_only ?? false,
     is_web_public: params.is_web_public ?? false,
-    is_default: params.is_default_stream ?? false,
+    is_default: params.is_default ?? false,
     history_public_to_subscribers: params.history_public_to_subscribers,
     message_retention_days: params.message_retention_days,
     topics_policy: params.topics_policy,
@@ -133,7 +133,7 @@ export interface CreateChannel {
   description: string;
   invite_only: boolean;
   history_public_to_subscribers?: boolean;
-  is_default_stream: boolean;
+  is_default: boolean;
   subscribers: number[];
 }
 
@@ -146,7 +146,7 @@ export async function createChannel(deps: CommandDeps, params: CreateChannel) {
       settings: {
         invite_only: params.invite_only,
         is_web_public: false,
-        is_default: params.is_default_stream,
+        is_default: params.is_default,
         history_public_to_subscribers: params.history_public_to_subscribers,
         group_settings: {},
       },
@@ -171,10 +171,9 @@ async function channelContext(deps: CommandDeps, actor: Actor, channelId: number
   return { me, users, subscriberIds, subscribed: subscriberIds.includes(me.user_id) };
 }
 
-/** PATCH /streams/{stream_id}. The wire's legacy names become the spec's before the decider sees them. */
+/** PATCH /streams/{stream_id}. */
 export async function updateChannel(deps: CommandDeps, actor: Actor, params: UpdateChannelParams) {
-  const { stream_id: channelId, new_name, is_private, is_default_stream, ...rest } = params;
-  const changes: ChannelChanges = { ...rest, name: new_name, invite_only: is_private, is_default: is_default_stream };
+  const { channel_id: channelId, ...changes } = params;
   const context = await channelContext(deps, actor, channelId);
   const [hasNamedTopics, firstMessageId] = await Promise.all([deps.messages.hasNamedTopics(channelId), deps.messages.firstMessageId(channelId)]);
   const description = changes.description !== undefined ? normalizeDescription(changes.description) : undefined;

@@ -96,7 +96,10 @@ async function messagesToMove(deps: ChangeDeps, message: MessageDoc, mode: 'chan
 
 export async function editMessage(deps: ChangeDeps, actor: Actor, params: UpdateMessageParams) {
   const { message } = await accessibleMessage(deps, actor, params.message_id);
-  const topic = params.topic ?? params.subject;
+  // The source channel is read before the destination: the projector applies facts in
+  // order, so a grant seen here comes with every earlier change to the destination.
+  const source_grants = message.channel_id === null ? null : grantsOf(await deps.directory.channelById(message.channel_id));
+  const topic = params.topic;
   let content: Parameters<typeof decideEditMessage>[1]['content'];
   if (params.content !== undefined) {
     if (params.content.includes('\u0000')) throw badRequest('Message must not contain null bytes');
@@ -112,8 +115,8 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   }
   let channel: { id: number; name: string; recipient_id: number; grants: ChannelGrants } | undefined;
   let revoked: number[] = [];
-  if (params.stream_id !== undefined && params.stream_id !== message.channel_id) {
-    const target = await deps.directory.channelById(params.stream_id);
+  if (params.channel_id !== undefined && params.channel_id !== message.channel_id) {
+    const target = await deps.directory.channelById(params.channel_id);
     if (!target || !(await channelAccessOf(deps.directory, actor, target)).postOrMoveInto) throw badRequest('Invalid channel ID');
     if (target.is_archived) throw badRequest(`Channel '${target.name}' is archived`);
     channel = {
@@ -134,7 +137,6 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   const moved = moving ? await messagesToMove(deps, message, propagate) : [message];
   const audience_user_ids = await audienceOf(deps, moved, channel ? [channel.id] : []);
   const editor = await editActor(deps, actor);
-  const source_grants = message.channel_id === null ? null : grantsOf(await deps.directory.channelById(message.channel_id));
   const { append } = await deps.messages.execute(message.stream, (state) => ({
     facts: decideEditMessage(state, {
       actor: editor,
@@ -227,7 +229,7 @@ export async function markTopicAsRead(deps: ChangeDeps, actor: Actor, channelId:
 }
 
 export async function updateUserTopic(deps: ChangeDeps, actor: Actor, params: UserTopicParams) {
-  const channel = await deps.directory.channelById(params.stream_id);
+  const channel = await deps.directory.channelById(params.channel_id);
   if (!channel || !(await channelAccessOf(deps.directory, actor, channel)).setTopicVisibility) throw badRequest('Invalid channel ID');
   const topic = normalizeTopic(params.topic);
   const command = { user_id: actor.user_id, channel_id: channel._id, topic, visibility_policy: params.visibility_policy, now: Date.now() };

@@ -104,9 +104,9 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
   const senderDoc = await deps.directory.userById(actor.user_id);
   if (!senderDoc || !senderDoc.is_active) throw badRequest('Sender is not an active user');
   const sender = participant(senderDoc);
-  const isChannel = params.type === 'channel' || params.type === 'stream';
-  const target = isChannel
-    ? await resolveChannel(deps.directory, params.to, params.topic ?? params.subject)
+  const target =
+    params.type === 'channel'
+    ? await resolveChannel(deps.directory, params.to, params.topic)
     : await resolveDirect(deps.directory, params.to);
 
   const recipients = recipientUserIds(sender, target);
