@@ -1,7 +1,7 @@
 /**
- * Who may see, subscribe to and administer a channel (Zulip's metadata access, content
- * access and channel administration), and so who must hear of changes to it. Pure: the
- * users, the subscribers and the clock come from the caller.
+ * Who may see, subscribe to, administer, read and post in a channel (Zulip's metadata
+ * access, content access and channel administration), and so who must hear of changes to
+ * it. Pure: the users, the subscribers and the clock come from the caller.
  */
 import {
   CHANNEL_GROUP_SETTING_RULES,
@@ -84,4 +84,59 @@ export function metadataAudience(channel: ChannelView, users: GroupMember[], sub
     })
     .map((user) => user.user_id)
     .sort((a, b) => a - b);
+}
+
+// Messages in a channel, as messaging asks: one function answers every question it puts.
+// The questions differ on purpose (each matches what Zulip answers at that place), so each
+// caller picks the answer to its own question rather than a shared "may see".
+
+/** What the rules read of a channel. */
+export interface ChannelAccessView {
+  invite_only: boolean;
+  history_public_to_subscribers: boolean;
+}
+
+/** The actor as the rules see them, with respect to this channel. */
+export interface ChannelAccessActor {
+  role: number;
+  subscribed: boolean;
+}
+
+export interface ChannelAccess {
+  /**
+   * The channel may be named and known to exist (a narrow's channel operator, a `with:`
+   * link's conversation, marking a topic as read): any public channel, guests included,
+   * and private ones the actor is subscribed to. Otherwise it reads as unknown.
+   */
+  seeMetadata: boolean;
+  /**
+   * Its messages may be read from channel history, not only those the actor received:
+   * only where history is shared with subscribers, and then for subscribers, or for
+   * anyone but guests in a public channel.
+   */
+  readHistory: boolean;
+  /**
+   * Messages may be moved into it (before the channel's own posting permission is
+   * checked): subscribers, or anyone but guests in a public channel; history sharing
+   * does not matter.
+   */
+  postOrMoveInto: boolean;
+  /** The actor may set topic visibility policies in it: subscribers, or whoever may read its history. */
+  setTopicVisibility: boolean;
+}
+
+const NONE: ChannelAccess = { seeMetadata: false, readHistory: false, postOrMoveInto: false, setTopicVisibility: false };
+
+/** A channel that does not exist answers no to everything. */
+export function channelAccess(channel: ChannelAccessView | undefined, actor: ChannelAccessActor): ChannelAccess {
+  if (!channel) return NONE;
+  const { subscribed } = actor;
+  const publicToMembers = !channel.invite_only && !isGuest(actor.role);
+  const readHistory = channel.history_public_to_subscribers && (subscribed || publicToMembers);
+  return {
+    seeMetadata: !channel.invite_only || subscribed,
+    readHistory,
+    postOrMoveInto: subscribed || publicToMembers,
+    setTopicVisibility: subscribed || readHistory,
+  };
 }

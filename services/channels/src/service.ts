@@ -16,9 +16,9 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const directory = new Directory(readModels);
   const messages = new ChannelMessages(readModels);
   const projector = new Projector({
-    // Named anew when it took on the channel messages: a data directory from before
-    // replays the store once (the directory's writes are idempotent), so the messages
-    // sent before are known too.
+    // The name changes with what the projector writes: a data directory kept under
+    // another name replays the store once (the directory's writes are idempotent), so
+    // every fact the maps handle is reflected.
     name: 'channels-directory-and-messages',
     store,
     readModels,

@@ -39,9 +39,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const directory = new Directory(readModels);
   const model = new MessagesReadModel(readModels);
   const projector = new Projector({
-    // A new name when the read model's shape changes: the projector then empties its
-    // collections and replays every fact (2: rows gained `direct`, indexes became
-    // partial; 3: rows are keyed message first).
+    // The name changes with the read model's shape: under a new name the projector
+    // empties its collections and replays every fact, so no document keeps an old shape.
     name: 'messaging-3',
     collections: model.collections,
     store,

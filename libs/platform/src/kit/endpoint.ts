@@ -76,9 +76,11 @@ export function serveContract<E extends Endpoint>(
         const parsed = endpoint.params.safeParse(request?.params ?? {});
         if (!parsed.success) throw badRequest(describeZodIssue(parsed.error.issues[0]));
         if (endpoint.auth && !request.actor) throw badRequest('Authentication required');
-        await readModels?.waitFor(request.after);
+        // Most requests carry no position: they skip the await (a turn of the microtask
+        // queue each) rather than wait for a promise that is already resolved.
+        if (readModels && request.after !== undefined) await readModels.waitFor(request.after);
         const result = await handler(parsed.data as z.output<E['params']>, { actor: request.actor as RequestContext<E['auth']>['actor'], log });
-        await readModels?.waitFor(result.position);
+        if (readModels && result.position !== undefined) await readModels.waitFor(result.position);
         reply = {
           ok: true,
           value: result.value as Record<string, unknown>,

@@ -96,8 +96,8 @@ export function decodeParams(
   const shape = schema.shape as Record<string, ZodType>;
   const params: Record<string, unknown> = Object.create(null);
   const ignored: string[] = [];
-  /** Each parameter's wire name, where it differs from its name in `params`. */
-  const renamed = new Map<string, string>();
+  /** Each parameter's wire name, where it differs from its name in `params` (made only then). */
+  let renamed: Map<string, string> | undefined;
   const nameOf = (key: string) => (Object.hasOwn(wireNames, key) ? wireNames[key]! : key);
   for (const [key, value] of Object.entries(raw)) {
     if (key in sources.path) continue;
@@ -108,18 +108,18 @@ export function decodeParams(
     }
     // The schema's own name wins over a legacy alias sent beside it.
     if (name !== key && Object.hasOwn(raw, name)) continue;
-    if (name !== key) renamed.set(name, key);
+    if (name !== key) (renamed ??= new Map()).set(name, key);
     params[name] = decodeOne(key, value, kindOf(shape[name]!));
   }
   for (const [key, value] of Object.entries(sources.path)) {
     const name = nameOf(key);
-    if (name !== key) renamed.set(name, key);
+    if (name !== key) (renamed ??= new Map()).set(name, key);
     params[name] = Object.hasOwn(shape, name) ? decodeOne(key, value, kindOf(shape[name]!)) : value;
   }
   return {
     params,
     ignored,
-    wireNameOf: (name) => renamed.get(name) ?? (Object.hasOwn(params, name) ? name : wireNameFor(name, wireNames)),
+    wireNameOf: (name) => renamed?.get(name) ?? (Object.hasOwn(params, name) ? name : wireNameFor(name, wireNames)),
   };
 }
 

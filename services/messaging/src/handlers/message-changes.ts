@@ -28,7 +28,7 @@ import {
   type MessageSnapshot,
   type MessageState,
 } from '../domain/message-changes';
-import { revokedByMove } from '../domain/channel-access';
+import { revokedByMove } from '../domain/moves';
 import { reactionEmoji } from '../domain/emoji';
 import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from '../domain/personal-streams';
 import { normalizeTopic } from '../domain/topics';

@@ -6,7 +6,7 @@
  */
 import { badRequest, type Actor } from '@teamchat/contracts';
 import type { ChannelDoc, Directory } from '@teamchat/directory';
-import { channelAccess, type ChannelAccess } from '../domain/channel-access';
+import { channelAccess, type ChannelAccess } from '@teamchat/policies';
 import { userMessageId, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ROLE } from '@teamchat/contracts';
-import { channelAccess, revokedByMove, type ChannelAccess, type ChannelAccessView } from '../src/domain/channel-access';
+import { channelAccess, type ChannelAccess, type ChannelAccessView } from '../src';
 
 const channel = (kind: 'public' | 'private', history: 'shared' | 'not shared'): ChannelAccessView => ({
   invite_only: kind === 'private',
@@ -39,15 +39,5 @@ describe('channelAccess', () => {
 
   it('answers no to everything for a channel that does not exist', () => {
     expect(channelAccess(undefined, { role: ROLE.owner, subscribed: true })).toStrictEqual(answers(N, N, N, N));
-  });
-});
-
-describe('revokedByMove', () => {
-  it('takes moved messages from holders not subscribed to a private destination, once each', () => {
-    expect(revokedByMove({ invite_only: true }, [4, 5, 6, 5], [4, 7])).toStrictEqual([5, 6]);
-  });
-
-  it('takes nothing from anyone when the destination is public', () => {
-    expect(revokedByMove({ invite_only: false }, [4, 5, 6], [])).toStrictEqual([]);
   });
 });
