@@ -37,6 +37,35 @@ export const NarrowTerm = z.union([
 ]);
 export type NarrowTerm = z.infer<typeof NarrowTerm>;
 
+/** A narrow term in one shape, its operator under the spec's name. */
+export interface NormalizedNarrowTerm {
+  operator: string;
+  /** The operator as the client wrote it, for error messages. */
+  written: string;
+  operand: z.infer<typeof NarrowOperand>;
+  negated: boolean;
+}
+
+/** Legacy operator names, as clients still send them, and the spec's names for them. */
+const NARROW_OPERATOR_NAMES: Readonly<Record<string, string>> = {
+  stream: 'channel',
+  streams: 'channels',
+  subject: 'topic',
+  'pm-with': 'dm',
+  'group-pm-with': 'dm-including',
+};
+
+/**
+ * The one reading of a narrow term, for every service that takes a narrow (GET /messages,
+ * a queue's narrow): either wire form, operator names case-insensitive, legacy names
+ * translated.
+ */
+export function normalizeNarrowTerm(term: NarrowTerm): NormalizedNarrowTerm {
+  const [written, operand, negated] = Array.isArray(term) ? [term[0], term[1], false] : [term.operator, term.operand, term.negated ?? false];
+  const lower = written.toLowerCase();
+  return { operator: NARROW_OPERATOR_NAMES[lower] ?? lower, written, operand, negated };
+}
+
 export const GetMessagesParams = z.object({
   anchor: z.union([z.string(), int()]).optional(),
   include_anchor: z.boolean().optional(),

@@ -3,12 +3,10 @@
  * queued (other event types are not narrowed, as in Zulip). Matched against the message
  * as the fact recorded it, so the events service needs no directory of its own.
  */
-import { badRequest, displayTopic, type FactOf, type NarrowTerm } from '@teamchat/contracts';
+import { badRequest, displayTopic, normalizeNarrowTerm, type FactOf, type NarrowTerm } from '@teamchat/contracts';
 
 type Sent = FactOf<'MessageSent'>;
 export type QueueNarrow = ((message: Sent) => boolean)[];
-
-const ALIASES: Record<string, string> = { stream: 'channel', subject: 'topic', 'pm-with': 'dm' };
 
 const matchesUser = (operand: string | number, user: { id: number; email: string }) =>
   typeof operand === 'number' ? user.id === operand : user.email.toLowerCase() === operand.trim().toLowerCase();
@@ -53,8 +51,8 @@ function predicate(operator: string, operand: unknown, ownerId: number): (m: Sen
 
 export function parseQueueNarrow(narrow: NarrowTerm[] | undefined, ownerId: number): QueueNarrow {
   return (narrow ?? []).map((term) => {
-    const [rawOperator, operand, negated] = Array.isArray(term) ? [term[0], term[1], false] : [term.operator, term.operand, term.negated ?? false];
-    const test = predicate(ALIASES[rawOperator] ?? rawOperator, operand, ownerId);
+    const { operator, operand, negated } = normalizeNarrowTerm(term);
+    const test = predicate(operator, operand, ownerId);
     return negated ? (m: Sent) => !test(m) : test;
   });
 }

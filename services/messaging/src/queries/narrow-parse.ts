@@ -2,7 +2,7 @@
  * The `narrow` parameter parsed and resolved: legacy operator names translated, users
  * and channels looked up, every unknown operator, operand, user or channel refused.
  */
-import { ApiError, EMPTY_TOPIC_DISPLAY_NAME, type Actor, type NarrowTerm } from '@teamchat/contracts';
+import { ApiError, EMPTY_TOPIC_DISPLAY_NAME, normalizeNarrowTerm, type Actor, type NarrowTerm } from '@teamchat/contracts';
 import type { ChannelDoc, UserDoc } from '@teamchat/directory';
 import { dmKey } from '../projections/message-docs';
 import { searchableText } from '../projections/text-features';
@@ -11,23 +11,10 @@ import { HAS_OPERANDS, IS_OPERANDS, type Condition, type HasOperand, type IsOper
 
 export const badNarrow = (msg: string) => new ApiError('BAD_REQUEST', `Invalid narrow operator: ${msg}`, 400);
 
-/** Legacy operator names, as clients still send them. */
-const OPERATOR_ALIASES: Record<string, string> = {
-  stream: 'channel',
-  streams: 'channels',
-  subject: 'topic',
-  'pm-with': 'dm',
-  'group-pm-with': 'dm-including',
-};
-
 /** The operators Zulip lets a narrow negate ("-topic:x"). */
 const NEGATABLE = new Set(['channel', 'topic', 'sender', 'is', 'has', 'search', 'dm-including']);
 
-export function normalizeTerm(term: NarrowTerm): Term {
-  const [written, operand, negated] = Array.isArray(term) ? [term[0], term[1], false] : [term.operator, term.operand, term.negated ?? false];
-  const lower = written.toLowerCase();
-  return { operator: OPERATOR_ALIASES[lower] ?? lower, written, operand, negated };
-}
+export const normalizeTerm = (term: NarrowTerm): Term => normalizeNarrowTerm(term);
 
 const IS_ALIASES: Record<string, IsOperand> = { private: 'dm' };
 
