@@ -137,6 +137,37 @@ export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
           expect(form.body.result).toBe('error');
         });
       });
+
+      it('answers router refusals, unparseable multipart bodies and over-deep JSON with the envelope', async () => {
+        for (const path of ['/messages/%ZZ', '/messages/%', '/messages/%C3']) {
+          const res = await anonymous.request('GET', path);
+          expect({ path, status: res.status, body: res.body }).toMatchObject({ path, status: 400, body: { result: 'error', code: 'BAD_REQUEST' } });
+        }
+        const longParam = await anonymous.request('GET', `/messages/${'1'.repeat(150)}`);
+        expect(longParam.status).toBe(414);
+        expect(longParam.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
+
+        const noBoundary = await anonymous.request('POST', '/dev_fetch_api_key', {}, { rawBody: 'x', headers: { 'content-type': 'multipart/form-data' } });
+        expect(noBoundary.status).toBe(400);
+        expect(noBoundary.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: 'The multipart/form-data body could not be parsed' });
+
+        const deep = '['.repeat(5000) + ']'.repeat(5000);
+        const form = await member.request('POST', '/register', {}, {
+          rawBody: `client_capabilities=${encodeURIComponent(deep)}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+        expect(form.status).toBe(400);
+        expect(form.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: expect.stringContaining("'client_capabilities' is nested too deeply") });
+        const json = await member.request('POST', '/register', {}, {
+          rawBody: `{"client_capabilities":${deep}}`,
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(json.status).toBe(400);
+        expect(json.body.msg).toContain("'client_capabilities' is nested too deeply");
+        // Nesting within the limit still reaches the service.
+        const shallow = await member.request('POST', '/register', { client_capabilities: { notification_settings_null: true } });
+        expect(shallow.body.result).toBe('success');
+      });
     });
 
     describe('authentication', () => {

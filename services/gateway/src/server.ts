@@ -29,6 +29,10 @@ export interface GatewayOptions {
 }
 
 const MAX_HEADER_BYTES = 256 * 1024;
+/** Fastify's default; no path parameter of the API (ids, short names) comes close. */
+const MAX_PARAM_LENGTH = 100;
+
+const isMultipart = (request: FastifyRequest) => /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
 
 /**
  * Requests Node rejects before routing (oversized headers, malformed HTTP, timeouts)
@@ -64,6 +68,13 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     // default header limit is 16 KiB).
     http: { maxHeaderSize: MAX_HEADER_BYTES },
     clientErrorHandler: writeClientError,
+    // The router's own refusals (a path that does not decode, a path parameter past
+    // maxParamLength) get the envelope too, not Fastify's {error, code: FST_ERR_…} body.
+    frameworkErrors: (error, _request, reply) =>
+      (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? sendError(reply, { code: 'BAD_REQUEST', status: 414, msg: `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` })
+        : sendError(reply, { code: 'BAD_REQUEST', status: 400, msg: 'The path is not valid: a percent-encoding does not decode' }),
+    maxParamLength: MAX_PARAM_LENGTH,
   });
   await app.register(formbody);
   await app.register(multipart, { attachFieldsToBody: 'keyValues' });
@@ -95,12 +106,16 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     return value.actor;
   }
 
+  /** Requests whose body parsed and whose handler started: an error in them is not the body's. */
+  const reachedHandler = new WeakSet<FastifyRequest>();
+
   function handlerFor({ endpoint }: Route) {
     const callOptions = {
       checkReply: options.checkReplies ?? false,
       ...(endpoint.http?.longPoll ? { timeoutMs: longPollTimeoutMs } : {}),
     };
     return async (request: FastifyRequest, reply: FastifyReply) => {
+      reachedHandler.add(request);
       const actor = endpoint.auth ? await authenticate(request) : undefined;
       const { params, ignored, wireNameOf } = decodeParams(endpoint.params, {
         query: request.query,
@@ -130,7 +145,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     };
   }
 
-  app.setErrorHandler((err: unknown, _request, reply) => {
+  app.setErrorHandler((err: unknown, request, reply) => {
     if (isApiError(err)) return sendError(reply, err);
     if (err instanceof ReplyMismatchError) {
       log.error({ subject: err.subject, issue: err.issue }, 'reply does not match its contract');
@@ -140,6 +155,11 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
       // Malformed bodies, unsupported content types, oversized payloads.
       return sendError(reply, { code: 'BAD_REQUEST', status: statusCode, msg: (err as Error).message });
+    }
+    // The multipart parser throws plain errors (no boundary, a broken part) before any
+    // handler runs: the client's body is at fault, not the server.
+    if (isMultipart(request) && !reachedHandler.has(request)) {
+      return sendError(reply, { code: 'BAD_REQUEST', status: 400, msg: 'The multipart/form-data body could not be parsed' });
     }
     log.error({ err }, 'unhandled error');
     return sendError(reply, { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describeZodIssue } from '@teamchat/platform';
-import { decodeParams } from '../src/http/decode';
+import { decodeParams, MAX_JSON_DEPTH, MAX_JSON_LENGTH } from '../src/http/decode';
 
 const schema = z.object({ channel_id: z.number().int(), topic: z.string().optional(), flag: z.boolean().optional() });
 const wireNames = { stream_id: 'channel_id', subject: 'topic' };
@@ -45,5 +45,39 @@ describe('decodeParams with legacy wire names', () => {
     const { params, ignored } = decodeParams(schema, { query: {}, body: { stream_id: '1', channel_id: '2' }, path: {} });
     expect(params).toEqual({ channel_id: 2 });
     expect(ignored).toEqual(['stream_id']);
+  });
+});
+
+describe('decodeParams limits on JSON parameters', () => {
+  const json = z.object({ narrow: z.array(z.unknown()).optional(), to: z.union([z.string(), z.array(z.number())]).optional() });
+  const refusal = (body: Record<string, unknown>) => {
+    try {
+      decodeParams(json, { query: {}, body, path: {} });
+      return undefined;
+    } catch (err) {
+      return (err as { msg?: string }).msg;
+    }
+  };
+
+  it(`refuses text nested deeper than ${MAX_JSON_DEPTH} levels, for JSON and maybe-JSON kinds`, () => {
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    expect(refusal({ narrow: nested(MAX_JSON_DEPTH) })).toBeUndefined();
+    expect(refusal({ narrow: nested(MAX_JSON_DEPTH + 1) })).toBe(`Argument 'narrow' is nested too deeply (at most ${MAX_JSON_DEPTH} levels).`);
+    expect(refusal({ to: nested(5000) })).toContain("'to' is nested too deeply");
+  });
+
+  it('counts brackets inside strings as text, not nesting', () => {
+    expect(refusal({ narrow: JSON.stringify(['['.repeat(100), '{"\\\\"'.repeat(50)]) })).toBeUndefined();
+  });
+
+  it('refuses already-decoded values (JSON bodies) nested too deeply, without recursion', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(refusal({ narrow: deep })).toContain("'narrow' is nested too deeply");
+    expect(refusal({ narrow: [[{ operator: 'channel', operand: 'x' }]] })).toBeUndefined();
+  });
+
+  it(`refuses JSON text longer than ${MAX_JSON_LENGTH} characters`, () => {
+    expect(refusal({ narrow: `[${'1,'.repeat(MAX_JSON_LENGTH / 2)}1]` })).toContain("'narrow' is too long");
   });
 });

@@ -11,6 +11,15 @@ type Kind = 'text' | 'integer' | 'boolean' | 'json' | 'maybe-json';
 
 const LOOKS_LIKE_JSON = /^\s*(?:[[{"\d-]|true\b|false\b|null\b)/;
 
+/**
+ * How deeply a JSON parameter may nest, and how long its text may be. The API's deepest
+ * legitimate values (a narrow, an anonymous group inside a group-setting update) nest three
+ * or four levels; a value nested thousands deep would overflow the stack of whatever copies
+ * it (the bus, a deep freeze), so the gateway refuses it before any service sees it.
+ */
+export const MAX_JSON_DEPTH = 32;
+export const MAX_JSON_LENGTH = 1024 * 1024;
+
 /** The wire kind of a schema, looking through optional/default/nullable wrappers. */
 function kindOf(schema: ZodType): Kind {
   const def = (schema as unknown as { _zod: { def: { type: string; innerType?: ZodType } } })._zod.def;
@@ -39,8 +48,45 @@ function kindOf(schema: ZodType): Kind {
   }
 }
 
+/** The deepest nesting of arrays and objects in JSON text, counted without parsing it. */
+function textDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+/** Whether a decoded value (e.g. from a JSON body) nests deeper than `limit`, walked without recursion. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function checkJsonText(name: string, raw: string): void {
+  if (raw.length > MAX_JSON_LENGTH) throw badRequest(`Argument '${name}' is too long (at most ${MAX_JSON_LENGTH} characters).`, { var_name: name });
+  if (textDepth(raw) > MAX_JSON_DEPTH) throw badRequest(`Argument '${name}' is nested too deeply (at most ${MAX_JSON_DEPTH} levels).`, { var_name: name });
+}
+
 function decodeOne(name: string, raw: unknown, kind: Kind): unknown {
-  if (typeof raw !== 'string') return raw;
+  if (typeof raw !== 'string') {
+    if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) throw badRequest(`Argument '${name}' is nested too deeply (at most ${MAX_JSON_DEPTH} levels).`, { var_name: name });
+    return raw;
+  }
   switch (kind) {
     case 'text':
       return raw;
@@ -49,6 +95,7 @@ function decodeOne(name: string, raw: unknown, kind: Kind): unknown {
     case 'boolean':
       return raw === 'true' ? true : raw === 'false' ? false : raw;
     case 'json':
+      checkJsonText(name, raw);
       try {
         return JSON.parse(raw);
       } catch {
@@ -58,6 +105,7 @@ function decodeOne(name: string, raw: unknown, kind: Kind): unknown {
       // Only text that can be JSON is tried: a thrown parse error costs more than the
       // rest of the decoding, and most values here are plain names ("general").
       if (!LOOKS_LIKE_JSON.test(raw)) return raw;
+      checkJsonText(name, raw);
       try {
         return JSON.parse(raw);
       } catch {
