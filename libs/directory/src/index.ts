@@ -12,7 +12,7 @@ import {
   type ChannelView,
   type FactOf,
 } from '@teamchat/contracts';
-import { applyFact, type Collection, type Doc, type FactHandlers, type ReadModelStore, type StoredFact } from '@teamchat/platform';
+import type { Collection, Doc, FactHandlers, ReadModelStore } from '@teamchat/platform';
 import { evolveChannelView } from '@teamchat/policies';
 
 export interface UserDoc extends Doc {
@@ -107,11 +107,6 @@ export class Directory {
     SubscriptionsAdded: (fact) => this.setSubscribed(fact, true),
     SubscriptionsRemoved: (fact) => this.setSubscribed(fact, false),
   } satisfies FactHandlers;
-
-  /** Applies one stored fact, for callers that feed the directory without a projector. */
-  apply(stored: StoredFact): Promise<boolean> {
-    return applyFact(this.handlers, stored);
-  }
 
   private async setActive(userId: number, active: boolean): Promise<void> {
     const user = await this.users.get(userId);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { defaultChannelGroupSettings, SYSTEM_GROUP, type FactOf } from '@teamchat/contracts';
 import { applyFact, factOf, type StoredFact } from '@teamchat/platform';
+import { storedChannelCreated } from '@teamchat/platform/testing';
 
 const stored = (data: Record<string, unknown> & { type: string }, position = 7): StoredFact => ({
   id: `fact-${position}`,
@@ -14,21 +15,7 @@ const stored = (data: Record<string, unknown> & { type: string }, position = 7):
 });
 
 /** A ChannelCreated as written before channels had group-settings or facts their audience. */
-const oldChannelCreated = {
-  type: 'ChannelCreated',
-  channel_id: 3,
-  name: 'design',
-  description: '',
-  rendered_description: '',
-  invite_only: false,
-  is_web_public: false,
-  history_public_to_subscribers: true,
-  is_default: false,
-  topics_policy: 'inherit',
-  message_retention_days: null,
-  creator_id: 4,
-  date_created: 1_700_000_000,
-};
+const oldChannelCreated = storedChannelCreated({ channel_id: 3, name: 'design', creator_id: 4 });
 
 const move = {
   prev_channel_id: 10,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { channelFromCreated, ROLE, SYSTEM_GROUP, upcast, type ChannelView, type FactOf, type GroupMember } from '@teamchat/contracts';
+import { channelFromCreated, ROLE, SYSTEM_GROUP, type ChannelView, type FactOf, type GroupMember } from '@teamchat/contracts';
+import { channelCreatedFact } from '@teamchat/platform/testing';
 import { canAddSubscribers, canAdministerChannel, hasContentAccess, metadataAudience, ORGANIZATION_POLICY } from '../src';
 
 const NOW_S = 1_700_000_000;
@@ -17,24 +18,7 @@ const users = [owner, admin, moderator, mark, mary, guest, bot];
 const NON_GUESTS = [1, 2, 3, 4, 5, 7];
 
 /** A channel as stored before group-settings existed, created by `creator_id`, read as today's shape. */
-function channelCreated(overrides: Partial<FactOf<'ChannelCreated'>> = {}): FactOf<'ChannelCreated'> {
-  return upcast({
-    type: 'ChannelCreated',
-    channel_id: 1,
-    name: 'c',
-    description: '',
-    rendered_description: '',
-    invite_only: false,
-    is_web_public: false,
-    history_public_to_subscribers: true,
-    is_default: false,
-    topics_policy: 'inherit',
-    message_retention_days: null,
-    creator_id: 4,
-    date_created: NOW_S,
-    ...overrides,
-  }) as FactOf<'ChannelCreated'>;
-}
+const channelCreated = (overrides: Partial<FactOf<'ChannelCreated'>> = {}) => channelCreatedFact({ name: 'c', creator_id: 4, date_created: NOW_S, ...overrides });
 const view = (overrides: Partial<ChannelView> = {}): ChannelView => ({ ...channelFromCreated(channelCreated()), ...overrides });
 
 const publicChannel = view();

@@ -1,26 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { channelFromCreated, upcast, type ChannelChange, type ChannelView, type Fact, type FactOf } from '@teamchat/contracts';
+import { channelFromCreated, type ChannelChange, type ChannelView, type Fact } from '@teamchat/contracts';
+import { channelCreatedFact } from '@teamchat/platform/testing';
 import { evolveChannelView } from '../src';
 
-const channel: ChannelView = {
-  ...channelFromCreated(
-    upcast({
-    type: 'ChannelCreated',
-    channel_id: 1,
-    name: 'general',
-    description: 'old',
-    rendered_description: '<p>old</p>',
-    invite_only: false,
-    is_web_public: false,
-    history_public_to_subscribers: true,
-    is_default: true,
-    topics_policy: 'inherit',
-    message_retention_days: null,
-    creator_id: 4,
-    date_created: 1_700_000_000,
-    }) as FactOf<'ChannelCreated'>,
-  ),
-};
+const channel: ChannelView = channelFromCreated(
+  channelCreatedFact({ description: 'old', rendered_description: '<p>old</p>', is_default: true, creator_id: 4 }),
+);
 const updated = (change: ChannelChange): Fact => ({ type: 'ChannelUpdated', channel_id: 1, name: 'general', change, audience_user_ids: [] });
 
 describe('evolveChannelView', () => {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { channelFromCreated, ClientEvent, SYSTEM_GROUP, upcast, type Fact, type FactOf } from '@teamchat/contracts';
+import { channelFromCreated, ClientEvent, SYSTEM_GROUP, type Fact, type FactOf } from '@teamchat/contracts';
 import type { StoredFact } from '@teamchat/platform';
+import { channelCreatedFact } from '@teamchat/platform/testing';
 import { EventQueue, type QueueOptions } from '../src/domain/event-queue';
 import { deliveriesFor as fanOut, type Delivery } from '../src/projections/fan-out';
 
@@ -266,22 +267,14 @@ describe('deliveriesFor changes to messages', () => {
 
 describe('deliveriesFor channel facts', () => {
   // Stored without group-settings: they are read as Zulip's defaults.
-  const created = upcast({
-    type: 'ChannelCreated',
+  const created = channelCreatedFact({
     channel_id: 10,
     name: 'design',
     description: 'Pixels',
     rendered_description: '<p>Pixels</p>',
-    invite_only: false,
-    is_web_public: false,
-    history_public_to_subscribers: true,
-    is_default: false,
-    topics_policy: 'inherit',
-    message_retention_days: null,
     creator_id: 4,
-    date_created: 1_700_000_000,
     audience_user_ids: [1, 4, 5],
-  }) as FactOf<'ChannelCreated'>;
+  });
   const channel = channelFromCreated(created);
   const eventsOf = (fact: Fact) => deliveriesFor(stored(fact)).map((d) => ({ user_ids: d.user_ids, event: d.eventFor(queue('q', d.user_ids[0] ?? 0)) }));
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ROLE, upcast, type Actor, type Fact, type FactOf, type GetMessagesParams, type NarrowTerm } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
-import { applyFact, SqliteReadModelStore, type Filter } from '@teamchat/platform';
+import { applyFact, combineHandlers, SqliteReadModelStore, type Filter } from '@teamchat/platform';
 import { MessagesReadModel } from '../src/projections/messages';
 import { messagesProjection } from '../src/projections/messages-projection';
 import { getMessages, selectMessageIds } from '../src/queries/get-messages';
@@ -46,7 +46,8 @@ class World {
   readonly store = SqliteReadModelStore.open(':memory:');
   readonly directory = new Directory(this.store);
   readonly model = new MessagesReadModel(this.store);
-  private readonly projection = messagesProjection(this.model);
+  /** What the messaging service's projector applies. */
+  private readonly handlers = combineHandlers(this.directory.handlers, messagesProjection(this.model));
   private position = 0;
   private clock = T0;
   readonly subscribers = new Map<number, Set<number>>();
@@ -55,8 +56,7 @@ class World {
     const position = ++this.position;
     const fact = { id: `f${position}`, stream: `s-${position}`, revision: 0, position, type: data.type, data, metadata: {}, created: 0 };
     await this.store.batch(async () => {
-      await this.directory.apply(fact);
-      await applyFact(this.projection, fact);
+      await applyFact(this.handlers, fact);
     });
     return position;
   }

@@ -83,7 +83,7 @@ export function serveContract<E extends Endpoint>(
         if (readModels && result.position !== undefined) await readModels.waitFor(result.position);
         reply = {
           ok: true,
-          value: result.value as Record<string, unknown>,
+          value: result.value,
           ...(result.position !== undefined ? { position: result.position } : {}),
           ...(result.json !== undefined ? { json: bus.carriesBytes ? result.json : asText(result.json) } : {}),
         };

@@ -20,3 +20,4 @@ export {
   type NatsServer,
 } from './nats-server';
 export { readModelContract, type ReadModelFixture } from './read-model-contract';
+export { channelCreatedFact, storedChannelCreated } from './facts';

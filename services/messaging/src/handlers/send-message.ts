@@ -105,9 +105,7 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
   if (!senderDoc || !senderDoc.is_active) throw badRequest('Sender is not an active user');
   const sender = participant(senderDoc);
   const target =
-    params.type === 'channel'
-    ? await resolveChannel(deps.directory, params.to, params.topic)
-    : await resolveDirect(deps.directory, params.to);
+    params.type === 'channel' ? await resolveChannel(deps.directory, params.to, params.topic) : await resolveDirect(deps.directory, params.to);
 
   const recipients = recipientUserIds(sender, target);
   const topic = target.kind === 'channel' && target.topic !== undefined ? normalizeTopic(target.topic) : undefined;
