@@ -1,10 +1,18 @@
 /** The channels service's endpoints: channels, their settings, subscriptions. */
 import { z } from 'zod';
-import { TOPICS_POLICIES } from '../channel-settings';
+import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES, type ChannelGroupSettingName } from '../channel-settings';
 import { GroupSettingUpdate, GroupSettingValue } from '../groups';
 import { EmptyReply, endpoint } from './contract';
 
 const int = () => z.number().int();
+
+/**
+ * Every channel group-setting as an optional parameter of the given form: a new setting
+ * becomes a parameter of each endpoint that takes them.
+ */
+function groupSettingParams<T extends z.ZodType>(form: T) {
+  return Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((name) => [name, form.optional()])) as Record<ChannelGroupSettingName, z.ZodOptional<T>>;
+}
 
 /** `realm_default`, `unlimited` or a number of days. */
 const MessageRetentionDays = z.union([z.string(), int()]);
@@ -20,14 +28,7 @@ export const SubscribeParams = z.object({
   history_public_to_subscribers: z.boolean().optional(),
   message_retention_days: MessageRetentionDays.optional(),
   topics_policy: z.enum(TOPICS_POLICIES).optional(),
-  can_add_subscribers_group: GroupSettingValue.optional(),
-  can_remove_subscribers_group: GroupSettingValue.optional(),
-  can_administer_channel_group: GroupSettingValue.optional(),
-  can_delete_any_message_group: GroupSettingValue.optional(),
-  can_delete_own_message_group: GroupSettingValue.optional(),
-  can_move_messages_out_of_channel_group: GroupSettingValue.optional(),
-  can_move_messages_within_channel_group: GroupSettingValue.optional(),
-  can_send_message_group: GroupSettingValue.optional(),
+  ...groupSettingParams(GroupSettingValue),
 });
 export type SubscribeParams = z.infer<typeof SubscribeParams>;
 
@@ -42,14 +43,7 @@ export const UpdateChannelParams = z.object({
   message_retention_days: MessageRetentionDays.optional(),
   is_archived: z.boolean().optional(),
   topics_policy: z.enum(TOPICS_POLICIES).optional(),
-  can_add_subscribers_group: GroupSettingUpdate.optional(),
-  can_remove_subscribers_group: GroupSettingUpdate.optional(),
-  can_administer_channel_group: GroupSettingUpdate.optional(),
-  can_delete_any_message_group: GroupSettingUpdate.optional(),
-  can_delete_own_message_group: GroupSettingUpdate.optional(),
-  can_move_messages_out_of_channel_group: GroupSettingUpdate.optional(),
-  can_move_messages_within_channel_group: GroupSettingUpdate.optional(),
-  can_send_message_group: GroupSettingUpdate.optional(),
+  ...groupSettingParams(GroupSettingUpdate),
 });
 export type UpdateChannelParams = z.infer<typeof UpdateChannelParams>;
 
