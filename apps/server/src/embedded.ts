@@ -238,7 +238,7 @@ export async function startEmbeddedServer(
 ): Promise<EmbeddedServer> {
   const services = await startEmbeddedServices(config, log);
   if (config.mode === 'development') await seedDevelopmentOrganization(services.bus);
-  const app = await buildGateway({ bus: services.bus, log: log.child({ service: 'gateway' }), heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies });
+  const app = await buildGateway({ bus: services.bus, log: log.child({ service: 'gateway' }), heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http });
   const url = await app.listen(listen);
   return {
     url,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '@teamchat/platform';
+import { DEFAULT_RATE_LIMITS, loadConfig, loadHttpSettings } from '@teamchat/platform';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -37,5 +37,52 @@ describe('loadConfig', () => {
   it('falls back to a 60 s heartbeat for nonsense values', () => {
     expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), TEAMCHAT_HEARTBEAT_SECONDS: 'soon' }).heartbeatSeconds).toBe(60);
     expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), TEAMCHAT_HEARTBEAT_SECONDS: '5' }).heartbeatSeconds).toBe(5);
+  });
+});
+
+describe('the HTTP edge settings', () => {
+  it('turns rate limits on in production and off in development, unless TEAMCHAT_RATE_LIMITS says otherwise', () => {
+    expect(loadHttpSettings({}, 'production', 60).rateLimits).toEqual(DEFAULT_RATE_LIMITS);
+    expect(loadHttpSettings({}, 'development', 60).rateLimits).toBeUndefined();
+    expect(loadHttpSettings({ TEAMCHAT_RATE_LIMITS: 'on' }, 'development', 60).rateLimits).toEqual(DEFAULT_RATE_LIMITS);
+    expect(loadHttpSettings({ TEAMCHAT_RATE_LIMITS: 'off' }, 'production', 60).rateLimits).toBeUndefined();
+  });
+
+  it("keeps Zulip's budgets by default: 200 API requests a minute per user, 5 failed logins per account in 30 minutes", () => {
+    expect(DEFAULT_RATE_LIMITS.api).toEqual({ max: 200, windowMs: 60_000 });
+    expect(DEFAULT_RATE_LIMITS.loginByAccount).toEqual({ max: 5, windowMs: 1_800_000 });
+  });
+
+  it('reads each budget as <requests>/<seconds>', () => {
+    const { rateLimits } = loadHttpSettings(
+      { TEAMCHAT_RATE_LIMITS: 'on', TEAMCHAT_RATE_LIMIT_API: '50/10', TEAMCHAT_RATE_LIMIT_LOGIN: ' 3 / 0.5 ' },
+      'development',
+      60,
+    );
+    expect(rateLimits).toEqual({ ...DEFAULT_RATE_LIMITS, api: { max: 50, windowMs: 10_000 }, loginByAddress: { max: 3, windowMs: 500 } });
+  });
+
+  it.each([
+    ['TEAMCHAT_RATE_LIMITS', 'yes'],
+    ['TEAMCHAT_RATE_LIMIT_API', '200'],
+    ['TEAMCHAT_RATE_LIMIT_API', '0/60'],
+    ['TEAMCHAT_RATE_LIMIT_ANONYMOUS', 'ten/60'],
+    ['TEAMCHAT_RATE_LIMIT_LOGIN_ACCOUNT', '5/0'],
+    ['TEAMCHAT_HEADERS_TIMEOUT_SECONDS', '-1'],
+    ['TEAMCHAT_REQUEST_TIMEOUT_SECONDS', 'soon'],
+  ])('refuses to start on %s=%s, naming the variable', (variable, value) => {
+    expect(() => loadHttpSettings({ TEAMCHAT_RATE_LIMITS: 'on', [variable]: value }, 'development', 60)).toThrow(variable);
+  });
+
+  it('sets timeouts from seconds, the idle one past the long-poll heartbeat, the request one no shorter than the headers one', () => {
+    expect(loadHttpSettings({}, 'development', 60)).toMatchObject({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 65_000,
+      idleTimeoutMs: 90_000,
+      trustProxy: false,
+    });
+    const settings = loadHttpSettings({ TEAMCHAT_HEADERS_TIMEOUT_SECONDS: '40', TEAMCHAT_REQUEST_TIMEOUT_SECONDS: '20' }, 'development', 2);
+    expect([settings.headersTimeoutMs, settings.requestTimeoutMs, settings.idleTimeoutMs]).toEqual([40_000, 40_000, 32_000]);
   });
 });

@@ -9,7 +9,7 @@ async function main() {
   const log = createLogger('gateway');
   const config = loadConfig();
   const bus = await NatsBus.connect(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'gateway');
-  const app = await buildGateway({ bus, log, heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies });
+  const app = await buildGateway({ bus, log, heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http });
   const address = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 9991) });
   process.stdout.write(`READY gateway ${address}\n`);
   const stop = async () => {

@@ -8,17 +8,25 @@
 import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import { actorChanged, ApiError, endpoints, isApiError, type Actor, type ApiErrorShape } from '@teamchat/contracts';
-import { callContract, describeZodIssue, ReplyMismatchError, type Bus } from '@teamchat/platform';
+import { actorChanged, ApiError, endpoints, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
+import { callContract, describeZodIssue, ReplyMismatchError, type Bus, type HttpSettings } from '@teamchat/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
 import { CredentialsCache } from './http/credentials-cache';
 import { decodeParams } from './http/decode';
+import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
 import { joinMembers } from './http/response';
 import { routes, type Route } from './routes';
 
 export const API_PREFIX = '/api/v1';
+
+declare module 'fastify' {
+  /** What the gateway's hooks learn of a request's route (no endpoint for unknown paths and methods). */
+  interface FastifyContextConfig {
+    endpoint?: Endpoint;
+  }
+}
 
 export interface GatewayOptions {
   bus: Bus;
@@ -26,9 +34,17 @@ export interface GatewayOptions {
   heartbeatSeconds: number;
   /** Check each reply against its contract (ServerConfig.checkReplies). */
   checkReplies?: boolean;
+  /** Rate limits, timeouts and proxies (ServerConfig.http). */
+  http: HttpSettings;
 }
 
 const MAX_HEADER_BYTES = 256 * 1024;
+/**
+ * The request body's limit where a contract sets none: room for the largest legitimate
+ * bodies of today's endpoints (5000 message ids to flag, a subscription request naming
+ * hundreds of channels) in any encoding.
+ */
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** Fastify's default; no path parameter of the API (ids, short names) comes close. */
 const MAX_PARAM_LENGTH = 100;
 
@@ -59,22 +75,43 @@ function sendError(reply: FastifyReply, error: ApiErrorShape): FastifyReply {
 }
 
 export async function buildGateway(options: GatewayOptions): Promise<FastifyInstance> {
-  const { bus, log } = options;
+  const { bus, log, http } = options;
   // Fastify's own per-request logging stays off: the gateway logs failures itself.
   const app = Fastify({
     logger: false,
-    bodyLimit: 1024 * 1024,
-    // GET parameters travel in the query string: 5000 message ids must fit (Node's
-    // default header limit is 16 KiB).
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    // Slow clients are cut off (slow-loris): headers must arrive within headersTimeout,
+    // the whole request within requestTimeout (Node answers 408, see writeClientError),
+    // and a connection silent for idleTimeout in either direction mid-request is closed.
+    // Node checks the first two every connectionsCheckingInterval (30 s by default, which
+    // would let a stalled client linger that much longer).
+    http: {
+      // GET parameters travel in the query string: 5000 message ids must fit (Node's
+      // default header limit is 16 KiB).
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.max(100, http.headersTimeoutMs / 4)),
+    },
+    requestTimeout: http.requestTimeoutMs,
+    keepAliveTimeout: http.keepAliveTimeoutMs,
+    connectionTimeout: http.idleTimeoutMs,
+    trustProxy: http.trustProxy,
     clientErrorHandler: writeClientError,
     // The router's own refusals (a path that does not decode, a path parameter past
     // maxParamLength) get the envelope too, not Fastify's {error, code: FST_ERR_…} body.
-    frameworkErrors: (error, _request, reply) =>
-      (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? sendError(reply, { code: 'BAD_REQUEST', status: 414, msg: `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` })
-        : sendError(reply, { code: 'BAD_REQUEST', status: 400, msg: 'The path is not valid: a percent-encoding does not decode' }),
-    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: (error, request, reply) => {
+      const refusal: ApiErrorShape =
+        (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? { code: 'BAD_REQUEST', status: 414, msg: `A path parameter is longer than ${MAX_PARAM_LENGTH} characters` }
+          : { code: 'BAD_REQUEST', status: 400, msg: 'The path is not valid: a percent-encoding does not decode' };
+      // No hook runs for a request the router refused: it spends its address's budget here.
+      if (!limiter) return sendError(reply, refusal);
+      limiter.anonymous(request, reply, { login: false }).then(
+        () => sendError(reply, refusal),
+        (err: unknown) => sendError(reply, isApiError(err) ? err : refusal),
+      );
+    },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   await app.register(formbody);
   await app.register(multipart, { attachFieldsToBody: 'keyValues' });
@@ -108,15 +145,40 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
 
   /** Requests whose body parsed and whose handler started: an error in them is not the body's. */
   const reachedHandler = new WeakSet<FastifyRequest>();
+  /** Who each request authenticated as, before its body is read. */
+  const actors = new WeakMap<FastifyRequest, Actor>();
+  const limiter: RateLimiter | undefined = http.rateLimits ? await registerRateLimits(app, http.rateLimits) : undefined;
+
+  // Credentials and rate limits are checked as soon as the headers are in, so that a
+  // client without valid credentials, or over its budget, never has its body read or
+  // parsed. Every reply of a routed request (unknown paths included) carries the
+  // X-RateLimit-* headers of the strictest budget it spent.
+  app.addHook('onRequest', async (request, reply) => {
+    const { endpoint } = request.routeOptions.config;
+    if (endpoint?.auth) {
+      let actor: Actor;
+      try {
+        actor = await authenticate(request);
+      } catch (err) {
+        await limiter?.anonymous(request, reply, { login: false });
+        throw err;
+      }
+      actors.set(request, actor);
+      await limiter?.authenticated(request, reply, actor.user_id);
+    } else {
+      await limiter?.anonymous(request, reply, { login: endpoint?.http?.login ?? false });
+    }
+  });
 
   function handlerFor({ endpoint }: Route) {
     const callOptions = {
       checkReply: options.checkReplies ?? false,
       ...(endpoint.http?.longPoll ? { timeoutMs: longPollTimeoutMs } : {}),
     };
+    const login = endpoint.http?.login ?? false;
     return async (request: FastifyRequest, reply: FastifyReply) => {
       reachedHandler.add(request);
-      const actor = endpoint.auth ? await authenticate(request) : undefined;
+      const actor = endpoint.auth ? actors.get(request) : undefined;
       const { params, ignored, wireNameOf } = decodeParams(endpoint.params, {
         query: request.query,
         body: request.body,
@@ -124,13 +186,19 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       }, endpoint.http?.wireNames);
       const parsed = endpoint.params.safeParse(params);
       if (!parsed.success) throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0], wireNameOf), 400);
+      const account = limiter && login ? loginAccount(parsed.data) : undefined;
+      if (account !== undefined) await limiter!.checkAccount(request, reply, account);
       const after = actor ? lastWrite.get(actor.user_id) : undefined;
       const { value, position, json } = await callContract(
         bus,
         endpoint,
         { ...(actor ? { actor } : {}), ...(after !== undefined ? { after } : {}), params: parsed.data },
         callOptions,
-      );
+      ).catch(async (err: unknown) => {
+        // A refused attempt spends the named account's budget; an outage is not the client's.
+        if (account !== undefined && isApiError(err) && err.status < 500) await limiter!.accountFailed(request, reply, account);
+        throw err;
+      });
       if (actor && position !== undefined && position > (lastWrite.get(actor.user_id) ?? 0)) {
         lastWrite.set(actor.user_id, position);
       }
@@ -171,7 +239,13 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
 
   const methodsByUrl = new Map<string, Set<string>>();
   for (const route of routes) {
-    app.route({ method: route.method, url: API_PREFIX + route.url, handler: handlerFor(route) });
+    app.route({
+      method: route.method,
+      url: API_PREFIX + route.url,
+      config: { endpoint: route.endpoint },
+      bodyLimit: route.endpoint.http?.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      handler: handlerFor(route),
+    });
     const methods = methodsByUrl.get(route.url) ?? new Set();
     methods.add(route.method);
     methodsByUrl.set(route.url, methods);

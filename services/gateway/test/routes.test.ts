@@ -1,5 +1,5 @@
 import { endpoints, httpEndpoints } from '@teamchat/contracts';
-import { InProcessBus, serveContract } from '@teamchat/platform';
+import { InProcessBus, loadHttpSettings, serveContract } from '@teamchat/platform';
 import pino from 'pino';
 import { buildGateway } from '../src/server';
 import { routes } from '../src/routes';
@@ -38,7 +38,7 @@ describe('reply checks at the gateway', () => {
     await serveContract({ bus, log }, endpoints.accounts.serverSettings, async () => ({
       value: { zulip_version: 'x' } as never,
     }));
-    const app = await buildGateway({ bus, log, heartbeatSeconds: 1, checkReplies });
+    const app = await buildGateway({ bus, log, heartbeatSeconds: 1, checkReplies, http: loadHttpSettings({}, 'development', 1) });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     const get = async (path: string) => {
       const response = await fetch(`${url}/api/v1${path}`);

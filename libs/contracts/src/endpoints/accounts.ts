@@ -50,7 +50,7 @@ export const accountsEndpoints = {
   devFetchApiKey: endpoint({
     service: 'accounts',
     subject: 'accounts.dev_fetch_api_key',
-    http: { method: 'POST', path: '/dev_fetch_api_key', aliases: ['/fetch_api_key/dev'] },
+    http: { method: 'POST', path: '/dev_fetch_api_key', aliases: ['/fetch_api_key/dev'], login: true },
     auth: false,
     params: DevFetchApiKeyParams,
     reply: ApiKey.extend({ user_id: int() }),
@@ -58,7 +58,7 @@ export const accountsEndpoints = {
   jwtFetchApiKey: endpoint({
     service: 'accounts',
     subject: 'accounts.jwt_fetch_api_key',
-    http: { method: 'POST', path: '/jwt/fetch_api_key' },
+    http: { method: 'POST', path: '/jwt/fetch_api_key', login: true },
     auth: false,
     params: JwtFetchApiKeyParams,
     reply: ApiKey.extend({ user: UserProfile.optional() }),

@@ -27,6 +27,13 @@ export interface HttpBinding {
    * both names, the one in `params` wins.
    */
   wireNames?: Readonly<Record<string, string>>;
+  /**
+   * A key endpoint (an API key for proof of identity): the gateway gives it the stricter
+   * login rate limits, per client address and, for failed attempts, per account named.
+   */
+  login?: boolean;
+  /** The largest request body accepted, in bytes, where the gateway's default does not fit. */
+  bodyLimit?: number;
 }
 
 export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject = ZodObject, A extends boolean = boolean> {

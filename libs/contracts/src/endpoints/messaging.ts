@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ApiMessage } from '../client-events';
 import { EmptyReply, endpoint } from './contract';
+import { MESSAGE_BODY_LIMIT } from '../limits';
 
 const int = () => z.number().int();
 const nonNegativeInt = () => z.number().int().min(0);
@@ -157,7 +158,7 @@ export const messagingEndpoints = {
   sendMessage: endpoint({
     service: 'messaging',
     subject: 'messaging.send_message',
-    http: { method: 'POST', path: '/messages', wireNames: { subject: 'topic' } },
+    http: { method: 'POST', path: '/messages', wireNames: { subject: 'topic' }, bodyLimit: MESSAGE_BODY_LIMIT },
     auth: true,
     params: SendMessageParams,
     reply: z.object({ id: int(), automatic_new_visibility_policy: int().optional() }),
@@ -182,7 +183,7 @@ export const messagingEndpoints = {
   updateMessage: endpoint({
     service: 'messaging',
     subject: 'messaging.update_message',
-    http: { method: 'PATCH', path: '/messages/{message_id}', wireNames: { stream_id: 'channel_id', subject: 'topic' } },
+    http: { method: 'PATCH', path: '/messages/{message_id}', wireNames: { stream_id: 'channel_id', subject: 'topic' }, bodyLimit: MESSAGE_BODY_LIMIT },
     auth: true,
     params: UpdateMessageParams,
     reply: EmptyReply,
@@ -198,7 +199,7 @@ export const messagingEndpoints = {
   renderMessage: endpoint({
     service: 'messaging',
     subject: 'messaging.render_message',
-    http: { method: 'POST', path: '/messages/render' },
+    http: { method: 'POST', path: '/messages/render', bodyLimit: MESSAGE_BODY_LIMIT },
     auth: true,
     params: RenderMessageParams,
     reply: z.object({ rendered: z.string() }),

@@ -1,0 +1,127 @@
+/**
+ * Rate limits at the edge, as a Zulip server applies them: a budget per user for the API,
+ * a budget per client address for requests without valid credentials, and stricter ones
+ * for the key endpoints (per address for every attempt, per named account for failed
+ * ones) against guessing. @fastify/rate-limit counts (one in-memory store per budget);
+ * this module decides which budgets a request spends, reports the strictest in the
+ * X-RateLimit-* headers and answers RATE_LIMIT_HIT over a budget.
+ *
+ * The counts live in each gateway's memory: with several gateway instances a client's
+ * budget is per instance it reaches (see the README).
+ */
+import rateLimit from '@fastify/rate-limit';
+import { ApiError } from '@teamchat/contracts';
+import type { RateLimitRule, RateLimits } from '@teamchat/platform';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt } from 'jose';
+
+/** What one budget says of a request, as @fastify/rate-limit's createRateLimit answers. */
+interface Count {
+  max: number;
+  remaining: number;
+  /** Milliseconds until the window ends. */
+  ttl: number;
+  isExceeded: boolean;
+}
+
+type Counter = (request: FastifyRequest, options?: { increment?: boolean }) => Promise<Count | { isAllowed: true }>;
+
+/** Keys per budget: enough for every user of a large organization, and for an address sweep. */
+const KEYS_KEPT = 100_000;
+
+export interface RateLimiter {
+  /** An authenticated request spends its user's API budget. */
+  authenticated(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void>;
+  /** A request without valid credentials spends its address's budget; a key endpoint also the login one. */
+  anonymous(request: FastifyRequest, reply: FastifyReply, options: { login: boolean }): Promise<void>;
+  /** Refuses an attempt at a key endpoint for an account with no failed attempts left. */
+  checkAccount(request: FastifyRequest, reply: FastifyReply, account: string): Promise<void>;
+  /** Counts a failed attempt at a key endpoint against the account it named (and reports what is left). */
+  accountFailed(request: FastifyRequest, reply: FastifyReply, account: string): Promise<void>;
+}
+
+export async function registerRateLimits(app: FastifyInstance, limits: RateLimits): Promise<RateLimiter> {
+  // Registered only for createRateLimit: no route is limited by the plugin's own hook.
+  await app.register(rateLimit, { global: false });
+  /** The key each keyed budget counts a request under (a user id, an account). */
+  const userOf = new WeakMap<FastifyRequest, string>();
+  const accountOf = new WeakMap<FastifyRequest, string>();
+  const counter = (rule: RateLimitRule, keyOf?: WeakMap<FastifyRequest, string>): Counter =>
+    app.createRateLimit({
+      max: rule.max,
+      timeWindow: rule.windowMs,
+      // Without a key map the budget is per client address (the plugin's default key).
+      ...(keyOf ? { keyGenerator: (request: FastifyRequest) => keyOf.get(request)! } : {}),
+      // The in-memory store takes its size from these options too, though they are not typed so.
+      ...{ cache: KEYS_KEPT },
+    });
+  const api = counter(limits.api, userOf);
+  const anonymous = counter(limits.anonymous);
+  const loginByAddress = counter(limits.loginByAddress);
+  const loginByAccount = counter(limits.loginByAccount, accountOf);
+
+  /** The strictest count reported so far for each request (Zulip reports the strictest limit). */
+  const reported = new WeakMap<FastifyRequest, Count>();
+
+  function report(request: FastifyRequest, reply: FastifyReply, count: Count): void {
+    const before = reported.get(request);
+    if (before && (before.remaining < count.remaining || (before.remaining === count.remaining && before.max <= count.max))) return;
+    reported.set(request, count);
+    reply.header('X-RateLimit-Limit', count.max);
+    reply.header('X-RateLimit-Remaining', count.remaining);
+    // Zulip's reset is a moment (Unix seconds), not a duration.
+    reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + count.ttl) / 1000));
+  }
+
+  function spend(request: FastifyRequest, reply: FastifyReply, count: Count | { isAllowed: true }): void {
+    if (!('max' in count)) return;
+    report(request, reply, count);
+    if (count.isExceeded) {
+      const seconds = count.ttl / 1000;
+      reply.header('X-RateLimit-Remaining', 0);
+      reply.header('Retry-After', Math.max(1, Math.ceil(seconds)));
+      throw new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': seconds });
+    }
+  }
+
+  return {
+    async authenticated(request, reply, userId) {
+      userOf.set(request, String(userId));
+      spend(request, reply, await api(request));
+    },
+    async anonymous(request, reply, { login }) {
+      spend(request, reply, await anonymous(request));
+      if (login) spend(request, reply, await loginByAddress(request));
+    },
+    async checkAccount(request, reply, account) {
+      accountOf.set(request, account);
+      const count = await loginByAccount(request, { increment: false });
+      // Read without counting: the budget is spent once `max` attempts have failed.
+      spend(request, reply, 'max' in count ? { ...count, isExceeded: count.remaining === 0 } : count);
+    },
+    async accountFailed(request, reply, account) {
+      accountOf.set(request, account);
+      const count = await loginByAccount(request);
+      if ('max' in count) report(request, reply, count);
+    },
+  };
+}
+
+/**
+ * The account an attempt at a key endpoint names, for its per-account budget: the
+ * `username` (development key, password login), or the email claim of a JWT. The token is
+ * not verified here (accounts does that): a forged claim only spends the budget of the
+ * account it names.
+ */
+export function loginAccount(params: Record<string, unknown>): string | undefined {
+  if (typeof params.username === 'string') return params.username.trim().toLowerCase();
+  if (typeof params.token === 'string') {
+    try {
+      const email = decodeJwt(params.token).email;
+      return typeof email === 'string' ? email.trim().toLowerCase() : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
