@@ -25,8 +25,15 @@ interface Send {
   sender: string;
   client: number;
   seq: number;
-  /** The server incarnation that was up when the send began; undefined while it was down. */
-  life: number | undefined;
+  /**
+   * The server incarnation that was up when the send began, and when it was acknowledged;
+   * undefined while none was. A send begun after a restart is stored by the new
+   * incarnation if at all; one acknowledged before a kill was stored by the old one. (One
+   * begun before a kill may still reach the next incarnation in the distributed mode, if
+   * the gateway forwards it late.)
+   */
+  startedIn: number | undefined;
+  ackedIn?: number | undefined;
   outcome: Outcome;
   id?: number;
   status?: number;
@@ -41,14 +48,15 @@ class Ledger {
   refused = 0;
   private waiters: { count: number; kind: 'acked' | 'refused'; resolve: () => void }[] = [];
 
-  begin(send: Omit<Send, 'life' | 'outcome'>): Send {
-    const entry: Send = { ...send, life: this.life, outcome: 'pending' };
+  begin(send: Omit<Send, 'startedIn' | 'outcome'>): Send {
+    const entry: Send = { ...send, startedIn: this.life, outcome: 'pending' };
     this.sends.set(send.content, entry);
     return entry;
   }
 
   settle(send: Send, outcome: Exclude<Outcome, 'pending'>, detail: { id?: number; status?: number } = {}): void {
     Object.assign(send, { outcome, ...detail });
+    if (outcome === 'acked') send.ackedIn = this.life;
     if (outcome === 'acked') this.acked++;
     if (outcome === 'refused') this.refused++;
     this.waiters = this.waiters.filter((w) => {
@@ -159,7 +167,9 @@ async function verify(api: string, clients: Map<string, Client>, ledger: Ledger)
   });
 
   const lastOfClient = new Map<number, number>();
-  const idsOfLife = new Map<number, number[]>();
+  /** Per incarnation: the largest id it acknowledged, the smallest it stored of sends begun under it. */
+  const largestAcked = new Map<number, number>();
+  const smallestStarted = new Map<number, number>();
   for (const send of ledger.sends.values()) {
     const stored = byContent.get(send.content);
     if (send.outcome === 'acked') {
@@ -169,16 +179,20 @@ async function verify(api: string, clients: Map<string, Client>, ledger: Ledger)
       const previous = lastOfClient.get(send.client);
       if (previous !== undefined && send.id! <= previous) problems.push(`client ${send.client}: id ${send.id} acknowledged after ${previous}`);
       lastOfClient.set(send.client, send.id!);
+      if (send.ackedIn !== undefined) largestAcked.set(send.ackedIn, Math.max(send.id!, largestAcked.get(send.ackedIn) ?? 0));
     }
     if (send.outcome === 'pending') problems.push(`"${send.content}" never settled`);
-    if (stored && send.life !== undefined) idsOfLife.set(send.life, [...(idsOfLife.get(send.life) ?? []), stored.id]);
+    if (stored && send.startedIn !== undefined) {
+      smallestStarted.set(send.startedIn, Math.min(stored.id, smallestStarted.get(send.startedIn) ?? Infinity));
+    }
   }
-  // Whatever a later incarnation stored comes after all that an earlier one stored.
-  const lives = [...idsOfLife.keys()].sort((a, b) => a - b);
-  for (let i = 1; i < lives.length; i++) {
-    const before = Math.max(...idsOfLife.get(lives[i - 1]!)!);
-    const after = Math.min(...idsOfLife.get(lives[i]!)!);
-    if (after <= before) problems.push(`incarnation ${lives[i]} stored id ${after}, not above ${before} stored by incarnation ${lives[i - 1]}`);
+  // What a later incarnation stores comes after all that an earlier one acknowledged.
+  for (const [life, smallest] of smallestStarted) {
+    for (const [earlier, largest] of largestAcked) {
+      if (earlier < life && smallest <= largest) {
+        problems.push(`incarnation ${life} stored id ${smallest}, not above ${largest} acknowledged by incarnation ${earlier}`);
+      }
+    }
   }
   return { problems, maxId: Math.max(0, ...ids) };
 }
