@@ -51,7 +51,8 @@ function waitForLine(child: ChildProcess, prefix: string, timeoutMs = 20_000): P
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+  // A child killed by a signal has no exit code, and its 'exit' has already fired.
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
     child.once('exit', () => {
@@ -62,7 +63,54 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startDistributed(): Promise<RunningServer> {
+/** Sends SIGKILL (no clean shutdown: nothing is flushed or closed) and waits for the exit. */
+function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** The embedded server as a child process (`node apps/server/dist/main.js`), so that it can be killed. */
+export interface ServerProcess extends RunningServer {
+  /** kill -9 the whole server. */
+  kill(): Promise<void>;
+}
+
+export async function startEmbeddedProcess(dataDir: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], {
+    env: {
+      ...process.env,
+      TEAMCHAT_DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      TEAMCHAT_HEARTBEAT_SECONDS: '2',
+      TEAMCHAT_CHECK_REPLIES: '1',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const line = await waitForLine(child, 'Team chat server');
+    const url = /listening on (\S+)/.exec(line)![1]!;
+    return { api: `${url}/api/v1`, kill: () => killChild(child), stop: () => stopChild(child) };
+  } catch (err) {
+    await killChild(child);
+    throw err;
+  }
+}
+
+export type ServiceName = 'accounts' | 'channels' | 'messaging' | 'events';
+
+export interface DistributedServer extends RunningServer {
+  /** kill -9 one service's process. */
+  kill(service: ServiceName): Promise<void>;
+  /** Starts that service again with the same environment (data, read models, bus); resolves once it is ready. */
+  restart(service: ServiceName): Promise<void>;
+}
+
+export async function startDistributed(): Promise<DistributedServer> {
   const nats = await startNatsServer();
   const dataDir = tempDataDir();
   const env = {
@@ -80,9 +128,14 @@ export async function startDistributed(): Promise<RunningServer> {
     children.push(child);
     return child;
   };
+  const services = new Map<ServiceName, ChildProcess>();
+  const startService = async (name: ServiceName) => {
+    const child = run(`services/${name}/dist/main.js`);
+    services.set(name, child);
+    await waitForLine(child, `READY ${name}`);
+  };
   try {
-    const services = ['accounts', 'channels', 'messaging', 'events'];
-    await Promise.all(services.map((name) => waitForLine(run(`services/${name}/dist/main.js`), `READY ${name}`)));
+    await Promise.all((['accounts', 'channels', 'messaging', 'events'] as const).map(startService));
     const seed = run('apps/server/dist/seed-main.js');
     await new Promise<void>((resolve, reject) => {
       seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seeding exited with ${code}`))));
@@ -91,6 +144,12 @@ export async function startDistributed(): Promise<RunningServer> {
     const url = line.split(' ')[2]!;
     return {
       api: `${url}/api/v1`,
+      kill: (name) => killChild(services.get(name)!),
+      async restart(name) {
+        const old = services.get(name)!;
+        if (old.exitCode === null && old.signalCode === null) throw new Error(`${name} is still running`);
+        await startService(name);
+      },
       async stop() {
         await Promise.all(children.map(stopChild));
         await nats.stop();
