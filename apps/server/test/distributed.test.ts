@@ -1,6 +1,7 @@
 import { describeWithNats } from '@teamchat/platform/testing';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
+import { edgeSuite } from './edge-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { startDistributed } from './harness';
@@ -12,4 +13,5 @@ describeWithNats('distributed mode', () => {
   messagingSuite('distributed', () => startDistributed());
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
+  edgeSuite('distributed', (env) => startDistributed(env));
 });

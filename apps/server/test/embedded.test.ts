@@ -1,8 +1,9 @@
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
+import { edgeSuite } from './edge-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
-import { startEmbedded } from './harness';
+import { startEmbedded, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
 
@@ -11,3 +12,5 @@ messagingSuite('embedded', () => startEmbedded());
 narrowsSuite('embedded', () => startEmbedded());
 
 channelsSuite('embedded', () => startEmbedded());
+
+edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));

@@ -110,7 +110,8 @@ export interface DistributedServer extends RunningServer {
   restart(service: ServiceName): Promise<void>;
 }
 
-export async function startDistributed(): Promise<DistributedServer> {
+/** `extraEnv` reaches every process (e.g. the gateway's rate limits and timeouts). */
+export async function startDistributed(extraEnv: Record<string, string> = {}): Promise<DistributedServer> {
   const nats = await startNatsServer();
   const dataDir = tempDataDir();
   const env = {
@@ -121,6 +122,7 @@ export async function startDistributed(): Promise<DistributedServer> {
     // Every reply is checked against its endpoint's contract: a drift fails the suites.
     TEAMCHAT_CHECK_REPLIES: '1',
     LOG_LEVEL: 'warn',
+    ...extraEnv,
   };
   const children: ChildProcess[] = [];
   const run = (script: string, extra: Record<string, string> = {}) => {
