@@ -1,5 +1,5 @@
 import { endpoint, isApiError, type Actor } from '@teamchat/contracts';
-import { callContract, InProcessBus, ReplyMismatchError, serveContract, type ContractServerOptions } from '@teamchat/platform';
+import { callContract, describeZodIssue, InProcessBus, ReplyMismatchError, serveContract, type ContractServerOptions } from '@teamchat/platform';
 import pino from 'pino';
 import { z } from 'zod';
 
@@ -67,6 +67,19 @@ describe('serveContract and callContract', () => {
     expect((await callContract(bus, write, { actor, params: { count: 2 } })).value).toEqual({ user_id: 7 });
     expect(seen).toEqual([2]);
     await bus.close();
+  });
+
+  it('tells a parameter of the wrong type from a missing one (zod 4 reports no input unless asked)', () => {
+    const schema = z.object({ flag: z.boolean().optional(), count: z.number().int(), ids: z.array(z.number()).optional() });
+    const firstIssue = (value: unknown, reportInput = false) => schema.safeParse(value, { reportInput }).error!.issues[0];
+    expect(describeZodIssue(firstIssue({ count: 1, flag: '1.5' }))).toBe("Invalid 'flag': Invalid input: expected boolean, received string");
+    expect(describeZodIssue(firstIssue({ count: 'abc' }))).toMatch(/^Invalid 'count': /);
+    expect(describeZodIssue(firstIssue({ count: null }))).toMatch(/^Invalid 'count': /);
+    expect(describeZodIssue(firstIssue({ count: 'abc' }, true))).toMatch(/^Invalid 'count': /);
+    expect(describeZodIssue(firstIssue({}))).toBe("Missing 'count' argument");
+    expect(describeZodIssue(firstIssue({}, true))).toBe("Missing 'count' argument");
+    // An element of a list is never "missing": it is invalid where it stands.
+    expect(describeZodIssue(firstIssue({ count: 1, ids: [1, undefined] }))).toBe("Invalid 'ids[1]': Invalid input: expected number, received undefined");
   });
 
   it("waits for the caller's last write before the handler and for its own write after", async () => {

@@ -179,6 +179,15 @@ interface ZodIssueLike {
 }
 
 /**
+ * Whether a type issue is about a value that is not there. Zod 4 leaves `input` out of an
+ * issue unless the parse asked for it (`reportInput`), so its absence says nothing; the
+ * message then names the type received ("…, received undefined").
+ */
+function wasAbsent(issue: ZodIssueLike): boolean {
+  return 'input' in issue ? issue.input === undefined : /\breceived undefined$/.test(issue.message);
+}
+
+/**
  * Zulip-style wording for a parameter that failed validation, naming the parameter as the
  * client knows it (`wireNameOf`): "Missing 'content' argument" or "Invalid 'num_before': ...".
  */
@@ -186,9 +195,7 @@ export function describeZodIssue(issue: ZodIssueLike | undefined, wireNameOf: (n
   if (!issue) return 'Invalid request';
   const [head, ...rest] = issue.path;
   const name = head === undefined ? 'request' : wireNameOf(String(head));
-  if (issue.code === 'invalid_type' && issue.input === undefined && rest.length === 0) {
-    return `Missing '${name}' argument`;
-  }
+  if (issue.code === 'invalid_type' && rest.length === 0 && wasAbsent(issue)) return `Missing '${name}' argument`;
   const where = rest.length ? `${name}[${rest.map(String).join('][')}]` : name;
   return `Invalid '${where}': ${issue.message}`;
 }
