@@ -1,0 +1,44 @@
+/**
+ * Zulip's own JavaScript bindings (zulip-js) against the server: registering and deleting
+ * queues, retrieving events, and callOnEachEvent's endless poll loop.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client, startEmbedded, type RunningServer } from './harness';
+
+const run = promisify(execFile);
+
+describe('zulip-js', () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startEmbedded();
+  }, 30_000);
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('registers, retrieves, deregisters and calls back on each event', async () => {
+    const member = await Client.login(server.api, 'member@example.com');
+    const other = await Client.login(server.api, 'member2@example.com');
+    const realm = server.api.replace(/\/api\/v1$/, '');
+    const { stdout } = await run(
+      process.execPath,
+      [join(__dirname, 'fixtures', 'zulip-js-client.cjs'), realm, member.email!, member.apiKey!, other.email!, other.apiKey!],
+      { timeout: 30_000 },
+    );
+    const seen = JSON.parse(stdout.trim().split('\n').pop()!);
+    expect(seen.register).toMatchObject({ result: 'success', queue_id: expect.any(String), last_event_id: -1 });
+    expect(seen.send).toMatchObject({ result: 'success', id: expect.any(Number) });
+    expect(seen.retrieve.result).toBe('success');
+    expect(seen.retrieve.events).toEqual([
+      expect.objectContaining({ type: 'message', message: expect.objectContaining({ id: seen.send.id, content: expect.stringContaining('from zulip-js') }) }),
+    ]);
+    expect(seen.deregister).toMatchObject({ result: 'success' });
+    expect(seen.afterDeregister).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID' });
+    expect(seen.callOnEachEvent).toMatchObject({ type: 'message', id: expect.any(Number), message: expect.objectContaining({ sender_email: 'member2@example.com' }) });
+  }, 40_000);
+});
