@@ -8,12 +8,15 @@
  * POST /messages, without HTTP) before the reads are measured. BENCH_SECONDS sets each
  * measured run (default 5).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { endpoints, type Actor } from '@teamchat/contracts';
 import { callContract, createLogger, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServer, type EmbeddedServer } from '@teamchat/server';
@@ -135,6 +138,87 @@ async function seed(server: EmbeddedServer, senders: Actor[], { names: channels,
   return (count / (Date.now() - started)) * 1000;
 }
 
+/** Queues for the event-delivery benchmark (BENCH_QUEUES), the users they belong to, the messages sent. */
+const QUEUES = Number(process.env.BENCH_QUEUES ?? 1000);
+const QUEUE_USERS = 100;
+const DELIVERY_MESSAGES = 100;
+const DELIVERY_INTERVAL_MS = Number(process.env.BENCH_DELIVERY_INTERVAL_MS ?? 200);
+
+interface DeliveryReport {
+  queues: number;
+  deliveries: number;
+  p50: number;
+  p99: number;
+  max: number;
+  missing: number;
+  duplicates: number;
+  /** Main-thread heap and process RSS added by registering the queues (and holding their long-polls), per queue. */
+  heapPerQueue: number;
+  rssPerQueue: number;
+}
+
+/** A full collection, so that heap figures before and after compare what is live. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/**
+ * Event delivery: QUEUES queues (of QUEUE_USERS users, all subscribed to one channel)
+ * long-poll from a process of their own while a member sends DELIVERY_MESSAGES messages
+ * to that channel, one every DELIVERY_INTERVAL_MS; every queue must receive every message
+ * once. Reports the latency from just before the POST to the event's arrival at a poller.
+ */
+async function measureDelivery(server: EmbeddedServer, api: string, sender: { authorization: string; user_id: number }): Promise<DeliveryReport> {
+  const users: { email: string; api_key: string; user_id: number }[] = [];
+  for (let i = 0; i < QUEUE_USERS; i++) {
+    const email = `listener-${i}@example.com`;
+    const { value } = await callContract(server.bus, endpoints.accounts.createUser, { params: { email, full_name: `Listener ${i}`, role: 400 } });
+    const { api_key } = await http(`${api}/dev_fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: email }) });
+    users.push({ email, api_key, user_id: value.user_id });
+  }
+  const { position } = await callContract(server.bus, endpoints.channels.createChannel, {
+    params: { name: 'delivery', subscribers: [sender.user_id, ...users.map((u) => u.user_id)] },
+  });
+  // The sender's first message waits for messaging to know the channel.
+  await http(`${api}/messages`, {
+    method: 'POST',
+    headers: { authorization: sender.authorization },
+    body: new URLSearchParams({ type: 'stream', to: 'delivery', topic: 'warm-up', content: `after ${position}` }),
+  });
+
+  collectGarbage();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const rssBefore = process.memoryUsage().rss;
+  const pollers = spawn(process.execPath, [join(__dirname, 'pollers.js'), api, JSON.stringify(users), String(QUEUES)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: pollers.stdout! });
+  const nextLine = () =>
+    new Promise<string>((resolve, reject) => {
+      lines.once('line', resolve);
+      pollers.once('exit', (code) => reject(new Error(`the pollers exited (${code})`)));
+    });
+  if ((await nextLine()) !== 'READY') throw new Error('the pollers did not start');
+  collectGarbage();
+  const heapPerQueue = (process.memoryUsage().heapUsed - heapBefore) / QUEUES;
+  const rssPerQueue = (process.memoryUsage().rss - rssBefore) / QUEUES;
+
+  for (let i = 0; i < DELIVERY_MESSAGES; i++) {
+    const sentAt = performance.timeOrigin + performance.now();
+    await http(`${api}/messages`, {
+      method: 'POST',
+      headers: { authorization: sender.authorization },
+      body: new URLSearchParams({ type: 'stream', to: 'delivery', topic: 'latency', content: `bench-delivery ${i} at ${sentAt.toFixed(3)}` }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, DELIVERY_INTERVAL_MS));
+  }
+  const report = nextLine();
+  pollers.stdin!.write(`DONE ${DELIVERY_MESSAGES}\n`);
+  const result = JSON.parse(await report) as Omit<DeliveryReport, 'queues' | 'heapPerQueue' | 'rssPerQueue'>;
+  return { queues: QUEUES, ...result, heapPerQueue, rssPerQueue };
+}
+
 function printTable(rows: Row[], ceiling: number): void {
   const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', '% of noop', 'server CPU µs/req'];
   const lines = rows.map(({ name, result, cpuPerRequest }) => [
@@ -175,6 +259,7 @@ async function main(): Promise<number> {
   const server = await startEmbeddedServer(config, createLogger('bench'), { host: '127.0.0.1', port: 0 });
   let seedRate = 0;
   let rssAfterSeeding = 0;
+  let delivery: DeliveryReport | undefined;
   try {
     const api = `${server.url}/api/v1`;
     const login = async (email: string) => {
@@ -218,6 +303,7 @@ async function main(): Promise<number> {
       if (check.messages.length < 100) throw new Error(`${name}: expected 100 messages, got ${check.messages.length}`);
       record(await measure(name, { url, headers: { authorization: reader.authorization } }));
     }
+    if (ONLY.test('event delivery')) delivery = await measureDelivery(server, api, member);
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -226,12 +312,22 @@ async function main(): Promise<number> {
   console.log();
   printTable(rows, rows.find((row) => row.name === 'noop')?.result.requests.average ?? NaN);
   console.log(`\nseeding through the bus: ${seedRate.toFixed(0)} messages/s`);
+  if (delivery) {
+    const ms = (value: number) => `${value.toFixed(1)} ms`;
+    console.log(
+      `event delivery, ${delivery.queues} queues × ${DELIVERY_MESSAGES} messages: p50 ${ms(delivery.p50)}, p99 ${ms(delivery.p99)}, ` +
+        `max ${ms(delivery.max)} from send to receipt; ${delivery.deliveries} delivered, ${delivery.missing} missing, ${delivery.duplicates} twice; ` +
+        `server memory per queue: ${(delivery.heapPerQueue / 1024).toFixed(1)} KiB heap, ${(delivery.rssPerQueue / 1024).toFixed(1)} KiB RSS`,
+    );
+  }
   // The server shares this process: its resident memory, read-model caches included.
   const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
   console.log(`server process memory (RSS): ${mib(rssAfterSeeding)} after seeding, ${mib(process.memoryUsage().rss)} at the end`);
   const failed = rows.filter(({ result }) => result.non2xx > 0 || result.errors > 0);
   for (const { name, result } of failed) console.error(`FAIL ${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
-  return failed.length ? 1 : 0;
+  const deliveryFailed = delivery !== undefined && (delivery.missing > 0 || delivery.duplicates > 0);
+  if (deliveryFailed) console.error(`FAIL event delivery: ${delivery!.missing} missing, ${delivery!.duplicates} duplicated`);
+  return failed.length || deliveryFailed ? 1 : 0;
 }
 
 main().then(
