@@ -129,5 +129,30 @@ export function registerSuite(mode: string, start: () => Promise<RunningServer>)
         for (const id of inQueue) expect(id).toBeGreaterThan(state.max_message_id);
       }
     }, 30_000);
+
+    it('puts each new subscription in the state or in the queue exactly once', async () => {
+      const names = Array.from({ length: 9 }, (_, i) => `race-${mode}-${i}`);
+      const subscribes: Promise<unknown>[] = [];
+      const registers: Promise<Record<string, any>>[] = [];
+      for (const [i, name] of names.entries()) {
+        subscribes.push(admin.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [ids.member, ids.admin] }));
+        if (i % 2 === 0) registers.push(member.post('/register', { event_types: ['subscription'] }).then((r) => r.body));
+      }
+      await Promise.all(subscribes);
+      for (const state of await Promise.all(registers)) {
+        const inState = state.subscriptions.map((s: { name: string }) => s.name);
+        let inQueue: string[] = [];
+        const deadline = Date.now() + 5000;
+        for (;;) {
+          const { events } = (await member.get('/events', { queue_id: state.queue_id, last_event_id: -1, dont_block: true })).body;
+          inQueue = events
+            .filter((e: { type: string; op: string }) => e.type === 'subscription' && e.op === 'add')
+            .flatMap((e: { subscriptions: { name: string }[] }) => e.subscriptions.map((s) => s.name));
+          if (names.every((n) => inState.includes(n) || inQueue.includes(n)) || Date.now() > deadline) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        for (const name of names) expect([name, [...inState, ...inQueue].filter((n) => n === name).length]).toEqual([name, 1]);
+      }
+    }, 30_000);
   });
 }

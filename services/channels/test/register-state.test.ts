@@ -6,8 +6,6 @@ import { ChannelMessages } from '../src/projections/channel-messages';
 import { channelsState } from '../src/queries/register-state';
 import { channelCreated } from './fixtures';
 
-const stored = (position: number) => ({ position }) as Parameters<Directory['handlers']['UserCreated']>[1];
-
 function user(user_id: number, role: number): FactOf<'UserCreated'> {
   return {
     type: 'UserCreated', user_id, email: `u${user_id}@example.com`, full_name: `User ${user_id}`, role,
@@ -22,17 +20,16 @@ async function organization() {
   const directory = new Directory(store);
   const messages = new ChannelMessages(store);
   const h = directory.handlers;
-  let p = 1;
-  for (const [id, role] of [[1, 400], [2, 400], [3, 600]] as const) await h.UserCreated(user(id, role), stored(p++));
-  await h.ChannelCreated(channelCreated(10, 'general', { is_default: true }), stored(p++));
-  await h.ChannelCreated(channelCreated(11, 'random'), stored(p++));
-  await h.ChannelCreated(channelCreated(12, 'secret', { invite_only: true }), stored(p++));
-  await h.ChannelCreated(channelCreated(13, 'left'), stored(p++));
-  const add = (channel_id: number, user_ids: number[]) => h.SubscriptionsAdded({ type: 'SubscriptionsAdded', channel_id, user_ids }, stored(p++));
+  for (const [id, role] of [[1, 400], [2, 400], [3, 600]] as const) await h.UserCreated(user(id, role));
+  await h.ChannelCreated(channelCreated(10, 'general', { is_default: true }));
+  await h.ChannelCreated(channelCreated(11, 'random'));
+  await h.ChannelCreated(channelCreated(12, 'secret', { invite_only: true }));
+  await h.ChannelCreated(channelCreated(13, 'left'));
+  const add = (channel_id: number, user_ids: number[]) => h.SubscriptionsAdded({ type: 'SubscriptionsAdded', channel_id, user_ids });
   await add(10, [1, 2, 3]);
   await add(12, [2]);
   await add(13, [1]);
-  await h.SubscriptionsRemoved({ type: 'SubscriptionsRemoved', channel_id: 13, user_ids: [1] } as FactOf<'SubscriptionsRemoved'>, stored(p++));
+  await h.SubscriptionsRemoved({ type: 'SubscriptionsRemoved', channel_id: 13, user_ids: [1] } as FactOf<'SubscriptionsRemoved'>);
   return { store, deps: { directory, messages } };
 }
 
