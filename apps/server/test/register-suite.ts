@@ -54,6 +54,11 @@ export function registerSuite(mode: string, start: () => Promise<RunningServer>)
       expect(body.user_topics).toEqual([]);
       expect(body.starred_messages).toEqual([]);
       expect(body.user_settings).toMatchObject({ enter_sends: false, timezone: expect.any(String) });
+      // Without the user_settings_object capability, the settings are also at the top level.
+      expect(body.enter_sends).toBe(false);
+      const modern = (await member.post('/register', { client_capabilities: { user_settings_object: true } })).body;
+      expect(modern.enter_sends).toBeUndefined();
+      expect(modern.user_settings.enter_sends).toBe(false);
       for (const empty of ['muted_users', 'drafts', 'saved_snippets', 'alert_words', 'realm_linkifiers', 'realm_playgrounds', 'scheduled_messages']) {
         expect(body[empty]).toEqual([]);
       }
@@ -154,5 +159,40 @@ export function registerSuite(mode: string, start: () => Promise<RunningServer>)
         for (const name of names) expect([name, [...inState, ...inQueue].filter((n) => n === name).length]).toEqual([name, 1]);
       }
     }, 30_000);
+
+    it('converges: an earlier state plus its queued events equals a fresh register', async () => {
+      const types = ['message', 'update_message_flags', 'starred_messages'];
+      const earlier = (await member.post('/register', { event_types: types })).body;
+      const unreadOf = (state: Record<string, any>) =>
+        new Set<number>([
+          ...state.unread_msgs.pms.flatMap((p: { unread_message_ids: number[] }) => p.unread_message_ids),
+          ...state.unread_msgs.streams.flatMap((p: { unread_message_ids: number[] }) => p.unread_message_ids),
+          ...state.unread_msgs.huddles.flatMap((p: { unread_message_ids: number[] }) => p.unread_message_ids),
+        ]);
+      const sent = [];
+      for (let i = 0; i < 4; i++) sent.push((await member2.post('/messages', { type: 'stream', to: 'general', topic: 'converge', content: `c${i}` })).body.id as number);
+      await member.post('/messages/flags', { messages: [sent[0], sent[2]], op: 'add', flag: 'read' });
+      await member.post('/messages/flags', { messages: [sent[1]], op: 'add', flag: 'starred' });
+      const fresh = (await member.post('/register', { event_types: types })).body;
+
+      const unread = unreadOf(earlier);
+      const starred = new Set<number>(earlier.starred_messages);
+      let maxId = earlier.max_message_id as number;
+      const { events } = (await member.get('/events', { queue_id: earlier.queue_id, last_event_id: -1, dont_block: true })).body;
+      for (const event of events) {
+        if (event.type === 'message') {
+          maxId = Math.max(maxId, event.message.id);
+          if (!event.flags.includes('read')) unread.add(event.message.id);
+        } else if (event.type === 'update_message_flags' && event.flag === 'read') {
+          for (const id of event.messages) event.op === 'add' ? unread.delete(id) : unread.add(id);
+        } else if (event.type === 'update_message_flags' && event.flag === 'starred') {
+          for (const id of event.messages) event.op === 'add' ? starred.add(id) : starred.delete(id);
+        }
+      }
+      expect(maxId).toBe(fresh.max_message_id);
+      expect([...unread].sort((a, b) => a - b)).toEqual([...unreadOf(fresh)].sort((a, b) => a - b));
+      expect([...starred].sort((a, b) => a - b)).toEqual(fresh.starred_messages);
+      expect(fresh.unread_msgs.count).toBe(unread.size);
+    });
   });
 }

@@ -85,7 +85,8 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
     );
   }
   if (want('user_group') || want('realm_user_groups')) state.realm_user_groups = systemGroups(users.filter((u) => u.is_active));
-  if (want('user_settings')) state.user_settings = defaultUserSettings(me);
+  // The legacy types ask for the same settings, which the events service puts at the top level.
+  if (want('user_settings') || want('update_display_settings') || want('update_global_notifications')) state.user_settings = defaultUserSettings(me);
   return state;
 }
 

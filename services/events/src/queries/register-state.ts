@@ -98,6 +98,16 @@ export function unbuiltSections(state: StateParams) {
   };
 }
 
+/**
+ * Clients without the `user_settings_object` capability read the settings as top-level
+ * members, as before Zulip 5.0; the others get them only as `user_settings`.
+ */
+function legacySettings(state: StateParams, params: RegisterParams, settings: AccountsState['user_settings']) {
+  if (!settings) return {};
+  const legacy = params.client_capabilities?.user_settings_object !== true && (wantsState(state, 'update_display_settings') || wantsState(state, 'update_global_notifications'));
+  return { ...(legacy ? settings : {}), ...(wantsState(state, 'user_settings') ? { user_settings: settings } : {}) };
+}
+
 interface OwnerStates {
   accounts?: AccountsState;
   channels?: ChannelsState;
@@ -129,11 +139,12 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
     throw err;
   }
   deps.queues.releaseWithState(queue.queue_id, cutoffsOf(state, positions));
-  const { realm, me, ...accountSections } = states.accounts ?? {};
+  const { realm, me, user_settings, ...accountSections } = states.accounts ?? {};
   return {
     ...realm,
     ...me,
     ...accountSections,
+    ...legacySettings(state, params, user_settings),
     ...states.channels,
     ...states.messaging,
     ...unbuiltSections(state),
