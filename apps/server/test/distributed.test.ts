@@ -4,6 +4,7 @@ import { channelsSuite } from './channels-suite';
 import { edgeSuite } from './edge-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
+import { registerSuite } from './register-suite';
 import { startDistributed } from './harness';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
@@ -13,5 +14,6 @@ describeWithNats('distributed mode', () => {
   messagingSuite('distributed', () => startDistributed());
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
+  registerSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));
 });

@@ -3,6 +3,7 @@ import { channelsSuite } from './channels-suite';
 import { edgeSuite } from './edge-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
+import { registerSuite } from './register-suite';
 import { startEmbedded, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -12,5 +13,7 @@ messagingSuite('embedded', () => startEmbedded());
 narrowsSuite('embedded', () => startEmbedded());
 
 channelsSuite('embedded', () => startEmbedded());
+
+registerSuite('embedded', () => startEmbedded());
 
 edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));

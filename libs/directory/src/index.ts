@@ -179,6 +179,21 @@ export class Directory {
     return users;
   }
 
+  /** Every user, deactivated ones too (POST /register lists both). */
+  async allUsers(): Promise<UserDoc[]> {
+    return this.users.find({});
+  }
+
+  /** Every channel, archived ones too. */
+  async allChannels(): Promise<ChannelView[]> {
+    return (await this.channels.find({})).map(viewOf);
+  }
+
+  /** The user's subscriptions, past ones (inactive) included. */
+  async subscriptionsOf(userId: number): Promise<SubscriptionDoc[]> {
+    return this.subscriptions.find({ user_id: userId });
+  }
+
   async subscribedChannelIds(userId: number): Promise<number[]> {
     return (await this.subscriptions.find({ user_id: userId, active: true })).map((s) => s.channel_id);
   }

@@ -159,4 +159,36 @@ describe('Projector', () => {
     await projector.stop();
     await store.close();
   });
+
+  it('reads a snapshot at one position: no batch is applied while it runs', async () => {
+    const paths = files();
+    const store = SqliteEventStore.open(paths.events);
+    const readModels = SqliteReadModelStore.open(paths.models);
+    const { counters, handlers } = counting(readModels);
+    const projector = new Projector({ name: 'p', store, readModels, log, handlers });
+    await projector.start();
+    const appends = Array.from({ length: 40 }, (_, i) => store.append('s', [fact(i)], 'any'));
+    const snapshots = [];
+    for (let i = 0; i < 20; i++) {
+      snapshots.push(
+        projector.snapshot(async () => {
+          const before = (await counters.get('s'))?.count ?? 0;
+          // A pause inside the read, where a batch would otherwise slip in.
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          const after = (await counters.get('s'))?.count ?? 0;
+          return { before, after, positions: (await counters.get('s'))?.positions ?? [] };
+        }),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(appends);
+    for (const { value, position } of await Promise.all(snapshots)) {
+      expect(value.after).toBe(value.before);
+      // The position is exactly that of the last fact the read saw.
+      expect(value.positions.at(-1) ?? 0).toBe(position);
+    }
+    await projector.stop();
+    await store.close();
+    await readModels.close();
+  });
 });

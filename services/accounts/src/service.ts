@@ -20,6 +20,7 @@ import { createOrganization, createUser, setUserActive } from './handlers/comman
 import { AccountsReadModel } from './projections/credentials';
 import { authenticate, devFetchApiKey, jwtFetchApiKey, keyFor } from './queries/authentication';
 import { userProfile } from './queries/profile';
+import { accountsState } from './queries/register-state';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -90,6 +91,12 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       const user = await directory.userById(actor.user_id);
       if (!user) throw badRequest('Authentication required');
       return { value: userProfile(user) };
+    }),
+    serve(api.registerState, async (params, { actor }) => {
+      const stateDeps = { directory, accounts, realmUri: config.realmUri, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
+      // The position is what POST /register's queue leaves out: events the state already holds.
+      const { value, position } = await projector.snapshot(() => accountsState(stateDeps, actor.user_id, params));
+      return { value: { state: value }, position };
     }),
     serve(api.serverSettings, async () => {
       const org = await accounts.organization.get('organization');

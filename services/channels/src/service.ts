@@ -10,6 +10,7 @@ import { evolveRegistry, initialRegistry } from './domain/registry';
 import { evolveChannel, initialChannel } from './domain/subscriptions';
 import { archiveChannel, createChannel, subscribe, updateChannel } from './handlers/commands';
 import { ChannelMessages } from './projections/channel-messages';
+import { channelsState } from './queries/register-state';
 
 export async function startChannelsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels } = deps;
@@ -35,6 +36,11 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const api = endpoints.channels;
 
   const subscriptions: BusSubscription[] = await Promise.all([
+    serve(api.registerState, async (params, { actor }) => {
+      // The position is what POST /register's queue leaves out: events the state already holds.
+      const { value, position } = await projector.snapshot(() => channelsState({ directory, messages }, actor.user_id, params));
+      return { value: { state: value }, position };
+    }),
     serve(api.createChannel, async (params) => {
       const { channelId, position } = await createChannel(commands, params);
       return { value: { channel_id: channelId }, position };

@@ -7,6 +7,7 @@ import { endpoints } from '@teamchat/contracts';
 import { contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { fanOutHandlers } from './projections/fan-out';
 import { QueueRegistry } from './queries/queues';
+import { registerWithState } from './queries/register-state';
 
 export async function startEventsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, config } = deps;
@@ -16,7 +17,7 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     store,
     log,
     startAtHead: true,
-    handlers: fanOutHandlers((delivery) => queues.deliver(delivery)),
+    handlers: fanOutHandlers((delivery, position) => queues.deliver(delivery, position)),
   });
   await projector.start();
   // The queue must not miss what the client itself did just before registering: the
@@ -25,7 +26,7 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
   const api = endpoints.events;
 
   const subscriptions: BusSubscription[] = await Promise.all([
-    serve(api.register, async (params, { actor }) => ({ value: queues.register(actor, params) })),
+    serve(api.register, async (params, { actor }) => ({ value: await registerWithState({ bus, queues, fanOut: projector }, actor, params) })),
     serve(api.getEvents, async (params, { actor }) => ({ value: await queues.getEvents(actor, params) })),
     serve(api.deleteQueue, async (params, { actor }) => {
       queues.delete(actor, params.queue_id);

@@ -32,6 +32,7 @@ import { MessagesReadModel } from './projections/messages';
 import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
 import { getMessages, selectMessageIds } from './queries/get-messages';
+import { messagingState } from './queries/register-state';
 import { renderMessages } from './queries/render-messages';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
@@ -69,6 +70,11 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const api = endpoints.messaging;
 
   const subscriptions: BusSubscription[] = await Promise.all([
+    serve(api.registerState, async (params, { actor }) => {
+      // The position is what POST /register's queue leaves out: events the state already holds.
+      const { value, position } = await projector.snapshot(() => messagingState(model, actor.user_id, params));
+      return { value: { state: value }, position };
+    }),
     serve(api.sendMessage, async (params, { actor }) => {
       const { position, ...value } = await sendMessage({ directory, model, recipients, messages, userTopicStreams, renderer }, actor, params);
       return { value, position };

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { EmptyReply, endpoint } from './contract';
 import { NarrowTerm } from './messaging';
+import { RegisterStateReply } from './register-state';
 
 const int = () => z.number().int();
 
@@ -14,7 +15,8 @@ export const RegisterParams = z.object({
   all_public_streams: z.boolean().optional(),
   slim_presence: z.boolean().optional(),
   include_subscribers: z.union([z.boolean(), z.literal('partial')]).optional(),
-  client_capabilities: z.record(z.string(), z.unknown()).optional(),
+  // Zulip's capabilities are all flags; anything else is a client bug worth refusing.
+  client_capabilities: z.record(z.string(), z.boolean()).optional(),
 });
 export type RegisterParams = z.infer<typeof RegisterParams>;
 
@@ -37,11 +39,14 @@ export const eventsEndpoints = {
     http: { method: 'POST', path: '/register' },
     auth: true,
     params: RegisterParams,
-    reply: z.object({
+    // Loose: the organization's settings come as many `realm_*` members.
+    reply: z.looseObject({
+      ...RegisterStateReply,
       queue_id: z.string(),
       last_event_id: int(),
       zulip_feature_level: int(),
       zulip_version: z.string(),
+      zulip_merge_base: z.string(),
       max_message_length: int(),
       max_topic_length: int(),
       max_stream_name_length: int(),

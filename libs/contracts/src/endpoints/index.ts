@@ -7,17 +7,19 @@ import { channelsEndpoints } from './channels';
 import type { Endpoint } from './contract';
 import { eventsEndpoints } from './events';
 import { messagingEndpoints } from './messaging';
+import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
 
 export * from './contract';
 export * from './accounts';
 export * from './channels';
 export * from './messaging';
 export * from './events';
+export * from './register-state';
 
 export const endpoints = {
-  accounts: accountsEndpoints,
-  channels: channelsEndpoints,
-  messaging: messagingEndpoints,
+  accounts: { ...accountsEndpoints, ...accountsStateEndpoints },
+  channels: { ...channelsEndpoints, ...channelsStateEndpoints },
+  messaging: { ...messagingEndpoints, ...messagingStateEndpoints },
   events: eventsEndpoints,
 };
 

@@ -61,6 +61,8 @@ export class Projector {
   private subscription: Subscription | undefined;
   private failure: unknown;
   private readonly types: ReadonlySet<string>;
+  /** Batches and snapshot reads take turns on this chain, so that a snapshot never sees half a batch. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: ProjectorOptions) {
     this.types = handledTypes(options.handlers);
@@ -117,6 +119,21 @@ export class Projector {
     });
   }
 
+  /**
+   * Reads the read models at one known position: no batch is applied while `read` runs,
+   * so what it returns reflects exactly the facts up to the position returned with it
+   * (POST /register pairs initial state with a queue starting there).
+   */
+  snapshot<T>(read: () => Promise<T> | T): Promise<{ value: T; position: number }> {
+    return this.exclusive(async () => ({ value: await read(), position: this.position }));
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(work);
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
   async stop(): Promise<void> {
     await this.subscription?.stop();
     while (this.writing) await this.writing;
@@ -142,8 +159,10 @@ export class Projector {
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.splice(0, MAX_BATCH);
-        await this.apply(batch);
-        this.advance(batch[batch.length - 1]!.position);
+        await this.exclusive(async () => {
+          await this.apply(batch);
+          this.advance(batch[batch.length - 1]!.position);
+        });
       }
     } catch (err) {
       this.fail(err, this.options.log);

@@ -132,9 +132,10 @@ function deliveriesOf(fact: Fact, stored: StoredFact): Delivery[] {
 }
 
 /** The events projection: each fact announced is handed to `deliver`, delivery by delivery. */
-export function fanOutHandlers(deliver: (delivery: Delivery) => void): FactHandlers {
+export function fanOutHandlers(deliver: (delivery: Delivery, position: number) => void): FactHandlers {
   const announce = (fact: Fact, stored: StoredFact) => {
-    for (const delivery of deliveriesOf(fact, stored)) deliver(delivery);
+    // The position lets a new queue leave out what its initial state already holds.
+    for (const delivery of deliveriesOf(fact, stored)) deliver(delivery, stored.position);
   };
   const announced = (Object.keys(fanOut) as FactType[]).filter((type) => fanOut[type] !== NO_CLIENT_EVENT);
   return Object.fromEntries(announced.map((type) => [type, announce]));

@@ -16,6 +16,7 @@ import {
 } from '@teamchat/contracts';
 import { EventQueue } from '../domain/event-queue';
 import { parseQueueNarrow } from '../domain/queue-narrow';
+import { StateCutoffs, type Cutoffs } from '../domain/state-cutoffs';
 import type { Delivery } from '../projections/fan-out';
 
 /** A queue nobody has polled for this long is dropped (Zulip uses ten minutes too). */
@@ -28,6 +29,8 @@ export class QueueRegistry {
   private queues = new Map<string, EventQueue<ClientEvent>>();
   private byUser = new Map<number, Set<EventQueue<ClientEvent>>>();
   private sweeper: NodeJS.Timeout;
+  /** Consistency of new queues with the initial state registered with them (register-state.ts). */
+  private readonly initialState = new StateCutoffs<ClientEvent>();
 
   constructor(private readonly heartbeatSeconds: number) {
     this.sweeper = setInterval(() => this.expireIdle(), 60_000);
@@ -85,13 +88,24 @@ export class QueueRegistry {
     this.drop(this.owned(actor, queueId));
   }
 
-  deliver(delivery: Delivery): void {
+  /** `position`: the store position of the fact the delivery announces, if any. */
+  deliver(delivery: Delivery, position?: number): void {
     for (const userId of delivery.user_ids) {
       for (const queue of this.byUser.get(userId) ?? []) {
         const event = delivery.eventFor(queue);
-        if (event) queue.push(event);
+        if (event && this.initialState.admit(queue.id, event, position)) queue.push(event);
       }
     }
+  }
+
+  /** Holds the queue's events until its initial state is known (see StateCutoffs). */
+  holdForState(queueId: string): void {
+    this.initialState.hold(queueId);
+  }
+
+  releaseWithState(queueId: string, cutoffs: Cutoffs): void {
+    const queue = this.queues.get(queueId);
+    for (const event of this.initialState.release(queueId, cutoffs)) queue?.push(event);
   }
 
   close(): void {
@@ -101,6 +115,7 @@ export class QueueRegistry {
 
   private drop(queue: EventQueue<ClientEvent>): void {
     this.queues.delete(queue.id);
+    this.initialState.forget(queue.id);
     this.byUser.get(queue.options.user_id)?.delete(queue);
     queue.release();
   }

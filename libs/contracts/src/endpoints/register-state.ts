@@ -1,0 +1,229 @@
+/**
+ * POST /register's initial state: the sections of the reply (Zulip's field names and
+ * shapes, zerver/lib/events.py `fetch_initial_state_data`), which client event type asks
+ * for each, and the internal contracts through which the events service collects each
+ * owner's sections. Each owner answers from its own read models together with the store
+ * position they reflect, so that the queue can leave out what the state already holds.
+ */
+import { z } from 'zod';
+import { ApiChannel, ApiSubscription } from '../client-events';
+import { endpoint, type ServiceName } from './contract';
+import { UserProfile } from './accounts';
+
+const int = () => z.number().int();
+const ids = () => z.array(int());
+const ApiGroupSetting = z.union([int(), z.object({ direct_members: ids(), direct_subgroups: ids() })]);
+
+/** A channel the user is not subscribed to: subscribers only when asked for. */
+const ApiChannelWithSubscribers = ApiChannel.extend({ subscribers: ids().optional(), partial_subscribers: ids().optional() });
+const ApiSubscriptionState = ApiSubscription.extend({ subscribers: ids().optional(), partial_subscribers: ids().optional() });
+
+export const RealmUser = UserProfile.extend({
+  is_moderator: z.boolean(),
+  is_billing_admin: z.boolean(),
+  avatar_url: z.string().nullable(),
+  profile_data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const RealmBot = z.object({
+  user_id: int(),
+  email: z.string(),
+  full_name: z.string(),
+  bot_type: int().nullable(),
+  is_active: z.boolean(),
+  owner_id: int().nullable(),
+  api_key: z.string(),
+  avatar_url: z.string(),
+  default_sending_stream: z.string().nullable(),
+  default_events_register_stream: z.string().nullable(),
+  default_all_public_streams: z.boolean(),
+  services: z.array(z.record(z.string(), z.unknown())),
+});
+
+export const UserGroup = z.object({
+  id: int(),
+  name: z.string(),
+  description: z.string(),
+  members: ids(),
+  direct_subgroup_ids: ids(),
+  is_system_group: z.boolean(),
+  date_created: int().nullable(),
+  creator_id: int().nullable(),
+  deactivated: z.boolean(),
+  can_add_members_group: ApiGroupSetting,
+  can_join_group: ApiGroupSetting,
+  can_leave_group: ApiGroupSetting,
+  can_manage_group: ApiGroupSetting,
+  can_mention_group: ApiGroupSetting,
+  can_remove_members_group: ApiGroupSetting,
+});
+
+const UnreadStream = z.object({ stream_id: int(), topic: z.string(), unread_message_ids: ids() });
+const UnreadPm = z.object({ other_user_id: int(), sender_id: int(), unread_message_ids: ids() });
+const UnreadHuddle = z.object({ user_ids_string: z.string(), unread_message_ids: ids() });
+export const UnreadMsgs = z.object({
+  count: int(),
+  pms: z.array(UnreadPm),
+  streams: z.array(UnreadStream),
+  huddles: z.array(UnreadHuddle),
+  mentions: ids(),
+  old_unreads_missing: z.boolean(),
+});
+export type UnreadMsgs = z.infer<typeof UnreadMsgs>;
+
+const UserTopicState = z.object({ stream_id: int(), topic_name: z.string(), last_updated: int(), visibility_policy: int() });
+
+/** Settings are not configurable yet: every user has Zulip's defaults, except the time zone. */
+export const UserSettings = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+
+/** Accounts' sections. `realm` carries the organization's settings as `realm_*` members. */
+export const AccountsState = z.object({
+  realm: z.record(z.string(), z.unknown()).optional(),
+  /** The caller's own account, as Zulip's `realm_user` section gives it beside the lists. */
+  me: z.record(z.string(), z.unknown()).optional(),
+  realm_users: z.array(RealmUser).optional(),
+  realm_non_active_users: z.array(RealmUser).optional(),
+  cross_realm_bots: z.array(RealmUser).optional(),
+  realm_bots: z.array(RealmBot).optional(),
+  realm_user_groups: z.array(UserGroup).optional(),
+  user_settings: UserSettings.optional(),
+});
+export type AccountsState = z.infer<typeof AccountsState>;
+
+export const ChannelsState = z.object({
+  subscriptions: z.array(ApiSubscriptionState).optional(),
+  unsubscribed: z.array(ApiChannelWithSubscribers).optional(),
+  never_subscribed: z.array(ApiChannelWithSubscribers).optional(),
+  streams: z.array(ApiChannel).optional(),
+  realm_default_streams: ids().optional(),
+});
+export type ChannelsState = z.infer<typeof ChannelsState>;
+
+export const MessagingState = z.object({
+  max_message_id: int().optional(),
+  unread_msgs: UnreadMsgs.optional(),
+  recent_private_conversations: z.array(z.object({ max_message_id: int(), user_ids: ids() })).optional(),
+  user_topics: z.array(UserTopicState).optional(),
+  starred_messages: ids().optional(),
+});
+export type MessagingState = z.infer<typeof MessagingState>;
+
+/** Sections no service fills yet: present and empty until their feature is built. */
+export const UnbuiltState = z.object({
+  muted_users: z.array(z.object({ id: int(), timestamp: int() })).optional(),
+  user_status: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  presences: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  server_timestamp: z.number().optional(),
+  presence_last_update_id: int().optional(),
+  drafts: z.array(z.record(z.string(), z.unknown())).optional(),
+  saved_snippets: z.array(z.record(z.string(), z.unknown())).optional(),
+  alert_words: z.array(z.string()).optional(),
+  realm_emoji: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  realm_linkifiers: z.array(z.record(z.string(), z.unknown())).optional(),
+  realm_playgrounds: z.array(z.record(z.string(), z.unknown())).optional(),
+  scheduled_messages: z.array(z.record(z.string(), z.unknown())).optional(),
+  reminders: z.array(z.record(z.string(), z.unknown())).optional(),
+  custom_profile_fields: z.array(z.record(z.string(), z.unknown())).optional(),
+  custom_profile_field_types: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
+  realm_default_stream_groups: z.array(z.record(z.string(), z.unknown())).optional(),
+  onboarding_steps: z.array(z.record(z.string(), z.unknown())).optional(),
+  navigation_views: z.array(z.record(z.string(), z.unknown())).optional(),
+  channel_folders: z.array(z.record(z.string(), z.unknown())).optional(),
+  realm_user_settings_defaults: z.record(z.string(), z.unknown()).optional(),
+  has_zoom_token: z.boolean().optional(),
+  giphy_api_key: z.string().optional(),
+  video_chat_provider: int().optional(),
+});
+
+/**
+ * Every client event type a queue may ask for (Zulip's), with the service whose state its
+ * events update (null: ephemeral or not a state change). An event type outside this table
+ * is refused at registration.
+ */
+export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
+  alert_words: null,
+  attachment: null,
+  channel_folder: null,
+  custom_profile_fields: null,
+  default_stream_groups: null,
+  default_streams: 'channels',
+  delete_message: 'messaging',
+  drafts: null,
+  has_zoom_token: null,
+  heartbeat: null,
+  invites_changed: null,
+  message: 'messaging',
+  muted_topics: 'messaging',
+  muted_users: null,
+  navigation_view: null,
+  onboarding_steps: null,
+  presence: null,
+  reaction: 'messaging',
+  realm: 'accounts',
+  realm_bot: 'accounts',
+  realm_domains: null,
+  realm_emoji: null,
+  realm_export: null,
+  realm_export_consent: null,
+  realm_linkifiers: null,
+  realm_playgrounds: null,
+  realm_user: 'accounts',
+  realm_user_settings_defaults: null,
+  recent_private_conversations: 'messaging',
+  reminders: null,
+  restart: null,
+  saved_snippets: null,
+  scheduled_messages: null,
+  starred_messages: 'messaging',
+  stream: 'channels',
+  submessage: 'messaging',
+  subscription: 'channels',
+  typing: null,
+  typing_edit_message: null,
+  update_display_settings: 'accounts',
+  update_global_notifications: 'accounts',
+  update_message: 'messaging',
+  update_message_flags: 'messaging',
+  user_group: 'accounts',
+  realm_user_groups: 'accounts',
+  user_settings: 'accounts',
+  user_status: null,
+  user_topic: 'messaging',
+  web_reload_client: null,
+};
+
+export const isKnownEventType = (type: string): boolean => Object.hasOwn(EVENT_TYPE_OWNERS, type);
+
+/** What every owner's state contract takes: which client event types' sections to build. */
+export const StateParams = z.object({
+  fetch_event_types: z.array(z.string()).nullable(),
+  include_subscribers: z.union([z.boolean(), z.literal('partial')]),
+  client_gravatar: z.boolean(),
+  archived_channels: z.boolean(),
+});
+export type StateParams = z.infer<typeof StateParams>;
+
+/** Whether a section for `type` is wanted (null: every section). */
+export const wantsState = (params: Pick<StateParams, 'fetch_event_types'>, type: string): boolean =>
+  params.fetch_event_types === null || params.fetch_event_types.includes(type);
+
+const stateReply = <S extends z.ZodObject>(state: S) => z.object({ state });
+
+export const accountsStateEndpoints = {
+  registerState: endpoint({ service: 'accounts', subject: 'accounts.register_state', auth: true, params: StateParams, reply: stateReply(AccountsState) }),
+};
+export const channelsStateEndpoints = {
+  registerState: endpoint({ service: 'channels', subject: 'channels.register_state', auth: true, params: StateParams, reply: stateReply(ChannelsState) }),
+};
+export const messagingStateEndpoints = {
+  registerState: endpoint({ service: 'messaging', subject: 'messaging.register_state', auth: true, params: StateParams, reply: stateReply(MessagingState) }),
+};
+
+/** POST /register's reply beyond the queue: every section, each present when its event type was fetched. */
+export const RegisterStateReply = {
+  ...AccountsState.omit({ realm: true, me: true }).shape,
+  ...ChannelsState.shape,
+  ...MessagingState.shape,
+  ...UnbuiltState.shape,
+};

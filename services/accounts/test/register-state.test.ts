@@ -1,0 +1,64 @@
+import { describe, expect, it } from '@jest/globals';
+import type { StateParams } from '@teamchat/contracts';
+import type { UserDoc } from '@teamchat/directory';
+import type { AccountsReadModel } from '../src/projections/credentials';
+import { accountsState, systemGroups } from '../src/queries/register-state';
+
+const all: StateParams = { fetch_event_types: null, include_subscribers: false, client_gravatar: true, archived_channels: false };
+
+function user(_id: number, role: number, extra: Partial<UserDoc> = {}): UserDoc {
+  const email = `u${_id}@example.com`;
+  return {
+    _id, email, email_lc: email, full_name: `User ${_id}`, full_name_lc: `user ${_id}`, role, is_active: true,
+    is_bot: false, bot_type: null, bot_owner_id: null, timezone: 'UTC', date_joined: 1_700_000_000, ...extra,
+  };
+}
+
+const users = [
+  user(1, 100),
+  user(2, 200),
+  user(3, 400),
+  user(4, 600),
+  user(5, 400, { is_active: false }),
+  user(6, 400, { is_bot: true, bot_type: 1, bot_owner_id: 2 }),
+  user(7, 400, { is_bot: true, bot_type: 1, bot_owner_id: 3 }),
+];
+const deps = {
+  directory: { allUsers: async () => users, userById: async (id: number) => users.find((u) => u._id === id) },
+  accounts: { organization: { get: async () => ({ _id: 'organization', name: 'Acme', host: 'acme.test', date_created: 5 }) } } as unknown as AccountsReadModel,
+  realmUri: 'http://acme.test',
+  apiKeyOf: async (bot: UserDoc) => `key-${bot._id}`,
+};
+
+describe('accounts register state', () => {
+  it('lists active and deactivated users apart, with the caller own fields and the organization settings', async () => {
+    const state = await accountsState(deps, 3, all);
+    expect(state.realm_users?.map((u) => u.user_id)).toEqual([1, 2, 3, 4, 6, 7]);
+    expect(state.realm_non_active_users?.map((u) => u.user_id)).toEqual([5]);
+    expect(state.cross_realm_bots).toEqual([]);
+    expect(state.realm_users?.[0]?.avatar_url).toBeNull();
+    expect(state.me).toMatchObject({ user_id: 3, is_admin: false, is_guest: false, role: 400 });
+    expect(state.realm).toMatchObject({ realm_name: 'Acme', realm_url: 'http://acme.test', realm_date_created: 5 });
+    expect(state.user_settings).toMatchObject({ timezone: 'UTC' });
+  });
+
+  it('shows bots to their owners and to administrators only', async () => {
+    expect((await accountsState(deps, 3, all)).realm_bots?.map((b) => [b.user_id, b.api_key])).toEqual([[7, 'key-7']]);
+    expect((await accountsState(deps, 2, all)).realm_bots?.map((b) => b.user_id)).toEqual([6, 7]);
+    expect((await accountsState(deps, 4, all)).realm_bots).toEqual([]);
+  });
+
+  it('builds only the sections asked for', async () => {
+    const state = await accountsState(deps, 3, { ...all, fetch_event_types: ['user_settings', 'message'] });
+    expect(Object.keys(state)).toEqual(['user_settings']);
+  });
+
+  it('nests the system groups by role', () => {
+    const groups = systemGroups(users.filter((u) => u.is_active));
+    const byName = Object.fromEntries(groups.map((g) => [g.name, g]));
+    expect(groups).toHaveLength(8);
+    expect(byName['role:owners']).toMatchObject({ members: [1], direct_subgroup_ids: [] });
+    expect(byName['role:administrators']).toMatchObject({ members: [2], direct_subgroup_ids: [byName['role:owners']!.id] });
+    expect(byName['role:everyone']).toMatchObject({ members: [4] });
+  });
+});

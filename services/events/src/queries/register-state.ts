@@ -1,0 +1,154 @@
+/**
+ * POST /register with its initial state. The queue is created at the fan-out's position P,
+ * each owner of a requested section answers from its read models at its position Ps >= P
+ * (the request carries `after: P`), and the queue then leaves out the events of that
+ * owner's types up to Ps: every change is in the state or in the queue, never both,
+ * never neither.
+ */
+import {
+  badRequest,
+  endpoints,
+  EVENT_TYPE_OWNERS,
+  isKnownEventType,
+  wantsState,
+  ZULIP_VERSION,
+  type AccountsState,
+  type Actor,
+  type ChannelsState,
+  type MessagingState,
+  type RegisterParams,
+  type ServiceName,
+  type StateParams,
+} from '@teamchat/contracts';
+import { callContract, type Bus } from '@teamchat/platform';
+import type { Cutoffs } from '../domain/state-cutoffs';
+import type { QueueRegistry } from './queues';
+
+export interface RegisterDeps {
+  bus: Bus;
+  queues: Pick<QueueRegistry, 'register' | 'holdForState' | 'releaseWithState' | 'delete'>;
+  /** The fan-out's projector: a snapshot there is a point between two facts' deliveries. */
+  fanOut: { snapshot<T>(read: () => T | Promise<T>): Promise<{ value: T; position: number }> };
+}
+
+type OwnerName = Exclude<ServiceName, 'events'>;
+const OWNERS: readonly OwnerName[] = ['accounts', 'channels', 'messaging'];
+
+/** The event types whose sections each owner builds (the rest are filled here, empty). */
+export const typesOwnedBy = (owner: OwnerName): string[] =>
+  Object.entries(EVENT_TYPE_OWNERS)
+    .filter(([, o]) => o === owner)
+    .map(([type]) => type);
+
+/** Refuses event types no Zulip client could mean: a typo would otherwise be a silent empty queue. */
+export function checkEventTypes(name: string, types: readonly string[] | undefined): void {
+  const unknown = types?.find((type) => !isKnownEventType(type));
+  if (unknown !== undefined) throw badRequest(`Invalid '${name}': unknown event type '${unknown}'`, { event_type: unknown });
+}
+
+/** Zulip's rule: without fetch_event_types, the state follows event_types; without either, everything. */
+export function stateParamsOf(params: RegisterParams): StateParams {
+  return {
+    fetch_event_types: params.fetch_event_types ?? params.event_types ?? null,
+    include_subscribers: params.include_subscribers ?? false,
+    client_gravatar: params.client_gravatar ?? true,
+    archived_channels: params.client_capabilities?.archived_channels === true,
+  };
+}
+
+/** Which owners to ask: those owning at least one wanted section. */
+export const ownersToAsk = (state: StateParams): OwnerName[] =>
+  OWNERS.filter((owner) => typesOwnedBy(owner).some((type) => wantsState(state, type)));
+
+/**
+ * Per client event type, the position up to which the state holds its changes: only for
+ * types whose section was fetched (events of other types all go to the queue).
+ */
+export function cutoffsOf(state: StateParams, positions: ReadonlyMap<OwnerName, number>): Cutoffs {
+  const cutoffs = new Map<string, number>();
+  for (const [owner, position] of positions) {
+    for (const type of typesOwnedBy(owner)) if (wantsState(state, type)) cutoffs.set(type, position);
+  }
+  return cutoffs;
+}
+
+/** Sections of features not built yet: present, empty and of their type, as clients expect. */
+export function unbuiltSections(state: StateParams) {
+  const want = (type: string) => wantsState(state, type);
+  return {
+    ...(want('muted_users') ? { muted_users: [] } : {}),
+    ...(want('user_status') ? { user_status: {} } : {}),
+    ...(want('presence') ? { presences: {}, server_timestamp: Date.now() / 1000, presence_last_update_id: -1 } : {}),
+    ...(want('drafts') ? { drafts: [] } : {}),
+    ...(want('saved_snippets') ? { saved_snippets: [] } : {}),
+    ...(want('alert_words') ? { alert_words: [] } : {}),
+    ...(want('realm_emoji') ? { realm_emoji: {} } : {}),
+    ...(want('realm_linkifiers') ? { realm_linkifiers: [] } : {}),
+    ...(want('realm_playgrounds') ? { realm_playgrounds: [] } : {}),
+    ...(want('scheduled_messages') ? { scheduled_messages: [] } : {}),
+    ...(want('reminders') ? { reminders: [] } : {}),
+    ...(want('custom_profile_fields') ? { custom_profile_fields: [], custom_profile_field_types: {} } : {}),
+    ...(want('realm_domains') ? { realm_domains: [] } : {}),
+    ...(want('default_stream_groups') ? { realm_default_stream_groups: [] } : {}),
+    ...(want('onboarding_steps') ? { onboarding_steps: [] } : {}),
+    ...(want('navigation_view') ? { navigation_views: [] } : {}),
+    ...(want('channel_folder') ? { channel_folders: [] } : {}),
+    ...(want('realm_user_settings_defaults') ? { realm_user_settings_defaults: {} } : {}),
+    ...(want('has_zoom_token') ? { has_zoom_token: false } : {}),
+  };
+}
+
+/**
+ * Clients without the `user_settings_object` capability read the settings as top-level
+ * members, as before Zulip 5.0; the others get them only as `user_settings`.
+ */
+function legacySettings(state: StateParams, params: RegisterParams, settings: AccountsState['user_settings']) {
+  if (!settings) return {};
+  const legacy = params.client_capabilities?.user_settings_object !== true && (wantsState(state, 'update_display_settings') || wantsState(state, 'update_global_notifications'));
+  return { ...(legacy ? settings : {}), ...(wantsState(state, 'user_settings') ? { user_settings: settings } : {}) };
+}
+
+interface OwnerStates {
+  accounts?: AccountsState;
+  channels?: ChannelsState;
+  messaging?: MessagingState;
+}
+
+export async function registerWithState(deps: RegisterDeps, actor: Actor, params: RegisterParams) {
+  checkEventTypes('event_types', params.event_types);
+  checkEventTypes('fetch_event_types', params.fetch_event_types);
+  const state = stateParamsOf(params);
+  const { value: queue, position: after } = await deps.fanOut.snapshot(() => {
+    const registered = deps.queues.register(actor, params);
+    deps.queues.holdForState(registered.queue_id);
+    return registered;
+  });
+  const states: OwnerStates = {};
+  const positions = new Map<OwnerName, number>();
+  try {
+    await Promise.all(
+      ownersToAsk(state).map(async (owner) => {
+        const reply = await callContract(deps.bus, endpoints[owner].registerState, { actor, after, params: state });
+        // An owner always answers at or after `after`; without a position nothing could be left out safely.
+        positions.set(owner, reply.position ?? after);
+        (states as Record<OwnerName, unknown>)[owner] = reply.value.state;
+      }),
+    );
+  } catch (err) {
+    deps.queues.delete(actor, queue.queue_id);
+    throw err;
+  }
+  deps.queues.releaseWithState(queue.queue_id, cutoffsOf(state, positions));
+  const { realm, me, user_settings, ...accountSections } = states.accounts ?? {};
+  return {
+    ...realm,
+    ...me,
+    ...accountSections,
+    ...legacySettings(state, params, user_settings),
+    ...states.channels,
+    ...states.messaging,
+    ...unbuiltSections(state),
+    ...queue,
+    zulip_merge_base: ZULIP_VERSION,
+  };
+}

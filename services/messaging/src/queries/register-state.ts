@@ -1,0 +1,101 @@
+/**
+ * Messaging's sections of POST /register: the newest message id, unread messages
+ * (Zulip's `unread_msgs`), recent direct-message conversations, topic visibility policies
+ * and starred messages, from the caller's own rows (what they received or flagged).
+ */
+import { wantsState, type MessagingState, type StateParams, type UnreadMsgs } from '@teamchat/contracts';
+import type { MessagesReadModel } from '../projections/messages';
+import type { UserMessageDoc } from '../projections/message-docs';
+
+/** Zulip's limits: unreads beyond the newest 50,000 are reported as missing, not listed. */
+export const MAX_UNREAD_MESSAGES = 50_000;
+/** Recent conversations are taken from the newest 1000 direct messages, as in Zulip. */
+const RECENT_DIRECT_MESSAGES = 1000;
+
+type Model = Pick<MessagesReadModel, 'messages' | 'userMessages' | 'userTopics'>;
+
+const byId = (a: number, b: number) => a - b;
+const participantsOf = (row: Pick<UserMessageDoc, 'dm_key'>) => (row.dm_key ? row.dm_key.split(',').map(Number) : []);
+
+export async function messagingState(model: Model, userId: number, params: StateParams): Promise<MessagingState> {
+  const want = (type: string) => wantsState(params, type);
+  const state: MessagingState = {};
+  if (want('message')) {
+    const [newest] = await model.userMessages.find({ user_id: userId }, { sort: ['message_id', -1], limit: 1 });
+    state.max_message_id = newest?.message_id ?? -1;
+  }
+  // Zulip sends unreads to clients that follow both new messages and flag changes.
+  if (want('message') && want('update_message_flags')) state.unread_msgs = await unreadMessages(model, userId);
+  if (want('recent_private_conversations')) state.recent_private_conversations = await recentConversations(model, userId);
+  if (want('user_topic')) {
+    const topics = await model.userTopics.find({ user_id: userId });
+    state.user_topics = topics
+      .filter((t) => t.visibility_policy !== 0)
+      .sort((a, b) => a.last_updated - b.last_updated || a.channel_id - b.channel_id)
+      .map((t) => ({ stream_id: t.channel_id, topic_name: t.topic, last_updated: t.last_updated, visibility_policy: t.visibility_policy }));
+  }
+  if (want('starred_messages')) {
+    const rows = await model.userMessages.find({ user_id: userId, starred: true }, { sort: ['message_id', 1] });
+    state.starred_messages = rows.map((r) => r.message_id);
+  }
+  return state;
+}
+
+export async function unreadMessages(model: Pick<Model, 'messages' | 'userMessages'>, userId: number): Promise<UnreadMsgs> {
+  const newest = await model.userMessages.find({ user_id: userId, unread: true }, { sort: ['message_id', -1], limit: MAX_UNREAD_MESSAGES + 1 });
+  const missing = newest.length > MAX_UNREAD_MESSAGES;
+  const rows = newest.slice(0, MAX_UNREAD_MESSAGES).reverse();
+  const channelRows = rows.filter((r) => r.channel_id !== null);
+  // Topics are listed as written, which only the message has (rows keep the lower-cased key).
+  const docs = await model.messages.getMany(channelRows.map((r) => r.message_id));
+  const topicOf = new Map(docs.map((d) => [d._id, d.recipient.type === 'channel' ? d.recipient.topic : '']));
+
+  const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  const pms = new Map<number, { other_user_id: number; sender_id: number; unread_message_ids: number[] }>();
+  const huddles = new Map<string, { user_ids_string: string; unread_message_ids: number[] }>();
+  const mentions: number[] = [];
+  for (const row of rows) {
+    if (row.flags.includes('mentioned') || row.flags.includes('wildcard_mentioned')) mentions.push(row.message_id);
+    if (row.channel_id !== null) {
+      const topic = topicOf.get(row.message_id) ?? row.topic_lc ?? '';
+      const key = `${row.channel_id}:${row.topic_lc ?? topic.toLowerCase()}`;
+      const entry = streams.get(key) ?? { stream_id: row.channel_id, topic, unread_message_ids: [] };
+      entry.unread_message_ids.push(row.message_id);
+      streams.set(key, entry);
+      continue;
+    }
+    const participants = participantsOf(row);
+    if (participants.length <= 2) {
+      // A conversation with oneself has oneself as the other user.
+      const other = participants.find((id) => id !== userId) ?? userId;
+      const entry = pms.get(other) ?? { other_user_id: other, sender_id: other, unread_message_ids: [] };
+      entry.unread_message_ids.push(row.message_id);
+      pms.set(other, entry);
+    } else {
+      const key = [...participants].sort(byId).join(',');
+      const entry = huddles.get(key) ?? { user_ids_string: key, unread_message_ids: [] };
+      entry.unread_message_ids.push(row.message_id);
+      huddles.set(key, entry);
+    }
+  }
+  return {
+    count: rows.length,
+    pms: [...pms.values()].sort((a, b) => a.other_user_id - b.other_user_id),
+    streams: [...streams.values()].sort((a, b) => a.stream_id - b.stream_id || a.unread_message_ids[0]! - b.unread_message_ids[0]!),
+    huddles: [...huddles.values()].sort((a, b) => a.user_ids_string.localeCompare(b.user_ids_string)),
+    mentions,
+    old_unreads_missing: missing,
+  };
+}
+
+async function recentConversations(model: Pick<Model, 'userMessages'>, userId: number): Promise<NonNullable<MessagingState['recent_private_conversations']>> {
+  const rows = await model.userMessages.find({ user_id: userId, direct: true }, { sort: ['message_id', -1], limit: RECENT_DIRECT_MESSAGES });
+  const conversations = new Map<string, { max_message_id: number; user_ids: number[] }>();
+  for (const row of rows) {
+    const key = row.dm_key ?? '';
+    if (conversations.has(key)) continue;
+    // Others only: a conversation with oneself has none.
+    conversations.set(key, { max_message_id: row.message_id, user_ids: participantsOf(row).filter((id) => id !== userId).sort(byId) });
+  }
+  return [...conversations.values()];
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from '@jest/globals';
+import type { StateParams } from '@teamchat/contracts';
+import { SqliteReadModelStore } from '@teamchat/platform';
+import { dmKey, userMessageId, userTopicId, type MessageDoc, type UserMessageDoc } from '../src/projections/message-docs';
+import { MessagesReadModel } from '../src/projections/messages';
+import { messagingState } from '../src/queries/register-state';
+
+const ME = 1;
+const all: StateParams = { fetch_event_types: null, include_subscribers: false, client_gravatar: true, archived_channels: false };
+
+function row(message_id: number, where: { channel_id: number; topic: string } | { dm: number[] }, flags: string[]): UserMessageDoc {
+  const channel = 'channel_id' in where;
+  return {
+    _id: userMessageId(ME, message_id), user_id: ME, message_id, flags,
+    unread: !flags.includes('read'), starred: flags.includes('starred'), mentioned: flags.includes('mentioned'),
+    channel_id: channel ? where.channel_id : null, topic_lc: channel ? where.topic.toLowerCase() : null,
+    dm_key: channel ? null : dmKey(where.dm), direct: !channel, sender_id: 2, has_link: false, has_image: false, has_attachment: false,
+  };
+}
+
+async function model() {
+  const store = SqliteReadModelStore.open(':memory:');
+  const m = new MessagesReadModel(store);
+  const rows = [
+    row(5, { channel_id: 10, topic: 'Lunch' }, []),
+    row(6, { channel_id: 10, topic: 'Lunch' }, ['mentioned']),
+    row(7, { channel_id: 10, topic: 'other' }, ['read', 'starred']),
+    row(8, { dm: [1, 2] }, []),
+    row(9, { dm: [1, 2, 3] }, []),
+    row(10, { dm: [1] }, ['read']),
+    row(11, { dm: [1, 2] }, ['read']),
+  ];
+  for (const r of rows) {
+    await m.userMessages.put(r);
+    const recipient = r.channel_id !== null ? { type: 'channel', channel_id: r.channel_id, channel_name: 'general', topic: r.topic_lc === 'lunch' ? 'Lunch' : 'other' } : { type: 'direct' };
+    await m.messages.put({ _id: r.message_id, recipient } as unknown as MessageDoc);
+  }
+  await m.userTopics.put({ _id: userTopicId(ME, 10, 'Lunch'), user_id: ME, channel_id: 10, topic: 'Lunch', topic_lc: 'lunch', visibility_policy: 3, last_updated: 100 });
+  await m.userTopics.put({ _id: userTopicId(ME, 10, 'gone'), user_id: ME, channel_id: 10, topic: 'gone', topic_lc: 'gone', visibility_policy: 0, last_updated: 50 });
+  return { store, m };
+}
+
+describe('messaging register state', () => {
+  it('builds unreads, recent conversations, topic policies and stars from the user rows', async () => {
+    const { store, m } = await model();
+    const state = await messagingState(m, ME, all);
+    expect(state.max_message_id).toBe(11);
+    expect(state.unread_msgs).toEqual({
+      count: 4,
+      streams: [{ stream_id: 10, topic: 'Lunch', unread_message_ids: [5, 6] }],
+      pms: [{ other_user_id: 2, sender_id: 2, unread_message_ids: [8] }],
+      huddles: [{ user_ids_string: '1,2,3', unread_message_ids: [9] }],
+      mentions: [6],
+      old_unreads_missing: false,
+    });
+    expect(state.recent_private_conversations).toEqual([
+      { max_message_id: 11, user_ids: [2] },
+      { max_message_id: 10, user_ids: [] },
+      { max_message_id: 9, user_ids: [2, 3] },
+    ]);
+    expect(state.user_topics).toEqual([{ stream_id: 10, topic_name: 'Lunch', last_updated: 100, visibility_policy: 3 }]);
+    expect(state.starred_messages).toEqual([7]);
+    await store.close();
+  });
+
+  it('builds only what was asked for; unreads need both message and update_message_flags', async () => {
+    const { store, m } = await model();
+    const onlyMessage = await messagingState(m, ME, { ...all, fetch_event_types: ['message'] });
+    expect(onlyMessage).toEqual({ max_message_id: 11 });
+    const both = await messagingState(m, ME, { ...all, fetch_event_types: ['message', 'update_message_flags'] });
+    expect(Object.keys(both).sort()).toEqual(['max_message_id', 'unread_msgs']);
+    const nobody = await messagingState(m, 99, all);
+    expect(nobody.max_message_id).toBe(-1);
+    expect(nobody.unread_msgs?.count).toBe(0);
+    await store.close();
+  });
+});
