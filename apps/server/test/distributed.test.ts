@@ -1,6 +1,7 @@
 import { describeWithNats } from '@teamchat/platform/testing';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
+import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -16,4 +17,5 @@ describeWithNats('distributed mode', () => {
   channelsSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));
+  convergenceSuite('distributed', () => startDistributed());
 });

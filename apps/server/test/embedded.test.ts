@@ -1,5 +1,6 @@
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
+import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -17,3 +18,5 @@ channelsSuite('embedded', () => startEmbedded());
 registerSuite('embedded', () => startEmbedded());
 
 edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+
+convergenceSuite('embedded', () => startEmbedded());

@@ -1,0 +1,190 @@
+/**
+ * Every action that changes what POST /register returns, checked for convergence (see
+ * convergence.ts): for each observer, the registration's state plus the events the action
+ * sent equals a fresh registration's state. Adding an action is one row of ACTIONS.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { verifyAction } from './convergence';
+import { Client, type RunningServer } from './harness';
+
+type Who = 'owner' | 'member' | 'member2' | 'guest';
+const EMAILS: Record<Who, string> = {
+  owner: 'owner@example.com',
+  member: 'member@example.com',
+  member2: 'member2@example.com',
+  guest: 'guest@example.com',
+};
+
+interface Context {
+  clients: Record<Who, Client>;
+  ids: Record<Who, number>;
+  /** A message of the member's in general, for the actions on a message. */
+  messageId: number;
+  channelId: (name: string) => Promise<number>;
+}
+
+interface ActionRow {
+  name: string;
+  /** Who registers before and after (each one is a separate check). */
+  observers: Who[];
+  perform: (ctx: Context) => Promise<unknown>;
+}
+
+const stream = (to: string, topic: string, content: string) => ({ type: 'stream', to, topic, content });
+let serial = 0;
+const unique = (prefix: string) => `${prefix}-${++serial}-${Date.now() % 100000}`;
+
+const ACTIONS: ActionRow[] = [
+  {
+    name: 'send a channel message',
+    observers: ['member', 'member2', 'guest'],
+    perform: ({ clients }) => clients.member.post('/messages', stream('general', 'converge', 'hello @**Mary Member**')),
+  },
+  {
+    name: 'send a direct message',
+    observers: ['member', 'member2', 'owner'],
+    perform: ({ clients, ids }) => clients.member.post('/messages', { type: 'direct', to: JSON.stringify([ids.member2]), content: 'psst' }),
+  },
+  {
+    name: 'send a group direct message',
+    observers: ['member2', 'owner'],
+    perform: ({ clients, ids }) => clients.member.post('/messages', { type: 'direct', to: JSON.stringify([ids.member2, ids.owner]), content: 'all three' }),
+  },
+  {
+    name: 'edit a message',
+    observers: ['member', 'member2'],
+    perform: ({ clients, messageId }) => clients.member.request('PATCH', `/messages/${messageId}`, { content: `edited ${++serial}` }),
+  },
+  {
+    name: 'move a topic',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      const sent = await clients.member.post('/messages', stream('general', unique('before'), 'to be moved'));
+      return clients.member.request('PATCH', `/messages/${sent.body.id}`, { topic: unique('after'), propagate_mode: 'change_all' });
+    },
+  },
+  {
+    name: 'delete a message',
+    observers: ['owner', 'member2'],
+    perform: async ({ clients }) => {
+      const sent = await clients.owner.post('/messages', stream('general', 'doomed', 'going away'));
+      return clients.owner.request('DELETE', `/messages/${sent.body.id}`);
+    },
+  },
+  {
+    name: 'add a reaction',
+    observers: ['member', 'member2'],
+    perform: ({ clients, messageId }) => clients.member2.post(`/messages/${messageId}/reactions`, { emoji_name: 'octopus' }),
+  },
+  {
+    name: 'mark messages read',
+    observers: ['member2'],
+    perform: async ({ clients }) => {
+      const sent = await clients.member.post('/messages', stream('general', 'unread', 'read me'));
+      return clients.member2.post('/messages/flags', { messages: JSON.stringify([sent.body.id]), op: 'add', flag: 'read' });
+    },
+  },
+  {
+    name: 'mark a message unread again',
+    observers: ['member2'],
+    perform: async ({ clients }) => {
+      const sent = await clients.member.post('/messages', stream('general', 'again', 'read, then unread'));
+      await clients.member2.post('/messages/flags', { messages: JSON.stringify([sent.body.id]), op: 'add', flag: 'read' });
+      return clients.member2.post('/messages/flags', { messages: JSON.stringify([sent.body.id]), op: 'remove', flag: 'read' });
+    },
+  },
+  {
+    name: 'star a message',
+    observers: ['member2'],
+    perform: ({ clients, messageId }) => clients.member2.post('/messages/flags', { messages: JSON.stringify([messageId]), op: 'add', flag: 'starred' }),
+  },
+  {
+    name: 'mark a topic as read',
+    observers: ['member2'],
+    perform: async ({ clients, channelId }) =>
+      clients.member2.post('/mark_topic_as_read', { stream_id: await channelId('general'), topic_name: 'converge' }),
+  },
+  {
+    name: 'mute a topic',
+    observers: ['member2'],
+    perform: async ({ clients, channelId }) =>
+      clients.member2.post('/user_topics', { stream_id: await channelId('general'), topic: 'converge', visibility_policy: 1 }),
+  },
+  {
+    name: 'create a channel by subscribing',
+    observers: ['owner', 'member', 'guest'],
+    perform: ({ clients }) => clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('fresh') }]) }),
+  },
+  {
+    name: 'subscribe another user',
+    observers: ['owner', 'member', 'member2'],
+    perform: async ({ clients, ids }) => {
+      const name = unique('peers');
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]) });
+      return clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), principals: JSON.stringify([ids.member]) });
+    },
+  },
+  {
+    name: 'update a channel description',
+    observers: ['owner', 'member'],
+    perform: async ({ clients, channelId }) =>
+      clients.owner.request('PATCH', `/streams/${await channelId('engineering')}`, { description: `about ${unique('things')}` }),
+  },
+  {
+    name: 'make a channel default',
+    observers: ['owner', 'member'],
+    perform: async ({ clients, channelId }) => clients.owner.request('PATCH', `/streams/${await channelId('engineering')}`, { is_default_stream: true }),
+  },
+  {
+    name: 'archive a channel',
+    observers: ['owner', 'member'],
+    perform: async ({ clients, channelId }) => {
+      const name = unique('archived');
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), principals: JSON.stringify(['member@example.com']) });
+      return clients.owner.request('DELETE', `/streams/${await channelId(name)}`);
+    },
+  },
+];
+
+export function convergenceSuite(mode: string, start: () => Promise<RunningServer>) {
+  describe(`convergence of register state and events (${mode})`, () => {
+    let server: RunningServer;
+    const ctx = {} as Context;
+
+    beforeAll(async () => {
+      server = await start();
+      ctx.clients = {} as Record<Who, Client>;
+      ctx.ids = {} as Record<Who, number>;
+      for (const who of Object.keys(EMAILS) as Who[]) {
+        ctx.clients[who] = await Client.login(server.api, EMAILS[who]);
+        ctx.ids[who] = (await ctx.clients[who].get('/users/me')).body.user_id;
+      }
+      ctx.messageId = (await ctx.clients.member.post('/messages', stream('general', 'converge', 'the target'))).body.id;
+      const channels = new Map<string, number>();
+      ctx.channelId = async (name) => {
+        if (!channels.has(name)) {
+          const registered = await ctx.clients.owner.post('/register', { fetch_event_types: JSON.stringify(['subscription']) });
+          for (const s of registered.body.subscriptions ?? []) channels.set(s.name, s.stream_id);
+        }
+        return channels.get(name)!;
+      };
+    }, 60_000);
+
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    for (const action of ACTIONS) {
+      it(`${action.name}: state + events = fresh state, for ${action.observers.join(', ')}`, async () => {
+        let heard = 0;
+        for (const who of action.observers) {
+          const { events, expected, actual } = await verifyAction(ctx.clients[who], ctx.ids[who], () => action.perform(ctx));
+          expect({ observer: who, state: actual }).toEqual({ observer: who, state: expected });
+          heard += events.filter((e) => e.type !== 'heartbeat').length;
+        }
+        // The check proves something only if the action was heard of.
+        expect(heard).toBeGreaterThan(0);
+      }, 30_000);
+    }
+  });
+}

@@ -1,0 +1,306 @@
+/**
+ * The convergence check, in the spirit of Zulip's test_events.py verify_action: register
+ * a queue, perform an action, apply the events the queue received to the registration's
+ * state with a client-side reducer (written here, as a client would write it, not shared
+ * with the server), and require the result to equal a fresh registration's state.
+ *
+ * A second registration also tells when the first queue has everything: the events
+ * service catches up with the caller's last write before it registers, so once the fresh
+ * state is in, the first queue holds every event of the action.
+ */
+import { Client } from './harness';
+
+/** The registration members that are not state: they differ between two registrations. */
+const NOT_STATE = new Set(['result', 'msg', 'queue_id', 'last_event_id', 'ignored_parameters_unsupported', 'server_timestamp']);
+
+export type State = Record<string, any>;
+type Event = Record<string, any>;
+
+export function stateOf(registration: Record<string, any>): State {
+  return Object.fromEntries(Object.entries(registration).filter(([key]) => !NOT_STATE.has(key)));
+}
+
+const byId = (list: Event[]) => [...list].sort((a, b) => a.stream_id - b.stream_id);
+const without = <T>(list: T[], drop: (item: T) => boolean) => list.filter((item) => !drop(item));
+const sortedIds = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b);
+
+/** Where an unread message is counted: its conversation, as unread_msgs groups them. */
+interface UnreadPlace {
+  kind: 'stream' | 'pm' | 'huddle';
+  key: string;
+}
+
+function unreadPlaceOf(message: Event, self: number): UnreadPlace {
+  if (message.type === 'stream') return { kind: 'stream', key: JSON.stringify([message.stream_id, message.subject]) };
+  const others = (message.display_recipient as { id: number }[]).map((u) => u.id).filter((id) => id !== self);
+  if (others.length <= 1) return { kind: 'pm', key: String(others[0] ?? self) };
+  return { kind: 'huddle', key: sortedIds([...others, self]).join(',') };
+}
+
+/** What the reducer knows of the registration besides its state. */
+export interface ReducerOptions {
+  self: number;
+  /** Whether the registration asked for subscriber lists (include_subscribers). */
+  includeSubscribers: boolean;
+}
+
+/**
+ * Applies one event to a registration's state, as a Zulip client does. An event type it
+ * does not know fails the check: a new event needs its case here.
+ */
+export function applyEvent(state: State, event: Event, options: ReducerOptions): void {
+  const { self } = options;
+  switch (event.type) {
+    case 'heartbeat':
+      return;
+    case 'message': {
+      const message = event.message;
+      if ('max_message_id' in state) state.max_message_id = Math.max(state.max_message_id, message.id);
+      if ('unread_msgs' in state && !(event.flags as string[]).includes('read')) addUnread(state, message, self, event.flags);
+      if ('recent_private_conversations' in state && message.type === 'private') {
+        const userIds = sortedIds((message.display_recipient as { id: number }[]).map((u) => u.id).filter((id) => id !== self));
+        const conversations = state.recent_private_conversations as { user_ids: number[]; max_message_id: number }[];
+        const existing = conversations.find((c) => JSON.stringify(c.user_ids) === JSON.stringify(userIds));
+        if (existing) existing.max_message_id = Math.max(existing.max_message_id, message.id);
+        else conversations.push({ user_ids: userIds, max_message_id: message.id });
+        conversations.sort((a, b) => b.max_message_id - a.max_message_id);
+      }
+      if ('starred_messages' in state && (event.flags as string[]).includes('starred')) {
+        state.starred_messages = sortedIds([...state.starred_messages, message.id]);
+      }
+      return;
+    }
+    case 'update_message': {
+      if (event.new_stream_id !== undefined || event.subject !== undefined) moveUnreads(state, event);
+      return;
+    }
+    case 'delete_message': {
+      const gone = new Set<number>(event.message_ids);
+      // The next lower id is not in any event: only the server can say (Zulip's own
+      // apply_events asks the database); the comparison takes the fresh value then.
+      if ('max_message_id' in state && gone.has(state.max_message_id)) state[MAX_ID_UNKNOWN] = true;
+      if ('unread_msgs' in state) removeUnreads(state, gone);
+      if ('starred_messages' in state) state.starred_messages = state.starred_messages.filter((id: number) => !gone.has(id));
+      return;
+    }
+    case 'reaction':
+      return;
+    case 'update_message_flags': {
+      const ids = new Set<number>(event.messages);
+      if (event.flag === 'read' && 'unread_msgs' in state) {
+        if (event.op === 'add') removeUnreads(state, ids);
+        else for (const [id, details] of Object.entries(event.message_details ?? {})) addUnreadFromDetails(state, Number(id), details as Event, self);
+      }
+      if (event.flag === 'starred' && 'starred_messages' in state) {
+        state.starred_messages =
+          event.op === 'add' ? sortedIds([...state.starred_messages, ...ids]) : state.starred_messages.filter((id: number) => !ids.has(id));
+      }
+      return;
+    }
+    case 'user_topic': {
+      if (!('user_topics' in state)) return;
+      const rest = without(state.user_topics as Event[], (t) => t.stream_id === event.stream_id && t.topic_name === event.topic_name);
+      const { type: _type, id: _id, ...topic } = event;
+      state.user_topics = event.visibility_policy === 0 ? rest : [...rest, topic];
+      return;
+    }
+    case 'stream':
+      return applyStreamEvent(state, event);
+    case 'subscription':
+      return applySubscriptionEvent(state, event, options);
+    case 'default_streams': {
+      if (!('realm_default_streams' in state)) return;
+      state.realm_default_streams = event.default_streams;
+      return;
+    }
+    default:
+      throw new Error(`the reducer has no case for a ${event.type} event: add one`);
+  }
+}
+
+function applyStreamEvent(state: State, event: Event): void {
+  const lists = ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed'].filter((key) => key in state);
+  if (event.op === 'create') {
+    // Each list keeps its own copy, as the objects are changed in place later.
+    const copies = () => (event.streams as Event[]).map((s) => structuredClone(s));
+    if ('streams' in state) state.streams = byId([...without(state.streams, (s: Event) => event.streams.some((n: Event) => n.stream_id === s.stream_id)), ...copies()]);
+    if ('never_subscribed' in state) {
+      const known = new Set(['subscriptions', 'unsubscribed'].flatMap((key) => (state[key] ?? []).map((s: Event) => s.stream_id)));
+      const fresh = copies().filter((s) => !known.has(s.stream_id));
+      state.never_subscribed = byId([...without(state.never_subscribed, (s: Event) => fresh.some((n) => n.stream_id === s.stream_id)), ...fresh]);
+    }
+    return;
+  }
+  if (event.op === 'delete') {
+    const gone = new Set<number>(event.stream_ids);
+    for (const key of lists) state[key] = without(state[key], (s: Event) => gone.has(s.stream_id));
+    return;
+  }
+  if (event.op === 'update') {
+    for (const key of lists) {
+      for (const channel of state[key] as Event[]) {
+        if (channel.stream_id !== event.stream_id) continue;
+        channel[event.property] = event.value;
+        if (event.rendered_description !== undefined) channel.rendered_description = event.rendered_description;
+        if (event.history_public_to_subscribers !== undefined) channel.history_public_to_subscribers = event.history_public_to_subscribers;
+        if (event.is_web_public !== undefined) channel.is_web_public = event.is_web_public;
+      }
+    }
+  }
+}
+
+const CHANNEL_LISTS = ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed'];
+
+function applySubscriptionEvent(state: State, event: Event, { self, includeSubscribers }: ReducerOptions): void {
+  if (event.op === 'add') {
+    const added = new Map((event.subscriptions as Event[]).map((s) => [s.stream_id, s]));
+    // A client that did not ask for subscriber lists drops them, as Zulip's does.
+    const subscriptions = (event.subscriptions as Event[]).map(({ subscribers, ...rest }) => (includeSubscribers ? { ...rest, subscribers } : rest));
+    if ('subscriptions' in state) state.subscriptions = byId([...without(state.subscriptions, (s: Event) => added.has(s.stream_id)), ...subscriptions]);
+    for (const key of ['unsubscribed', 'never_subscribed'].filter((k) => k in state)) state[key] = without(state[key], (s: Event) => added.has(s.stream_id));
+    // One count per channel, wherever the client keeps it.
+    for (const channel of (state.streams ?? []) as Event[]) {
+      const sub = added.get(channel.stream_id);
+      if (sub) channel.subscriber_count = sub.subscriber_count;
+    }
+    return;
+  }
+  if (event.op === 'peer_add') {
+    for (const key of CHANNEL_LISTS.filter((k) => k in state)) {
+      for (const channel of state[key] as Event[]) {
+        if (!event.stream_ids.includes(channel.stream_id)) continue;
+        channel.subscriber_count += event.user_ids.length;
+        if (Array.isArray(channel.subscribers)) channel.subscribers = sortedIds([...channel.subscribers, ...event.user_ids]);
+      }
+    }
+    return;
+  }
+  throw new Error(`the reducer has no case for subscription op ${event.op} (user ${self})`);
+}
+
+// unread_msgs, grouped as Zulip groups them: streams by channel and topic, pms by the other
+// user, huddles by everyone's ids; mentions and count beside them.
+
+function addUnread(state: State, message: Event, self: number, flags: string[]): void {
+  const unread = state.unread_msgs;
+  const place = unreadPlaceOf(message, self);
+  addToPlace(unread, place, message.id, message);
+  if (flags.includes('mentioned') || flags.includes('wildcard_mentioned') || flags.includes('stream_wildcard_mentioned') || flags.includes('topic_wildcard_mentioned')) {
+    unread.mentions = sortedIds([...unread.mentions, message.id]);
+  }
+  unread.count = countUnreads(unread);
+}
+
+function addUnreadFromDetails(state: State, id: number, details: Event, self: number): void {
+  const message =
+    details.type === 'stream'
+      ? { type: 'stream', stream_id: details.stream_id, subject: details.topic }
+      : { type: 'private', display_recipient: (details.user_ids as number[]).map((uid) => ({ id: uid })) };
+  addToPlace(state.unread_msgs, unreadPlaceOf(message, self), id, message);
+  if (details.mentioned) state.unread_msgs.mentions = sortedIds([...state.unread_msgs.mentions, id]);
+  state.unread_msgs.count = countUnreads(state.unread_msgs);
+}
+
+function addToPlace(unread: Event, place: UnreadPlace, id: number, message: Event): void {
+  if (place.kind === 'stream') {
+    const entry = unread.streams.find((s: Event) => s.stream_id === message.stream_id && s.topic === message.subject);
+    if (entry) entry.unread_message_ids = sortedIds([...entry.unread_message_ids, id]);
+    else unread.streams.push({ stream_id: message.stream_id, topic: message.subject, unread_message_ids: [id] });
+  } else if (place.kind === 'pm') {
+    const other = Number(place.key);
+    const entry = unread.pms.find((p: Event) => p.other_user_id === other);
+    if (entry) entry.unread_message_ids = sortedIds([...entry.unread_message_ids, id]);
+    // sender_id: the older name of other_user_id, which clients still read.
+    else unread.pms.push({ other_user_id: other, sender_id: other, unread_message_ids: [id] });
+  } else {
+    const entry = unread.huddles.find((h: Event) => h.user_ids_string === place.key);
+    if (entry) entry.unread_message_ids = sortedIds([...entry.unread_message_ids, id]);
+    else unread.huddles.push({ user_ids_string: place.key, unread_message_ids: [id] });
+  }
+}
+
+function removeUnreads(state: State, ids: Set<number>): void {
+  const unread = state.unread_msgs;
+  for (const key of ['streams', 'pms', 'huddles']) {
+    for (const entry of unread[key]) entry.unread_message_ids = entry.unread_message_ids.filter((id: number) => !ids.has(id));
+    unread[key] = unread[key].filter((entry: Event) => entry.unread_message_ids.length > 0);
+  }
+  unread.mentions = unread.mentions.filter((id: number) => !ids.has(id));
+  unread.count = countUnreads(unread);
+}
+
+/** Messages moved to another channel or topic take their unread entries with them. */
+function moveUnreads(state: State, event: Event): void {
+  if (!('unread_msgs' in state)) return;
+  const moved = new Set<number>(event.message_ids);
+  const unread = state.unread_msgs;
+  const taken = unread.streams.flatMap((s: Event) => s.unread_message_ids.filter((id: number) => moved.has(id)));
+  if (taken.length === 0) return;
+  for (const entry of unread.streams) entry.unread_message_ids = entry.unread_message_ids.filter((id: number) => !moved.has(id));
+  unread.streams = unread.streams.filter((entry: Event) => entry.unread_message_ids.length > 0);
+  const target = { type: 'stream', stream_id: event.new_stream_id ?? event.stream_id, subject: event.subject ?? event.orig_subject };
+  for (const id of taken) addToPlace(unread, { kind: 'stream', key: '' }, id, target);
+  unread.count = countUnreads(unread);
+}
+
+const countUnreads = (unread: Event) =>
+  ['streams', 'pms', 'huddles'].reduce((sum, key) => sum + unread[key].reduce((n: number, e: Event) => n + e.unread_message_ids.length, 0), 0);
+
+/** Marks a state whose max_message_id a deletion made unknowable to a client. */
+const MAX_ID_UNKNOWN = '(max_message_id unknown)';
+
+/** Sorts what a client would not rely on the order of, so that two states compare by content. */
+export function normalize(state: State): State {
+  const copy = JSON.parse(JSON.stringify(state)) as State;
+  for (const key of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) {
+    if (Array.isArray(copy[key])) {
+      copy[key] = byId(copy[key]);
+      for (const channel of copy[key]) if (Array.isArray(channel.subscribers)) channel.subscribers = sortedIds(channel.subscribers);
+    }
+  }
+  if (copy.unread_msgs) {
+    const u = copy.unread_msgs;
+    u.streams?.sort((a: Event, b: Event) => a.stream_id - b.stream_id || String(a.topic).localeCompare(String(b.topic)));
+    u.pms?.sort((a: Event, b: Event) => a.other_user_id - b.other_user_id);
+    u.huddles?.sort((a: Event, b: Event) => String(a.user_ids_string).localeCompare(String(b.user_ids_string)));
+  }
+  if (Array.isArray(copy.user_topics)) copy.user_topics.sort((a: Event, b: Event) => a.stream_id - b.stream_id || String(a.topic_name).localeCompare(String(b.topic_name)));
+  if (Array.isArray(copy.realm_default_streams)) copy.realm_default_streams.sort();
+  return copy;
+}
+
+export interface Verified {
+  events: Event[];
+  expected: State;
+  actual: State;
+}
+
+/**
+ * Registers `observer`, runs `action`, applies what the queue received, and returns the
+ * reduced state beside a fresh registration's (both normalized) for the caller to compare.
+ */
+export async function verifyAction(
+  observer: Client,
+  selfId: number,
+  action: () => Promise<unknown>,
+  registerParams: Record<string, unknown> = {},
+): Promise<Verified> {
+  const first = await observer.post('/register', registerParams);
+  if (first.body.result !== 'success') throw new Error(`register: ${first.body.msg}`);
+  await action();
+  const fresh = await observer.post('/register', registerParams);
+  if (fresh.body.result !== 'success') throw new Error(`register: ${fresh.body.msg}`);
+  const polled = await observer.get('/events', { queue_id: first.body.queue_id, last_event_id: first.body.last_event_id, dont_block: true });
+  const events = polled.body.events as Event[];
+  const state = stateOf(first.body);
+  const options = { self: selfId, includeSubscribers: registerParams.include_subscribers === true || registerParams.include_subscribers === 'true' };
+  for (const event of events) applyEvent(state, event, options);
+  await observer.request('DELETE', '/events', { queue_id: first.body.queue_id });
+  await observer.request('DELETE', '/events', { queue_id: fresh.body.queue_id });
+  const expected = stateOf(fresh.body);
+  if (state[MAX_ID_UNKNOWN]) {
+    delete state[MAX_ID_UNKNOWN];
+    if (expected.max_message_id <= state.max_message_id) state.max_message_id = expected.max_message_id;
+  }
+  return { events, expected: normalize(expected), actual: normalize(state) };
+}
