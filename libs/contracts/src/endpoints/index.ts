@@ -7,18 +7,20 @@ import { channelsEndpoints } from './channels';
 import type { Endpoint } from './contract';
 import { eventsEndpoints } from './events';
 import { messagingEndpoints } from './messaging';
+import { presenceEndpoints, typingEndpoints } from './ephemeral';
 
 export * from './contract';
 export * from './accounts';
 export * from './channels';
 export * from './messaging';
 export * from './events';
+export * from './ephemeral';
 
 export const endpoints = {
   accounts: accountsEndpoints,
   channels: channelsEndpoints,
-  messaging: messagingEndpoints,
-  events: eventsEndpoints,
+  messaging: { ...messagingEndpoints, ...typingEndpoints },
+  events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 
 /** The endpoints clients reach over HTTP, in the order the gateway registers them. */
