@@ -2,6 +2,7 @@ import { describeWithNats } from '@teamchat/platform/testing';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
 import { edgeSuite } from './edge-suite';
+import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { startDistributed } from './harness';
@@ -13,5 +14,6 @@ describeWithNats('distributed mode', () => {
   messagingSuite('distributed', () => startDistributed());
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
+  ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));
 });

@@ -1,6 +1,7 @@
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
 import { edgeSuite } from './edge-suite';
+import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { startEmbedded, tempDataDir } from './harness';
@@ -12,5 +13,7 @@ messagingSuite('embedded', () => startEmbedded());
 narrowsSuite('embedded', () => startEmbedded());
 
 channelsSuite('embedded', () => startEmbedded());
+
+ephemeralSuite('embedded', () => startEmbedded());
 
 edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
