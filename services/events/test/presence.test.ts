@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   legacyPresence,
+  MAX_CLIENTS_PER_USER,
   modernPresence,
   OFFLINE_THRESHOLD_SECONDS,
   parseStatus,
@@ -40,6 +41,16 @@ describe('PresenceBook', () => {
     // A report from the past never moves the times back.
     report(book, 'active', T - 100, 'mobile');
     expect(modernPresence(book.get(1)!)).toEqual({ active_timestamp: T, idle_timestamp: T + 30 });
+  });
+
+  it('keeps only the clients heard from last', () => {
+    const book = new PresenceBook();
+    for (let i = 0; i < MAX_CLIENTS_PER_USER + 3; i++) report(book, 'active', T + i, `client-${i}`);
+    report(book, 'active', T + 20, 'client-3');
+    const clients = [...book.get(1)!.clients.keys()];
+    expect(clients).toHaveLength(MAX_CLIENTS_PER_USER);
+    expect(clients.at(-1)).toBe('client-3');
+    expect(clients).not.toContain('client-0');
   });
 
   it('reports a user never active with active_timestamp 0', () => {

@@ -12,6 +12,9 @@ export type PresenceStatus = 'active' | 'idle';
 /** Zulip's OFFLINE_THRESHOLD_SECS: a user whose clients were silent this long is offline. */
 export const OFFLINE_THRESHOLD_SECONDS = 140;
 
+/** Client names come from the User-Agent, which the caller chooses: keep only the latest few. */
+export const MAX_CLIENTS_PER_USER = 8;
+
 export interface UserPresence {
   user_id: number;
   email: string;
@@ -73,7 +76,10 @@ export class PresenceBook {
     presence.email = r.email;
     presence.last_connected = Math.max(presence.last_connected, now);
     if (r.status === 'active') presence.last_active = Math.max(presence.last_active ?? 0, now);
+    presence.clients.delete(r.client);
     presence.clients.set(r.client, { status: r.status, timestamp: now });
+    // Insertion order is report order, so the first entry is the least recently heard.
+    if (presence.clients.size > MAX_CLIENTS_PER_USER) presence.clients.delete(presence.clients.keys().next().value!);
     const changed = !before || prev.active !== presence.last_active || prev.connected !== presence.last_connected;
     if (changed) presence.last_update_id = ++this.lastUpdateId;
     this.users.set(r.user_id, presence);

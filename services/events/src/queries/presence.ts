@@ -30,6 +30,15 @@ export interface PresenceDeps {
   now?: () => number;
 }
 
+/**
+ * Whether a user shares their presence: Zulip's `presence_enabled` setting (invisible
+ * mode when off), which does not exist yet. The settings work fills this in; a user
+ * who does not share it is neither recorded nor announced.
+ */
+export function sharesPresence(_actor: Pick<Actor, 'user_id'>): boolean {
+  return true;
+}
+
 const nowSeconds = (deps: PresenceDeps) => Math.floor((deps.now?.() ?? Date.now()) / 1000);
 
 /** Whose presence a caller may list: active humans (bots never report presence). */
@@ -63,9 +72,11 @@ export async function presencesReply(
 export async function updatePresence(deps: PresenceDeps, actor: Actor, params: UpdatePresenceParams): Promise<Partial<PresencesReply>> {
   if (actor.is_bot) throw badRequest('This endpoint does not accept bot requests.');
   const status = parseStatus(params.status);
-  const now = nowSeconds(deps);
-  const { announce, presence } = deps.book.report({ user_id: actor.user_id, email: actor.email, client: actor.client, status, nowSeconds: now });
-  if (announce) await announcePresence(deps, presence, actor.client);
+  if (sharesPresence(actor)) {
+    const report = { user_id: actor.user_id, email: actor.email, client: actor.client, status, nowSeconds: nowSeconds(deps) };
+    const { announce, presence } = deps.book.report(report);
+    if (announce) await announcePresence(deps, presence, actor.client);
+  }
   if (params.ping_only) return {};
   return presencesReply(deps, { slim: params.slim_presence ?? false, last_update_id: params.last_update_id, history_limit_days: params.history_limit_days });
 }

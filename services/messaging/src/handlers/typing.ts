@@ -53,12 +53,13 @@ export async function setTyping(deps: TypingDeps, actor: Actor, params: SetTypin
     return;
   }
   if (params.to === undefined) throw badRequest("Missing 'to' argument", { var_name: 'to' });
-  const named = [];
-  for (const id of new Set(params.to)) {
-    const user = await directory.userById(id);
-    if (!user) throw badRequest(`Invalid user ID ${id}`);
-    named.push(participant(user));
+  const wanted = [...new Set(params.to)];
+  const found = await directory.usersByIds(wanted);
+  if (found.length < wanted.length) {
+    const known = new Set(found.map((u) => u._id));
+    throw badRequest(`Invalid user ID ${wanted.find((id) => !known.has(id))}`);
   }
+  const named = found.map(participant);
   publish(deps.bus, decideDirectTyping(sender, params.op, named));
 }
 
