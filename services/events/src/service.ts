@@ -37,6 +37,12 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
   const presence: PresenceDeps = { book: new PresenceBook(), directory, deliver: (delivery) => queues.deliver(delivery) };
 
   const subscriptions: BusSubscription[] = await Promise.all([
+    serve(api.register, async (params, { actor }) => ({ value: queues.register(actor, params) })),
+    serve(api.getEvents, async (params, { actor }) => ({ value: await queues.getEvents(actor, params) })),
+    serve(api.deleteQueue, async (params, { actor }) => {
+      queues.delete(actor, params.queue_id);
+      return { value: {} };
+    }),
     // Typing is checked by messaging and never stored: it reaches the queues from here.
     bus.subscribe(typingNotice.subject, (payload) => {
       const notice = typingNotice.payload.safeParse(payload);
@@ -47,12 +53,6 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     serveWithDirectory(api.updatePresence, async (params, { actor }) => ({ value: await updatePresence(presence, actor, params) })),
     serveWithDirectory(api.getUserPresence, async (params) => ({ value: await getUserPresence(presence, params.user_id_or_email) })),
     serveWithDirectory(api.getRealmPresence, async () => ({ value: await presencesReply(presence, { slim: false }) })),
-    serve(api.register, async (params, { actor }) => ({ value: queues.register(actor, params) })),
-    serve(api.getEvents, async (params, { actor }) => ({ value: await queues.getEvents(actor, params) })),
-    serve(api.deleteQueue, async (params, { actor }) => {
-      queues.delete(actor, params.queue_id);
-      return { value: {} };
-    }),
   ]);
 
   return {
