@@ -28,6 +28,8 @@ interface ActionRow {
   /** Who registers before and after (each one is a separate check). */
   observers: Who[];
   perform: (ctx: Context) => Promise<unknown>;
+  /** Registration parameters, where the action's events depend on them. */
+  register?: Record<string, unknown>;
 }
 
 const stream = (to: string, topic: string, content: string) => ({ type: 'stream', to, topic, content });
@@ -111,6 +113,12 @@ const ACTIONS: ActionRow[] = [
       clients.member2.post('/user_topics', { stream_id: await channelId('general'), topic: 'converge', visibility_policy: 1 }),
   },
   {
+    name: 'report presence',
+    observers: ['member2', 'owner'],
+    register: { slim_presence: true, client_capabilities: JSON.stringify({ simplified_presence_events: true }) },
+    perform: ({ clients }) => clients.guest.post('/users/me/presence', { status: 'active', new_user_input: true }),
+  },
+  {
     name: 'create a channel by subscribing',
     observers: ['owner', 'member', 'guest'],
     perform: ({ clients }) => clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('fresh') }]) }),
@@ -178,7 +186,7 @@ export function convergenceSuite(mode: string, start: () => Promise<RunningServe
       it(`${action.name}: state + events = fresh state, for ${action.observers.join(', ')}`, async () => {
         let heard = 0;
         for (const who of action.observers) {
-          const { events, expected, actual } = await verifyAction(ctx.clients[who], ctx.ids[who], () => action.perform(ctx));
+          const { events, expected, actual } = await verifyAction(ctx.clients[who], ctx.ids[who], () => action.perform(ctx), action.register);
           expect({ observer: who, state: actual }).toEqual({ observer: who, state: expected });
           heard += events.filter((e) => e.type !== 'heartbeat').length;
         }

@@ -11,7 +11,11 @@
 import { Client } from './harness';
 
 /** The registration members that are not state: they differ between two registrations. */
-const NOT_STATE = new Set(['result', 'msg', 'queue_id', 'last_event_id', 'ignored_parameters_unsupported', 'server_timestamp']);
+const NOT_STATE = new Set([
+  'result', 'msg', 'queue_id', 'last_event_id', 'ignored_parameters_unsupported', 'server_timestamp',
+  // The cursor for polling POST /users/me/presence: no event carries it.
+  'presence_last_update_id',
+]);
 
 export type State = Record<string, any>;
 type Event = Record<string, any>;
@@ -108,6 +112,16 @@ export function applyEvent(state: State, event: Event, options: ReducerOptions):
       return applyStreamEvent(state, event);
     case 'subscription':
       return applySubscriptionEvent(state, event, options);
+    case 'presence': {
+      if (!('presences' in state)) return;
+      // The simplified form (by user id) is what a client merges; the legacy one needs the server's aggregation.
+      if (!event.presences) throw new Error('the reducer takes presence events in the simplified form only');
+      Object.assign(state.presences, event.presences);
+      return;
+    }
+    case 'typing':
+    case 'typing_edit_message':
+      return;
     case 'default_streams': {
       if (!('realm_default_streams' in state)) return;
       state.realm_default_streams = event.default_streams;

@@ -3,6 +3,7 @@ import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
+import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
@@ -16,6 +17,7 @@ describeWithNats('distributed mode', () => {
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());
+  ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));
   convergenceSuite('distributed', () => startDistributed());
 });

@@ -2,6 +2,7 @@ import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
+import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
@@ -16,6 +17,8 @@ narrowsSuite('embedded', () => startEmbedded());
 channelsSuite('embedded', () => startEmbedded());
 
 registerSuite('embedded', () => startEmbedded());
+
+ephemeralSuite('embedded', () => startEmbedded());
 
 edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 

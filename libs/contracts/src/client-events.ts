@@ -240,6 +240,60 @@ export type DefaultStreamsEvent = z.infer<typeof DefaultStreamsEvent>;
 export const HeartbeatEvent = z.strictObject({ type: z.literal('heartbeat') });
 export type HeartbeatEvent = z.infer<typeof HeartbeatEvent>;
 
+/** Someone started or stopped typing in a conversation (Zulip's `typing` event). */
+const TypingUser = z.strictObject({ user_id: int(), email: z.string() });
+export const TypingEvent = z.union([
+  z.strictObject({
+    type: z.literal('typing'),
+    op: z.enum(['start', 'stop']),
+    message_type: z.literal('direct'),
+    sender: TypingUser,
+    recipients: z.array(TypingUser),
+  }),
+  z.strictObject({
+    type: z.literal('typing'),
+    op: z.enum(['start', 'stop']),
+    message_type: z.literal('stream'),
+    sender: TypingUser,
+    stream_id: int(),
+    topic: z.string(),
+  }),
+]);
+export type TypingEvent = z.infer<typeof TypingEvent>;
+
+/** Someone started or stopped editing a message. */
+export const TypingEditMessageEvent = z.strictObject({
+  type: z.literal('typing_edit_message'),
+  op: z.enum(['start', 'stop']),
+  sender_id: int(),
+  message_id: int(),
+  recipient: z.union([
+    z.strictObject({ type: z.literal('channel'), channel_id: int(), topic: z.string() }),
+    z.strictObject({ type: z.literal('direct'), user_ids: ids() }),
+  ]),
+});
+export type TypingEditMessageEvent = z.infer<typeof TypingEditMessageEvent>;
+
+/** A user came online or became active: the legacy form, one client's presence. */
+export const PresenceEvent = z.strictObject({
+  type: z.literal('presence'),
+  user_id: int(),
+  email: z.string(),
+  server_timestamp: z.number(),
+  presence: z.record(
+    z.string(),
+    z.strictObject({ client: z.string(), status: z.enum(['active', 'idle']), timestamp: int(), pushable: z.boolean() }),
+  ),
+});
+export type PresenceEvent = z.infer<typeof PresenceEvent>;
+
+/** The same, for clients with the `simplified_presence_events` capability. */
+export const SimplifiedPresenceEvent = z.strictObject({
+  type: z.literal('presence'),
+  presences: z.record(z.string(), z.strictObject({ active_timestamp: int(), idle_timestamp: int() })),
+});
+export type SimplifiedPresenceEvent = z.infer<typeof SimplifiedPresenceEvent>;
+
 /** An event as it goes into a queue, before the queue gives it its id. */
 export const ClientEvent = z.union([
   MessageEvent,
@@ -255,5 +309,9 @@ export const ClientEvent = z.union([
   SubscriptionPeerAddEvent,
   DefaultStreamsEvent,
   HeartbeatEvent,
+  TypingEvent,
+  TypingEditMessageEvent,
+  PresenceEvent,
+  SimplifiedPresenceEvent,
 ]);
 export type ClientEvent = z.infer<typeof ClientEvent>;

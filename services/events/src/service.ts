@@ -3,9 +3,13 @@
  * client ever sees a change that was not stored. Queues are in memory; the projector
  * starts at the store's head because a fresh queue only wants what happens after it.
  */
-import { endpoints } from '@teamchat/contracts';
+import { endpoints, typingNotice } from '@teamchat/contracts';
+import { Directory } from '@teamchat/directory';
 import { contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
+import { typingEventFor } from './domain/ephemeral-routing';
+import { PresenceBook } from './domain/presence';
 import { fanOutHandlers } from './projections/fan-out';
+import { getUserPresence, presencesReply, updatePresence, type PresenceDeps } from './queries/presence';
 import { QueueRegistry } from './queries/queues';
 import { registerWithState } from './queries/register-state';
 
@@ -25,13 +29,33 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.events;
 
+  // Presence needs to know every user (emails, bots, deactivations): a directory of its
+  // own, replayed from the start of the store, unlike the queues' projector.
+  const directory = new Directory(deps.readModels);
+  const directoryProjector = new Projector({ name: 'events-directory', store, readModels: deps.readModels, log, handlers: directory.handlers });
+  await directoryProjector.start();
+  const serveWithDirectory = contractServer({ bus, log, readModels: directoryProjector });
+  const presence: PresenceDeps = { book: new PresenceBook(), directory, deliver: (delivery) => queues.deliver(delivery) };
+
   const subscriptions: BusSubscription[] = await Promise.all([
-    serve(api.register, async (params, { actor }) => ({ value: await registerWithState({ bus, queues, fanOut: projector }, actor, params) })),
+    serve(api.register, async (params, { actor }) => ({
+      value: await registerWithState({ bus, queues, fanOut: projector, presences: (options) => presencesReply(presence, options) }, actor, params),
+    })),
     serve(api.getEvents, async (params, { actor }) => ({ value: await queues.getEvents(actor, params) })),
     serve(api.deleteQueue, async (params, { actor }) => {
       queues.delete(actor, params.queue_id);
       return { value: {} };
     }),
+    // Typing is checked by messaging and never stored: it reaches the queues from here.
+    bus.subscribe(typingNotice.subject, (payload) => {
+      const notice = typingNotice.payload.safeParse(payload);
+      if (!notice.success) return;
+      const { event, user_ids } = notice.data;
+      queues.deliver({ user_ids, eventFor: (queue) => typingEventFor(event, queue.options) });
+    }),
+    serveWithDirectory(api.updatePresence, async (params, { actor }) => ({ value: await updatePresence(presence, actor, params) })),
+    serveWithDirectory(api.getUserPresence, async (params) => ({ value: await getUserPresence(presence, params.user_id_or_email) })),
+    serveWithDirectory(api.getRealmPresence, async () => ({ value: await presencesReply(presence, { slim: false }) })),
   ]);
 
   return {
@@ -39,6 +63,7 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
       queues.close();
       await Promise.all(subscriptions.map((s) => s.unsubscribe()));
       await projector.stop();
+      await directoryProjector.stop();
     },
   };
 }

@@ -28,6 +28,7 @@ import {
 } from './handlers/message-changes';
 import { createRenderer } from './handlers/rendering';
 import { recipientIdFor, sendMessage } from './handlers/send-message';
+import { setEditTyping, setTyping } from './handlers/typing';
 import { MessagesReadModel } from './projections/messages';
 import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
@@ -141,6 +142,14 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       value: {},
       position: await updateUserTopic(changeDeps, actor, params),
     })),
+    serve(api.setTyping, async (params, { actor }) => {
+      await setTyping({ directory, model, bus }, actor, params);
+      return { value: {} };
+    }),
+    serve(api.setEditTyping, async (params, { actor }) => {
+      await setEditTyping({ directory, model, bus }, actor, params);
+      return { value: {} };
+    }),
   ]);
 
   return {

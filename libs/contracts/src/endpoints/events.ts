@@ -14,6 +14,8 @@ export const RegisterParams = z.object({
   client_gravatar: z.boolean().optional(),
   all_public_streams: z.boolean().optional(),
   slim_presence: z.boolean().optional(),
+  /** Leave out of `presences` the users last seen longer ago than this. */
+  presence_history_limit_days: z.number().int().min(0).optional(),
   include_subscribers: z.union([z.boolean(), z.literal('partial')]).optional(),
   // Zulip's capabilities are all flags; anything else is a client bug worth refusing.
   client_capabilities: z.record(z.string(), z.boolean()).optional(),

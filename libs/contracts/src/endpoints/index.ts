@@ -7,6 +7,7 @@ import { channelsEndpoints } from './channels';
 import type { Endpoint } from './contract';
 import { eventsEndpoints } from './events';
 import { messagingEndpoints } from './messaging';
+import { presenceEndpoints, typingEndpoints } from './ephemeral';
 import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
 
 export * from './contract';
@@ -14,13 +15,14 @@ export * from './accounts';
 export * from './channels';
 export * from './messaging';
 export * from './events';
+export * from './ephemeral';
 export * from './register-state';
 
 export const endpoints = {
   accounts: { ...accountsEndpoints, ...accountsStateEndpoints },
   channels: { ...channelsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...messagingStateEndpoints },
-  events: eventsEndpoints,
+  messaging: { ...messagingEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
+  events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 
 /** The endpoints clients reach over HTTP, in the order the gateway registers them. */

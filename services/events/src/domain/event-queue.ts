@@ -17,6 +17,9 @@ export interface QueueOptions {
   empty_topic_name: boolean;
   /** Only message events matching this narrow are queued (empty: all). */
   narrow: QueueNarrow;
+  /** Client capabilities of the ephemeral events (domain/ephemeral-routing.ts). */
+  stream_typing_notifications?: boolean;
+  simplified_presence_events?: boolean;
 }
 
 /** What a queue holds: it reads only an event's type, and gives each its id. */

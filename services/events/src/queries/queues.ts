@@ -45,6 +45,8 @@ export class QueueRegistry {
       client_gravatar: params.client_gravatar ?? true,
       empty_topic_name: params.client_capabilities?.empty_topic_name === true,
       narrow: parseQueueNarrow(params.narrow, actor.user_id),
+      stream_typing_notifications: params.client_capabilities?.stream_typing_notifications === true,
+      simplified_presence_events: params.client_capabilities?.simplified_presence_events === true,
     });
     this.queues.set(queue.id, queue);
     const mine = this.byUser.get(actor.user_id) ?? new Set();

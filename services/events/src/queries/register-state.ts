@@ -16,6 +16,7 @@ import {
   type Actor,
   type ChannelsState,
   type MessagingState,
+  type PresencesReply,
   type RegisterParams,
   type ServiceName,
   type StateParams,
@@ -29,6 +30,12 @@ export interface RegisterDeps {
   queues: Pick<QueueRegistry, 'register' | 'holdForState' | 'releaseWithState' | 'delete'>;
   /** The fan-out's projector: a snapshot there is a point between two facts' deliveries. */
   fanOut: { snapshot<T>(read: () => T | Promise<T>): Promise<{ value: T; position: number }> };
+  /**
+   * The presence section, which this service keeps itself (ephemeral, not facts): read
+   * after the queue exists, so a change in between reaches both, which presence, a
+   * latest-value-wins record, tolerates.
+   */
+  presences?: (options: { slim: boolean; history_limit_days?: number }) => Promise<PresencesReply>;
 }
 
 type OwnerName = Exclude<ServiceName, 'events'>;
@@ -148,6 +155,13 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
     ...states.channels,
     ...states.messaging,
     ...unbuiltSections(state),
+    ...(deps.presences && wantsState(state, 'presence')
+      ? await deps.presences({
+          // Keyed by user id (Zulip's modern form) for slim clients and those taking simplified events.
+          slim: params.slim_presence === true || params.client_capabilities?.simplified_presence_events === true,
+          ...(params.presence_history_limit_days !== undefined ? { history_limit_days: params.presence_history_limit_days } : {}),
+        })
+      : {}),
     ...queue,
     zulip_merge_base: ZULIP_VERSION,
   };

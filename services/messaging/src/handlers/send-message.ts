@@ -44,7 +44,7 @@ async function topicParticipants(model: MessagesReadModel, channelId: number, to
   return [...new Set(messages.map((m) => m.sender_id))];
 }
 
-const participant = (u: UserDoc): Participant => ({
+export const participant = (u: UserDoc): Participant => ({
   id: u._id,
   email: u.email,
   full_name: u.full_name,
