@@ -131,10 +131,13 @@ function deliveriesOf(fact: Fact, stored: StoredFact): Delivery[] {
   return deliveries ? deliveries(parsed.data, stored) : [];
 }
 
-/** The events projection: each fact announced is handed to `deliver`, delivery by delivery. */
-export function fanOutHandlers(deliver: (delivery: Delivery) => void): FactHandlers {
+/**
+ * The events projection: each fact announced is handed to `deliver`, delivery by delivery,
+ * with its store position (queues derive their event ids from it).
+ */
+export function fanOutHandlers(deliver: (delivery: Delivery, position: number) => void): FactHandlers {
   const announce = (fact: Fact, stored: StoredFact) => {
-    for (const delivery of deliveriesOf(fact, stored)) deliver(delivery);
+    for (const delivery of deliveriesOf(fact, stored)) deliver(delivery, stored.position);
   };
   const announced = (Object.keys(fanOut) as FactType[]).filter((type) => fanOut[type] !== NO_CLIENT_EVENT);
   return Object.fromEntries(announced.map((type) => [type, announce]));
