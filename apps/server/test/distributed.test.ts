@@ -4,6 +4,7 @@ import { channelsSuite } from './channels-suite';
 import { edgeSuite } from './edge-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
+import { queuesSuite } from './queues-suite';
 import { startDistributed } from './harness';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
@@ -14,4 +15,16 @@ describeWithNats('distributed mode', () => {
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));
+  // The events process is killed (SIGKILL) and started again between polls.
+  queuesSuite('distributed', async (env) => {
+    const server = await startDistributed(env);
+    return {
+      ...server,
+      async restartEvents() {
+        await server.kill('events');
+        await server.restart('events');
+        return server.api;
+      },
+    };
+  });
 });
