@@ -47,6 +47,19 @@ export function queuesSuite(mode: string, start: (env: Record<string, string>) =
       as(from).post('/messages', { type: 'direct', to: [`${to}@example.com`], content });
     const poll = async (who: string, queue_id: string, last_event_id: number, dont_block = true) =>
       (await as(who).get('/events', { queue_id, last_event_id, dont_block })).body;
+    /**
+     * Polls until `count` events wait (or the queue is refused). Another user's write
+     * reaches the events service asynchronously (over NATS in the distributed mode): only
+     * the caller's own writes are waited for.
+     */
+    async function pollFor(who: string, queue_id: string, last_event_id: number, count: number) {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const body = await poll(who, queue_id, last_event_id);
+        if (body.result !== 'success' || body.events.length >= count || Date.now() > deadline) return body;
+        await sleep(20);
+      }
+    }
 
     it('registers a queue from GET /events without a queue id, with the registration parameters', async () => {
       const first = await as('admin').get('/events', { event_types: ['message'], narrow: [['channel', 'engineering']], apply_markdown: false, dont_block: true });
@@ -54,7 +67,7 @@ export function queuesSuite(mode: string, start: (env: Record<string, string>) =
       const queue_id = first.body.queue_id as string;
       await as('owner').post('/messages', { type: 'stream', to: 'general', topic: 'q', content: 'outside the narrow' });
       const kept = await as('owner').post('/messages', { type: 'stream', to: 'engineering', topic: 'q', content: 'in the narrow' });
-      const { events } = await poll('admin', queue_id, -1);
+      const { events } = await pollFor('admin', queue_id, -1, 1);
       expect(events.map((e: any) => [e.type, e.message.id, e.message.content])).toEqual([['message', kept.body.id, 'in the narrow']]);
 
       // Blocking, on a new queue: nothing happens, so a heartbeat comes after the configured period.
@@ -88,7 +101,7 @@ export function queuesSuite(mode: string, start: (env: Record<string, string>) =
       expect(future.body).toMatchObject({ code: 'BAD_REQUEST', queue_id });
       expect(future.body.msg).toContain("'last_event_id'");
       // Neither acknowledged anything.
-      const { events } = await poll('moderator', queue_id, -1);
+      const { events } = await pollFor('moderator', queue_id, -1, 1);
       expect(events.map((e: any) => e.message.id)).toEqual([sent.body.id]);
       // Acknowledging frees the event; an id the queue gave out is never "from the future".
       expect((await poll('moderator', queue_id, events[0].id)).events).toEqual([]);
@@ -114,14 +127,14 @@ export function queuesSuite(mode: string, start: (env: Record<string, string>) =
     it('drops a queue holding more than the event limit; its client is told to register again', async () => {
       const queue_id = (await as('owner').post('/register', { event_types: ['message'] })).body.queue_id as string;
       for (let i = 0; i < 10; i++) await dm('member2', 'owner', `flood ${i}`);
-      const { events } = await poll('owner', queue_id, -1);
+      const { events } = await pollFor('owner', queue_id, -1, 10);
       expect(events).toHaveLength(10);
       // Acknowledging makes room: only unacknowledged events count.
       expect((await poll('owner', queue_id, events[4].id)).events).toHaveLength(5);
       for (let i = 10; i < 15; i++) await dm('member2', 'owner', `flood ${i}`);
-      expect((await poll('owner', queue_id, events[4].id)).events).toHaveLength(10);
+      expect((await pollFor('owner', queue_id, events[4].id, 10)).events).toHaveLength(10);
       await dm('member2', 'owner', 'one too many');
-      expect(await poll('owner', queue_id, events[4].id)).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID', queue_id });
+      expect(await pollFor('owner', queue_id, events[4].id, 11)).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID', queue_id });
     });
 
     it('drops the least recently polled queue of a user past the queue limit', async () => {
@@ -143,12 +156,12 @@ export function queuesSuite(mode: string, start: (env: Record<string, string>) =
 
       const sent = [await dm('member2', 'member', 'one'), await dm('member2', 'member', '**two**')];
       await as('admin').post('/messages', { type: 'stream', to: 'engineering', topic: 'restart', content: 'narrowed one' });
-      const before = (await poll('member', queue_id, -1)).events as any[];
+      const before = (await pollFor('member', queue_id, -1, 3)).events as any[];
       expect(before.map((e) => e.message.content)).toEqual(['<p>one</p>', '<p><strong>two</strong></p>', '<p>narrowed one</p>']);
       // The first is acknowledged; the others are not yet.
       expect((await poll('member', queue_id, before[0].id)).events).toEqual(before.slice(1));
       sent.push(await dm('member2', 'member', 'three, unseen before the restart'));
-      const narrowedBefore = (await poll('member', narrowed, -1)).events as any[];
+      const narrowedBefore = (await pollFor('member', narrowed, -1, 1)).events as any[];
       expect(narrowedBefore.map((e) => e.message.content)).toEqual(['narrowed one']);
 
       await login(await server.restartEvents('stop'));
@@ -167,7 +180,7 @@ export function queuesSuite(mode: string, start: (env: Record<string, string>) =
       const seen = [...before.slice(0, 1), ...after];
       const general = await as('admin').post('/messages', { type: 'stream', to: 'general', topic: 'restart', content: 'not in the narrow' });
       const four = await dm('member2', 'member', 'four');
-      const later = (await poll('member', queue_id, after[2].id)).events as any[];
+      const later = (await pollFor('member', queue_id, after[2].id, 2)).events as any[];
       expect(later.map((e) => e.message.id)).toEqual([general.body.id, four.body.id]);
       seen.push(...later);
       const beat = (await poll('member', queue_id, later[1].id, false)).events as any[];
