@@ -7,6 +7,7 @@ import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
+import { queuesSuite } from './queues-suite';
 import { startDistributed } from './harness';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
@@ -20,4 +21,16 @@ describeWithNats('distributed mode', () => {
   ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));
   convergenceSuite('distributed', () => startDistributed());
+  // The events process is killed (SIGKILL) and started again between polls.
+  queuesSuite('distributed', async (env) => {
+    const server = await startDistributed(env);
+    return {
+      ...server,
+      async restartEvents() {
+        await server.kill('events');
+        await server.restart('events');
+        return server.api;
+      },
+    };
+  });
 });

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
 import { convergenceSuite } from './convergence-suite';
@@ -6,7 +7,8 @@ import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
-import { startEmbedded, tempDataDir } from './harness';
+import { queuesSuite } from './queues-suite';
+import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
 
@@ -23,3 +25,23 @@ ephemeralSuite('embedded', () => startEmbedded());
 edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 convergenceSuite('embedded', () => startEmbedded());
+
+// As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
+queuesSuite('embedded', async (env) => {
+  const dataDir = tempDataDir();
+  let current = await startEmbeddedProcess(dataDir, env);
+  return {
+    get api() {
+      return current.api;
+    },
+    async restartEvents(how) {
+      await (how === 'kill' ? current.kill() : current.stop());
+      current = await startEmbeddedProcess(dataDir, env);
+      return current.api;
+    },
+    async stop() {
+      await current.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});

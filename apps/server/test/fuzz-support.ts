@@ -625,9 +625,11 @@ export function toRawRequest(c: FuzzCase, credentials: Credentials, options: { l
   if (c.userAgent !== undefined) headers.push(['User-Agent', c.userAgent.replace(/[\r\n\u0000]/g, '')]);
 
   let params = c.params;
-  // A long-poll on a real queue holds the request for a heartbeat (2 s in tests); the
-  // fuzzer wants its answer now, so it asks not to block, once and in the query.
-  const realQueue = options.longPoll && params.some((p) => options.queueIds.includes(p.value));
+  // A long-poll on a real queue holds the request for a heartbeat (2 s in tests), and so
+  // does one without a queue id (it registers a queue); the fuzzer wants its answer now,
+  // so it asks not to block, once and in the query.
+  const registers = c.method === 'GET' && c.path === '/events' && !params.some((p) => p.name === 'queue_id');
+  const realQueue = options.longPoll && (registers || params.some((p) => options.queueIds.includes(p.value)));
   if (realQueue) params = [...params.filter((p) => p.name !== 'dont_block'), { name: 'dont_block', value: 'true', inQuery: true, asJson: false }];
   const query = params.filter((p) => p.inQuery || c.body === 'none');
   const inBody = params.filter((p) => !(p.inQuery || c.body === 'none'));

@@ -78,7 +78,7 @@ export interface ServerProcess extends RunningServer {
   kill(): Promise<void>;
 }
 
-export async function startEmbeddedProcess(dataDir: string): Promise<ServerProcess> {
+export async function startEmbeddedProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], {
     env: {
       ...process.env,
@@ -88,6 +88,7 @@ export async function startEmbeddedProcess(dataDir: string): Promise<ServerProce
       TEAMCHAT_HEARTBEAT_SECONDS: '2',
       TEAMCHAT_CHECK_REPLIES: '1',
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,7 +1,12 @@
 /**
  * The events service: per-client event queues, filled from the event store so that no
- * client ever sees a change that was not stored. Queues are in memory; the projector
- * starts at the store's head because a fresh queue only wants what happens after it.
+ * client ever sees a change that was not stored.
+ *
+ * Queues outlive the process: each queue's descriptor is durable (queue-descriptors.ts)
+ * and its events are derived from the store (event-queue.ts), so at startup the projector
+ * replays the store from the oldest position a live queue still needs, through the same
+ * fan-out, before the service answers; with no live queue it starts at the store's head,
+ * as a fresh queue only wants what happens after it.
  */
 import { endpoints, typingNotice } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
@@ -10,20 +15,31 @@ import { typingEventFor } from './domain/ephemeral-routing';
 import { PresenceBook } from './domain/presence';
 import { fanOutHandlers } from './projections/fan-out';
 import { getUserPresence, presencesReply, updatePresence, type PresenceDeps } from './queries/presence';
+import { QueueDescriptors } from './queries/queue-descriptors';
 import { QueueRegistry } from './queries/queues';
 import { registerWithState } from './queries/register-state';
 
 export async function startEventsService(deps: ServiceDeps): Promise<RunningService> {
-  const { bus, log, store, config } = deps;
-  const queues = new QueueRegistry(config.heartbeatSeconds);
-  const projector = new Projector({
+  const { bus, log, store, config, readModels } = deps;
+  let projector: Projector | undefined;
+  const queues = new QueueRegistry({
+    heartbeatSeconds: config.heartbeatSeconds,
+    settings: config.eventQueues,
+    checkpoint: () => projector?.checkpoint ?? 0,
+    descriptors: new QueueDescriptors(readModels),
+    log,
+  });
+  const replayAfter = await queues.restore();
+  projector = new Projector({
     name: 'events',
     store,
     log,
     startAtHead: true,
+    ...(replayAfter === undefined ? {} : { startAfter: replayAfter }),
     handlers: fanOutHandlers((delivery, position) => queues.deliver(delivery, position)),
   });
   await projector.start();
+  if (queues.size > 0) log.info({ queues: queues.size, replayed_after: replayAfter }, 'event queues restored');
   // The queue must not miss what the client itself did just before registering: the
   // projector catches up with the caller's last write before each request.
   const serve = contractServer({ bus, log, readModels: projector });

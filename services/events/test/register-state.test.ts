@@ -49,7 +49,7 @@ describe('StateCutoffs', () => {
     expect(cutoffs.admit('q', event('message', 3), 13)).toBe(false);
     expect(cutoffs.admit('q', event('heartbeat', 4), undefined)).toBe(false);
     const released = cutoffs.release('q', new Map([['message', 12], ['stream', 14]]));
-    expect(released).toEqual([event('message', 3), event('heartbeat', 4)]);
+    expect(released).toEqual([{ event: event('message', 3), position: 13 }, { event: event('heartbeat', 4), position: undefined }]);
     // Still covered after the release: the owner may have been ahead of the fan-out.
     expect(cutoffs.admit('q', event('stream', 5), 14)).toBe(false);
     expect(cutoffs.admit('q', event('message', 6), 14)).toBe(true);
@@ -67,8 +67,8 @@ describe('StateCutoffs', () => {
 
 describe('QueueRegistry with initial state', () => {
   it('puts each event in the queue once: after the state position, in order', async () => {
-    const registry = new QueueRegistry(60);
-    const { queue_id } = registry.register(actor, {});
+    const registry = new QueueRegistry({ heartbeatSeconds: 60, settings: { maxEvents: 100, maxPerUser: 10, sweepMs: 60_000 }, checkpoint: () => 9 });
+    const { queue_id } = await registry.register(actor, {});
     registry.holdForState(queue_id);
     registry.deliver(toMe(event('message', 1)), 10);
     registry.deliver(toMe(event('message', 2)), 11);

@@ -19,12 +19,22 @@ export const RegisterParams = z.object({
   include_subscribers: z.union([z.boolean(), z.literal('partial')]).optional(),
   // Zulip's capabilities are all flags; anything else is a client bug worth refusing.
   client_capabilities: z.record(z.string(), z.boolean()).optional(),
+  /**
+   * How long the queue may go unpolled before it is garbage-collected, in seconds; absent
+   * or 0 means the server's default (ten minutes), longer than a week means a week.
+   */
+  queue_lifespan_secs: int().min(0).optional(),
 });
 export type RegisterParams = z.infer<typeof RegisterParams>;
 
-export const GetEventsParams = z.object({
-  queue_id: z.string(),
-  last_event_id: int().optional(),
+/**
+ * Without `queue_id`, the registration parameters register a queue first (the spec's
+ * rule for GET /events), and the reply names it.
+ */
+export const GetEventsParams = RegisterParams.omit({ fetch_event_types: true, include_subscribers: true }).extend({
+  queue_id: z.string().optional(),
+  // -1 is "nothing yet" (what POST /register answers); lower can only be a mistake.
+  last_event_id: int().min(-1).optional(),
   dont_block: z.boolean().optional(),
 });
 export type GetEventsParams = z.infer<typeof GetEventsParams>;
@@ -60,7 +70,8 @@ export const eventsEndpoints = {
   getEvents: endpoint({
     service: 'events',
     subject: 'events.get_events',
-    http: { method: 'GET', path: '/events', longPoll: true },
+    // Zulip names the lifespan `lifespan_secs` here and `queue_lifespan_secs` on /register.
+    http: { method: 'GET', path: '/events', longPoll: true, wireNames: { lifespan_secs: 'queue_lifespan_secs' } },
     auth: true,
     params: GetEventsParams,
     reply: z.object({ events: z.array(QueuedEvent), queue_id: z.string() }),

@@ -26,6 +26,37 @@ export interface ServerConfig {
   checkReplies: boolean;
   /** The HTTP edge: rate limits, timeouts, proxies (the gateway applies them). */
   http: HttpSettings;
+  /** The events service's bounds on client event queues. */
+  eventQueues: EventQueueSettings;
+}
+
+/**
+ * How much a client that never polls can make the events service hold: a queue with more
+ * unacknowledged events than `maxEvents` is dropped (its client gets BAD_EVENT_QUEUE_ID
+ * and registers again), and a user's queue beyond `maxPerUser` drops their least recently
+ * polled one.
+ */
+export interface EventQueueSettings {
+  maxEvents: number;
+  maxPerUser: number;
+  /** How often idle queues are looked for (a poll of an expired queue is refused anyway). */
+  sweepMs: number;
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+  const text = env[variable];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${variable}=${JSON.stringify(text)}: expected a whole number above 0`);
+  return value;
+}
+
+export function loadEventQueueSettings(env: NodeJS.ProcessEnv): EventQueueSettings {
+  return {
+    maxEvents: positiveInteger(env, 'TEAMCHAT_QUEUE_MAX_EVENTS', 5000),
+    maxPerUser: positiveInteger(env, 'TEAMCHAT_QUEUES_PER_USER', 50),
+    sweepMs: seconds(env, 'TEAMCHAT_QUEUE_SWEEP_SECONDS', 30),
+  };
 }
 
 /** At most `max` requests in any window of `windowMs` (a fixed window, per key). */
@@ -145,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     heartbeatSeconds,
     checkReplies: env.TEAMCHAT_CHECK_REPLIES === '1',
     http: loadHttpSettings(env, mode, heartbeatSeconds),
+    eventQueues: loadEventQueueSettings(env),
   };
 }
 

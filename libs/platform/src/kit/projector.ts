@@ -33,6 +33,11 @@ export interface ProjectorOptions {
   /** For in-memory projectors: start at the store's head instead of replaying. */
   startAtHead?: boolean;
   /**
+   * For in-memory projectors whose state is rebuilt from a known position (the events
+   * service's durable queues): replay the facts after it; wins over `startAtHead`.
+   */
+  startAfter?: number;
+  /**
    * The collections the projection writes. A projector that starts from nothing (a new
    * name, after the read model's shape changed) empties them first, so that documents
    * stored under an earlier shape's ids cannot survive the replay.
@@ -72,7 +77,9 @@ export class Projector {
     const { store, readModels, name, log } = this.options;
     this.position = readModels
       ? await readModels.getCheckpoint(name)
-      : this.options.startAtHead
+      : this.options.startAfter !== undefined
+        ? this.options.startAfter
+        : this.options.startAtHead
         ? await store.headPosition()
         : 0;
     if (readModels && this.position === 0) for (const collection of this.options.collections ?? []) await collection.clear();

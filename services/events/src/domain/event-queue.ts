@@ -3,9 +3,23 @@ import type { QueueNarrow } from './queue-narrow';
 /**
  * One client's event queue: events get increasing ids, a client acknowledges by asking
  * for events after an id (which drops the older ones), and a blocked long-poll is woken
- * by the next event. Queues live in memory: a client whose queue is gone (restart,
- * expiry) registers again, as Zulip clients do on BAD_EVENT_QUEUE_ID.
+ * by the next event.
+ *
+ * Event ids are derived from the event store, not counted, so that a queue rebuilt after
+ * a restart (by replaying the store from its descriptor's position through the same
+ * fan-out) gives every event the id it had before:
+ *
+ *   id = position × IDS_PER_POSITION + k
+ *
+ * where `position` is the stored fact's place in the store and `k` counts the events this
+ * queue took from that fact (0, 1, …; a fact yields at most a few per queue). Replaying a
+ * fact yields the same events in the same order, so the same ids. Heartbeats are not
+ * facts: a heartbeat takes the next free id after both the last id handed out and the
+ * client's `last_event_id`, inside the current position's range, so it stays below every
+ * id a later fact can get and above everything the client acknowledged — before or after
+ * a restart. Ids are increasing but not consecutive, as the spec allows.
  */
+export const IDS_PER_POSITION = 1000;
 
 export interface QueueOptions {
   user_id: number;
@@ -22,6 +36,17 @@ export interface QueueOptions {
   simplified_presence_events?: boolean;
 }
 
+/** Where a queue starts: a new one at the store's head, a rebuilt one from its descriptor. */
+export interface QueueStart {
+  /** The store position the queue was registered at: it takes facts after it. */
+  after: number;
+  /** The highest id the client acknowledged (-1: none). */
+  acked: number;
+  lastAccess: number;
+  /** At most this many unacknowledged events; one more overflows the queue. */
+  maxEvents: number;
+}
+
 /** What a queue holds: it reads only an event's type, and gives each its id. */
 export interface QueueableEvent {
   type: string;
@@ -30,33 +55,122 @@ export interface QueueableEvent {
 
 export type Queued<E extends QueueableEvent> = E & { id: number };
 
+/** The greatest id any event of facts up to `position` (or a heartbeat while there) can have. */
+export const lastIdAt = (position: number) => (position + 1) * IDS_PER_POSITION - 1;
+
+/** The position a queue must replay after so that every event above `acked` comes again. */
+export const replayAfter = (start: { after: number; acked: number }) =>
+  Math.max(start.after, Math.floor(start.acked / IDS_PER_POSITION) - 1);
+
 export class EventQueue<E extends QueueableEvent = QueueableEvent> {
   private events: Queued<E>[] = [];
-  private nextId = 0;
   private waiters = new Set<() => void>();
-  lastAccess = Date.now();
+  /** The greatest id handed out (events and heartbeats), -1 before any. */
+  private lastId = -1;
+  /** The fact being taken and how many events this queue took from it. */
+  private factPosition = -1;
+  private taken = 0;
+  readonly startAfter: number;
+  /** Events up to this id are gone for good. */
+  acked: number;
+  lastAccess: number;
+  /** Set once more than `maxEvents` waited: the queue is then dead. */
+  overflowed = false;
+  private readonly maxEvents: number;
 
   constructor(
     readonly id: string,
     readonly options: QueueOptions,
-  ) {}
+    start: QueueStart = { after: 0, acked: -1, lastAccess: Date.now(), maxEvents: Number.POSITIVE_INFINITY },
+  ) {
+    this.startAfter = start.after;
+    this.acked = start.acked;
+    this.lastAccess = start.lastAccess;
+    this.maxEvents = start.maxEvents;
+  }
 
   wants(type: string): boolean {
     return type === 'heartbeat' || this.options.event_types === null || this.options.event_types.has(type);
   }
 
-  push(event: E): void {
-    if (!this.wants(event.type)) return;
-    this.events.push({ ...event, id: this.nextId++ });
-    for (const wake of this.waiters) wake();
-    this.waiters.clear();
+  /** Whether the fact at `position` can give this queue an event it does not have. */
+  takes(position: number): boolean {
+    return position > this.startAfter && lastIdAt(position) > this.acked;
+  }
+
+  /**
+   * Adds the next event of the fact at `position` (facts come in store order). Returns
+   * false when the queue overflowed: it is then emptied and must be dropped.
+   */
+  push(event: E, position: number): boolean {
+    if (this.overflowed) return false;
+    if (!this.takes(position) || !this.wants(event.type)) return true;
+    if (position !== this.factPosition) {
+      this.factPosition = position;
+      this.taken = 0;
+    }
+    const id = position * IDS_PER_POSITION + this.taken++;
+    // A replayed event the client had acknowledged before the restart.
+    if (id <= this.acked) return true;
+    this.lastId = Math.max(this.lastId, id);
+    this.events.push({ ...event, id });
+    if (this.events.length > this.maxEvents) {
+      this.overflowed = true;
+      this.events = [];
+    }
+    this.wake();
+    return !this.overflowed;
+  }
+
+  /**
+   * Adds an event of no stored fact (typing, presence): like a heartbeat, it takes the next
+   * free id inside the range of the store's `head`, below every id a later fact can get.
+   * Such events are never replayed, so the ids of fact events stay the same after a
+   * restart. When the range is used up (about a thousand ephemeral events with no fact
+   * stored in between) the event is left out: it is only ever a hint. Returns false when
+   * the queue overflowed, as `push` does.
+   */
+  pushLive(event: E, head: number): boolean {
+    if (this.overflowed) return false;
+    if (!this.wants(event.type)) return true;
+    const id = Math.max(this.lastId, head * IDS_PER_POSITION - 1) + 1;
+    if (id > lastIdAt(head)) return true;
+    this.lastId = id;
+    this.events.push({ ...event, id });
+    if (this.events.length > this.maxEvents) {
+      this.overflowed = true;
+      this.events = [];
+    }
+    this.wake();
+    return !this.overflowed;
+  }
+
+  /**
+   * A heartbeat above both what was handed out and `lastEventId`, while the store is at
+   * `head`; null when the position's ids are used up (about a thousand heartbeats with no
+   * fact stored in between), and the poll then answers with no event.
+   */
+  heartbeat(lastEventId: number, head: number): Queued<E> | null {
+    const id = Math.max(this.lastId, lastEventId, head * IDS_PER_POSITION - 1) + 1;
+    if (id > lastIdAt(head)) return null;
+    this.lastId = id;
+    const beat = { type: 'heartbeat', id } as Queued<E>;
+    this.events.push(beat);
+    return beat;
   }
 
   /** Drops what the client acknowledged and returns the rest. */
   after(lastEventId: number): Queued<E>[] {
     this.lastAccess = Date.now();
-    this.events = this.events.filter((e) => e.id > lastEventId);
+    if (lastEventId > this.acked) {
+      this.acked = lastEventId;
+      this.events = this.events.filter((e) => e.id > lastEventId);
+    }
     return this.events;
+  }
+
+  get size(): number {
+    return this.events.length;
   }
 
   /** Resolves at the next push, after `ms`, or when the queue is released. */
@@ -80,6 +194,10 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
 
   /** Ends every blocked long-poll (queue deleted or service stopping). */
   release(): void {
+    this.wake();
+  }
+
+  private wake(): void {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
   }

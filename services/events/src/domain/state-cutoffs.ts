@@ -45,12 +45,17 @@ export class StateCutoffs<E extends { type: string }> {
     return !covered(cut.byType, event.type, position);
   }
 
-  /** Ends the hold: returns the held events the state does not already hold, in order. */
-  release(queueId: string, byType: Cutoffs): E[] {
+  /** Ends the hold: returns the held events the state does not already hold, in order, with their positions. */
+  release(queueId: string, byType: Cutoffs): Held<E>[] {
     const held = this.held.get(queueId) ?? [];
     this.held.delete(queueId);
+    this.restore(queueId, byType);
+    return held.filter((h) => h.position === undefined || !covered(byType, h.event.type, h.position));
+  }
+
+  /** The cutoffs of a queue rebuilt after a restart, whose facts are replayed through `admit`. */
+  restore(queueId: string, byType: Cutoffs): void {
     if (byType.size > 0) this.cutoffs.set(queueId, { byType, highest: Math.max(...byType.values()) });
-    return held.filter((h) => h.position === undefined || !covered(byType, h.event.type, h.position)).map((h) => h.event);
   }
 
   forget(queueId: string): void {

@@ -131,10 +131,13 @@ function deliveriesOf(fact: Fact, stored: StoredFact): Delivery[] {
   return deliveries ? deliveries(parsed.data, stored) : [];
 }
 
-/** The events projection: each fact announced is handed to `deliver`, delivery by delivery. */
+/**
+ * The events projection: each fact announced is handed to `deliver`, delivery by delivery,
+ * with its store position: queues derive their event ids from it, and a new queue leaves
+ * out what its initial state already holds.
+ */
 export function fanOutHandlers(deliver: (delivery: Delivery, position: number) => void): FactHandlers {
   const announce = (fact: Fact, stored: StoredFact) => {
-    // The position lets a new queue leave out what its initial state already holds.
     for (const delivery of deliveriesOf(fact, stored)) deliver(delivery, stored.position);
   };
   const announced = (Object.keys(fanOut) as FactType[]).filter((type) => fanOut[type] !== NO_CLIENT_EVENT);

@@ -1,10 +1,12 @@
 /**
- * The queue registry of this events instance: register, long-poll, delete, expiry,
- * and the fan-out of deliveries to the queues of their users.
+ * The queue registry of this events instance: register, long-poll, delete, expiry, the
+ * memory bounds, the fan-out of deliveries to the queues of their users, and the queues'
+ * durable descriptors (rebuilt from at startup, see `restore`).
  */
 import { randomUUID } from 'node:crypto';
 import {
   ApiError,
+  badRequest,
   EMPTY_TOPIC_DISPLAY_NAME,
   LIMITS,
   ZULIP_FEATURE_LEVEL,
@@ -14,44 +16,107 @@ import {
   type GetEventsParams,
   type RegisterParams,
 } from '@teamchat/contracts';
-import { EventQueue } from '../domain/event-queue';
+import type { EventQueueSettings } from '@teamchat/platform';
+import type { Logger } from 'pino';
+import { EventQueue, lastIdAt, replayAfter, type QueueOptions } from '../domain/event-queue';
 import { parseQueueNarrow } from '../domain/queue-narrow';
 import { StateCutoffs, type Cutoffs } from '../domain/state-cutoffs';
 import type { Delivery } from '../projections/fan-out';
+import type { QueueDescriptor, QueueDescriptors } from './queue-descriptors';
 
-/** A queue nobody has polled for this long is dropped (Zulip uses ten minutes too). */
-const QUEUE_IDLE_MS = 10 * 60 * 1000;
+/** A queue nobody has polled for this long is dropped (Zulip's default too). */
+export const DEFAULT_LIFESPAN_SECS = 10 * 60;
+/** The longest lifespan a client may ask for (Zulip's MAX_QUEUE_TIMEOUT_SECS). */
+export const MAX_LIFESPAN_SECS = 7 * 24 * 60 * 60;
+/**
+ * An acknowledgement alone is written at once; a poll that only shows the queue is still
+ * in use is written at most this often (the lifespan is minutes, the error seconds).
+ */
+const ACCESS_WRITE_INTERVAL_MS = 5_000;
+
+/** What registers a queue: POST /register, or GET /events without a queue id. */
+export type QueueParams = Omit<RegisterParams, 'fetch_event_types' | 'include_subscribers'>;
 
 const badQueue = (queueId: string) =>
   new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
+interface Entry {
+  queue: EventQueue<ClientEvent>;
+  descriptor: QueueDescriptor;
+  /** `last_access` as last written. */
+  written: number;
+}
+
+export interface QueueRegistryOptions {
+  heartbeatSeconds: number;
+  settings: EventQueueSettings;
+  /** The store position the events service has applied up to (facts without client events included). */
+  checkpoint: () => number;
+  descriptors?: QueueDescriptors;
+  log?: Logger;
+}
+
 export class QueueRegistry {
-  private queues = new Map<string, EventQueue<ClientEvent>>();
-  private byUser = new Map<number, Set<EventQueue<ClientEvent>>>();
+  private entries = new Map<string, Entry>();
+  private byUser = new Map<number, Set<Entry>>();
   private sweeper: NodeJS.Timeout;
+  /** The position of the last fact handed to `deliver`. */
+  private delivered = 0;
   /** Consistency of new queues with the initial state registered with them (register-state.ts). */
   private readonly initialState = new StateCutoffs<ClientEvent>();
 
-  constructor(private readonly heartbeatSeconds: number) {
-    this.sweeper = setInterval(() => this.expireIdle(), 60_000);
+  constructor(private readonly options: QueueRegistryOptions) {
+    this.sweeper = setInterval(() => this.expireIdle(), options.settings.sweepMs);
     this.sweeper.unref();
   }
 
-  register(actor: Actor, params: RegisterParams) {
-    const queue = new EventQueue<ClientEvent>(randomUUID(), {
-      user_id: actor.user_id,
-      event_types: params.event_types ? new Set(params.event_types) : null,
-      apply_markdown: params.apply_markdown ?? false,
-      client_gravatar: params.client_gravatar ?? true,
-      empty_topic_name: params.client_capabilities?.empty_topic_name === true,
-      narrow: parseQueueNarrow(params.narrow, actor.user_id),
-      stream_typing_notifications: params.client_capabilities?.stream_typing_notifications === true,
-      simplified_presence_events: params.client_capabilities?.simplified_presence_events === true,
-    });
-    this.queues.set(queue.id, queue);
-    const mine = this.byUser.get(actor.user_id) ?? new Set();
-    mine.add(queue);
-    this.byUser.set(actor.user_id, mine);
+  /** Every fact up to here has reached the queues. */
+  private head(): number {
+    return Math.max(this.delivered, this.options.checkpoint());
+  }
+
+  /**
+   * Rebuilds the queues of stored descriptors (expired ones are forgotten) and returns
+   * the position the fan-out must replay after for all of them to get every event their
+   * clients have not acknowledged; undefined when there is none.
+   */
+  async restore(): Promise<number | undefined> {
+    const { descriptors } = this.options;
+    if (!descriptors) return undefined;
+    const now = Date.now();
+    let from: number | undefined;
+    for (const descriptor of await descriptors.all()) {
+      let options: QueueOptions;
+      try {
+        options = queueOptions(descriptor);
+      } catch {
+        // A narrow a newer rule refuses: the client registers again.
+        await descriptors.remove(descriptor._id);
+        continue;
+      }
+      if (descriptor.last_access + descriptor.lifespan_ms < now) {
+        await descriptors.remove(descriptor._id);
+        continue;
+      }
+      const start = { after: descriptor.start_after, acked: descriptor.acked };
+      // The replay must leave out again what the queue's initial state held.
+      if (descriptor.cutoffs) this.initialState.restore(descriptor._id, new Map(Object.entries(descriptor.cutoffs)));
+      this.add({
+        queue: new EventQueue(descriptor._id, options, { ...start, lastAccess: descriptor.last_access, maxEvents: this.options.settings.maxEvents }),
+        descriptor,
+        written: descriptor.last_access,
+      });
+      from = Math.min(from ?? Number.POSITIVE_INFINITY, replayAfter(start));
+    }
+    return from;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async register(actor: Actor, params: QueueParams) {
+    const queue = await this.create(actor, params);
     return {
       queue_id: queue.id,
       last_event_id: -1,
@@ -60,42 +125,109 @@ export class QueueRegistry {
       ...LIMITS,
       realm_empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
       // Clients time out their long-poll after this; it must exceed the heartbeat.
-      event_queue_longpoll_timeout_seconds: this.heartbeatSeconds + 30,
+      event_queue_longpoll_timeout_seconds: this.options.heartbeatSeconds + 30,
     };
   }
 
-  private owned(actor: Actor, queueId: string): EventQueue<ClientEvent> {
-    const queue = this.queues.get(queueId);
-    if (!queue || queue.options.user_id !== actor.user_id) throw badQueue(queueId);
+  private async create(actor: Actor, params: QueueParams): Promise<EventQueue<ClientEvent>> {
+    const now = Date.now();
+    const lifespan = params.queue_lifespan_secs ? Math.min(params.queue_lifespan_secs, MAX_LIFESPAN_SECS) : DEFAULT_LIFESPAN_SECS;
+    const descriptor: QueueDescriptor = {
+      _id: randomUUID(),
+      user_id: actor.user_id,
+      event_types: params.event_types ?? null,
+      narrow: params.narrow ?? [],
+      apply_markdown: params.apply_markdown ?? false,
+      client_gravatar: params.client_gravatar ?? true,
+      empty_topic_name: params.client_capabilities?.empty_topic_name === true,
+      stream_typing_notifications: params.client_capabilities?.stream_typing_notifications === true,
+      simplified_presence_events: params.client_capabilities?.simplified_presence_events === true,
+      lifespan_ms: lifespan * 1000,
+      start_after: this.head(),
+      acked: -1,
+      last_access: now,
+    };
+    // Refuses a bad narrow before anything exists.
+    const options = queueOptions(descriptor);
+    this.makeRoomFor(actor.user_id);
+    const queue = new EventQueue<ClientEvent>(descriptor._id, options, {
+      after: descriptor.start_after,
+      acked: -1,
+      lastAccess: now,
+      maxEvents: this.options.settings.maxEvents,
+    });
+    this.add({ queue, descriptor, written: now });
+    await this.options.descriptors?.save(descriptor);
     return queue;
   }
 
+  /** A user at the limit loses the queue they polled least recently (preferring one nobody waits on). */
+  private makeRoomFor(userId: number): void {
+    const mine = [...(this.byUser.get(userId) ?? [])];
+    const excess = mine.length - this.options.settings.maxPerUser + 1;
+    if (excess <= 0) return;
+    mine.sort((a, b) => Number(a.queue.hasWaiters) - Number(b.queue.hasWaiters) || a.queue.lastAccess - b.queue.lastAccess);
+    for (const entry of mine.slice(0, excess)) this.drop(entry, 'too many queues for one user');
+  }
+
+  private add(entry: Entry): void {
+    this.entries.set(entry.queue.id, entry);
+    const mine = this.byUser.get(entry.descriptor.user_id) ?? new Set();
+    mine.add(entry);
+    this.byUser.set(entry.descriptor.user_id, mine);
+  }
+
+  /** The caller's live queue; unknown, foreign, expired and dropped queues are all the same error. */
+  private owned(actor: Actor, queueId: string): Entry {
+    const entry = this.entries.get(queueId);
+    if (!entry || entry.descriptor.user_id !== actor.user_id) throw badQueue(queueId);
+    if (this.expired(entry, Date.now())) {
+      this.drop(entry, 'expired');
+      throw badQueue(queueId);
+    }
+    return entry;
+  }
+
   async getEvents(actor: Actor, params: GetEventsParams) {
-    const queue = this.owned(actor, params.queue_id);
-    const lastEventId = params.last_event_id ?? -1;
+    const fresh = params.queue_id === undefined;
+    const entry = fresh ? this.entries.get((await this.create(actor, params)).id)! : this.owned(actor, params.queue_id!);
+    const { queue } = entry;
+    // A new queue has nothing the client could have acknowledged.
+    const lastEventId = fresh ? -1 : (params.last_event_id ?? -1);
+    if (lastEventId > lastIdAt(this.head())) {
+      throw badRequest(`Invalid 'last_event_id': ${lastEventId} is above every event id this queue has given out`, { queue_id: queue.id });
+    }
     let events = queue.after(lastEventId);
+    this.written(entry);
     if (events.length === 0 && !params.dont_block) {
-      await queue.waitForEvent(this.heartbeatSeconds * 1000);
-      if (!this.queues.has(queue.id)) throw badQueue(queue.id);
+      await queue.waitForEvent(this.options.heartbeatSeconds * 1000);
+      if (this.entries.get(queue.id) !== entry) throw badQueue(queue.id);
       events = queue.after(lastEventId);
       if (events.length === 0) {
-        queue.push({ type: 'heartbeat' });
-        events = queue.after(lastEventId);
+        const beat = queue.heartbeat(lastEventId, this.head());
+        events = beat ? [beat] : [];
       }
     }
     return { events: [...events], queue_id: queue.id };
   }
 
   delete(actor: Actor, queueId: string): void {
-    this.drop(this.owned(actor, queueId));
+    this.drop(this.owned(actor, queueId), 'deleted');
   }
 
-  /** `position`: the store position of the fact the delivery announces, if any. */
+  /**
+   * Hands one delivery to the queues of its users: of the stored fact at `position`, or,
+   * without one, an ephemeral event (typing, presence), which is never replayed.
+   */
   deliver(delivery: Delivery, position?: number): void {
+    if (position !== undefined) this.delivered = Math.max(this.delivered, position);
     for (const userId of delivery.user_ids) {
-      for (const queue of this.byUser.get(userId) ?? []) {
+      for (const entry of this.byUser.get(userId) ?? []) {
+        const { queue } = entry;
+        // Before formatting: a replay after a restart passes facts a queue already had.
+        if (position !== undefined && !queue.takes(position)) continue;
         const event = delivery.eventFor(queue);
-        if (event && this.initialState.admit(queue.id, event, position)) queue.push(event);
+        if (event && this.initialState.admit(queue.id, event, position)) this.push(entry, event, position);
       }
     }
   }
@@ -105,27 +237,76 @@ export class QueueRegistry {
     this.initialState.hold(queueId);
   }
 
+  /**
+   * Releases the held events the initial state does not hold, and keeps the cutoffs with
+   * the queue's descriptor, so that a replay after a restart leaves out the same events.
+   */
   releaseWithState(queueId: string, cutoffs: Cutoffs): void {
-    const queue = this.queues.get(queueId);
-    for (const event of this.initialState.release(queueId, cutoffs)) queue?.push(event);
+    const entry = this.entries.get(queueId);
+    const held = this.initialState.release(queueId, cutoffs);
+    if (!entry) return;
+    if (cutoffs.size > 0) {
+      entry.descriptor = { ...entry.descriptor, cutoffs: Object.fromEntries(cutoffs) };
+      this.persist(this.options.descriptors?.save(entry.descriptor));
+    }
+    for (const { event, position } of held) this.push(entry, event, position);
+  }
+
+  private push(entry: Entry, event: ClientEvent, position: number | undefined): void {
+    const kept = position === undefined ? entry.queue.pushLive(event, this.head()) : entry.queue.push(event, position);
+    if (!kept) this.drop(entry, 'over the event limit');
   }
 
   close(): void {
     clearInterval(this.sweeper);
-    for (const queue of this.queues.values()) queue.release();
+    // The descriptors stay: the queues are rebuilt at the next start.
+    for (const { queue } of this.entries.values()) queue.release();
   }
 
-  private drop(queue: EventQueue<ClientEvent>): void {
-    this.queues.delete(queue.id);
+  /** Writes what a poll changed: the acknowledgement, and now and then the time. */
+  private written(entry: Entry): void {
+    const { queue, descriptor } = entry;
+    const acked = queue.acked > descriptor.acked;
+    if (!acked && queue.lastAccess - entry.written < ACCESS_WRITE_INTERVAL_MS) return;
+    entry.descriptor = { ...descriptor, acked: queue.acked, last_access: queue.lastAccess };
+    entry.written = queue.lastAccess;
+    this.persist(this.options.descriptors?.save(entry.descriptor));
+  }
+
+  private drop(entry: Entry, why: string): void {
+    const { queue, descriptor } = entry;
+    if (this.entries.get(queue.id) !== entry) return;
+    this.entries.delete(queue.id);
     this.initialState.forget(queue.id);
-    this.byUser.get(queue.options.user_id)?.delete(queue);
+    this.byUser.get(descriptor.user_id)?.delete(entry);
     queue.release();
+    this.options.log?.debug({ queue_id: queue.id, user_id: descriptor.user_id, why }, 'event queue dropped');
+    this.persist(this.options.descriptors?.remove(queue.id));
+  }
+
+  private persist(write: Promise<void> | undefined): void {
+    write?.catch((err: unknown) => this.options.log?.error({ err }, 'could not write an event queue descriptor'));
+  }
+
+  private expired(entry: Entry, now: number): boolean {
+    return !entry.queue.hasWaiters && entry.queue.lastAccess + entry.descriptor.lifespan_ms < now;
   }
 
   private expireIdle(): void {
-    const cutoff = Date.now() - QUEUE_IDLE_MS;
-    for (const queue of this.queues.values()) {
-      if (!queue.hasWaiters && queue.lastAccess < cutoff) this.drop(queue);
-    }
+    const now = Date.now();
+    for (const entry of this.entries.values()) if (this.expired(entry, now)) this.drop(entry, 'expired');
   }
+}
+
+function queueOptions(descriptor: QueueDescriptor): QueueOptions {
+  return {
+    user_id: descriptor.user_id,
+    event_types: descriptor.event_types ? new Set(descriptor.event_types) : null,
+    apply_markdown: descriptor.apply_markdown,
+    client_gravatar: descriptor.client_gravatar,
+    empty_topic_name: descriptor.empty_topic_name,
+    narrow: parseQueueNarrow(descriptor.narrow, descriptor.user_id),
+    stream_typing_notifications: descriptor.stream_typing_notifications === true,
+    simplified_presence_events: descriptor.simplified_presence_events === true,
+  };
 }

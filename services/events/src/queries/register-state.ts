@@ -125,8 +125,8 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
   checkEventTypes('event_types', params.event_types);
   checkEventTypes('fetch_event_types', params.fetch_event_types);
   const state = stateParamsOf(params);
-  const { value: queue, position: after } = await deps.fanOut.snapshot(() => {
-    const registered = deps.queues.register(actor, params);
+  const { value: queue, position: after } = await deps.fanOut.snapshot(async () => {
+    const registered = await deps.queues.register(actor, params);
     deps.queues.holdForState(registered.queue_id);
     return registered;
   });
