@@ -1,6 +1,6 @@
 /**
  * Zulip's own JavaScript bindings (zulip-js) against the server: registering and deleting
- * queues, retrieving events, and callOnEachEvent's endless poll loop.
+ * queues, retrieving events, typing notifications, and callOnEachEvent's endless poll loop.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ describe('zulip-js', () => {
     await server?.stop();
   });
 
-  it('registers, retrieves, deregisters and calls back on each event', async () => {
+  it('registers, retrieves, sends typing, deregisters and calls back on each event', async () => {
     const member = await Client.login(server.api, 'member@example.com');
     const other = await Client.login(server.api, 'member2@example.com');
     const realm = server.api.replace(/\/api\/v1$/, '');
@@ -36,6 +36,10 @@ describe('zulip-js', () => {
     expect(seen.retrieve.result).toBe('success');
     expect(seen.retrieve.events).toEqual([
       expect.objectContaining({ type: 'message', message: expect.objectContaining({ id: seen.send.id, content: expect.stringContaining('from zulip-js') }) }),
+    ]);
+    expect(seen.typing).toMatchObject({ result: 'success' });
+    expect(seen.typingEvents.events).toEqual([
+      expect.objectContaining({ type: 'typing', op: 'start', message_type: 'direct', sender: { user_id: seen.me, email: member.email } }),
     ]);
     expect(seen.deregister).toMatchObject({ result: 'success' });
     expect(seen.afterDeregister).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID' });
