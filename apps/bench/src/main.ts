@@ -155,6 +155,9 @@ interface DeliveryReport {
   /** Main-thread heap and process RSS added by registering the queues (and holding their long-polls), per queue. */
   heapPerQueue: number;
   rssPerQueue: number;
+  /** CPU time per delivered event while the messages went out, in µs: the server's (every thread), the pollers'. */
+  serverCpuPerDelivery: number;
+  clientCpuPerDelivery: number;
 }
 
 /** A full collection, so that heap figures before and after compare what is live. */
@@ -204,6 +207,7 @@ async function measureDelivery(server: EmbeddedServer, api: string, sender: { au
   const heapPerQueue = (process.memoryUsage().heapUsed - heapBefore) / QUEUES;
   const rssPerQueue = (process.memoryUsage().rss - rssBefore) / QUEUES;
 
+  const cpuBefore = process.cpuUsage();
   for (let i = 0; i < DELIVERY_MESSAGES; i++) {
     const sentAt = performance.timeOrigin + performance.now();
     await http(`${api}/messages`, {
@@ -215,8 +219,19 @@ async function measureDelivery(server: EmbeddedServer, api: string, sender: { au
   }
   const report = nextLine();
   pollers.stdin!.write(`DONE ${DELIVERY_MESSAGES}\n`);
-  const result = JSON.parse(await report) as Omit<DeliveryReport, 'queues' | 'heapPerQueue' | 'rssPerQueue'>;
-  return { queues: QUEUES, ...result, heapPerQueue, rssPerQueue };
+  const { clientCpuMs, ...result } = JSON.parse(await report) as Omit<DeliveryReport, 'queues' | 'heapPerQueue' | 'rssPerQueue' | 'serverCpuPerDelivery' | 'clientCpuPerDelivery'> & {
+    clientCpuMs: number;
+  };
+  const cpu = process.cpuUsage(cpuBefore);
+  const perDelivery = (micros: number) => micros / Math.max(1, result.deliveries);
+  return {
+    queues: QUEUES,
+    ...result,
+    heapPerQueue,
+    rssPerQueue,
+    serverCpuPerDelivery: perDelivery(cpu.user + cpu.system),
+    clientCpuPerDelivery: perDelivery(clientCpuMs * 1000),
+  };
 }
 
 function printTable(rows: Row[], ceiling: number): void {
@@ -317,7 +332,8 @@ async function main(): Promise<number> {
     console.log(
       `event delivery, ${delivery.queues} queues × ${DELIVERY_MESSAGES} messages: p50 ${ms(delivery.p50)}, p99 ${ms(delivery.p99)}, ` +
         `max ${ms(delivery.max)} from send to receipt; ${delivery.deliveries} delivered, ${delivery.missing} missing, ${delivery.duplicates} twice; ` +
-        `server memory per queue: ${(delivery.heapPerQueue / 1024).toFixed(1)} KiB heap, ${(delivery.rssPerQueue / 1024).toFixed(1)} KiB RSS`,
+        `server memory per queue: ${(delivery.heapPerQueue / 1024).toFixed(1)} KiB heap, ${(delivery.rssPerQueue / 1024).toFixed(1)} KiB RSS; ` +
+        `CPU per delivery: ${delivery.serverCpuPerDelivery.toFixed(0)} µs server, ${delivery.clientCpuPerDelivery.toFixed(0)} µs pollers`,
     );
   }
   // The server shares this process: its resident memory, read-model caches included.

@@ -28,6 +28,9 @@ interface Queue {
 }
 
 const latencies: number[] = [];
+/** The pollers' own CPU is counted from when every queue is registered. */
+let cpuAtReady: NodeJS.CpuUsage | undefined;
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 let stopping = false;
 
 async function register(authorization: string): Promise<Queue> {
@@ -73,6 +76,7 @@ async function main() {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(1);
   });
+  cpuAtReady = process.cpuUsage();
   process.stdout.write('READY\n');
 
   for await (const line of createInterface({ input: process.stdin })) {
@@ -91,6 +95,7 @@ async function main() {
         max: sorted[sorted.length - 1] ?? NaN,
         missing: queues.reduce((sum, q) => sum + (expected - q.seen.size), 0),
         duplicates: queues.reduce((sum, q) => sum + q.duplicates, 0),
+        clientCpuMs: cpuMs(process.cpuUsage(cpuAtReady)),
       })}\n`,
     );
     process.exit(0);
