@@ -86,6 +86,22 @@ describe('QueueRegistry', () => {
     ]);
   });
 
+  it('releases a held ephemeral event after the held facts, with an id above theirs', async () => {
+    const s = service();
+    const { queue_id } = await s.registry.register(alice, {});
+    s.registry.holdForState(queue_id);
+    const p = s.fact(to([4], message(1)));
+    s.registry.deliver({ user_ids: [4], eventFor: () => ({ type: 'typing', n: 2 }) as unknown as ClientEvent });
+    const q = s.fact(to([4], message(3)));
+    s.registry.releaseWithState(queue_id, new Map());
+    const { events } = await poll(s, alice, queue_id);
+    expect(events).toEqual([
+      { type: 'message', n: 1, id: id(p) },
+      { type: 'message', n: 3, id: id(q) },
+      { type: 'typing', n: 2, id: id(q, 1) },
+    ]);
+  });
+
   it('answers a blocked poll with a heartbeat above what the client acknowledged', async () => {
     const s = service();
     const { queue_id } = await s.registry.register(alice, {});

@@ -112,14 +112,7 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
     const id = position * IDS_PER_POSITION + this.taken++;
     // A replayed event the client had acknowledged before the restart.
     if (id <= this.acked) return true;
-    this.lastId = Math.max(this.lastId, id);
-    this.events.push({ ...event, id });
-    if (this.events.length > this.maxEvents) {
-      this.overflowed = true;
-      this.events = [];
-    }
-    this.wake();
-    return !this.overflowed;
+    return this.append(event, id);
   }
 
   /**
@@ -135,7 +128,12 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
     if (!this.wants(event.type)) return true;
     const id = Math.max(this.lastId, head * IDS_PER_POSITION - 1) + 1;
     if (id > lastIdAt(head)) return true;
-    this.lastId = id;
+    return this.append(event, id);
+  }
+
+  /** Queues the event under its id; past the event limit the queue empties and overflows. */
+  private append(event: E, id: number): boolean {
+    this.lastId = Math.max(this.lastId, id);
     this.events.push({ ...event, id });
     if (this.events.length > this.maxEvents) {
       this.overflowed = true;

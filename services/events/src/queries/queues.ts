@@ -249,7 +249,10 @@ export class QueueRegistry {
       entry.descriptor = { ...entry.descriptor, cutoffs: Object.fromEntries(cutoffs) };
       this.persist(this.options.descriptors?.save(entry.descriptor));
     }
-    for (const { event, position } of held) this.push(entry, event, position);
+    // Events of facts first, in store order: an ephemeral one takes an id at the store's
+    // head, which must stay above theirs.
+    const ordered = [...held.filter((h) => h.position !== undefined), ...held.filter((h) => h.position === undefined)];
+    for (const { event, position } of ordered) this.push(entry, event, position);
   }
 
   private push(entry: Entry, event: ClientEvent, position: number | undefined): void {
