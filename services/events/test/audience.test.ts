@@ -467,6 +467,12 @@ describe('the audience rules', () => {
     expect(recipientsOf(personal, org({ acting_user_id: DEACTIVATED }))).toEqual([]);
   });
 
+  it('need no roster for a personal event or a carried audience', () => {
+    expect(recipientsOf(personal, { acting_user_id: ACTOR })).toEqual([ACTOR]);
+    const typing = CASES.typing.events[0] as ClientEvent;
+    expect(recipientsOf(typing, { acting_user_id: ACTOR, carried_user_ids: [ACTOR, DEACTIVATED] })).toEqual([ACTOR, DEACTIVATED]);
+  });
+
   it('let every active user see a realm_user event when nothing restricts access, the user included', () => {
     const event = { type: 'realm_user', op: 'update', person: { user_id: GUEST, full_name: 'G' } } as const;
     expect(recipientsOf(event, org())).toEqual(EVERYONE_ACTIVE);

@@ -66,7 +66,8 @@ export interface AudienceUser {
 /** The organization as the event's emitter saw it. */
 export interface Organization {
   acting_user_id: number;
-  users: readonly AudienceUser[];
+  /** Personal events need none: a fact of the user's own data names only its user. */
+  users?: readonly AudienceUser[];
   /** For `user_access`: whether `viewer` may see `subject`. */
   may_access?: (viewer: number, subject: number) => boolean;
   /** For `carried` types: the audience the deciding service computed. */
@@ -78,12 +79,13 @@ export const audienceRuleOf = (type: string): AudienceRule | undefined =>
 
 /** The users whose queues may take `event`, each once, in id order. */
 export function recipientsOf(event: ClientEvent, org: Organization): number[] {
-  const active = org.users.filter((u) => u.is_active);
+  const users = org.users ?? [];
+  const active = users.filter((u) => u.is_active);
   const ids = (users: readonly AudienceUser[]) => users.map((u) => u.user_id);
   let recipients: number[];
   switch (audienceRuleOf(event.type)) {
     case 'acting_user':
-      recipients = active.some((u) => u.user_id === org.acting_user_id) ? [org.acting_user_id] : [];
+      recipients = users.some((u) => u.user_id === org.acting_user_id && !u.is_active) ? [] : [org.acting_user_id];
       break;
     case 'organization':
       recipients = ids(active);
@@ -98,13 +100,13 @@ export function recipientsOf(event: ClientEvent, org: Organization): number[] {
       const botId = event.type === 'realm_bot' ? event.bot.user_id : undefined;
       // An added bot names its owner; later forms only the bot, whose owner the organization knows.
       const owner =
-        event.type === 'realm_bot' && event.op === 'add' ? event.bot.owner_id : org.users.find((u) => u.user_id === botId)?.bot_owner_id;
+        event.type === 'realm_bot' && event.op === 'add' ? event.bot.owner_id : users.find((u) => u.user_id === botId)?.bot_owner_id;
       recipients = ids(active.filter((u) => isAdministrator(u.role) || u.user_id === owner));
       break;
     }
     case 'carried': {
-      const allowed = new Set(ids(active));
-      recipients = (org.carried_user_ids ?? []).filter((id) => allowed.has(id));
+      const inactive = new Set(ids(users.filter((u) => !u.is_active)));
+      recipients = (org.carried_user_ids ?? []).filter((id) => !inactive.has(id));
       break;
     }
     default:

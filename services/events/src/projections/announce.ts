@@ -2,9 +2,11 @@
  * How a feature not built yet hands its client event to the queues: it builds the event
  * to its schema and calls `announce`, and the audience table (domain/audience.ts) says
  * who gets it. For a stored fact, the fan-out case returns `announce(event, org)` with
- * the organization the fact recorded, so that a replay after a restart reaches the same
- * queues and gives the same ids; `announceNow` is for what is not stored (as presence),
- * with the organization as the events service's directory has it.
+ * what the fact recorded (its user for personal types; the organization's users as the
+ * deciding service saw them otherwise, as facts carry `audience_user_ids` today), so that
+ * a replay after a restart reaches the same queues and gives the same ids. `announceNow`
+ * is for what is not stored (as presence), with the organization as the events service's
+ * directory has it at that moment.
  */
 import type { ClientEvent } from '@teamchat/contracts';
 import type { UserDoc } from '@teamchat/directory';
