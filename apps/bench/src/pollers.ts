@@ -10,6 +10,7 @@
  * `DONE <n>` from stdin, waits until every queue has seen n messages (or 15 s), then prints
  * one JSON line with the latencies and any missing or duplicated event, and exits.
  */
+import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 
 const [api, credentialsJson, queueCount] = process.argv.slice(2) as [string, string, string];
@@ -17,6 +18,38 @@ const credentials = JSON.parse(credentialsJson) as { email: string; api_key: str
 const QUEUES = Number(queueCount);
 
 const now = () => performance.timeOrigin + performance.now();
+
+/**
+ * node:http with kept-alive connections, one per long-poll: a fraction of fetch's CPU per
+ * request, so that the pollers, sharing the machine with the server, take as little of it
+ * as they can (as autocannon does for the other benchmarks).
+ */
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+const base = new URL(api);
+
+function call(method: 'GET' | 'POST', path: string, authorization: string, body?: string): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { authorization };
+    if (body !== undefined) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      headers['content-length'] = Buffer.byteLength(body);
+    }
+    const req = request({ agent, host: base.hostname, port: base.port, method, path: `${base.pathname}${path}`, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch (err) {
+          reject(err);
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 interface Queue {
   id: string;
@@ -34,21 +67,20 @@ const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 let stopping = false;
 
 async function register(authorization: string): Promise<Queue> {
-  const response = await fetch(`${api}/register`, {
-    method: 'POST',
-    headers: { authorization },
-    body: new URLSearchParams({ event_types: JSON.stringify(['message']) }),
-  });
-  const body = (await response.json()) as { queue_id: string; last_event_id: number; result: string; msg: string };
+  const body = (await call('POST', '/register', authorization, new URLSearchParams({ event_types: JSON.stringify(['message']) }).toString())) as {
+    queue_id: string;
+    last_event_id: number;
+    result: string;
+    msg: string;
+  };
   if (body.result !== 'success') throw new Error(`register: ${body.msg}`);
   return { id: body.queue_id, authorization, lastEventId: body.last_event_id, seen: new Set(), duplicates: 0 };
 }
 
 async function poll(queue: Queue): Promise<void> {
   while (!stopping) {
-    const url = `${api}/events?queue_id=${encodeURIComponent(queue.id)}&last_event_id=${queue.lastEventId}`;
-    const response = await fetch(url, { headers: { authorization: queue.authorization } });
-    const body = (await response.json()) as { result: string; msg: string; events: { id: number; type: string; message?: { content: string } }[] };
+    const path = `/events?queue_id=${encodeURIComponent(queue.id)}&last_event_id=${queue.lastEventId}`;
+    const body = (await call('GET', path, queue.authorization)) as { result: string; msg: string; events: { id: number; type: string; message?: { content: string } }[] };
     const arrived = now();
     if (body.result !== 'success') throw new Error(`poll: ${body.msg}`);
     for (const event of body.events) {
