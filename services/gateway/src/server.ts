@@ -21,12 +21,6 @@ import { routes, type Route } from './routes';
 
 export const API_PREFIX = '/api/v1';
 
-declare module 'fastify' {
-  /** What the gateway's hooks learn of a request's route (no endpoint for unknown paths and methods). */
-  interface FastifyContextConfig {
-    endpoint?: Endpoint;
-  }
-}
 
 export interface GatewayOptions {
   bus: Bus;
@@ -149,12 +143,16 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const actors = new WeakMap<FastifyRequest, Actor>();
   const limiter: RateLimiter | undefined = http.rateLimits ? await registerRateLimits(app, http.rateLimits) : undefined;
 
-  // Credentials and rate limits are checked as soon as the headers are in, so that a
-  // client without valid credentials, or over its budget, never has its body read or
-  // parsed. Every reply of a routed request (unknown paths included) carries the
-  // X-RateLimit-* headers of the strictest budget it spent.
-  app.addHook('onRequest', async (request, reply) => {
-    const { endpoint } = request.routeOptions.config;
+  /**
+   * Each route's onRequest hook (`endpoint` undefined for unknown paths and methods).
+   * Credentials and rate limits are checked as soon as the headers are in, so that a
+   * client without valid credentials, or over its budget, never has its body read or
+   * parsed. Every reply of a routed request (unknown paths included) carries the
+   * X-RateLimit-* headers of the strictest budget it spent. A hook per route, rather than
+   * one that looks the route up, because Fastify builds `request.routeOptions` anew on
+   * each access.
+   */
+  const checkCaller = (endpoint: Endpoint | undefined) => async (request: FastifyRequest, reply: FastifyReply) => {
     if (endpoint?.auth) {
       let actor: Actor;
       try {
@@ -168,7 +166,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     } else {
       await limiter?.anonymous(request, reply, { login: endpoint?.http?.login ?? false });
     }
-  });
+  };
 
   function handlerFor({ endpoint }: Route) {
     const callOptions = {
@@ -233,7 +231,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     return sendError(reply, { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' });
   });
 
-  app.setNotFoundHandler((request, reply) =>
+  // Fastify offers an unknown path no onRequest hook: its budget is spent just before the answer.
+  app.setNotFoundHandler({ preValidation: checkCaller(undefined) }, (request, reply) =>
     sendError(reply, { code: 'NOT_FOUND', status: 404, msg: `No such endpoint: ${request.method} ${request.url.split('?')[0]}` }),
   );
 
@@ -242,7 +241,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     app.route({
       method: route.method,
       url: API_PREFIX + route.url,
-      config: { endpoint: route.endpoint },
+      onRequest: checkCaller(route.endpoint),
       bodyLimit: route.endpoint.http?.bodyLimit ?? DEFAULT_BODY_LIMIT,
       handler: handlerFor(route),
     });
@@ -259,6 +258,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     app.route({
       method: [...others],
       url: API_PREFIX + url,
+      onRequest: checkCaller(undefined),
       handler: (_request, reply) => {
         reply.header('Allow', allow);
         return sendError(reply, { code: 'METHOD_NOT_ALLOWED', status: 405, msg: 'Method Not Allowed' });
