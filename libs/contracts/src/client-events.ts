@@ -5,6 +5,26 @@
  */
 import { z } from 'zod';
 import { TOPICS_POLICIES } from './channel-settings';
+import {
+  AlertWordsEvent,
+  AttachmentEvent,
+  ChannelFolderEvent,
+  DeviceEvent,
+  DraftsEvent,
+  HasMeetingTokenEvent,
+  NavigationViewEvent,
+  RealmBotEvent,
+  RealmDomainsEvent,
+  RealmEmojiEvent,
+  RealmEvent,
+  RealmUserEvent,
+  RealmUserSettingsDefaultsEvent,
+  RemindersEvent,
+  SavedSnippetsEvent,
+  ScheduledMessagesEvent,
+  UserGroupEvent,
+  UserSettingsEvent,
+} from './feature-events';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -294,11 +314,7 @@ export const SimplifiedPresenceEvent = z.strictObject({
 });
 export type SimplifiedPresenceEvent = z.infer<typeof SimplifiedPresenceEvent>;
 
-// Events of features whose facts do not exist yet. Their shapes are Zulip's
-// (zulip.com/api/get-events) except where the spec gives fields; each feature's issue
-// emits them through the events service's audience routing (domain/audience.ts).
-
-/** The rest of a channel's subscription changes. */
+/** The rest of a channel's subscription changes (emitted by the channels issue). */
 export const SubscriptionRemoveEvent = z.strictObject({
   type: z.literal('subscription'),
   op: z.literal('remove'),
@@ -323,294 +339,6 @@ export const SubscriptionPeerRemoveEvent = z.strictObject({
 });
 export type SubscriptionPeerRemoveEvent = z.infer<typeof SubscriptionPeerRemoveEvent>;
 
-const SettingValue = z.union([z.boolean(), int(), z.string()]);
-
-/** The spec's form; `language_name` only with `default_language`. */
-export const UserSettingsEvent = z.strictObject({
-  type: z.literal('user_settings'),
-  op: z.literal('update'),
-  property: z.string(),
-  value: SettingValue,
-  language_name: z.string().optional(),
-});
-export type UserSettingsEvent = z.infer<typeof UserSettingsEvent>;
-
-export const AlertWordsEvent = z.strictObject({ type: z.literal('alert_words'), alert_words: z.array(z.string()) });
-export type AlertWordsEvent = z.infer<typeof AlertWordsEvent>;
-
-/** The spec's Draft resource, with its id. */
-const ApiDraft = z.strictObject({
-  id: int(),
-  type: z.enum(['', 'stream', 'private']),
-  to: ids(),
-  topic: z.string(),
-  content: z.string(),
-  timestamp: int(),
-});
-export const DraftsEvent = z.union([
-  z.strictObject({ type: z.literal('drafts'), op: z.literal('add'), drafts: z.array(ApiDraft) }),
-  z.strictObject({ type: z.literal('drafts'), op: z.literal('update'), draft: ApiDraft }),
-  z.strictObject({ type: z.literal('drafts'), op: z.literal('remove'), draft_id: int() }),
-]);
-export type DraftsEvent = z.infer<typeof DraftsEvent>;
-
-const ApiSavedSnippet = z.strictObject({ id: int(), title: z.string(), content: z.string(), date_created: int() });
-export const SavedSnippetsEvent = z.union([
-  z.strictObject({ type: z.literal('saved_snippets'), op: z.enum(['add', 'update']), saved_snippet: ApiSavedSnippet }),
-  z.strictObject({ type: z.literal('saved_snippets'), op: z.literal('remove'), saved_snippet_id: int() }),
-]);
-export type SavedSnippetsEvent = z.infer<typeof SavedSnippetsEvent>;
-
-const ApiScheduledMessage = z.strictObject({
-  scheduled_message_id: int(),
-  type: z.enum(['stream', 'private']),
-  /** A channel id, or the recipients' user ids. */
-  to: z.union([int(), ids()]),
-  topic: z.string().optional(),
-  content: z.string(),
-  rendered_content: z.string(),
-  scheduled_delivery_timestamp: int(),
-  failed: z.boolean(),
-});
-export const ScheduledMessagesEvent = z.union([
-  z.strictObject({ type: z.literal('scheduled_messages'), op: z.literal('add'), scheduled_messages: z.array(ApiScheduledMessage) }),
-  z.strictObject({ type: z.literal('scheduled_messages'), op: z.literal('update'), scheduled_message: ApiScheduledMessage }),
-  z.strictObject({ type: z.literal('scheduled_messages'), op: z.literal('remove'), scheduled_message_id: int() }),
-]);
-export type ScheduledMessagesEvent = z.infer<typeof ScheduledMessagesEvent>;
-
-const ApiReminder = z.strictObject({
-  reminder_id: int(),
-  type: z.literal('private'),
-  to: ids(),
-  content: z.string(),
-  rendered_content: z.string(),
-  scheduled_delivery_timestamp: int(),
-  failed: z.boolean(),
-  reminder_target_message_id: int(),
-});
-export const RemindersEvent = z.union([
-  z.strictObject({ type: z.literal('reminders'), op: z.literal('add'), reminders: z.array(ApiReminder) }),
-  z.strictObject({ type: z.literal('reminders'), op: z.literal('remove'), reminder_id: int() }),
-]);
-export type RemindersEvent = z.infer<typeof RemindersEvent>;
-
-const ApiAttachment = z.strictObject({
-  id: int(),
-  name: z.string(),
-  path_id: z.string(),
-  size: int(),
-  create_time: int(),
-  messages: z.array(z.strictObject({ id: int(), date_sent: int() })),
-});
-export const AttachmentEvent = z.union([
-  z.strictObject({ type: z.literal('attachment'), op: z.enum(['add', 'update']), attachment: ApiAttachment, upload_space_used: int() }),
-  z.strictObject({ type: z.literal('attachment'), op: z.literal('remove'), attachment: z.strictObject({ id: int() }), upload_space_used: int() }),
-]);
-export type AttachmentEvent = z.infer<typeof AttachmentEvent>;
-
-const ApiNavigationView = z.strictObject({ fragment: z.string(), is_pinned: z.boolean(), name: z.string().nullable() });
-export const NavigationViewEvent = z.union([
-  z.strictObject({ type: z.literal('navigation_view'), op: z.literal('add'), navigation_view: ApiNavigationView }),
-  z.strictObject({
-    type: z.literal('navigation_view'),
-    op: z.literal('update'),
-    fragment: z.string(),
-    data: z.strictObject({ is_pinned: z.boolean().optional(), name: z.string().nullable().optional() }),
-  }),
-  z.strictObject({ type: z.literal('navigation_view'), op: z.literal('remove'), fragment: z.string() }),
-]);
-export type NavigationViewEvent = z.infer<typeof NavigationViewEvent>;
-
-/** A push-notification device of the user's (Zulip's E2EE push registration). */
-export const DeviceEvent = z.union([
-  z.strictObject({ type: z.literal('device'), op: z.literal('add'), device_id: int() }),
-  z.strictObject({
-    type: z.literal('device'),
-    op: z.literal('update'),
-    device_id: int(),
-    push_key_id: int().nullable().optional(),
-    push_token_id: z.string().nullable().optional(),
-    pending_push_token_id: z.string().nullable().optional(),
-    push_token_last_updated_timestamp: int().nullable().optional(),
-    push_registration_error_code: z.string().nullable().optional(),
-  }),
-  z.strictObject({ type: z.literal('device'), op: z.literal('remove'), device_id: int() }),
-]);
-export type DeviceEvent = z.infer<typeof DeviceEvent>;
-
-/** Whether the user has linked a video-call account (Zulip's older name: `has_zoom_token`). */
-export const HasMeetingTokenEvent = z.strictObject({ type: z.literal('has_meeting_token'), value: z.boolean() });
-export type HasMeetingTokenEvent = z.infer<typeof HasMeetingTokenEvent>;
-
-const RealmValue = z.union([z.boolean(), int(), z.string(), z.null(), ApiGroupSetting]);
-export const RealmEvent = z.union([
-  z.strictObject({ type: z.literal('realm'), op: z.literal('update'), property: z.string(), value: RealmValue }),
-  z.strictObject({
-    type: z.literal('realm'),
-    op: z.literal('update_dict'),
-    /** `default` for several settings at once; `icon`, `logo`, `night_logo` for images. */
-    property: z.string(),
-    data: z.record(z.string(), RealmValue),
-  }),
-  z.strictObject({ type: z.literal('realm'), op: z.literal('deactivated'), realm_id: int() }),
-]);
-export type RealmEvent = z.infer<typeof RealmEvent>;
-
-export const RealmUserSettingsDefaultsEvent = z.strictObject({
-  type: z.literal('realm_user_settings_defaults'),
-  op: z.literal('update'),
-  property: z.string(),
-  value: SettingValue,
-});
-export type RealmUserSettingsDefaultsEvent = z.infer<typeof RealmUserSettingsDefaultsEvent>;
-
-const ApiRealmEmoji = z.strictObject({
-  id: z.string(),
-  name: z.string(),
-  source_url: z.string(),
-  still_url: z.string().nullable().optional(),
-  deactivated: z.boolean(),
-  author_id: int().nullable(),
-});
-/** The whole set of custom emoji, by id, after each change. */
-export const RealmEmojiEvent = z.strictObject({ type: z.literal('realm_emoji'), op: z.literal('update'), realm_emoji: z.record(z.string(), ApiRealmEmoji) });
-export type RealmEmojiEvent = z.infer<typeof RealmEmojiEvent>;
-
-const ApiRealmDomain = z.strictObject({ domain: z.string(), allow_subdomains: z.boolean() });
-export const RealmDomainsEvent = z.union([
-  z.strictObject({ type: z.literal('realm_domains'), op: z.enum(['add', 'change']), realm_domain: ApiRealmDomain }),
-  z.strictObject({ type: z.literal('realm_domains'), op: z.literal('remove'), domain: z.string() }),
-]);
-export type RealmDomainsEvent = z.infer<typeof RealmDomainsEvent>;
-
-const ApiBot = z.strictObject({
-  user_id: int(),
-  email: z.string(),
-  full_name: z.string(),
-  bot_type: int().nullable(),
-  is_active: z.boolean(),
-  api_key: z.string(),
-  default_sending_stream: z.string().nullable(),
-  default_events_register_stream: z.string().nullable(),
-  default_all_public_streams: z.boolean(),
-  avatar_url: z.string(),
-  owner_id: int().nullable(),
-  services: z.array(z.record(z.string(), z.unknown())),
-});
-export const RealmBotEvent = z.union([
-  z.strictObject({ type: z.literal('realm_bot'), op: z.literal('add'), bot: ApiBot }),
-  z.strictObject({ type: z.literal('realm_bot'), op: z.literal('update'), bot: ApiBot.partial().required({ user_id: true }) }),
-  z.strictObject({ type: z.literal('realm_bot'), op: z.literal('delete'), bot: z.strictObject({ user_id: int() }) }),
-]);
-export type RealmBotEvent = z.infer<typeof RealmBotEvent>;
-
-/** A user as `realm_user` add gives it (Zulip's user object). */
-const ApiRealmUser = z.strictObject({
-  user_id: int(),
-  email: z.string(),
-  delivery_email: z.string().nullable(),
-  full_name: z.string(),
-  date_joined: z.string(),
-  is_active: z.boolean(),
-  is_owner: z.boolean(),
-  is_admin: z.boolean(),
-  is_guest: z.boolean(),
-  is_billing_admin: z.boolean().optional(),
-  is_bot: z.boolean(),
-  bot_type: int().nullable(),
-  bot_owner_id: int().nullable().optional(),
-  role: int(),
-  timezone: z.string(),
-  avatar_url: z.string().nullable(),
-  avatar_version: int(),
-  is_imported_stub: z.boolean().optional(),
-  profile_data: z.record(z.string(), z.strictObject({ value: z.string(), rendered_value: z.string().optional() })).optional(),
-});
-/** The forms of `person` in a `realm_user` update: the spec's table, then Zulip's for the rest. */
-const RealmUserPersonUpdate = z.union([
-  z.strictObject({
-    user_id: int(),
-    avatar_url: z.string(),
-    avatar_source: z.enum(['G', 'J', 'U']),
-    avatar_url_medium: z.string(),
-    avatar_version: int(),
-  }),
-  z.strictObject({ user_id: int(), email: z.string(), timezone: z.string() }),
-  z.strictObject({ user_id: int(), delivery_email: z.string().nullable() }),
-  z.strictObject({
-    user_id: int(),
-    custom_profile_field: z.strictObject({ id: int(), value: z.string().nullable(), rendered_value: z.string().optional() }),
-  }),
-  z.strictObject({ user_id: int(), new_email: z.string() }),
-  z.strictObject({ user_id: int(), is_imported_stub: z.literal(false) }),
-  z.strictObject({ user_id: int(), full_name: z.string() }),
-  z.strictObject({ user_id: int(), bot_owner_id: int() }),
-  z.strictObject({ user_id: int(), role: int() }),
-  z.strictObject({ user_id: int(), is_billing_admin: z.boolean() }),
-  z.strictObject({ user_id: int(), is_active: z.boolean() }),
-]);
-export const RealmUserEvent = z.union([
-  z.strictObject({ type: z.literal('realm_user'), op: z.literal('add'), person: ApiRealmUser }),
-  z.strictObject({ type: z.literal('realm_user'), op: z.literal('update'), person: RealmUserPersonUpdate }),
-  /** Before feature level 222 deactivation; now only for a user the viewer can no longer access. */
-  z.strictObject({ type: z.literal('realm_user'), op: z.literal('remove'), person: z.strictObject({ user_id: int(), full_name: z.string() }) }),
-]);
-export type RealmUserEvent = z.infer<typeof RealmUserEvent>;
-
-const ApiUserGroup = z.strictObject({
-  id: int(),
-  name: z.string(),
-  description: z.string(),
-  members: ids(),
-  direct_subgroup_ids: ids(),
-  is_system_group: z.boolean(),
-  date_created: int().nullable(),
-  creator_id: int().nullable(),
-  deactivated: z.boolean(),
-  can_add_members_group: ApiGroupSetting,
-  can_join_group: ApiGroupSetting,
-  can_leave_group: ApiGroupSetting,
-  can_manage_group: ApiGroupSetting,
-  can_mention_group: ApiGroupSetting,
-  can_remove_members_group: ApiGroupSetting,
-});
-export const UserGroupEvent = z.union([
-  z.strictObject({ type: z.literal('user_group'), op: z.literal('add'), group: ApiUserGroup }),
-  z.strictObject({
-    type: z.literal('user_group'),
-    op: z.literal('update'),
-    group_id: int(),
-    data: ApiUserGroup.omit({ id: true, members: true, direct_subgroup_ids: true, is_system_group: true, date_created: true, creator_id: true }).partial(),
-  }),
-  z.strictObject({ type: z.literal('user_group'), op: z.enum(['add_members', 'remove_members']), group_id: int(), user_ids: ids() }),
-  z.strictObject({ type: z.literal('user_group'), op: z.enum(['add_subgroups', 'remove_subgroups']), group_id: int(), direct_subgroup_ids: ids() }),
-  z.strictObject({ type: z.literal('user_group'), op: z.literal('remove'), group_id: int() }),
-]);
-export type UserGroupEvent = z.infer<typeof UserGroupEvent>;
-
-const ApiChannelFolder = z.strictObject({
-  id: int(),
-  name: z.string(),
-  description: z.string(),
-  rendered_description: z.string(),
-  order: int(),
-  date_created: int(),
-  creator_id: int().nullable(),
-  is_archived: z.boolean(),
-});
-export const ChannelFolderEvent = z.union([
-  z.strictObject({ type: z.literal('channel_folder'), op: z.literal('add'), channel_folder: ApiChannelFolder }),
-  z.strictObject({
-    type: z.literal('channel_folder'),
-    op: z.literal('update'),
-    channel_folder_id: int(),
-    data: ApiChannelFolder.pick({ name: true, description: true, rendered_description: true, is_archived: true }).partial(),
-  }),
-  /** The folders' ids in their new order. */
-  z.strictObject({ type: z.literal('channel_folder'), op: z.literal('reorder'), order: ids() }),
-]);
-export type ChannelFolderEvent = z.infer<typeof ChannelFolderEvent>;
 
 /**
  * The event types the spec's Events section names, written once: the events service's

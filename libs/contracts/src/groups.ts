@@ -40,6 +40,26 @@ export const AnonymousGroup = z.object({
 export const GroupSettingValue = z.union([z.number().int(), AnonymousGroup]);
 export type GroupSettingValue = z.infer<typeof GroupSettingValue>;
 
+/** A user group as clients see it (POST /register's `realm_user_groups`, `user_group` events). */
+export const UserGroup = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  members: z.array(z.number().int()),
+  direct_subgroup_ids: z.array(z.number().int()),
+  is_system_group: z.boolean(),
+  date_created: z.number().int().nullable(),
+  creator_id: z.number().int().nullable(),
+  deactivated: z.boolean(),
+  can_add_members_group: GroupSettingValue,
+  can_join_group: GroupSettingValue,
+  can_leave_group: GroupSettingValue,
+  can_manage_group: GroupSettingValue,
+  can_mention_group: GroupSettingValue,
+  can_remove_members_group: GroupSettingValue,
+});
+export type UserGroup = z.infer<typeof UserGroup>;
+
 /** A change to a group-setting: the new value and, optionally, the value the client saw. */
 export const GroupSettingUpdate = z.object({ new: GroupSettingValue, old: GroupSettingValue.optional() });
 export type GroupSettingUpdate = z.infer<typeof GroupSettingUpdate>;

@@ -10,3 +10,4 @@ export * from './endpoints';
 export * from './message';
 export * from './upcast';
 export * from './client-events';
+export * from './feature-events';

@@ -9,10 +9,10 @@ import { z } from 'zod';
 import { ApiChannel, ApiSubscription } from '../client-events';
 import { endpoint, type ServiceName } from './contract';
 import { UserProfile } from './accounts';
+import { UserGroup } from '../groups';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
-const ApiGroupSetting = z.union([int(), z.object({ direct_members: ids(), direct_subgroups: ids() })]);
 
 /** A channel the user is not subscribed to: subscribers only when asked for. */
 const ApiChannelWithSubscribers = ApiChannel.extend({ subscribers: ids().optional(), partial_subscribers: ids().optional() });
@@ -38,24 +38,6 @@ export const RealmBot = z.object({
   default_events_register_stream: z.string().nullable(),
   default_all_public_streams: z.boolean(),
   services: z.array(z.record(z.string(), z.unknown())),
-});
-
-export const UserGroup = z.object({
-  id: int(),
-  name: z.string(),
-  description: z.string(),
-  members: ids(),
-  direct_subgroup_ids: ids(),
-  is_system_group: z.boolean(),
-  date_created: int().nullable(),
-  creator_id: int().nullable(),
-  deactivated: z.boolean(),
-  can_add_members_group: ApiGroupSetting,
-  can_join_group: ApiGroupSetting,
-  can_leave_group: ApiGroupSetting,
-  can_manage_group: ApiGroupSetting,
-  can_mention_group: ApiGroupSetting,
-  can_remove_members_group: ApiGroupSetting,
 });
 
 const UnreadStream = z.object({ stream_id: int(), topic: z.string(), unread_message_ids: ids() });
