@@ -50,8 +50,9 @@ interface Target {
 const ONLY = new RegExp(process.env.BENCH_ONLY ?? '');
 
 /**
- * BENCH_PROFILE=dir: a CPU profile of the server for each measured run (not the seeding),
- * written to dir/<benchmark>.cpuprofile, for Chrome DevTools or any .cpuprofile viewer.
+ * BENCH_PROFILE=dir: a CPU profile and an allocation profile (sampled) of the server's main
+ * thread for each measured run (not the seeding), written to dir/<benchmark>.cpuprofile
+ * and .heapprofile, for Chrome DevTools or any viewer of those formats.
  */
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 
@@ -59,17 +60,23 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   if (!PROFILE_DIR) return work();
   const session = new Session();
   session.connect();
-  const post = (method: string) =>
-    new Promise<unknown>((resolve, reject) => session.post(method, (err, result) => (err ? reject(err) : resolve(result))));
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
   await post('Profiler.enable');
   await post('Profiler.start');
+  await post('HeapProfiler.enable');
+  // Every allocation sampled, not only what is still live at the end: garbage is the point.
+  await post('HeapProfiler.startSampling', { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   try {
     return await work();
   } finally {
     const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    const { profile: allocations } = (await post('HeapProfiler.stopSampling')) as { profile: unknown };
     session.disconnect();
     mkdirSync(PROFILE_DIR, { recursive: true });
-    writeFileSync(join(PROFILE_DIR, `${name.replace(/[^A-Za-z0-9]+/g, '-')}.cpuprofile`), JSON.stringify(profile));
+    const file = join(PROFILE_DIR, name.replace(/[^A-Za-z0-9]+/g, '-'));
+    writeFileSync(`${file}.cpuprofile`, JSON.stringify(profile));
+    writeFileSync(`${file}.heapprofile`, JSON.stringify(allocations));
   }
 }
 
@@ -329,7 +336,7 @@ async function main(): Promise<number> {
       if (check.messages.length < 100) throw new Error(`${name}: expected 100 messages, got ${check.messages.length}`);
       record(await measure(name, { url, headers: { authorization: reader.authorization } }));
     }
-    if (ONLY.test('event delivery')) delivery = await measureDelivery(server, api, member);
+    if (ONLY.test('event delivery')) delivery = await profiled('event delivery', () => measureDelivery(server, api, member));
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -11,6 +11,7 @@
  * one JSON line with the latencies and any missing or duplicated event, and exits.
  */
 import { Agent, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 
 const [api, credentialsJson, queueCount] = process.argv.slice(2) as [string, string, string];
@@ -18,23 +19,15 @@ const credentials = JSON.parse(credentialsJson) as { email: string; api_key: str
 const QUEUES = Number(queueCount);
 
 const now = () => performance.timeOrigin + performance.now();
-
-/**
- * node:http with kept-alive connections, one per long-poll: a fraction of fetch's CPU per
- * request, so that the pollers, sharing the machine with the server, take as little of it
- * as they can (as autocannon does for the other benchmarks).
- */
-const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 const base = new URL(api);
 
-function call(method: 'GET' | 'POST', path: string, authorization: string, body?: string): Promise<any> {
+/** Registration goes through node:http (a thousand requests, once); polling does not, see `Poller`. */
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+
+function post(path: string, authorization: string, body: string): Promise<any> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { authorization };
-    if (body !== undefined) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      headers['content-length'] = Buffer.byteLength(body);
-    }
-    const req = request({ agent, host: base.hostname, port: base.port, method, path: `${base.pathname}${path}`, headers }, (res) => {
+    const headers = { authorization, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
+    const req = request({ agent, host: base.hostname, port: base.port, method: 'POST', path: `${base.pathname}${path}`, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -66,8 +59,13 @@ let cpuAtReady: NodeJS.CpuUsage | undefined;
 const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 let stopping = false;
 
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
 async function register(authorization: string): Promise<Queue> {
-  const body = (await call('POST', '/register', authorization, new URLSearchParams({ event_types: JSON.stringify(['message']) }).toString())) as {
+  const body = (await post('/register', authorization, new URLSearchParams({ event_types: JSON.stringify(['message']) }).toString())) as {
     queue_id: string;
     last_event_id: number;
     result: string;
@@ -77,21 +75,77 @@ async function register(authorization: string): Promise<Queue> {
   return { id: body.queue_id, authorization, lastEventId: body.last_event_id, seen: new Set(), duplicates: 0 };
 }
 
-async function poll(queue: Queue): Promise<void> {
-  while (!stopping) {
-    const path = `/events?queue_id=${encodeURIComponent(queue.id)}&last_event_id=${queue.lastEventId}`;
-    const body = (await call('GET', path, queue.authorization)) as { result: string; msg: string; events: { id: number; type: string; message?: { content: string } }[] };
-    const arrived = now();
-    if (body.result !== 'success') throw new Error(`poll: ${body.msg}`);
-    for (const event of body.events) {
+const HEADER_END = Buffer.from('\r\n\r\n');
+
+/**
+ * One queue's long-poll loop on a kept-alive connection of its own, speaking just enough
+ * HTTP/1.1 (requests written whole, responses framed by Content-Length, which the gateway
+ * always sends) to cost the pollers a fraction of node:http's CPU: sharing the machine
+ * with the server, whatever they spend is taken from it, and a response waiting to be
+ * parsed behind others would count as delivery latency.
+ */
+class Poller {
+  private readonly socket: Socket;
+  private buffered: Buffer = Buffer.alloc(0);
+  /** When the first bytes of the response being read arrived: the event's receipt. */
+  private arrived = 0;
+
+  constructor(private readonly queue: Queue) {
+    this.socket = connect({ host: base.hostname, port: Number(base.port), noDelay: true });
+    this.socket.on('data', (chunk: Buffer) => this.read(chunk));
+    this.socket.on('error', (err) => fail(`poll: ${err.message}`));
+    this.socket.on('close', () => {
+      if (!stopping) fail('poll: the server closed a connection');
+    });
+    this.send();
+  }
+
+  private send(): void {
+    const { queue } = this;
+    this.socket.write(
+      `GET ${base.pathname}/events?queue_id=${encodeURIComponent(queue.id)}&last_event_id=${queue.lastEventId} HTTP/1.1\r\n` +
+        `host: ${base.host}\r\nauthorization: ${queue.authorization}\r\n\r\n`,
+    );
+  }
+
+  private read(chunk: Buffer): void {
+    if (this.buffered.length === 0) this.arrived = now();
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    const headerEnd = this.buffered.indexOf(HEADER_END);
+    if (headerEnd < 0) return;
+    const head = this.buffered.toString('latin1', 0, headerEnd);
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    if (!length) fail(`poll: a response without content-length: ${head}`);
+    const bodyStart = headerEnd + HEADER_END.length;
+    const bodyEnd = bodyStart + Number(length[1]);
+    if (this.buffered.length < bodyEnd) return;
+    // One request at a time on the connection: nothing can follow the body.
+    const body = JSON.parse(this.buffered.toString('utf8', bodyStart, bodyEnd)) as {
+      result: string;
+      msg: string;
+      events: { id: number; type: string; message?: { content: string } }[];
+    };
+    this.buffered = Buffer.alloc(0);
+    if (body.result !== 'success') fail(`poll: ${body.msg}`);
+    this.take(body.events);
+    if (!stopping) this.send();
+  }
+
+  private take(events: { id: number; type: string; message?: { content: string } }[]): void {
+    const { queue } = this;
+    for (const event of events) {
       queue.lastEventId = Math.max(queue.lastEventId, event.id);
       const match = event.type === 'message' ? /bench-delivery (\d+) at ([\d.]+)/.exec(event.message?.content ?? '') : null;
       if (!match) continue;
       const sequence = Number(match[1]);
       if (queue.seen.has(sequence)) queue.duplicates++;
       queue.seen.add(sequence);
-      latencies.push(arrived - Number(match[2]));
+      latencies.push(this.arrived - Number(match[2]));
     }
+  }
+
+  close(): void {
+    this.socket.destroy();
   }
 }
 
@@ -103,11 +157,7 @@ async function main() {
     const { email, api_key } = credentials[i % credentials.length]!;
     queues.push(await register(`Basic ${Buffer.from(`${email}:${api_key}`).toString('base64')}`));
   }
-  const polling = queues.map((queue) => poll(queue));
-  for (const loop of polling) loop.catch((err) => {
-    process.stderr.write(`${(err as Error).message}\n`);
-    process.exit(1);
-  });
+  const pollers = queues.map((queue) => new Poller(queue));
   cpuAtReady = process.cpuUsage();
   process.stdout.write('READY\n');
 
@@ -118,6 +168,7 @@ async function main() {
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline && queues.some((q) => q.seen.size < expected)) await new Promise((r) => setTimeout(r, 50));
     stopping = true;
+    for (const poller of pollers) poller.close();
     const sorted = latencies.sort((a, b) => a - b);
     process.stdout.write(
       `${JSON.stringify({

@@ -126,4 +126,25 @@ describe('serveContract and callContract', () => {
     expect((await callContract(bus, page, { params: {} }, { checkReply: false })).value).toEqual({ found_newest: 'yes' });
     await bus.close();
   });
+
+  it('checks members sent already serialized against the contract too, where it declares them', async () => {
+    const bus = new InProcessBus();
+    const listing = endpoint({
+      service: 'messaging',
+      subject: 'messaging.test_listing',
+      auth: false,
+      params: z.object({}),
+      reply: z.object({ found_newest: z.boolean() }),
+      serialized: z.object({ items: z.array(z.number()) }),
+    });
+    let json = '{"items":[1,2]}';
+    await bus.serve(listing.subject, async () => ({ ok: true, value: { found_newest: true }, json }));
+    expect((await callContract(bus, listing, { params: {} })).json).toBe(json);
+    json = '{"items":["one"]}';
+    const drifted = await callContract(bus, listing, { params: {} }).catch((err: unknown) => err);
+    expect(drifted).toBeInstanceOf(ReplyMismatchError);
+    expect((drifted as ReplyMismatchError).message).toContain("'items[0]'");
+    expect((await callContract(bus, listing, { params: {} }, { checkReply: false })).json).toBe(json);
+    await bus.close();
+  });
 });

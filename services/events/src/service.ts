@@ -57,7 +57,7 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     serve(api.register, async (params, { actor }) => ({
       value: await registerWithState({ bus, queues, fanOut: projector, presences: (options) => presencesReply(presence, options) }, actor, params),
     })),
-    serve(api.getEvents, async (params, { actor }) => ({ value: await queues.getEvents(actor, params) })),
+    serve(api.getEvents, (params, { actor }) => queues.getEventsReply(actor, params)),
     serve(api.deleteQueue, async (params, { actor }) => {
       queues.delete(actor, params.queue_id);
       return { value: {} };

@@ -40,6 +40,32 @@ describe('EventQueue', () => {
     ]);
   });
 
+  it('serializes what after() returned, each event with its id, heartbeats included', () => {
+    const q = queue();
+    const shared = { type: 'message', message: { id: 7, content: 'a "quoted" café' } };
+    q.push(shared, 3);
+    q.push({ type: 'typing', op: 'start' }, 3);
+    q.push(shared, 5);
+    q.after(id(3, 0));
+    expect(JSON.parse(q.toJson())).toEqual(q.after(id(3, 0)));
+    q.after(id(5, 0));
+    expect(q.toJson()).toBe('[]');
+    q.heartbeat(id(5, 0), 5);
+    expect(JSON.parse(q.toJson())).toEqual([{ type: 'heartbeat', id: id(5, 1) }]);
+  });
+
+  it('gives one event pushed to many queues the same text in each, under each queue\'s id', () => {
+    const shared = { type: 'message', message: { id: 7 } };
+    const [a, b] = [queue(), queue()];
+    a.push(shared, 3);
+    b.push({ type: 'typing', op: 'start' }, 3);
+    b.push(shared, 3);
+    a.after(-1);
+    b.after(id(3, 0));
+    expect(JSON.parse(a.toJson())).toEqual([{ ...shared, id: id(3, 0) }]);
+    expect(JSON.parse(b.toJson())).toEqual([{ ...shared, id: id(3, 1) }]);
+  });
+
   it('does not let a pushed event overwrite its id', () => {
     const q = queue();
     q.push({ type: 'message', id: 99 }, 1);

@@ -126,6 +126,22 @@ describe('deliveriesFor a MessageSent fact', () => {
     expect(message).not.toHaveProperty('stream_id');
   });
 
+  it('makes one event for the queues that see the message alike, and a separate one per format and flags', () => {
+    const [delivery] = deliveriesFor(stored(sent({ mentioned_user_ids: [6] })));
+    const olivia = delivery!.eventFor(queue('q-olivia', 1));
+    expect(delivery!.eventFor(queue('q-olivia-2', 1))).toBe(olivia);
+    const markdownSource = delivery!.eventFor(queue('q-olivia-3', 1, { apply_markdown: false })) as unknown as { message: { content: string } };
+    expect(markdownSource).not.toBe(olivia);
+    expect(markdownSource.message.content).toBe('hello **world**');
+    const gus = delivery!.eventFor(queue('q-gus', 6)) as unknown as { message: unknown; flags: string[] };
+    expect(gus.flags).toEqual(['mentioned']);
+    expect(gus).not.toBe(olivia);
+    // The sender's echo is the sending queue's own.
+    const echoed = delivery!.eventFor(queue('q-mark', 4));
+    expect(echoed).toHaveProperty('local_message_id', '1.01');
+    expect(delivery!.eventFor(queue('q-mark-phone', 4))).not.toHaveProperty('local_message_id');
+  });
+
   describe('local echo', () => {
     it("gives local_message_id to the sender's queue named in the echo", () => {
       expect(eventFor(sent(), queue('q-mark', 4)).local_message_id).toBe('1.01');

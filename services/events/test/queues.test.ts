@@ -73,6 +73,23 @@ describe('QueueRegistry', () => {
     expect((await poll(s, alice, fresh.queue_id)).events).toHaveLength(1);
   });
 
+  it('writes acknowledgements now and then, not per poll, and every pending one at close', async () => {
+    const store = SqliteReadModelStore.open(':memory:');
+    const s = service(store);
+    const { queue_id } = await s.registry.register(alice, { event_types: ['message'] });
+    const stored = async () => {
+      await store.batch(async () => undefined);
+      return (await s.descriptors.all()).find((d) => d._id === queue_id)!;
+    };
+    const ids = [1, 2, 3].map((n) => id(s.fact(to([4], message(n)))));
+    await poll(s, alice, queue_id, ids[0]);
+    await poll(s, alice, queue_id, ids[1]);
+    // Polls a moment apart: the descriptor still has the registration's acknowledgement.
+    expect((await stored()).acked).toBe(-1);
+    s.registry.close();
+    expect((await stored()).acked).toBe(ids[1]);
+  });
+
   it('gives an ephemeral event (no fact) an id between the facts around it, leaving their ids as a replay gives them', async () => {
     const s = service();
     const { queue_id } = await s.registry.register(alice, {});

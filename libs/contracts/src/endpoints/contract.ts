@@ -43,6 +43,13 @@ export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject =
   params: P;
   /** The reply's members (`result` and `msg` are the gateway's). */
   reply: R;
+  /**
+   * Members the service sends already serialized (a BusReply's `json`), which the gateway
+   * splices into the response without parsing them: large or repeated ones (a page of
+   * messages, the events of a thousand long-polls) cost one serialization, or none. They
+   * are checked against this schema wherever replies are checked (the test suites).
+   */
+  serialized?: ZodObject;
   /** Whether the request carries an authenticated actor; the service refuses it otherwise. */
   auth: A;
   http?: HttpBinding;

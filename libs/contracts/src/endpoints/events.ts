@@ -67,6 +67,7 @@ export const eventsEndpoints = {
       event_queue_longpoll_timeout_seconds: int(),
     }),
   }),
+  /** Its `events` follow the reply's members already serialized (BusReply `json`). */
   getEvents: endpoint({
     service: 'events',
     subject: 'events.get_events',
@@ -74,7 +75,8 @@ export const eventsEndpoints = {
     http: { method: 'GET', path: '/events', longPoll: true, wireNames: { lifespan_secs: 'queue_lifespan_secs' } },
     auth: true,
     params: GetEventsParams,
-    reply: z.object({ events: z.array(QueuedEvent), queue_id: z.string() }),
+    reply: z.object({ queue_id: z.string() }),
+    serialized: z.object({ events: z.array(QueuedEvent) }),
   }),
   deleteQueue: endpoint({
     service: 'events',

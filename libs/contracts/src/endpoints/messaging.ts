@@ -171,6 +171,7 @@ export const messagingEndpoints = {
     auth: true,
     params: GetMessagesParams,
     reply: MessageRange,
+    serialized: z.object({ messages: z.array(MessageWithFlags) }),
   }),
   getMessage: endpoint({
     service: 'messaging',

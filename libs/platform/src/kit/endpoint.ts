@@ -153,6 +153,10 @@ export async function callContract<E extends Endpoint>(
       throw new ReplyMismatchError(subject, describeZodIssue(checked.error.issues[0]));
     }
     value = checked.data as z.output<E['reply']>;
+    if (endpoint.serialized && reply.json !== undefined) {
+      const members = endpoint.serialized.safeParse(JSON.parse(asText(reply.json)));
+      if (!members.success) throw new ReplyMismatchError(subject, describeZodIssue(members.error.issues[0]));
+    }
   }
   return {
     value,

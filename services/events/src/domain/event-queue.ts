@@ -62,8 +62,29 @@ export const lastIdAt = (position: number) => (position + 1) * IDS_PER_POSITION 
 export const replayAfter = (start: { after: number; acked: number }) =>
   Math.max(start.after, Math.floor(start.acked / IDS_PER_POSITION) - 1);
 
+/**
+ * Each event's JSON without its id, made once however many queues hold it: a fan-out hands
+ * the same event object to every queue that sees it alike (see fan-out.ts), and with a
+ * thousand clients long-polling, serializing it for each would be most of a delivery's
+ * cost. Keys are held weakly: the text goes when the last queue lets the event go.
+ */
+const serializedEvents = new WeakMap<object, string>();
+
+function eventJson(event: QueueableEvent, id: number): string {
+  let json = serializedEvents.get(event);
+  if (json === undefined) {
+    json = JSON.stringify(event);
+    serializedEvents.set(event, json);
+  }
+  // `{"type":…}` becomes `{"id":N,"type":…}`: an event always has a type, so the object is
+  // never empty.
+  return `{"id":${id},${json.slice(1)}`;
+}
+
 export class EventQueue<E extends QueueableEvent = QueueableEvent> {
   private events: Queued<E>[] = [];
+  /** The event each queued one was made from (its id aside), for its cached JSON. */
+  private sources: E[] = [];
   private waiters = new Set<() => void>();
   /** The greatest id handed out (events and heartbeats), -1 before any. */
   private lastId = -1;
@@ -135,9 +156,11 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
   private append(event: E, id: number): boolean {
     this.lastId = Math.max(this.lastId, id);
     this.events.push({ ...event, id });
+    this.sources.push(event);
     if (this.events.length > this.maxEvents) {
       this.overflowed = true;
       this.events = [];
+      this.sources = [];
     }
     this.wake();
     return !this.overflowed;
@@ -154,6 +177,7 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
     this.lastId = id;
     const beat = { type: 'heartbeat', id } as Queued<E>;
     this.events.push(beat);
+    this.sources.push(beat);
     return beat;
   }
 
@@ -162,9 +186,24 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
     this.lastAccess = Date.now();
     if (lastEventId > this.acked) {
       this.acked = lastEventId;
-      this.events = this.events.filter((e) => e.id > lastEventId);
+      const events: Queued<E>[] = [];
+      const sources: E[] = [];
+      for (let i = 0; i < this.events.length; i++) {
+        if (this.events[i]!.id <= lastEventId) continue;
+        events.push(this.events[i]!);
+        sources.push(this.sources[i]!);
+      }
+      this.events = events;
+      this.sources = sources;
     }
     return this.events;
+  }
+
+  /** The events `after` returned last, as a JSON array. */
+  toJson(): string {
+    let json = '[';
+    for (let i = 0; i < this.events.length; i++) json += (i ? ',' : '') + eventJson(this.sources[i]!, this.events[i]!.id);
+    return `${json}]`;
   }
 
   get size(): number {

@@ -239,29 +239,41 @@ function subscriptionDeliveries(fact: FactOf<'SubscriptionsAdded'>): Delivery[] 
 
 const avatarUrls = cachedGravatarUrls();
 
+/**
+ * A message event is made once per form that its queues see (formats × flags), not once per
+ * queue: queues alike share the event object, whose JSON is then made once too
+ * (EventQueue.toJson). Only the sender's echo, for the one queue that sent it, is its own.
+ */
 function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
+  const messages = new Map<string, ReturnType<typeof formatMessage>>();
+  const events = new Map<string, ClientEvent>();
   return {
     user_ids: fact.recipient_user_ids,
     eventFor: (queue) => {
-      if (!matchesQueueNarrow(queue.options.narrow, fact)) return null;
-      const message = formatMessage(
-        { ...fact, id },
-        {
-          apply_markdown: queue.options.apply_markdown,
-          client_gravatar: queue.options.client_gravatar,
-          allow_empty_topic_name: queue.options.empty_topic_name,
-        },
-        avatarUrls,
-      );
+      const { options } = queue;
+      if (!matchesQueueNarrow(options.narrow, fact)) return null;
+      const format = `${+options.apply_markdown}${+options.client_gravatar}${+options.empty_topic_name}`;
+      let message = messages.get(format);
+      if (!message) {
+        message = formatMessage(
+          { ...fact, id },
+          { apply_markdown: options.apply_markdown, client_gravatar: options.client_gravatar, allow_empty_topic_name: options.empty_topic_name },
+          avatarUrls,
+        );
+        messages.set(format, message);
+      }
+      const flags = initialMessageFlags(fact, options.user_id);
       const echo = fact.local_echo;
-      return {
-        type: 'message',
-        message,
-        flags: initialMessageFlags(fact, queue.options.user_id),
-        ...(echo && echo.queue_id === queue.id && fact.sender_id === queue.options.user_id
-          ? { local_message_id: echo.local_id }
-          : {}),
-      };
+      if (echo && echo.queue_id === queue.id && fact.sender_id === options.user_id) {
+        return { type: 'message', message, flags, local_message_id: echo.local_id };
+      }
+      const key = `${format}${flags.join(',')}`;
+      let event = events.get(key);
+      if (!event) {
+        event = { type: 'message', message, flags };
+        events.set(key, event);
+      }
+      return event;
     },
   };
 }

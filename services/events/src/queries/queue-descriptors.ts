@@ -6,7 +6,7 @@
  * Why there and not as facts in the event store: a queue is a client's session with this
  * events instance, not a change to the organization. Facts are kept forever and every
  * projector of every service reads past them; a queue is registered on every page load
- * and acknowledged on every poll. The descriptor holds everything needed to rebuild the
+ * and acknowledged on every poll (written every few seconds, see queues.ts). The descriptor holds everything needed to rebuild the
  * queue's events from the store (see EventQueue: ids are derived from store positions),
  * so the events themselves are never written anywhere.
  *

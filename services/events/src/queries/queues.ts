@@ -29,8 +29,11 @@ export const DEFAULT_LIFESPAN_SECS = 10 * 60;
 /** The longest lifespan a client may ask for (Zulip's MAX_QUEUE_TIMEOUT_SECS). */
 export const MAX_LIFESPAN_SECS = 7 * 24 * 60 * 60;
 /**
- * An acknowledgement alone is written at once; a poll that only shows the queue is still
- * in use is written at most this often (the lifespan is minutes, the error seconds).
+ * A poll's acknowledgement and time are written at most this often per queue, and at a
+ * clean stop: with a thousand clients long-polling, a write per poll would be a write per
+ * delivered event. A lost acknowledgement (after a crash) costs nothing but a longer
+ * replay: the rebuilt queue gets events again that the client's next `last_event_id`
+ * drops, so none reaches it twice; the lifespan is minutes, the lag seconds.
  */
 const ACCESS_WRITE_INTERVAL_MS = 5_000;
 
@@ -189,6 +192,17 @@ export class QueueRegistry {
   }
 
   async getEvents(actor: Actor, params: GetEventsParams) {
+    const { queue, events } = await this.poll(actor, params);
+    return { events: [...events], queue_id: queue.id };
+  }
+
+  /** GET /events as the endpoint answers it: the events serialized (EventQueue.toJson). */
+  async getEventsReply(actor: Actor, params: GetEventsParams): Promise<{ value: { queue_id: string }; json: string }> {
+    const { queue } = await this.poll(actor, params);
+    return { value: { queue_id: queue.id }, json: `{"events":${queue.toJson()}}` };
+  }
+
+  private async poll(actor: Actor, params: GetEventsParams) {
     const fresh = params.queue_id === undefined;
     const entry = fresh ? this.entries.get((await this.create(actor, params)).id)! : this.owned(actor, params.queue_id!);
     const { queue } = entry;
@@ -204,11 +218,11 @@ export class QueueRegistry {
       if (this.entries.get(queue.id) !== entry) throw badQueue(queue.id);
       events = queue.after(lastEventId);
       if (events.length === 0) {
-        const beat = queue.heartbeat(lastEventId, this.head());
-        events = beat ? [beat] : [];
+        queue.heartbeat(lastEventId, this.head());
+        events = queue.after(lastEventId);
       }
     }
-    return { events: [...events], queue_id: queue.id };
+    return { queue, events };
   }
 
   delete(actor: Actor, queueId: string): void {
@@ -262,15 +276,20 @@ export class QueueRegistry {
 
   close(): void {
     clearInterval(this.sweeper);
-    // The descriptors stay: the queues are rebuilt at the next start.
-    for (const { queue } of this.entries.values()) queue.release();
+    // The descriptors stay, up to date: the queues are rebuilt at the next start.
+    for (const entry of this.entries.values()) {
+      if (entry.queue.acked > entry.descriptor.acked || entry.queue.lastAccess > entry.written) this.save(entry);
+      entry.queue.release();
+    }
   }
 
-  /** Writes what a poll changed: the acknowledgement, and now and then the time. */
+  /** Writes what polls changed (the acknowledgement, the time), now and then. */
   private written(entry: Entry): void {
+    if (entry.queue.lastAccess - entry.written >= ACCESS_WRITE_INTERVAL_MS) this.save(entry);
+  }
+
+  private save(entry: Entry): void {
     const { queue, descriptor } = entry;
-    const acked = queue.acked > descriptor.acked;
-    if (!acked && queue.lastAccess - entry.written < ACCESS_WRITE_INTERVAL_MS) return;
     entry.descriptor = { ...descriptor, acked: queue.acked, last_access: queue.lastAccess };
     entry.written = queue.lastAccess;
     this.persist(this.options.descriptors?.save(entry.descriptor));
