@@ -145,6 +145,56 @@ async function seed(server: EmbeddedServer, senders: Actor[], { names: channels,
   return (count / (Date.now() - started)) * 1000;
 }
 
+/** Users of the large-channel benchmarks, and how many channels they are subscribed to in one request each. */
+const CROWD = 1000;
+const CROWD_SUBSCRIBE_RUNS = 10;
+
+interface CrowdReport {
+  /** Milliseconds per POST /users/me/subscriptions that subscribes CROWD users to a new channel. */
+  subscribeP50: number;
+  subscribeMax: number;
+  /** Server CPU per subscription made, in µs. */
+  subscribeCpuPerSubscriber: number;
+}
+
+/** Creates CROWD members through the bus (no HTTP: the figures are of what follows). */
+async function createCrowd(server: EmbeddedServer): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < CROWD; i++) {
+    const { value } = await callContract(server.bus, endpoints.accounts.createUser, { params: { email: `crowd-${i}@example.com`, full_name: `Crowd ${i}`, role: 400 } });
+    ids.push(value.user_id);
+  }
+  return ids;
+}
+
+/**
+ * Subscribing CROWD users to a channel in one request (creating the channel, principals
+ * by id), CROWD_SUBSCRIBE_RUNS times, one request at a time: the bulk path of an
+ * administrator adding a department to a channel.
+ */
+async function measureCrowdSubscribe(api: string, actor: { authorization: string }, crowd: number[]): Promise<CrowdReport> {
+  const durations: number[] = [];
+  const before = process.cpuUsage();
+  for (let i = 0; i < CROWD_SUBSCRIBE_RUNS; i++) {
+    const started = performance.now();
+    const reply = await http(`${api}/users/me/subscriptions`, {
+      method: 'POST',
+      headers: { authorization: actor.authorization },
+      body: new URLSearchParams({ subscriptions: JSON.stringify([{ name: `crowd-${i}` }]), principals: JSON.stringify(crowd) }),
+    });
+    durations.push(performance.now() - started);
+    const subscribed = Object.keys(reply.subscribed as Record<string, unknown>).length;
+    if (subscribed < crowd.length) throw new Error(`crowd subscribe: ${subscribed} of ${crowd.length} subscribed`);
+  }
+  const cpu = process.cpuUsage(before);
+  durations.sort((a, b) => a - b);
+  return {
+    subscribeP50: durations[Math.floor(durations.length / 2)]!,
+    subscribeMax: durations[durations.length - 1]!,
+    subscribeCpuPerSubscriber: (cpu.user + cpu.system) / (CROWD_SUBSCRIBE_RUNS * crowd.length),
+  };
+}
+
 /** Queues for the event-delivery benchmark (BENCH_QUEUES), the users they belong to, the messages sent. */
 const QUEUES = Number(process.env.BENCH_QUEUES ?? 1000);
 const QUEUE_USERS = 100;
@@ -293,6 +343,7 @@ async function main(): Promise<number> {
   let seedRate = 0;
   let rssAfterSeeding = 0;
   let delivery: DeliveryReport | undefined;
+  let crowdReport: CrowdReport | undefined;
   try {
     const api = `${server.url}/api/v1`;
     const login = async (email: string) => {
@@ -336,6 +387,18 @@ async function main(): Promise<number> {
       if (check.messages.length < 100) throw new Error(`${name}: expected 100 messages, got ${check.messages.length}`);
       record(await measure(name, { url, headers: { authorization: reader.authorization } }));
     }
+    if (ONLY.test('crowd')) {
+      const crowd = await createCrowd(server);
+      crowdReport = await profiled('crowd subscribe', () => measureCrowdSubscribe(api, member, crowd));
+      // crowd-0 now has CROWD subscribers (and the member sending).
+      const row = await measure('POST /messages (crowd)', {
+        url: `${api}/messages`,
+        method: 'POST',
+        headers: { authorization: member.authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: form({ type: 'stream', to: 'crowd-0', topic: 'bench', content: 'A message to a thousand people.' }),
+      });
+      record(row);
+    }
     if (ONLY.test('event delivery')) delivery = await profiled('event delivery', () => measureDelivery(server, api, member));
   } finally {
     await server.stop();
@@ -345,6 +408,14 @@ async function main(): Promise<number> {
   console.log();
   printTable(rows, rows.find((row) => row.name === 'noop')?.result.requests.average ?? NaN);
   console.log(`\nseeding through the bus: ${seedRate.toFixed(0)} messages/s`);
+  if (crowdReport) {
+    const crowdRow = rows.find((row) => row.name === 'POST /messages (crowd)');
+    console.log(
+      `subscribing ${CROWD} users to a new channel in one request: p50 ${crowdReport.subscribeP50.toFixed(0)} ms, max ${crowdReport.subscribeMax.toFixed(0)} ms ` +
+        `(${CROWD_SUBSCRIBE_RUNS} requests), server CPU ${crowdReport.subscribeCpuPerSubscriber.toFixed(1)} µs per subscription` +
+        (crowdRow ? `; sending to a channel of ${CROWD + 1} subscribers: ${crowdRow.result.requests.average.toFixed(0)} messages/s, ${(crowdRow.cpuPerRequest / (CROWD + 1)).toFixed(2)} µs of server CPU per recipient` : ''),
+    );
+  }
   if (delivery) {
     const ms = (value: number) => `${value.toFixed(1)} ms`;
     console.log(
