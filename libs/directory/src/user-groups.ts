@@ -41,6 +41,9 @@ class GroupSnapshot implements GroupDirectory {
 }
 export type { GroupSnapshot };
 
+/** A snapshot of the given groups: what `UserGroups.snapshot()` returns, for pure callers and tests. */
+export const groupSnapshotOf = (docs: readonly UserGroupDoc[]): GroupSnapshot => new GroupSnapshot(new Map(docs.map((doc) => [doc._id, doc])));
+
 /**
  * Groups are few (an organization has tens, not thousands), so all of them are kept in
  * memory once read: permission checks resolve nested groups synchronously. This process's
