@@ -400,6 +400,68 @@ export function groupsSuite(mode: string, start: () => Promise<RunningServer>) {
       });
     });
 
+    describe('mentions', () => {
+      const send = (who: Who, content: string) => clients[who].post('/messages', { type: 'stream', to: 'general', topic: unique('mentions'), content });
+      /** The flags each listening user's `message` event carries for the message. */
+      async function flagsOf(queues: Partial<Record<Who, string>>, messageId: number): Promise<Partial<Record<Who, string[]>>> {
+        const flags: Partial<Record<Who, string[]>> = {};
+        for (const [who, queue] of Object.entries(queues) as [Who, string][]) {
+          const events = await eventsUntil(who, queue, (evs) => evs.some((e) => e.type === 'message' && e.message.id === messageId));
+          flags[who] = events.find((e) => e.type === 'message' && e.message.id === messageId)?.flags;
+        }
+        return flags;
+      }
+
+      it('renders @*group* and flags its members, through subgroups; @_*group* renders silently and flags nobody', async () => {
+        const inner = await newGroup('member', { name: unique('Sous chefs'), members: [ids.guest] });
+        const name = unique('Chefs');
+        const id = await newGroup('member', { name, members: [ids.member2], subgroups: [inner] });
+        const queues = {
+          member2: (await clients.member2.post('/register', { event_types: ['message'] })).body.queue_id,
+          guest: (await clients.guest.post('/register', { event_types: ['message'] })).body.queue_id,
+          owner: (await clients.owner.post('/register', { event_types: ['message'] })).body.queue_id,
+        };
+        const loud = await send('member', `hello @*${name.toLowerCase()}*`);
+        expect(loud.body.result).toBe('success');
+        const flags = await flagsOf(queues, loud.body.id);
+        expect(flags.member2).toContain('mentioned');
+        expect(flags.guest).toContain('mentioned');
+        expect(flags.owner).not.toContain('mentioned');
+        const rendered = await clients.member.post('/messages/render', { content: `@*${name}* and @_*${name}*` });
+        expect(rendered.body.rendered).toBe(
+          `<p><span class="user-group-mention" data-user-group-id="${id}">@${name}</span> and ` +
+            `<span class="user-group-mention silent" data-user-group-id="${id}">${name}</span></p>`,
+        );
+        const quiet = await send('member', `hello @_*${name}*`);
+        expect((await flagsOf({ member2: queues.member2 }, quiet.body.id)).member2).not.toContain('mentioned');
+      });
+
+      it('refuses a mention the sender may not make (can_mention_group), and sends nothing; a silent one passes', async () => {
+        const name = unique('Moderated');
+        await newGroup('moderator', { name, members: [ids.member2], can_mention_group: GROUP.moderators });
+        const topic = unique('refused mention');
+        const res = await clients.member.post('/messages', { type: 'stream', to: 'general', topic, content: `hi @*${name}*` });
+        expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: `You are not allowed to mention user group '${name}'.` });
+        const inTopic = await clients.member.get('/messages', {
+          anchor: 'newest',
+          num_before: 5,
+          num_after: 0,
+          narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: topic }],
+        });
+        expect(inTopic.body.messages).toEqual([]);
+        expect((await clients.moderator.post('/messages', { type: 'stream', to: 'general', topic, content: `hi @*${name}*` })).body.result).toBe('success');
+        expect((await clients.member.post('/messages', { type: 'stream', to: 'general', topic, content: `hi @_*${name}*` })).body.result).toBe('success');
+      });
+
+      it('leaves an unknown or deactivated group as text', async () => {
+        const name = unique('Gone');
+        const id = await newGroup('member', { name });
+        expect((await deactivate('member', id)).body.result).toBe('success');
+        const rendered = await clients.member.post('/messages/render', { content: `@*${name}*` });
+        expect(rendered.body.rendered).toBe(`<p>@<em>${name}</em></p>`);
+      });
+    });
+
     describe('authorization matrix', () => {
       // A group the owner created, managed (can_manage_group) by member2, with
       // role:moderators as a subgroup. Each row: operation → who may (owners manage every
