@@ -190,7 +190,8 @@ export function groupsSuite(mode: string, start: () => Promise<RunningServer>) {
         ['can_manage_group role:internet', () => ({ can_manage_group: GROUP.internet }), "'can_manage_group' setting cannot be set to 'role:internet' group."],
         ['can_mention_group role:owners', () => ({ can_mention_group: GROUP.owners }), "'can_mention_group' setting cannot be set to 'role:owners' group."],
         ['can_mention_group role:internet', () => ({ can_mention_group: GROUP.internet }), "'can_mention_group' setting cannot be set to 'role:internet' group."],
-        ['an unknown group in a setting', () => ({ can_join_group: 999_999 }), 'Invalid user group ID: 999999'],
+        ['an unknown group in a setting', () => ({ can_join_group: 999_999 }), "Invalid user group ID 999999 in 'can_join_group'"],
+        ['an unknown subgroup in a setting', () => ({ can_leave_group: { direct_members: [], direct_subgroups: [5, 999_999] } }), "Invalid user group ID 999999 in 'can_leave_group'"],
         ['an unknown user in a setting', () => ({ can_join_group: { direct_members: [999_999], direct_subgroups: [] } }), "Invalid user ID 999999 in 'can_join_group'"],
       ])('refuses %s', async (_, params, msg) => {
         await refused(() => create('member', { name: unique('refused'), ...params() }), msg);
@@ -436,9 +437,24 @@ export function groupsSuite(mode: string, start: () => Promise<RunningServer>) {
         expect((await flagsOf({ member2: queues.member2 }, quiet.body.id)).member2).not.toContain('mentioned');
       });
 
+      /**
+       * Read-your-writes holds per client: messaging learns of a group another client
+       * created a moment after accounts acknowledged it. Waits until the preview shows it.
+       */
+      async function knownToMessaging(who: Who, name: string): Promise<void> {
+        const deadline = Date.now() + 5000;
+        while (Date.now() < deadline) {
+          const rendered = (await clients[who].post('/messages/render', { content: `@_*${name}*` })).body.rendered as string;
+          if (rendered.includes('user-group-mention')) return;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        throw new Error(`messaging never learned of group ${name}`);
+      }
+
       it('refuses a mention the sender may not make (can_mention_group), and sends nothing; a silent one passes', async () => {
         const name = unique('Moderated');
         await newGroup('moderator', { name, members: [ids.member2], can_mention_group: GROUP.moderators });
+        await knownToMessaging('member', name);
         const topic = unique('refused mention');
         const res = await clients.member.post('/messages', { type: 'stream', to: 'general', topic, content: `hi @*${name}*` });
         expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: `You are not allowed to mention user group '${name}'.` });

@@ -174,7 +174,7 @@ describe('create a user group', () => {
   it('refuses a deactivated group as a subgroup or a setting', () => {
     const history = [...organization, created(9), { type: 'UserGroupDeactivated', group_id: 9, audience_user_ids: ALL_ACTIVE } as Fact];
     createSpec.given(history).when(create({ name: 'x', subgroups: [9] })).thenThrows({ msg: 'Invalid user group ID: 9' });
-    createSpec.given(history).when(create({ name: 'x', settings: { can_join_group: 9 } })).thenThrows({ msg: 'Invalid user group ID: 9' });
+    createSpec.given(history).when(create({ name: 'x', settings: { can_join_group: 9 } })).thenThrows({ msg: "Invalid user group ID 9 in 'can_join_group'" });
   });
 });
 

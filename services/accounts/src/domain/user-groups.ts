@@ -194,8 +194,13 @@ function checkGroups(state: UserGroupsState, ids: readonly number[]): void {
   }
 }
 
+/** A setting's value in stored form; an unknown member or group is refused naming the setting. */
 function parseSetting(state: UserGroupsState, ctx: GroupContext, name: UserGroupSettingName, value: GroupSettingValue): GroupSettingValue {
-  const parsed = parseGroupSetting(name, value, USER_GROUP_SETTING_RULES[name], groupDirectoryOf(state));
+  const groups = groupDirectoryOf(state);
+  const named = typeof value === 'number' ? [value] : value.direct_subgroups;
+  const unknown = named.find((id) => !isSystemGroupId(id) && groups.group(id)?.deactivated !== false);
+  if (unknown !== undefined) throw badRequest(`Invalid user group ID ${unknown} in '${name}'`);
+  const parsed = parseGroupSetting(name, value, USER_GROUP_SETTING_RULES[name], groups);
   checkUsers(ctx, directMembersOf(parsed), name);
   return parsed;
 }
