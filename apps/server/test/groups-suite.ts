@@ -342,6 +342,15 @@ export function groupsSuite(mode: string, start: () => Promise<RunningServer>) {
         ]);
       });
 
+      it('lists subgroups, recursively or direct only', async () => {
+        const inner = await newGroup('member', { subgroups: [GROUP.administrators] });
+        const outer = await newGroup('member', { subgroups: [inner] });
+        expect((await clients.guest.get(`/user_groups/${outer}/subgroups`)).body.subgroups).toEqual([GROUP.administrators, GROUP.owners, inner]);
+        expect((await clients.guest.get(`/user_groups/${outer}/subgroups`, { direct_subgroup_only: true })).body.subgroups).toEqual([inner]);
+        expect((await clients.guest.get(`/user_groups/${GROUP.moderators}/subgroups`)).body.subgroups).toEqual([GROUP.administrators, GROUP.owners]);
+        expect((await clients.guest.get('/user_groups/999999/subgroups')).body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: 'Invalid user group' });
+      });
+
       it('refuses cycles, directly and through other groups', async () => {
         const a = await newGroup('member');
         const b = await newGroup('member', { subgroups: [a] });

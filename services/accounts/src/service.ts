@@ -22,7 +22,7 @@ import { authenticate, devFetchApiKey, jwtFetchApiKey, keyFor } from './queries/
 import { userProfile } from './queries/profile';
 import { evolveUserGroups, initialUserGroups } from './domain/user-groups';
 import { createUserGroup, deactivateUserGroup, updateMembers, updateSubgroups, updateUserGroup } from './handlers/user-groups';
-import { groupMembers, userGroupObjects } from './queries/user-groups';
+import { groupMembers, groupSubgroups, userGroupObjects } from './queries/user-groups';
 import { channelSettingGroupIds } from './queries/channel-groups';
 import { accountsState } from './queries/register-state';
 
@@ -125,6 +125,9 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     })),
     serve(api.getUserGroupMembers, async (params) => ({
       value: { members: groupMembers(await directory.allUsers(), await userGroups.snapshot(), params.group_id, params.direct_member_only === true) },
+    })),
+    serve(api.getUserGroupSubgroups, async (params) => ({
+      value: { subgroups: groupSubgroups(await userGroups.snapshot(), params.group_id, params.direct_subgroup_only === true) },
     })),
     serve(api.getIsUserGroupMember, async (params) => {
       const user = await directory.userById(params.user_id);

@@ -89,6 +89,14 @@ export const userGroupsEndpoints = {
     params: GroupIdParams.extend({ user_id: int(), direct_member_only: z.boolean().optional() }),
     reply: z.object({ is_user_group_member: z.boolean() }),
   }),
+  getUserGroupSubgroups: endpoint({
+    service: 'accounts',
+    subject: 'accounts.get_user_group_subgroups',
+    http: { method: 'GET', path: '/user_groups/{user_group_id}/subgroups', wireNames },
+    auth: true,
+    params: GroupIdParams.extend({ direct_subgroup_only: z.boolean().optional() }),
+    reply: z.object({ subgroups: z.array(int()) }),
+  }),
   deactivateUserGroup: endpoint({
     service: 'accounts',
     subject: 'accounts.deactivate_user_group',

@@ -5,7 +5,7 @@
  */
 import { badRequest, isSystemGroupId, ROLE, SYSTEM_GROUP, SYSTEM_GROUP_NAMES, USER_GROUP_SETTINGS, type UserGroup } from '@teamchat/contracts';
 import type { GroupSnapshot, UserDoc, UserGroupDoc } from '@teamchat/directory';
-import { isUserInGroupSetting } from '@teamchat/policies';
+import { isUserInGroupSetting, subgroupClosure } from '@teamchat/policies';
 
 /**
  * Zulip's system groups, each role's users as direct members and the higher roles as
@@ -91,4 +91,12 @@ export function groupMembers(users: UserDoc[], groups: GroupSnapshot, groupId: n
   return active
     .filter((u) => isUserInGroupSetting(groupId, { user_id: u._id, role: u.role, date_joined: u.date_joined }, now, groups))
     .map((u) => u._id);
+}
+
+/** A group's subgroups (recursive, or direct only): GET /user_groups/{id}/subgroups. */
+export function groupSubgroups(groups: GroupSnapshot, groupId: number, directOnly: boolean): number[] {
+  const direct = isSystemGroupId(groupId) ? systemGroups([]).find((g) => g.id === groupId)!.direct_subgroup_ids : groups.doc(groupId)?.subgroup_ids;
+  if (!direct) throw badRequest('Invalid user group');
+  const ids = directOnly ? direct : [...subgroupClosure(direct, groups)];
+  return [...ids].sort((a, b) => a - b);
 }
