@@ -152,6 +152,59 @@ const ACTIONS: ActionRow[] = [
       return clients.owner.request('DELETE', `/streams/${await channelId(name)}`);
     },
   },
+  {
+    name: 'create a user group',
+    observers: ['owner', 'member', 'guest'],
+    perform: ({ clients, ids }) =>
+      clients.member.post('/user_groups/create', { name: unique('cooks'), description: 'kitchen', members: JSON.stringify([ids.member, ids.guest]) }),
+  },
+  {
+    name: 'update a user group',
+    observers: ['member', 'guest'],
+    perform: async ({ clients }) => {
+      const { group_id } = (await clients.member.post('/user_groups/create', { name: unique('bakers'), description: '', members: '[]' })).body;
+      return clients.member.request('PATCH', `/user_groups/${group_id}`, {
+        name: unique('pastry'),
+        can_mention_group: JSON.stringify({ new: 5, old: 2 }),
+      });
+    },
+  },
+  {
+    name: 'add and remove user group members',
+    observers: ['member', 'member2', 'guest'],
+    perform: async ({ clients, ids }) => {
+      const { group_id } = (await clients.member.post('/user_groups/create', { name: unique('pair'), description: '', members: '[]' })).body;
+      await clients.member.post(`/user_groups/${group_id}/members`, { add: JSON.stringify([ids.member2, ids.guest]) });
+      return clients.member.post(`/user_groups/${group_id}/members`, { delete: JSON.stringify([ids.guest]) });
+    },
+  },
+  {
+    name: 'add and remove user group subgroups',
+    observers: ['owner', 'member'],
+    perform: async ({ clients }) => {
+      const create = async () => (await clients.member.post('/user_groups/create', { name: unique('nest'), description: '', members: '[]' })).body.group_id;
+      const [inner, outer] = [await create(), await create()];
+      await clients.member.post(`/user_groups/${outer}/subgroups`, { add: JSON.stringify([inner, 5]) });
+      return clients.member.post(`/user_groups/${outer}/subgroups`, { delete: JSON.stringify([5]) });
+    },
+  },
+  {
+    name: 'deactivate a user group',
+    observers: ['member', 'guest'],
+    perform: async ({ clients }) => {
+      const { group_id } = (await clients.member.post('/user_groups/create', { name: unique('brief'), description: '', members: '[]' })).body;
+      return clients.member.post(`/user_groups/${group_id}/deactivate`);
+    },
+  },
+  {
+    name: 'deactivate a user group, for clients that list deactivated groups',
+    observers: ['member', 'owner'],
+    register: { client_capabilities: JSON.stringify({ include_deactivated_groups: true }) },
+    perform: async ({ clients }) => {
+      const { group_id } = (await clients.member.post('/user_groups/create', { name: unique('kept'), description: '', members: '[]' })).body;
+      return clients.member.post(`/user_groups/${group_id}/deactivate`);
+    },
+  },
 ];
 
 export function convergenceSuite(mode: string, start: () => Promise<RunningServer>) {

@@ -122,6 +122,8 @@ export function applyEvent(state: State, event: Event, options: ReducerOptions):
     case 'typing':
     case 'typing_edit_message':
       return;
+    case 'user_group':
+      return applyUserGroupEvent(state, event);
     case 'default_streams': {
       if (!('realm_default_streams' in state)) return;
       state.realm_default_streams = event.default_streams;
@@ -129,6 +131,40 @@ export function applyEvent(state: State, event: Event, options: ReducerOptions):
     }
     default:
       throw new Error(`the reducer has no case for a ${event.type} event: add one`);
+  }
+}
+
+function applyUserGroupEvent(state: State, event: Event): void {
+  if (!('realm_user_groups' in state)) return;
+  const groups = state.realm_user_groups as Event[];
+  if (event.op === 'add') {
+    state.realm_user_groups = [...without(groups, (g) => g.id === event.group.id), structuredClone(event.group)].sort((a, b) => a.id - b.id);
+    return;
+  }
+  if (event.op === 'remove') {
+    state.realm_user_groups = without(groups, (g) => g.id === event.group_id);
+    return;
+  }
+  const group = groups.find((g) => g.id === event.group_id);
+  if (!group) throw new Error(`user_group ${event.op} of a group the state does not hold: ${event.group_id}`);
+  switch (event.op) {
+    case 'update':
+      Object.assign(group, event.data);
+      return;
+    case 'add_members':
+      group.members = sortedIds([...group.members, ...event.user_ids]);
+      return;
+    case 'remove_members':
+      group.members = without(group.members as number[], (id) => event.user_ids.includes(id));
+      return;
+    case 'add_subgroups':
+      group.direct_subgroup_ids = sortedIds([...group.direct_subgroup_ids, ...event.direct_subgroup_ids]);
+      return;
+    case 'remove_subgroups':
+      group.direct_subgroup_ids = without(group.direct_subgroup_ids as number[], (id) => event.direct_subgroup_ids.includes(id));
+      return;
+    default:
+      throw new Error(`the reducer has no case for user_group op ${event.op}`);
   }
 }
 

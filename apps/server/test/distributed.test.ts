@@ -3,6 +3,7 @@ import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
+import { groupsSuite } from './groups-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -17,6 +18,7 @@ describeWithNats('distributed mode', () => {
   messagingSuite('distributed', () => startDistributed());
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
+  groupsSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());
   ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));

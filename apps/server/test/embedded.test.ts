@@ -3,6 +3,7 @@ import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
+import { groupsSuite } from './groups-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -17,6 +18,8 @@ messagingSuite('embedded', () => startEmbedded());
 narrowsSuite('embedded', () => startEmbedded());
 
 channelsSuite('embedded', () => startEmbedded());
+
+groupsSuite('embedded', () => startEmbedded());
 
 registerSuite('embedded', () => startEmbedded());
 

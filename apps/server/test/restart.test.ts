@@ -42,6 +42,36 @@ describe('restart', () => {
   });
 });
 
+describe('user groups across a restart', () => {
+  it('keeps groups, their members and settings, the next group id, and mentions of them', async () => {
+    const dataDir = tempDataDir();
+    dirs.push(dataDir);
+    const first = await startEmbedded(dataDir);
+    const member = await Client.login(first.api, 'member@example.com');
+    const created = await member.post('/user_groups/create', { name: 'Keepers', description: 'kept', members: [] });
+    expect(created.body.result).toBe('success');
+    const me = (await member.get('/users/me')).body.user_id;
+    await member.post(`/user_groups/${created.body.group_id}/members`, { add: [me] });
+    const before = (await member.get('/user_groups')).body.user_groups;
+    await first.stop();
+
+    const second = await startEmbedded(dataDir);
+    try {
+      const again = new Client(second.api, member.email, member.apiKey);
+      expect((await again.get('/user_groups')).body.user_groups).toEqual(before);
+      const next = await again.post('/user_groups/create', { name: 'Keepers too', description: '', members: [] });
+      expect(next.body.group_id).toBe(created.body.group_id + 1);
+      await again.post('/user_groups/create', { name: 'Keepers', description: '', members: [] }).then((res) =>
+        expect(res.body).toMatchObject({ result: 'error', msg: "User group 'Keepers' already exists." }),
+      );
+      const rendered = await again.post('/messages/render', { content: '@*Keepers*' });
+      expect(rendered.body.rendered).toContain(`data-user-group-id="${created.body.group_id}"`);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
 describe('a lost service thread', () => {
   const topic = { type: 'stream', to: 'general', topic: 'crash' };
   const narrow = [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'crash' }];

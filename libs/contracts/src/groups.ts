@@ -75,4 +75,41 @@ export interface GroupMember {
 export interface GroupSettingRules {
   /** Whether role:everyone (guests included) may hold the permission. */
   allowEveryone: boolean;
+  /** Whether role:owners may be the value (not for can_mention_group, as the spec says). Default true. */
+  allowOwners?: boolean;
 }
+
+/** A user group's own permission settings, in the order Zulip lists them. */
+export const USER_GROUP_SETTINGS = [
+  'can_add_members_group',
+  'can_join_group',
+  'can_leave_group',
+  'can_manage_group',
+  'can_mention_group',
+  'can_remove_members_group',
+] as const;
+export type UserGroupSettingName = (typeof USER_GROUP_SETTINGS)[number];
+export type UserGroupSettings = Record<UserGroupSettingName, GroupSettingValue>;
+
+/**
+ * Which values each group setting accepts (Zulip's `NamedUserGroup.GROUP_PERMISSION_SETTINGS`):
+ * can_manage_group never role:everyone, can_mention_group never role:owners (the spec's two
+ * rules), and the membership settings only where guests may hold them in Zulip.
+ */
+export const USER_GROUP_SETTING_RULES: Readonly<Record<UserGroupSettingName, GroupSettingRules>> = {
+  can_add_members_group: { allowEveryone: false },
+  can_join_group: { allowEveryone: false },
+  can_leave_group: { allowEveryone: true },
+  can_manage_group: { allowEveryone: false },
+  can_mention_group: { allowEveryone: true, allowOwners: false },
+  can_remove_members_group: { allowEveryone: false },
+};
+
+/** Zulip's limits on a named group (`NamedUserGroup.MAX_NAME_LENGTH`, `MAX_DESCRIPTION_LENGTH`), in code points. */
+export const MAX_USER_GROUP_NAME_LENGTH = 100;
+export const MAX_USER_GROUP_DESCRIPTION_LENGTH = 1024;
+/** Names a group may not start with: they would read as a system group or another mention syntax, as in Zulip. */
+export const USER_GROUP_NAME_RESERVED_PREFIXES = ['@', 'role:', 'user:', 'stream:', 'channel:'] as const;
+
+/** Whether an id names one of the system groups. */
+export const isSystemGroupId = (id: number): boolean => Object.hasOwn(SYSTEM_GROUP_NAMES, id);

@@ -232,3 +232,4 @@ export class Directory {
     return channel;
   }
 }
+export * from './user-groups';

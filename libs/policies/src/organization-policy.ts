@@ -43,6 +43,9 @@ export interface OrganizationPolicy {
   canMentionManyUsersGroup: GroupSettingValue;
   /** "Many users": more subscribers or topic participants than this. */
   wildcardMentionLargeThreshold: number;
+  /** Who may create user groups, and who manages every user group. */
+  canCreateGroups: GroupSettingValue;
+  canManageAllGroups: GroupSettingValue;
 }
 
 /**
@@ -68,6 +71,8 @@ export const ORGANIZATION_POLICY: Readonly<OrganizationPolicy> = Object.freeze({
   canDeleteAnyMessageGroup: SYSTEM_GROUP.administrators,
   canMentionManyUsersGroup: SYSTEM_GROUP.administrators,
   wildcardMentionLargeThreshold: 15,
+  canCreateGroups: SYSTEM_GROUP.members,
+  canManageAllGroups: SYSTEM_GROUP.owners,
 });
 
 /** Whether an organization-level group-setting includes the user. */

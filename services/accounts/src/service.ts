@@ -3,7 +3,7 @@
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
 import { actorChanged, badRequest, endpoints, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged } from '@teamchat/contracts';
-import { Directory } from '@teamchat/directory';
+import { Directory, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -20,6 +20,10 @@ import { createOrganization, createUser, setUserActive } from './handlers/comman
 import { AccountsReadModel } from './projections/credentials';
 import { authenticate, devFetchApiKey, jwtFetchApiKey, keyFor } from './queries/authentication';
 import { userProfile } from './queries/profile';
+import { evolveUserGroups, initialUserGroups } from './domain/user-groups';
+import { createUserGroup, deactivateUserGroup, updateMembers, updateSubgroups, updateUserGroup } from './handlers/user-groups';
+import { groupMembers, groupSubgroups, userGroupObjects } from './queries/user-groups';
+import { channelSettingGroupIds } from './queries/channel-groups';
 import { accountsState } from './queries/register-state';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
@@ -32,6 +36,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const { bus, log, config, store, readModels } = deps;
   const directory = new Directory(readModels);
   const accounts = new AccountsReadModel(readModels);
+  const userGroups = new UserGroups(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -40,6 +45,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     handlers: combineHandlers(
       directory.handlers,
       accounts.handlers,
+      userGroups.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -47,6 +53,11 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
 
   const organization = new AggregateRepository(store, { initial: initialOrganization, evolve: evolveOrganization });
   const commandDeps = { organization, config };
+  const groupDeps = {
+    organization,
+    userGroups: new AggregateRepository(store, { initial: initialUserGroups, evolve: evolveUserGroups }),
+    channelSettingGroupIds: async () => channelSettingGroupIds(await directory.allChannels()),
+  };
   const authDeps = { directory, accounts, config };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.accounts;
@@ -93,10 +104,36 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       return { value: userProfile(user) };
     }),
     serve(api.registerState, async (params, { actor }) => {
-      const stateDeps = { directory, accounts, realmUri: config.realmUri, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
+      const stateDeps = { directory, accounts, userGroups, realmUri: config.realmUri, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
       // The position is what POST /register's queue leaves out: events the state already holds.
       const { value, position } = await projector.snapshot(() => accountsState(stateDeps, actor.user_id, params));
       return { value: { state: value }, position };
+    }),
+    serve(api.createUserGroup, async (params, { actor }) => {
+      const { group_id, position } = await createUserGroup(groupDeps, actor, params);
+      return { value: { group_id }, position };
+    }),
+    serve(api.updateUserGroup, async (params, { actor }) => ({ value: {}, position: await updateUserGroup(groupDeps, actor, params) })),
+    serve(api.updateUserGroupMembers, async (params, { actor }) => ({ value: {}, position: await updateMembers(groupDeps, actor, params) })),
+    serve(api.updateUserGroupSubgroups, async (params, { actor }) => ({ value: {}, position: await updateSubgroups(groupDeps, actor, params) })),
+    serve(api.deactivateUserGroup, async (params, { actor }) => ({
+      value: {},
+      position: await deactivateUserGroup(groupDeps, actor, params.group_id),
+    })),
+    serve(api.listUserGroups, async (params) => ({
+      value: { user_groups: userGroupObjects(await directory.allUsers(), await userGroups.snapshot(), params.include_deactivated_groups === true) },
+    })),
+    serve(api.getUserGroupMembers, async (params) => ({
+      value: { members: groupMembers(await directory.allUsers(), await userGroups.snapshot(), params.group_id, params.direct_member_only === true) },
+    })),
+    serve(api.getUserGroupSubgroups, async (params) => ({
+      value: { subgroups: groupSubgroups(await userGroups.snapshot(), params.group_id, params.direct_subgroup_only === true) },
+    })),
+    serve(api.getIsUserGroupMember, async (params) => {
+      const user = await directory.userById(params.user_id);
+      if (!user) throw badRequest('No such user');
+      const members = groupMembers(await directory.allUsers(), await userGroups.snapshot(), params.group_id, params.direct_member_only === true);
+      return { value: { is_user_group_member: members.includes(user._id) } };
     }),
     serve(api.serverSettings, async () => {
       const org = await accounts.organization.get('organization');

@@ -280,7 +280,7 @@ describe('decideReactivateUser', () => {
 describe('evolveOrganization', () => {
   it('keeps both indexes of a user in step across deactivation', () => {
     const state = [...acme, { type: 'UserDeactivated', user_id: 4 } as Fact].reduce(evolveOrganization, initialOrganization());
-    expect(state.usersById.get(4)).toEqual({ user_id: 4, email: 'member@acme.example', role: 400, is_active: false, is_bot: false });
+    expect(state.usersById.get(4)).toEqual({ user_id: 4, email: 'member@acme.example', role: 400, is_active: false, is_bot: false, date_joined: expect.any(Number) });
     expect(state.usersByEmail.get('member@acme.example')).toEqual(state.usersById.get(4));
     expect(state.lastUserId).toBe(5);
     expect(state.exists).toBe(true);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { StateParams } from '@teamchat/contracts';
-import type { UserDoc } from '@teamchat/directory';
+import { groupSnapshotOf, type UserDoc, type UserGroupDoc } from '@teamchat/directory';
 import type { AccountsReadModel } from '../src/projections/credentials';
 import { accountsState, systemGroups } from '../src/queries/register-state';
 
@@ -23,9 +23,16 @@ const users = [
   user(6, 400, { is_bot: true, bot_type: 1, bot_owner_id: 2 }),
   user(7, 400, { is_bot: true, bot_type: 1, bot_owner_id: 3 }),
 ];
+const group = (_id: number, extra: Partial<UserGroupDoc> = {}): UserGroupDoc => ({
+  _id, name: `group ${_id}`, description: '', members: [3, 5], subgroup_ids: [5], creator_id: 3, date_created: 7, deactivated: false,
+  can_add_members_group: 8, can_join_group: 8, can_leave_group: 2, can_manage_group: { direct_members: [3], direct_subgroups: [] },
+  can_mention_group: 2, can_remove_members_group: 8, ...extra,
+});
+const groups = [group(9), group(10, { deactivated: true })];
 const deps = {
   directory: { allUsers: async () => users, userById: async (id: number) => users.find((u) => u._id === id) },
   accounts: { organization: { get: async () => ({ _id: 'organization', name: 'Acme', host: 'acme.test', date_created: 5 }) } } as unknown as AccountsReadModel,
+  userGroups: { snapshot: async () => groupSnapshotOf(groups) },
   realmUri: 'http://acme.test',
   apiKeyOf: async (bot: UserDoc) => `key-${bot._id}`,
 };
@@ -60,5 +67,17 @@ describe('accounts register state', () => {
     expect(byName['role:owners']).toMatchObject({ members: [1], direct_subgroup_ids: [] });
     expect(byName['role:administrators']).toMatchObject({ members: [2], direct_subgroup_ids: [byName['role:owners']!.id] });
     expect(byName['role:everyone']).toMatchObject({ members: [4] });
+  });
+
+  it('lists the custom groups after the system groups: active ones, deactivated ones only with the capability, active members only', async () => {
+    const listed = (await accountsState(deps, 3, { ...all, fetch_event_types: ['realm_user_groups'] })).realm_user_groups ?? [];
+    expect(listed.map((g) => g.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(listed.at(-1)).toEqual({
+      id: 9, name: 'group 9', description: '', members: [3], direct_subgroup_ids: [5], is_system_group: false, date_created: 7, creator_id: 3,
+      deactivated: false, can_add_members_group: 8, can_join_group: 8, can_leave_group: 2,
+      can_manage_group: { direct_members: [3], direct_subgroups: [] }, can_mention_group: 2, can_remove_members_group: 8,
+    });
+    const withDeactivated = (await accountsState(deps, 3, { ...all, fetch_event_types: ['user_group'], include_deactivated_groups: true })).realm_user_groups;
+    expect(withDeactivated?.filter((g) => !g.is_system_group).map((g) => [g.id, g.deactivated])).toEqual([[9, false], [10, true]]);
   });
 });

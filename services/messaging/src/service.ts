@@ -4,7 +4,7 @@
  * projector and the bus endpoints; the decisions live in domain/.
  */
 import { badRequest, endpoints } from '@teamchat/contracts';
-import { Directory } from '@teamchat/directory';
+import { Directory, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -40,6 +40,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const { bus, log, store, readModels, config } = deps;
   const directory = new Directory(readModels);
   const model = new MessagesReadModel(readModels);
+  // Its own projection of the accounts' group facts, for group mentions.
+  const userGroups = new UserGroups(readModels);
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
@@ -48,14 +50,14 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model)),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
   const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
   const flagStreams = new AggregateRepository(store, { initial: initialFlagsStream, evolve: evolveFlagsStream });
   const userTopicStreams = new AggregateRepository(store, { initial: initialUserTopics, evolve: evolveUserTopics });
-  const renderer = createRenderer(directory, config.realmUri);
+  const renderer = createRenderer(directory, config.realmUri, userGroups);
   const changeDeps: ChangeDeps = {
     directory,
     model,
@@ -95,7 +97,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     }),
     serve(api.renderMessage, async (params, { actor }) => {
       if (params.content.trim().length === 0) throw badRequest('Message must not be empty');
-      const rendered = await renderer.render(params.content, { sender_id: actor.user_id, recipient_user_ids: [] });
+      const rendered = await renderer.render(params.content, { sender_id: actor.user_id, recipient_user_ids: [], preview: true });
       return { value: { rendered: rendered.html } };
     }),
     serve(api.updateMessage, async (params, { actor }) => ({

@@ -9,6 +9,7 @@ import { eventsEndpoints } from './events';
 import { messagingEndpoints } from './messaging';
 import { presenceEndpoints, typingEndpoints } from './ephemeral';
 import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
+import { userGroupsEndpoints } from './user-groups';
 
 export * from './contract';
 export * from './accounts';
@@ -17,9 +18,10 @@ export * from './messaging';
 export * from './events';
 export * from './ephemeral';
 export * from './register-state';
+export * from './user-groups';
 
 export const endpoints = {
-  accounts: { ...accountsEndpoints, ...accountsStateEndpoints },
+  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints },
   channels: { ...channelsEndpoints, ...channelsStateEndpoints },
   messaging: { ...messagingEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },

@@ -185,6 +185,8 @@ export const StateParams = z.object({
   include_subscribers: z.union([z.boolean(), z.literal('partial')]),
   client_gravatar: z.boolean(),
   archived_channels: z.boolean(),
+  /** Client capability: deactivated user groups are listed (and deactivation is an update, not a removal). */
+  include_deactivated_groups: z.boolean().optional(),
 });
 export type StateParams = z.infer<typeof StateParams>;
 

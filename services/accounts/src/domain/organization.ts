@@ -12,6 +12,8 @@ export interface RegisteredUser {
   role: number;
   is_active: boolean;
   is_bot: boolean;
+  /** Seconds since the epoch (group membership: full members). */
+  date_joined: number;
 }
 
 export interface OrganizationState {
@@ -40,6 +42,7 @@ export function evolveOrganization(state: OrganizationState, fact: Fact): Organi
         role: fact.role,
         is_active: true,
         is_bot: fact.is_bot,
+        date_joined: fact.date_joined,
       };
       const usersByEmail = new Map(state.usersByEmail).set(fact.email.toLowerCase(), user);
       const usersById = new Map(state.usersById).set(fact.user_id, user);

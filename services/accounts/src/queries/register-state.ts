@@ -2,15 +2,19 @@
  * Accounts' sections of POST /register: the organization's settings, its users and bots,
  * the system groups and the caller's settings, from accounts' own read models.
  */
-import { SYSTEM_GROUP, SYSTEM_GROUP_NAMES, wantsState, type AccountsState, type GroupSettingValue, type StateParams } from '@teamchat/contracts';
-import type { UserDoc } from '@teamchat/directory';
+import { SYSTEM_GROUP, wantsState, type AccountsState, type GroupSettingValue, type StateParams } from '@teamchat/contracts';
+import type { UserDoc, UserGroups } from '@teamchat/directory';
 import { isAdministrator, isOwner, ORGANIZATION_POLICY } from '@teamchat/policies';
 import type { AccountsReadModel } from '../projections/credentials';
 import { userProfile } from './profile';
+import { userGroupObjects } from './user-groups';
+
+export { systemGroups } from './user-groups';
 
 export interface AccountsStateDeps {
   directory: { allUsers(): Promise<UserDoc[]>; userById(id: number): Promise<UserDoc | undefined> };
   accounts: AccountsReadModel;
+  userGroups: Pick<UserGroups, 'snapshot'>;
   realmUri: string;
   apiKeyOf(user: UserDoc): Promise<string>;
 }
@@ -84,7 +88,9 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
       })),
     );
   }
-  if (want('user_group') || want('realm_user_groups')) state.realm_user_groups = systemGroups(users.filter((u) => u.is_active));
+  if (want('user_group') || want('realm_user_groups')) {
+    state.realm_user_groups = userGroupObjects(users, await deps.userGroups.snapshot(), params.include_deactivated_groups === true);
+  }
   // The legacy types ask for the same settings, which the events service puts at the top level.
   if (want('user_settings') || want('update_display_settings') || want('update_global_notifications')) state.user_settings = defaultUserSettings(me);
   return state;
@@ -154,8 +160,8 @@ async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, un
     realm_can_mention_many_users_group: group(policy.canMentionManyUsersGroup),
     realm_can_access_all_users_group: SYSTEM_GROUP.everyone,
     realm_can_invite_users_group: SYSTEM_GROUP.administrators,
-    realm_can_create_groups: SYSTEM_GROUP.members,
-    realm_can_manage_all_groups: SYSTEM_GROUP.owners,
+    realm_can_create_groups: group(policy.canCreateGroups),
+    realm_can_manage_all_groups: group(policy.canManageAllGroups),
     realm_create_multiuse_invite_group: SYSTEM_GROUP.administrators,
     realm_direct_message_permission_group: SYSTEM_GROUP.everyone,
     realm_direct_message_initiator_group: SYSTEM_GROUP.everyone,
@@ -184,44 +190,6 @@ async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, un
     server_typing_stopped_wait_period_milliseconds: 5000,
     server_typing_started_wait_period_milliseconds: 10000,
   };
-}
-
-/**
- * Zulip's system groups, each role's users as direct members and the higher roles as
- * nested subgroups (owners within administrators within moderators, and so on).
- */
-export function systemGroups(users: UserDoc[]): NonNullable<AccountsState['realm_user_groups']> {
-  const roleMembers = (role: number) => users.filter((u) => u.role === role).map((u) => u._id);
-  const spec: [number, number[], number[]][] = [
-    [SYSTEM_GROUP.owners, roleMembers(100), []],
-    [SYSTEM_GROUP.administrators, roleMembers(200), [SYSTEM_GROUP.owners]],
-    [SYSTEM_GROUP.moderators, roleMembers(300), [SYSTEM_GROUP.administrators]],
-    // No waiting period: every member is a full member.
-    [SYSTEM_GROUP.fullmembers, roleMembers(400), [SYSTEM_GROUP.moderators]],
-    [SYSTEM_GROUP.members, [], [SYSTEM_GROUP.fullmembers]],
-    [SYSTEM_GROUP.everyone, roleMembers(ROLE_GUEST), [SYSTEM_GROUP.members]],
-    [SYSTEM_GROUP.internet, [], [SYSTEM_GROUP.everyone]],
-    [SYSTEM_GROUP.nobody, [], []],
-  ];
-  return spec
-    .sort(([a], [b]) => a - b)
-    .map(([id, members, subgroups]) => ({
-      id,
-      name: SYSTEM_GROUP_NAMES[id] ?? `role:${id}`,
-      description: '',
-      members,
-      direct_subgroup_ids: subgroups,
-      is_system_group: true,
-      date_created: null,
-      creator_id: null,
-      deactivated: false,
-      can_add_members_group: SYSTEM_GROUP.nobody,
-      can_join_group: SYSTEM_GROUP.nobody,
-      can_leave_group: SYSTEM_GROUP.nobody,
-      can_manage_group: SYSTEM_GROUP.nobody,
-      can_mention_group: SYSTEM_GROUP.everyone,
-      can_remove_members_group: SYSTEM_GROUP.nobody,
-    }));
 }
 
 /** Zulip's defaults for a new user (settings are not configurable here yet). */

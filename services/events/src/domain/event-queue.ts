@@ -34,6 +34,8 @@ export interface QueueOptions {
   /** Client capabilities of the ephemeral events (domain/ephemeral-routing.ts). */
   stream_typing_notifications?: boolean;
   simplified_presence_events?: boolean;
+  /** Client capability `include_deactivated_groups`: a deactivated group is updated, not removed. */
+  include_deactivated_groups?: boolean;
 }
 
 /** Where a queue starts: a new one at the store's head, a rebuilt one from its descriptor. */

@@ -20,6 +20,7 @@ import {
   type StreamCreateEvent,
   type StreamUpdateEvent,
   type UpdateMessageFlagsEvent,
+  type UserGroup,
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
 import type { QueueOptions } from '../domain/event-queue';
@@ -114,7 +115,59 @@ const fanOut = {
       }),
     },
   ],
+  UserGroupCreated: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'add', group: userGroupOf(fact) }) }],
+  UserGroupUpdated: (fact) => [
+    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'update', group_id: fact.group_id, data: fact.changes }) },
+  ],
+  UserGroupMembersAdded: (fact) => [
+    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'add_members', group_id: fact.group_id, user_ids: fact.user_ids }) },
+  ],
+  UserGroupMembersRemoved: (fact) => [
+    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'remove_members', group_id: fact.group_id, user_ids: fact.user_ids }) },
+  ],
+  UserGroupSubgroupsAdded: (fact) => [
+    {
+      user_ids: fact.audience_user_ids,
+      eventFor: same({ type: 'user_group', op: 'add_subgroups', group_id: fact.group_id, direct_subgroup_ids: fact.subgroup_ids }),
+    },
+  ],
+  UserGroupSubgroupsRemoved: (fact) => [
+    {
+      user_ids: fact.audience_user_ids,
+      eventFor: same({ type: 'user_group', op: 'remove_subgroups', group_id: fact.group_id, direct_subgroup_ids: fact.subgroup_ids }),
+    },
+  ],
+  // Clients that list deactivated groups mark it; the others drop it, as Zulip tells each.
+  UserGroupDeactivated: (fact) => [
+    {
+      user_ids: fact.audience_user_ids,
+      eventFor: (queue) =>
+        queue.options.include_deactivated_groups
+          ? { type: 'user_group', op: 'update', group_id: fact.group_id, data: { deactivated: true } }
+          : { type: 'user_group', op: 'remove', group_id: fact.group_id },
+    },
+  ],
 } satisfies { [T in FactType]: FanOutCase<T> };
+
+function userGroupOf(fact: FactOf<'UserGroupCreated'>): UserGroup {
+  return {
+    id: fact.group_id,
+    name: fact.name,
+    description: fact.description,
+    members: fact.members,
+    direct_subgroup_ids: fact.subgroup_ids,
+    is_system_group: false,
+    date_created: fact.date_created,
+    creator_id: fact.creator_id,
+    deactivated: false,
+    can_add_members_group: fact.can_add_members_group,
+    can_join_group: fact.can_join_group,
+    can_leave_group: fact.can_leave_group,
+    can_manage_group: fact.can_manage_group,
+    can_mention_group: fact.can_mention_group,
+    can_remove_members_group: fact.can_remove_members_group,
+  };
+}
 
 /**
  * Who gets which event for a stored fact. Facts are checked against their schema here,

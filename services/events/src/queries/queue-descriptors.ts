@@ -32,6 +32,8 @@ export interface QueueDescriptor {
   /** Client capabilities that choose which ephemeral events the queue gets, and their form. */
   stream_typing_notifications?: boolean;
   simplified_presence_events?: boolean;
+  /** Whether a group's deactivation reaches the queue as an update (else as a removal). */
+  include_deactivated_groups?: boolean;
   lifespan_ms: number;
   /** The store position the queue was registered at. */
   start_after: number;

@@ -145,6 +145,7 @@ export class QueueRegistry {
       empty_topic_name: params.client_capabilities?.empty_topic_name === true,
       stream_typing_notifications: params.client_capabilities?.stream_typing_notifications === true,
       simplified_presence_events: params.client_capabilities?.simplified_presence_events === true,
+      include_deactivated_groups: params.client_capabilities?.include_deactivated_groups === true,
       lifespan_ms: lifespan * 1000,
       start_after: this.head(),
       acked: -1,
@@ -330,5 +331,6 @@ function queueOptions(descriptor: QueueDescriptor): QueueOptions {
     narrow: parseQueueNarrow(descriptor.narrow, descriptor.user_id),
     stream_typing_notifications: descriptor.stream_typing_notifications === true,
     simplified_presence_events: descriptor.simplified_presence_events === true,
+    include_deactivated_groups: descriptor.include_deactivated_groups === true,
   };
 }

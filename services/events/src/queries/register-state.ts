@@ -60,6 +60,7 @@ export function stateParamsOf(params: RegisterParams): StateParams {
     include_subscribers: params.include_subscribers ?? false,
     client_gravatar: params.client_gravatar ?? true,
     archived_channels: params.client_capabilities?.archived_channels === true,
+    ...(params.client_capabilities?.include_deactivated_groups === true ? { include_deactivated_groups: true } : {}),
   };
 }
 

@@ -3,8 +3,10 @@
  * synchronous; the names it may meet (`@**Name**`, `#**channel**`) are looked up in the
  * directory first, and the renderer is given just those.
  */
-import type { Directory } from '@teamchat/directory';
-import { renderMessage, type LinkableChannel, type MentionableUser } from '@teamchat/markdown';
+import { badRequest } from '@teamchat/contracts';
+import type { Directory, UserGroupDoc, UserGroups } from '@teamchat/directory';
+import { renderMessage, type LinkableChannel, type MentionableGroup, type MentionableUser } from '@teamchat/markdown';
+import { isUserInGroupSetting } from '@teamchat/policies';
 
 export interface Rendered {
   html: string;
@@ -20,6 +22,8 @@ export interface RenderAudience {
   recipient_user_ids: number[];
   /** For a topic wildcard: who took part in the topic. */
   topic_participant_ids?: number[];
+  /** A preview (POST /messages/render): nothing is sent, so no group's can_mention_group is checked. */
+  preview?: boolean;
 }
 
 export interface Renderer {
@@ -27,11 +31,21 @@ export interface Renderer {
 }
 
 const USER_MENTION = /@_?\*\*([^*]+?)\*\*/g;
+const GROUP_MENTION = /@_?\*([^*\n]+)\*/g;
 const CHANNEL_LINK = /#\*\*([^*>]+?)(?:>[^*]*)?\*\*/g;
 
-export function createRenderer(directory: Directory, realmUrl: string): Renderer {
+/**
+ * `groups` is messaging's own projection of the accounts' group facts. Only active custom
+ * groups can be mentioned by name; system groups (`role:…`) cannot, whose names the
+ * reserved prefix keeps apart from custom ones.
+ */
+export function createRenderer(directory: Directory, realmUrl: string, groups?: Pick<UserGroups, 'snapshot'>): Renderer {
   return {
     async render(content, audience) {
+      const snapshot = groups && GROUP_MENTION.test(content) ? await groups.snapshot() : undefined;
+      GROUP_MENTION.lastIndex = 0;
+      const groupsByName = new Map<string, UserGroupDoc>();
+      for (const doc of snapshot?.all() ?? []) if (!doc.deactivated) groupsByName.set(doc.name.toLowerCase(), doc);
       const users = new Map<string, MentionableUser[]>();
       const usersById = new Map<number, MentionableUser>();
       const channels = new Map<string, LinkableChannel>();
@@ -60,7 +74,10 @@ export function createRenderer(directory: Directory, realmUrl: string): Renderer
           return found.length === 1 ? found[0] : undefined;
         },
         userById: (id) => usersById.get(id),
-        groupByName: () => undefined,
+        groupByName: (name): MentionableGroup | undefined => {
+          const doc = groupsByName.get(name.toLowerCase());
+          return doc && { id: doc._id, name: doc.name };
+        },
         channelByName: (name) => channels.get(name.toLowerCase()),
         realmUrl,
       });
@@ -71,12 +88,42 @@ export function createRenderer(directory: Directory, realmUrl: string): Renderer
           : result.wildcard === 'topic'
             ? (audience.topic_participant_ids ?? []).filter((id) => recipients.has(id))
             : [];
+      const groupMentioned = snapshot ? await groupMentionedUserIds(directory, snapshot, result.mentionedGroupIds, audience) : [];
       return {
         html: result.html,
         wildcard: result.wildcard,
-        mentioned_user_ids: result.mentionedUserIds.filter((id) => recipients.has(id)),
+        mentioned_user_ids: [...new Set([...result.mentionedUserIds, ...groupMentioned])].filter((id) => recipients.has(id)).sort((a, b) => a - b),
         wildcard_mentioned_user_ids: wildcardTargets.filter((id) => id !== audience.sender_id),
       };
     },
   };
+}
+
+/**
+ * The recipients a non-silent group mention flags: the group's members, through its
+ * subgroups. The sender must be in each mentioned group's can_mention_group, or the
+ * message is refused, as Zulip refuses it.
+ */
+async function groupMentionedUserIds(
+  directory: Directory,
+  snapshot: Awaited<ReturnType<UserGroups['snapshot']>>,
+  groupIds: number[],
+  audience: RenderAudience,
+): Promise<number[]> {
+  if (groupIds.length === 0) return [];
+  const now = Math.floor(Date.now() / 1000);
+  const asMember = (u: { _id: number; role: number; date_joined: number }) => ({ user_id: u._id, role: u.role, date_joined: u.date_joined });
+  if (!audience.preview) {
+    const sender = await directory.userById(audience.sender_id);
+    for (const id of groupIds) {
+      const group = snapshot.doc(id)!;
+      if (!sender || !isUserInGroupSetting(group.can_mention_group, asMember(sender), now, snapshot)) {
+        throw badRequest(`You are not allowed to mention user group '${group.name}'.`);
+      }
+    }
+  }
+  const recipients = await directory.usersByIds(audience.recipient_user_ids);
+  return recipients
+    .filter((user) => user.is_active && groupIds.some((id) => isUserInGroupSetting(id, asMember(user), now, snapshot)))
+    .map((user) => user._id);
 }
