@@ -61,7 +61,12 @@ describe('background WAL checkpoints', () => {
     return largest;
   }
 
-  /** Without restarts the WAL would hold everything written since the start. */
+  /**
+   * Without restarts the WAL would hold everything written since the start. Half of it is
+   * the bound: on an idle machine the WAL stays under a sixth, but the checkpoints run on a
+   * worker thread, which a loaded two-core machine (other test files, other processes)
+   * starves for whole seconds.
+   */
   const WRITTEN = 24_000_000;
 
   it('keep a read-model WAL bounded under steady writes: it starts over once large', async () => {
@@ -75,7 +80,7 @@ describe('background WAL checkpoints', () => {
           for (let k = 0; k < 4; k++) await docs.put({ _id: i * 4 + k, text: text('x') });
         }),
       );
-      expect(largest).toBeLessThan(WRITTEN / 3);
+      expect(largest).toBeLessThan(WRITTEN / 2);
       expect((await docs.get(0))?.text).toHaveLength(2000);
     } finally {
       await store.close();
@@ -91,7 +96,7 @@ describe('background WAL checkpoints', () => {
           Array.from({ length: 4 }, (_, k) => store.append(`s-${i}-${k}`, [{ id: `f-${i}-${k}`, type: 'Big', data: { text: text('y') } }], 'no_stream')),
         );
       });
-      expect(largest).toBeLessThan(WRITTEN / 3);
+      expect(largest).toBeLessThan(WRITTEN / 2);
       expect(await store.readStream('s-0-0')).toHaveLength(1);
     } finally {
       await store.close();
