@@ -77,6 +77,14 @@ async function register(authorization: string): Promise<Queue> {
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 
+/** Pollers whose response is read whole, waiting to be handled (see Poller.read). */
+let complete: Poller[] = [];
+function handleComplete(): void {
+  const pollers = complete;
+  complete = [];
+  for (const poller of pollers) poller.handle();
+}
+
 /**
  * One queue's long-poll loop on a kept-alive connection of its own, speaking just enough
  * HTTP/1.1 (requests written whole, responses framed by Content-Length, which the gateway
@@ -89,6 +97,8 @@ class Poller {
   private buffered: Buffer = Buffer.alloc(0);
   /** When the first bytes of the response being read arrived: the event's receipt. */
   private arrived = 0;
+  private bodyStart = 0;
+  private bodyEnd = 0;
 
   constructor(private readonly queue: Queue) {
     this.socket = connect({ host: base.hostname, port: Number(base.port), noDelay: true });
@@ -116,11 +126,20 @@ class Poller {
     const head = this.buffered.toString('latin1', 0, headerEnd);
     const length = /\r\ncontent-length: *(\d+)/i.exec(head);
     if (!length) fail(`poll: a response without content-length: ${head}`);
-    const bodyStart = headerEnd + HEADER_END.length;
-    const bodyEnd = bodyStart + Number(length[1]);
-    if (this.buffered.length < bodyEnd) return;
+    this.bodyStart = headerEnd + HEADER_END.length;
+    this.bodyEnd = this.bodyStart + Number(length[1]);
+    if (this.buffered.length < this.bodyEnd) return;
+    // Parsing and the next poll wait until every socket with data has been read, so that
+    // each arrival is timed when its bytes come in, not after the responses read before it
+    // were handled.
+    complete.push(this);
+    if (complete.length === 1) setImmediate(handleComplete);
+  }
+
+  /** Takes the events of the response read whole, and polls again. */
+  handle(): void {
     // One request at a time on the connection: nothing can follow the body.
-    const body = JSON.parse(this.buffered.toString('utf8', bodyStart, bodyEnd)) as {
+    const body = JSON.parse(this.buffered.toString('utf8', this.bodyStart, this.bodyEnd)) as {
       result: string;
       msg: string;
       events: { id: number; type: string; message?: { content: string } }[];
