@@ -4,6 +4,8 @@
  */
 import { accountsEndpoints } from './accounts';
 import { channelsEndpoints } from './channels';
+import { subscriptionsEndpoints } from './subscriptions';
+import { channelTopicsEndpoints } from './topics';
 import type { Endpoint } from './contract';
 import { eventsEndpoints } from './events';
 import { messagingEndpoints } from './messaging';
@@ -13,6 +15,8 @@ import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints
 export * from './contract';
 export * from './accounts';
 export * from './channels';
+export * from './subscriptions';
+export * from './topics';
 export * from './messaging';
 export * from './events';
 export * from './ephemeral';
@@ -20,8 +24,8 @@ export * from './register-state';
 
 export const endpoints = {
   accounts: { ...accountsEndpoints, ...accountsStateEndpoints },
-  channels: { ...channelsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
+  channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
+  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 

@@ -16,6 +16,7 @@ import {
 } from '@teamchat/contracts';
 import { isAdministrator, isGuest, isOwner, metadataAudience, orgAllows, ORGANIZATION_POLICY as POLICY } from '@teamchat/policies';
 import { normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
+import { checkFolder, type FolderView } from './folders';
 import { defaultChannels, insufficientPermission, seconds, type RegistryState } from './registry';
 
 /** Settings a request gives every channel it creates. */
@@ -26,6 +27,7 @@ export interface ChannelCreation {
   history_public_to_subscribers?: boolean;
   message_retention_days?: string | number;
   topics_policy?: TopicsPolicy;
+  folder_id?: number | null;
   group_settings: Partial<ChannelGroupSettings>;
 }
 
@@ -43,6 +45,8 @@ export interface CreateChannels {
   settings: ChannelCreation;
   /** Every active user: for the audience and to check group members. */
   users: GroupMember[];
+  /** The channel folders there are (for `folder_id`). */
+  folders?: ReadonlyMap<number, FolderView>;
   now: number;
 }
 
@@ -63,6 +67,7 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
   const topicsPolicy = settings.topics_policy ?? 'inherit';
   if (actor && topicsPolicy !== 'inherit' && !orgAllows(POLICY.canSetTopicsPolicyGroup, actor, now)) throw insufficientPermission();
 
+  const folderId = checkFolder(cmd.folders, settings.folder_id ?? null);
   const activeUserIds = new Set(cmd.users.map((u) => u.user_id));
   const groupSettings = defaultChannelGroupSettings(actor?.user_id ?? null);
   for (const name of CHANNEL_GROUP_SETTINGS) {
@@ -96,6 +101,7 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
       message_retention_days: retention,
       creator_id: actor?.user_id ?? null,
       date_created: now,
+      folder_id: folderId,
       ...groupSettings,
       audience_user_ids: [],
     };

@@ -27,6 +27,7 @@ import {
   sameGroupSetting,
 } from '@teamchat/policies';
 import { normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
+import { checkFolder, type FolderView } from './folders';
 import { checkAdministers, defaultChannels, insufficientPermission, seconds, type RegistryState } from './registry';
 
 export type ChannelGroupSettingUpdates = Partial<Record<ChannelGroupSettingName, GroupSettingUpdate>>;
@@ -43,6 +44,8 @@ export interface ChannelChanges extends ChannelGroupSettingUpdates {
   message_retention_days?: string | number;
   is_archived?: boolean;
   topics_policy?: TopicsPolicy;
+  /** null: out of any folder. */
+  folder_id?: number | null;
 }
 
 export interface UpdateChannel {
@@ -56,6 +59,8 @@ export interface UpdateChannel {
   /** Whether some message is in a topic other than the empty one (for `empty_topic_only`). */
   has_named_topics: boolean;
   first_message_id: number | null;
+  /** The channel folders there are (for `folder_id`). */
+  folders?: ReadonlyMap<number, FolderView>;
   now: number;
 }
 
@@ -157,6 +162,11 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
     const holder = state.byName.get(name.toLowerCase());
     if (holder !== undefined && holder !== current.channel_id) throw badRequest(`Channel '${name}' already exists`);
     change({ property: 'name', value: name });
+  }
+
+  if (changes.folder_id !== undefined) {
+    const folderId = checkFolder(cmd.folders, changes.folder_id);
+    if (folderId !== (current.folder_id ?? null)) change({ property: 'folder_id', value: folderId });
   }
 
   const activeUserIds = new Set(cmd.users.map((u) => u.user_id));
