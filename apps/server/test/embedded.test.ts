@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
+import { subscriptionsSuite } from './subscriptions-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { ephemeralSuite } from './ephemeral-suite';
@@ -17,6 +18,8 @@ messagingSuite('embedded', () => startEmbedded());
 narrowsSuite('embedded', () => startEmbedded());
 
 channelsSuite('embedded', () => startEmbedded());
+
+subscriptionsSuite('embedded', () => startEmbedded());
 
 registerSuite('embedded', () => startEmbedded());
 

@@ -64,8 +64,6 @@ export interface UpdateChannel {
   now: number;
 }
 
-/** Settings whose change needs content access, not only administration (as Zulip). */
-const CONTENT_ACCESS_SETTINGS: ReadonlySet<ChannelGroupSettingName> = new Set(['can_add_subscribers_group']);
 
 export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): Fact[] {
   const { actor, changes } = cmd;
@@ -179,7 +177,9 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
       throw badRequest("'old' value does not match the expected value.");
     }
     if (sameGroupSetting(value, current[name])) continue;
-    if (CONTENT_ACCESS_SETTINGS.has(name) && !contentAccess()) throw badRequest('Channel content access is required.');
+    // Permissions need content access besides administration: an organization
+    // administrator must be subscribed to a private channel to change them (spec, endpoint 4).
+    if (!contentAccess()) throw badRequest('Channel content access is required.');
     change({ property: name, value });
   }
   return facts;
