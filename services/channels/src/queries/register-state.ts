@@ -5,7 +5,7 @@
  */
 import { channelApiObject, subscriptionApiObject, wantsState, type ChannelsState, type ChannelView, type StateParams } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
-import { hasMetadataAccess } from '@teamchat/policies';
+import { hasMetadataAccess, isGuest } from '@teamchat/policies';
 import type { ChannelFolders } from '../projections/channel-folders';
 import type { ChannelMessages } from '../projections/channel-messages';
 import type { SubscriptionSettingsModel } from '../projections/subscription-settings';
@@ -61,7 +61,8 @@ export async function channelsState(deps: ChannelsStateDeps, userId: number, par
   }
   if (want('stream')) state.streams = visible.map(plain);
   if (want('default_streams')) {
-    state.realm_default_streams = channels.filter((c) => c.is_default && !c.is_archived).map((c) => c.channel_id);
+    // Guests are not told of default channels (nor of changes to them), as in Zulip.
+    state.realm_default_streams = isGuest(me.role) ? [] : channels.filter((c) => c.is_default && !c.is_archived).map((c) => c.channel_id);
   }
   return state;
 }
