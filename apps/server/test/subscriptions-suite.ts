@@ -227,6 +227,7 @@ export function subscriptionsSuite(mode: string, start: () => Promise<RunningSer
       it('refuses unknown properties, bad values and channels the user is not subscribed to, changing nothing', async () => {
         const open = await channel('props-bad', { principals: [ids.admin, ids.member] });
         const elsewhere = await channel('props-elsewhere');
+        const secret = await channel('props-secret', { invite_only: true });
         const before = (await mySubscriptions(clients.member)).find((s) => s.stream_id === open.id);
         const cases: [unknown[], string][] = [
           [[{ stream_id: open.id, property: 'volume', value: true }], 'Unknown subscription property: volume'],
@@ -234,7 +235,8 @@ export function subscriptionsSuite(mode: string, start: () => Promise<RunningSer
           [[{ stream_id: open.id, property: 'is_muted', value: 'yes' }], 'is_muted is not a boolean'],
           [[{ stream_id: open.id, property: 'pin_to_top', value: null }], 'pin_to_top is not a boolean'],
           [[{ stream_id: elsewhere.id, property: 'pin_to_top', value: true }], `Not subscribed to channel ID ${elsewhere.id}`],
-          [[{ stream_id: 999999, property: 'pin_to_top', value: true }], 'Not subscribed to channel ID 999999'],
+          [[{ stream_id: 999999, property: 'pin_to_top', value: true }], 'Invalid channel ID'],
+          [[{ stream_id: secret.id, property: 'pin_to_top', value: true }], 'Invalid channel ID'],
           // The valid first change is not made either.
           [[{ stream_id: open.id, property: 'pin_to_top', value: true }, { stream_id: elsewhere.id, property: 'color', value: '#000000' }], 'Not subscribed'],
         ];

@@ -79,8 +79,10 @@ export async function updateSubscriptionProperties(deps: SubscriptionCommandDeps
   // Every channel is checked before any change is made, so a refusal changes nothing.
   const { state: registry } = await deps.registry.load(streams.channelRegistry);
   for (const [channelId, changes] of byChannel) {
-    if (!registry.channels.has(channelId)) throw badRequest(`Not subscribed to channel ID ${channelId}`);
+    const channel = registry.channels.get(channelId);
     const { state } = await deps.channels.load(streams.channel(channelId));
+    // As Zulip: a channel the user may not access is unknown; one they may, but left, is "not subscribed".
+    if (!channel || (channel.invite_only && !state.subscribers.has(me.user_id))) throw badRequest('Invalid channel ID');
     decideSubscriptionProperties(state, { user_id: me.user_id, channel_id: channelId, changes });
   }
   let position: number | undefined;
