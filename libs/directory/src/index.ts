@@ -166,6 +166,12 @@ export class Directory {
     return this.channelCache.get(id) ?? this.rememberChannel(await this.channels.get(id));
   }
 
+  /** The channel as every reader holds it (group-settings and folder filled in). */
+  async channelViewById(id: number): Promise<ChannelView | undefined> {
+    const doc = await this.channelById(id);
+    return doc && viewOf(doc);
+  }
+
   async channelByName(name: string): Promise<ChannelDoc | undefined> {
     const key = name.toLowerCase();
     const id = this.channelIdByName.get(key);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { channelFromCreated, defaultChannelGroupSettings, ROLE, SYSTEM_GROUP, type Fact, type FactOf, type GroupMember } from '@teamchat/contracts';
 import { deciderSpec } from '@teamchat/platform/testing';
+import { ORGANIZATION_POLICY, type OrganizationPolicy } from '@teamchat/policies';
+import { decideCreateChannels } from '../src/domain/create-channels';
 import { decideDefaultChannel, type SetDefaultChannel } from '../src/domain/default-channels';
 import { decideCreateFolder, decideUpdateFolder, evolveFolders, initialFolders, type CreateFolder, type FolderState, type UpdateFolder } from '../src/domain/folders';
 import { evolveRegistry, initialRegistry, type RegistryState } from '../src/domain/registry';
@@ -289,5 +291,62 @@ describe('decideUpdateChannel: folders and permission changes', () => {
     }
     expect(decide({ ...unsubscribed, changes: { description: 'ok', rendered_description: '<p>ok</p>' } })).toHaveLength(1);
     expect(decide({ ...unsubscribed, subscribed: true, actor: admin, changes: { can_remove_subscribers_group: { new: SYSTEM_GROUP.moderators } } })).toHaveLength(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Web-public channels: the server, the organization and the actor must all allow them
+// ---------------------------------------------------------------------------------------
+
+describe('web-public channels', () => {
+  const enabled = { ...ORGANIZATION_POLICY, webPublicChannelsEnabled: true, enableSpectatorAccess: true };
+  const create = (actor: GroupMember, policy: OrganizationPolicy, invite_only = false) =>
+    decideCreateChannels(registry, {
+      actor,
+      channels: [{ name: 'open-web', description: '', rendered_description: '' }],
+      settings: { invite_only, is_web_public: true, is_default: false, group_settings: {} },
+      users,
+      policy,
+      now: NOW,
+    });
+  const msgOf = (run: () => unknown) => {
+    try {
+      run();
+      return 'allowed';
+    } catch (err) {
+      return (err as { msg: string }).msg;
+    }
+  };
+
+  it('refuses them while the server or the organization does not allow them, whoever asks', () => {
+    expect(msgOf(() => create(owner, ORGANIZATION_POLICY))).toBe('Web-public channels are not enabled.');
+    expect(msgOf(() => create(owner, { ...enabled, enableSpectatorAccess: false }))).toBe('Web-public channels are not enabled.');
+  });
+
+  it('lets only can_create_web_public_channel_group create them, public and with shared history', () => {
+    expect(msgOf(() => create(admin, enabled))).toBe('Insufficient permission');
+    expect(msgOf(() => create(owner, enabled, true))).toBe('Invalid parameters');
+    expect(create(owner, enabled)[0]).toMatchObject({ is_web_public: true, invite_only: false, history_public_to_subscribers: true, audience_user_ids: [1, 2, 3, 4, 5, 6] });
+    expect(msgOf(() => create(admin, { ...enabled, canCreateWebPublicChannelGroup: SYSTEM_GROUP.administrators }))).toBe('allowed');
+  });
+
+  it('applies the same rule to making an existing channel web-public', () => {
+    const update = (actor: GroupMember, policy: OrganizationPolicy): UpdateChannel => ({
+      actor,
+      channel_id: 1,
+      subscribed: true,
+      changes: { is_web_public: true },
+      subscriber_ids: [4],
+      users,
+      has_named_topics: false,
+      first_message_id: null,
+      policy,
+      now: NOW,
+    });
+    expect(msgOf(() => decideUpdateChannel(registry, update(owner, ORGANIZATION_POLICY)))).toBe('Web-public channels are not enabled.');
+    expect(msgOf(() => decideUpdateChannel(registry, update(admin, enabled)))).toBe('Insufficient permission');
+    const [fact] = decideUpdateChannel(registry, update(owner, enabled)) as FactOf<'ChannelUpdated'>[];
+    // Guests now see it too.
+    expect(fact).toMatchObject({ change: { property: 'invite_only', value: false, is_web_public: true }, shown: { user_ids: [6] } });
   });
 });

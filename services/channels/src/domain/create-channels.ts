@@ -14,8 +14,8 @@ import {
   type GroupMember,
   type TopicsPolicy,
 } from '@teamchat/contracts';
-import { isAdministrator, isGuest, isOwner, metadataAudience, orgAllows, ORGANIZATION_POLICY as POLICY } from '@teamchat/policies';
-import { normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
+import { isAdministrator, isGuest, isOwner, metadataAudience, orgAllows, ORGANIZATION_POLICY, type OrganizationPolicy } from '@teamchat/policies';
+import { checkWebPublic, normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
 import { checkFolder, type FolderView } from './folders';
 import { defaultChannels, insufficientPermission, seconds, type RegistryState } from './registry';
 
@@ -47,11 +47,14 @@ export interface CreateChannels {
   users: GroupMember[];
   /** The channel folders there are (for `folder_id`). */
   folders?: ReadonlyMap<number, FolderView>;
+  /** The organization's settings (Zulip's defaults unless a test says otherwise). */
+  policy?: OrganizationPolicy;
   now: number;
 }
 
 export function decideCreateChannels(state: RegistryState, cmd: CreateChannels): FactOf<'ChannelCreated'>[] {
   const { actor, settings } = cmd;
+  const POLICY = cmd.policy ?? ORGANIZATION_POLICY;
   const now = seconds(cmd.now);
   // Checked first so that a guest cannot probe which (private) channel names exist.
   if (actor && isGuest(actor.role)) throw insufficientPermission();
@@ -61,7 +64,10 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
     if (settings.is_default && !isAdministrator(actor.role)) throw insufficientPermission();
   }
   if (settings.invite_only && settings.is_default) throw badRequest('A default channel cannot be private.');
-  if (settings.is_web_public && !POLICY.webPublicChannelsEnabled) throw badRequest('Web-public channels are not enabled.');
+  if (settings.is_web_public) {
+    checkWebPublic(POLICY, actor, now);
+    if (settings.invite_only) throw badRequest('Invalid parameters');
+  }
   const retention = parseMessageRetentionDays(settings.message_retention_days ?? 'realm_default');
   if (actor && retention !== null && !isOwner(actor.role)) throw badRequest('Must be an organization owner');
   const topicsPolicy = settings.topics_policy ?? 'inherit';
@@ -94,7 +100,7 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
       description,
       rendered_description: spec.rendered_description,
       invite_only: settings.invite_only,
-      is_web_public: false,
+      is_web_public: settings.is_web_public,
       history_public_to_subscribers: historyPublic,
       is_default: settings.is_default,
       topics_policy: topicsPolicy,

@@ -22,11 +22,12 @@ import {
   isOwner,
   metadataAudience,
   orgAllows,
-  ORGANIZATION_POLICY as POLICY,
+  ORGANIZATION_POLICY,
+  type OrganizationPolicy,
   parseGroupSetting,
   sameGroupSetting,
 } from '@teamchat/policies';
-import { normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
+import { checkWebPublic, normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
 import { checkFolder, type FolderView } from './folders';
 import { checkAdministers, defaultChannels, insufficientPermission, seconds, type RegistryState } from './registry';
 
@@ -61,12 +62,15 @@ export interface UpdateChannel {
   first_message_id: number | null;
   /** The channel folders there are (for `folder_id`). */
   folders?: ReadonlyMap<number, FolderView>;
+  /** The organization's settings (Zulip's defaults unless a test says otherwise). */
+  policy?: OrganizationPolicy;
   now: number;
 }
 
 
 export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): Fact[] {
   const { actor, changes } = cmd;
+  const POLICY = cmd.policy ?? ORGANIZATION_POLICY;
   const now = seconds(cmd.now);
   const current = checkAdministers(state.channels.get(cmd.channel_id), actor, cmd.subscribed, now);
   const contentAccess = () => hasContentAccess(current, actor, cmd.subscribed, now);
@@ -106,7 +110,7 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
     const canCreate = changes.invite_only ? POLICY.canCreatePrivateChannelGroup : POLICY.canCreatePublicChannelGroup;
     if (!orgAllows(canCreate, actor, now)) throw insufficientPermission();
   }
-  if (changes.is_web_public && !POLICY.webPublicChannelsEnabled) throw badRequest('Web-public channels are not enabled.');
+  if (changes.is_web_public && !current.is_web_public) checkWebPublic(POLICY, actor, now);
   if (inviteOnly !== current.invite_only || historyPublic !== current.history_public_to_subscribers || isWebPublic !== current.is_web_public) {
     change({ property: 'invite_only', value: inviteOnly, history_public_to_subscribers: historyPublic, is_web_public: isWebPublic });
   }

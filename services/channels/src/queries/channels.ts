@@ -40,7 +40,7 @@ async function channelObject(deps: ChannelQueryDeps, channel: ChannelView) {
 
 /** The channel, if the user may see it; otherwise the error an unknown id gets. */
 async function visibleChannel(deps: ChannelQueryDeps, me: UserDoc, channelId: number): Promise<ChannelView> {
-  const channel = (await deps.directory.allChannels()).find((c) => c.channel_id === channelId);
+  const channel = await deps.directory.channelViewById(channelId);
   if (!channel || !hasMetadataAccess(channel, asMember(me), await deps.directory.isSubscribed(channelId, me._id), nowSeconds())) {
     throw badRequest('Invalid channel ID');
   }
@@ -89,7 +89,7 @@ export async function getChannel(deps: ChannelQueryDeps, actor: Actor, channelId
 export async function getChannelId(deps: ChannelQueryDeps, actor: Actor, name: string) {
   const me = await reader(deps, actor);
   const doc = await deps.directory.channelByName(name.trim());
-  const channel = doc && (await deps.directory.allChannels()).find((c) => c.channel_id === doc._id);
+  const channel = doc && (await deps.directory.channelViewById(doc._id));
   if (!channel || !hasMetadataAccess(channel, asMember(me), await deps.directory.isSubscribed(channel.channel_id, me._id), nowSeconds())) {
     throw badRequest(`Invalid channel name '${name}'`);
   }
