@@ -148,6 +148,25 @@ export function subscriptionsSuite(mode: string, start: () => Promise<RunningSer
       });
     });
 
+    describe('POST /users/me/subscriptions: principals', () => {
+      it('refuses a deactivated principal, by id or email, creating and subscribing nothing', async () => {
+        expect((await clients.admin.request('DELETE', `/users/${ids.member2}`)).body.result).toBe('success');
+        try {
+          // Until the channels service has seen the deactivation, this changes nothing (member2 is in general already).
+          await onceCaughtUp(() => subscribe(clients.member, ['general'], { principals: [ids.member2] }), (r) => r.body.result === 'success');
+          // Ids or emails (Zulip takes a list of either, not both).
+          for (const principals of [[ids.member, ids.member2], ['member@example.com', 'member2@example.com']]) {
+            const name = unique('for-the-departed');
+            const res = await subscribe(clients.member, [name, 'general'], { principals });
+            expectError(res, 'User is deactivated');
+            expectError(await clients.member.get('/get_stream_id', { stream: name }), `Invalid channel name '${name}'`);
+          }
+        } finally {
+          expect((await clients.admin.post(`/users/${ids.member2}/reactivate`)).body.result).toBe('success');
+        }
+      });
+    });
+
     describe('DELETE /users/me/subscriptions', () => {
       it('removes the caller, told as remove and peer_remove; not_removed where they were not subscribed', async () => {
         const open = await channel('leaving', { principals: [ids.admin, ids.member] });
