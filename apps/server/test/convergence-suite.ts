@@ -144,6 +144,73 @@ const ACTIONS: ActionRow[] = [
     perform: async ({ clients, channelId }) => clients.owner.request('PATCH', `/streams/${await channelId('engineering')}`, { is_default_stream: true }),
   },
   {
+    name: 'leave a channel',
+    observers: ['owner', 'member', 'member2'],
+    perform: async ({ clients }) => {
+      const name = unique('left');
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), principals: JSON.stringify(['member@example.com', 'owner@example.com']) });
+      return clients.member.request('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([name]) });
+    },
+  },
+  {
+    name: 'remove a user from a private channel',
+    observers: ['owner', 'member', 'member2'],
+    register: { include_subscribers: true },
+    perform: async ({ clients }) => {
+      const name = unique('private-left');
+      await clients.owner.post('/users/me/subscriptions', {
+        subscriptions: JSON.stringify([{ name }]),
+        invite_only: true,
+        principals: JSON.stringify(['member@example.com', 'owner@example.com']),
+      });
+      return clients.owner.request('DELETE', '/users/me/subscriptions', { subscriptions: JSON.stringify([name]), principals: JSON.stringify(['member@example.com']) });
+    },
+  },
+  {
+    name: "change one's subscription settings",
+    observers: ['member'],
+    perform: async ({ clients, channelId }) => {
+      const general = await channelId('general');
+      return clients.member.post('/users/me/subscriptions/properties', {
+        subscription_data: JSON.stringify([
+          { stream_id: general, property: 'color', value: `#00${String(++serial % 100).padStart(2, '0')}00` },
+          { stream_id: general, property: 'is_muted', value: serial % 2 === 0 },
+          { stream_id: general, property: 'push_notifications', value: true },
+        ]),
+      });
+    },
+  },
+  {
+    name: 'add and remove a default channel',
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      const name = unique('defaulted');
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]) });
+      const id = (await clients.owner.get('/get_stream_id', { stream: name })).body.stream_id;
+      await clients.owner.post('/default_streams', { stream_id: id });
+      await clients.owner.request('DELETE', '/default_streams', { stream_id: id });
+      return clients.owner.post('/default_streams', { stream_id: id });
+    },
+  },
+  {
+    name: 'create, rename and archive a channel folder',
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      const created = await clients.owner.post('/channel_folders/create', { name: unique('folder'), description: 'Things' });
+      const id = created.body.channel_folder_id;
+      await clients.owner.request('PATCH', `/channel_folders/${id}`, { name: unique('renamed'), description: 'Other *things*' }, { query: false });
+      return clients.owner.request('PATCH', `/channel_folders/${id}`, { is_archived: true }, { query: false });
+    },
+  },
+  {
+    name: 'put a channel in a folder',
+    observers: ['owner', 'member'],
+    perform: async ({ clients, channelId }) => {
+      const folder = (await clients.owner.post('/channel_folders/create', { name: unique('shelf') })).body.channel_folder_id;
+      return clients.owner.request('PATCH', `/streams/${await channelId('engineering')}`, { folder_id: folder }, { query: false });
+    },
+  },
+  {
     name: 'archive a channel',
     observers: ['owner', 'member'],
     perform: async ({ clients, channelId }) => {

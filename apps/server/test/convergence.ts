@@ -129,6 +129,15 @@ export function applyEvent(state: State, event: Event, options: ReducerOptions):
       state.realm_default_streams = event.default_streams;
       return;
     }
+    case 'channel_folder': {
+      if (!('channel_folders' in state)) return;
+      if (event.op === 'add') state.channel_folders = [...state.channel_folders, event.channel_folder];
+      else if (event.op === 'update') {
+        const folder = (state.channel_folders as Event[]).find((f) => f.id === event.channel_folder_id);
+        if (folder) Object.assign(folder, event.data);
+      } else throw new Error(`the reducer has no case for channel_folder op ${event.op}`);
+      return;
+    }
     default:
       throw new Error(`the reducer has no case for a ${event.type} event: add one`);
   }
@@ -223,6 +232,47 @@ function applySubscriptionEvent(state: State, event: Event, { self, includeSubsc
         if (Array.isArray(channel.subscribers)) channel.subscribers = sortedIds([...channel.subscribers, ...event.user_ids]);
       }
     }
+    return;
+  }
+  if (event.op === 'peer_remove') {
+    const gone = new Set<number>(event.user_ids);
+    for (const key of CHANNEL_LISTS.filter((k) => k in state)) {
+      for (const channel of state[key] as Event[]) {
+        if (!event.stream_ids.includes(channel.stream_id)) continue;
+        channel.subscriber_count -= event.user_ids.length;
+        if (Array.isArray(channel.subscribers)) channel.subscribers = channel.subscribers.filter((id: number) => !gone.has(id));
+      }
+    }
+    return;
+  }
+  if (event.op === 'remove') {
+    // The channel moves to the user's left channels, without their own settings; they are
+    // no longer among its subscribers (no peer_remove tells them so).
+    const removed = new Set((event.subscriptions as Event[]).map((s) => s.stream_id));
+    const left = ((state.subscriptions ?? []) as Event[]).filter((s) => removed.has(s.stream_id));
+    if ('subscriptions' in state) state.subscriptions = without(state.subscriptions, (s: Event) => removed.has(s.stream_id));
+    if ('unsubscribed' in state) {
+      const channels = left.map((s) => {
+        const { color: _c, is_muted: _m, in_home_view: _h, pin_to_top: _p, desktop_notifications: _d, email_notifications: _e,
+          wildcard_mentions_notify: _w, push_notifications: _u, audible_notifications: _a, ...channel } = s;
+        return channel;
+      });
+      state.unsubscribed = byId([...state.unsubscribed, ...channels]);
+    }
+    for (const key of ['unsubscribed', 'streams'].filter((k) => k in state)) {
+      for (const channel of state[key] as Event[]) {
+        if (!removed.has(channel.stream_id) || !left.some((s) => s.stream_id === channel.stream_id)) continue;
+        if (key === 'streams') channel.subscriber_count -= 1;
+        else if (Array.isArray(channel.subscribers)) channel.subscribers = channel.subscribers.filter((id: number) => id !== self);
+      }
+    }
+    for (const channel of (state.unsubscribed ?? []) as Event[]) {
+      if (left.some((s) => s.stream_id === channel.stream_id)) channel.subscriber_count = left.find((s) => s.stream_id === channel.stream_id)!.subscriber_count - 1;
+    }
+    return;
+  }
+  if (event.op === 'update') {
+    for (const sub of (state.subscriptions ?? []) as Event[]) if (sub.stream_id === event.stream_id) sub[event.property] = event.value;
     return;
   }
   throw new Error(`the reducer has no case for subscription op ${event.op} (user ${self})`);

@@ -1,6 +1,7 @@
 import { describeWithNats } from '@teamchat/platform/testing';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
+import { subscriptionsSuite } from './subscriptions-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
@@ -19,6 +20,7 @@ describeWithNats('distributed mode', () => {
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
   groupsSuite('distributed', () => startDistributed());
+  subscriptionsSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());
   ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
+import { subscriptionsSuite } from './subscriptions-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
@@ -20,6 +21,8 @@ narrowsSuite('embedded', () => startEmbedded());
 channelsSuite('embedded', () => startEmbedded());
 
 groupsSuite('embedded', () => startEmbedded());
+
+subscriptionsSuite('embedded', () => startEmbedded());
 
 registerSuite('embedded', () => startEmbedded());
 

@@ -59,6 +59,7 @@ export function channelFromCreated(fact: FactOf<'ChannelCreated'>): ChannelView 
     message_retention_days: fact.message_retention_days,
     creator_id: fact.creator_id,
     date_created: fact.date_created,
+    folder_id: fact.folder_id,
     ...groupSettingsOf(fact),
     is_archived: false,
   };
@@ -98,7 +99,7 @@ export function channelApiObject(channel: ChannelView, extra: { first_message_id
     topics_policy: channel.topics_policy,
     is_archived: channel.is_archived,
     first_message_id: extra.first_message_id,
-    folder_id: null,
+    folder_id: channel.folder_id ?? null,
     is_recently_active: true,
     subscriber_count: extra.subscriber_count,
     stream_weekly_traffic: null,
@@ -130,20 +131,27 @@ const CHANNEL_COLORS = [
 
 /**
  * A subscription record (the Channel resource of the spec): the channel object plus the
- * subscriber's own settings, all at their defaults for a new subscription.
+ * subscriber's own settings (`settings`: those the subscriber changed, as stored; the
+ * rest at their defaults).
  */
-export function subscriptionApiObject(channel: ChannelView, extra: { first_message_id: number | null; subscriber_ids: number[] }) {
+export function subscriptionApiObject(
+  channel: ChannelView,
+  extra: { first_message_id: number | null; subscriber_ids: number[]; settings?: Readonly<Record<string, boolean | string | null>> },
+) {
+  const own = extra.settings ?? {};
+  const isMuted = typeof own.is_muted === 'boolean' ? own.is_muted : false;
+  const flag = (name: string) => (typeof own[name] === 'boolean' ? (own[name] as boolean) : null);
   return {
     ...channelApiObject(channel, { first_message_id: extra.first_message_id, subscriber_count: extra.subscriber_ids.length }),
     subscribers: extra.subscriber_ids,
-    color: CHANNEL_COLORS[channel.channel_id % CHANNEL_COLORS.length]!,
-    is_muted: false,
-    in_home_view: true,
-    pin_to_top: false,
-    desktop_notifications: null,
-    email_notifications: null,
-    wildcard_mentions_notify: null,
-    push_notifications: null,
-    audible_notifications: null,
+    color: typeof own.color === 'string' ? own.color : CHANNEL_COLORS[channel.channel_id % CHANNEL_COLORS.length]!,
+    is_muted: isMuted,
+    in_home_view: !isMuted,
+    pin_to_top: own.pin_to_top === true,
+    desktop_notifications: flag('desktop_notifications'),
+    email_notifications: flag('email_notifications'),
+    wildcard_mentions_notify: flag('wildcard_mentions_notify'),
+    push_notifications: flag('push_notifications'),
+    audible_notifications: flag('audible_notifications'),
   };
 }

@@ -16,6 +16,8 @@ export const streams = {
   channelRegistry: 'channel_registry',
   /** channels: one stream per channel for its subscriptions and settings. */
   channel: (channelId: number) => `channel-${channelId}`,
+  /** channels: the channel folders (ids, unique names, order). */
+  channelFolders: 'channel_folders',
   /** messaging: one stream per message; the id of the message is the position of its first fact. */
   message: (uuid: string) => `message-${uuid}`,
   /** messaging: allocates one recipient id per channel and per set of direct-message participants. */
@@ -81,6 +83,8 @@ export const ChannelCreated = z.object({
   creator_id: int().nullable(),
   /** Seconds since the epoch. */
   date_created: z.number(),
+  /** The channel folder it is in (facts before folders existed: none, see upcast). */
+  folder_id: int().nullable(),
   ...groupSettingsShape,
   /** Who may see the new channel: they get the `stream` create event. */
   audience_user_ids: z.array(int()),
@@ -119,6 +123,7 @@ const ChannelChange = z.discriminatedUnion('property', [
   z.object({ property: z.literal('is_default'), value: z.boolean() }),
   z.object({ property: z.literal('message_retention_days'), value: int().nullable() }),
   z.object({ property: z.literal('topics_policy'), value: z.enum(TOPICS_POLICIES) }),
+  z.object({ property: z.literal('folder_id'), value: int().nullable() }),
   z.object({ property: z.enum(CHANNEL_GROUP_SETTINGS), value: GroupSettingValue }),
 ]);
 export type ChannelChange = z.infer<typeof ChannelChange>;
@@ -170,12 +175,65 @@ export const SubscriptionsAdded = z.object({
   shown_user_ids: z.array(int()).optional(),
   /** Who else sees the channel's subscribers: they get `peer_add`. */
   peer_user_ids: z.array(int()).optional(),
+  /** Re-subscribed users' own settings kept from before (by user id), for their `add` event. */
+  properties: z.record(z.string(), z.record(z.string(), z.union([z.boolean(), z.string(), z.null()]))).optional(),
 });
 
 export const SubscriptionsRemoved = z.object({
   type: z.literal('SubscriptionsRemoved'),
   channel_id: int(),
   user_ids: z.array(int()),
+  // What the events need; absent from facts stored before they were recorded.
+  /** The channel's name, for the `subscription` remove event. */
+  name: z.string().optional(),
+  /** Who else sees the channel's subscribers: they get `peer_remove`. */
+  peer_user_ids: z.array(int()).optional(),
+  /** Removed users who can no longer see the channel at all (a private one): they get `stream` delete. */
+  hidden_user_ids: z.array(int()).optional(),
+});
+
+/** The subscriber settings a user keeps per channel, as Zulip stores them (in_home_view is the inverse of is_muted). */
+export const SUBSCRIPTION_SETTINGS = [
+  'color',
+  'is_muted',
+  'pin_to_top',
+  'desktop_notifications',
+  'audible_notifications',
+  'push_notifications',
+  'email_notifications',
+  'wildcard_mentions_notify',
+] as const;
+
+export const SubscriptionPropertyUpdated = z.object({
+  type: z.literal('SubscriptionPropertyUpdated'),
+  channel_id: int(),
+  user_id: int(),
+  property: z.enum(SUBSCRIPTION_SETTINGS),
+  value: z.union([z.boolean(), z.string(), z.null()]),
+});
+
+export const ChannelFolderCreated = z.object({
+  type: z.literal('ChannelFolderCreated'),
+  folder_id: int(),
+  name: z.string(),
+  description: z.string(),
+  rendered_description: z.string(),
+  order: int(),
+  creator_id: int().nullable(),
+  /** Seconds since the epoch. */
+  date_created: int(),
+  /** Every active user: folders are organization-wide. */
+  audience_user_ids: z.array(int()),
+});
+
+export const ChannelFolderUpdated = z.object({
+  type: z.literal('ChannelFolderUpdated'),
+  folder_id: int(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  rendered_description: z.string().optional(),
+  is_archived: z.boolean().optional(),
+  audience_user_ids: z.array(int()),
 });
 
 export const RecipientAllocated = z.object({
@@ -369,6 +427,9 @@ export const Fact = z.discriminatedUnion('type', [
   ChannelUnarchived,
   SubscriptionsAdded,
   SubscriptionsRemoved,
+  SubscriptionPropertyUpdated,
+  ChannelFolderCreated,
+  ChannelFolderUpdated,
   RecipientAllocated,
   MessageSent,
   ReactionAdded,

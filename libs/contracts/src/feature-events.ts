@@ -259,7 +259,7 @@ export const UserGroupEvent = z.union([
 ]);
 export type UserGroupEvent = z.infer<typeof UserGroupEvent>;
 
-const ApiChannelFolder = z.strictObject({
+export const ApiChannelFolder = z.strictObject({
   id: int(),
   name: z.string(),
   description: z.string(),
@@ -269,6 +269,7 @@ const ApiChannelFolder = z.strictObject({
   creator_id: int().nullable(),
   is_archived: z.boolean(),
 });
+export type ApiChannelFolder = z.infer<typeof ApiChannelFolder>;
 export const ChannelFolderEvent = z.union([
   z.strictObject({ type: z.literal('channel_folder'), op: z.literal('add'), channel_folder: ApiChannelFolder }),
   z.strictObject({

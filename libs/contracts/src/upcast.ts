@@ -23,10 +23,11 @@ const upgrades = new Map<string, (fact: Data) => Data>(Object.entries({
   ChannelCreated: (fact) => {
     // Channels created before group-settings existed hold Zulip's defaults, and before
     // facts carried their audience nobody was told of them.
+    // Channels created before folders existed are in none.
     const missing = CHANNEL_GROUP_SETTINGS.filter((name) => fact[name] === undefined);
-    if (missing.length === 0 && fact.audience_user_ids !== undefined) return fact;
+    if (missing.length === 0 && fact.audience_user_ids !== undefined && fact.folder_id !== undefined) return fact;
     const defaults = defaultChannelGroupSettings((fact.creator_id as number | null | undefined) ?? null);
-    const upgraded: Data = { ...fact, audience_user_ids: fact.audience_user_ids ?? [] };
+    const upgraded: Data = { ...fact, audience_user_ids: fact.audience_user_ids ?? [], folder_id: fact.folder_id ?? null };
     for (const name of missing) upgraded[name] = defaults[name];
     return upgraded;
   },

@@ -36,15 +36,17 @@ export interface UserDoc extends Doc {
  * A channel as it stands. Documents written before group-settings existed hold none:
  * read them with `channelGroupSettings`, which fills in the defaults.
  */
-export type ChannelDoc = Omit<ChannelView, 'channel_id' | ChannelGroupSettingName> &
+export type ChannelDoc = Omit<ChannelView, 'channel_id' | ChannelGroupSettingName | 'folder_id'> &
   Partial<ChannelGroupSettings> & {
     _id: number;
     name_lc: string;
+    /** Absent from documents written before channel folders existed. */
+    folder_id?: number | null;
   };
 
 export const channelGroupSettings = (channel: ChannelDoc): ChannelGroupSettings => groupSettingsOf(channel);
 
-const viewOf = ({ _id, name_lc: _lc, ...rest }: ChannelDoc): ChannelView => ({ ...rest, ...groupSettingsOf(rest), channel_id: _id });
+const viewOf = ({ _id, name_lc: _lc, ...rest }: ChannelDoc): ChannelView => ({ ...rest, folder_id: rest.folder_id ?? null, ...groupSettingsOf(rest), channel_id: _id });
 const docOf = ({ channel_id, ...rest }: ChannelView): ChannelDoc => ({ ...rest, _id: channel_id, name_lc: rest.name.toLowerCase() });
 
 export interface SubscriptionDoc extends Doc {
@@ -162,6 +164,12 @@ export class Directory {
 
   async channelById(id: number): Promise<ChannelDoc | undefined> {
     return this.channelCache.get(id) ?? this.rememberChannel(await this.channels.get(id));
+  }
+
+  /** The channel as every reader holds it (group-settings and folder filled in). */
+  async channelViewById(id: number): Promise<ChannelView | undefined> {
+    const doc = await this.channelById(id);
+    return doc && viewOf(doc);
   }
 
   async channelByName(name: string): Promise<ChannelDoc | undefined> {

@@ -30,13 +30,13 @@ const move = {
 const oldMessageEdited = { type: 'MessageEdited', message_id: 42, editor_id: 4, timestamp: 1, content: null, move, audience_user_ids: [4] };
 
 describe('factOf reads old fact shapes in their current shape', () => {
-  it("gives a channel created before group-settings Zulip's defaults, its creator administering it", () => {
-    expect(factOf(stored(oldChannelCreated))).toEqual({ ...oldChannelCreated, ...defaultChannelGroupSettings(4), audience_user_ids: [] });
+  it("gives a channel created before group-settings Zulip's defaults, its creator administering it, in no folder", () => {
+    expect(factOf(stored(oldChannelCreated))).toEqual({ ...oldChannelCreated, ...defaultChannelGroupSettings(4), audience_user_ids: [], folder_id: null });
     expect(factOf(stored({ ...oldChannelCreated, creator_id: null }))).toMatchObject({ can_administer_channel_group: SYSTEM_GROUP.nobody });
   });
 
   it('keeps the group-settings and audience a channel recorded', () => {
-    const current = { ...oldChannelCreated, ...defaultChannelGroupSettings(4), can_send_message_group: SYSTEM_GROUP.administrators, audience_user_ids: [1, 4] };
+    const current = { ...oldChannelCreated, ...defaultChannelGroupSettings(4), can_send_message_group: SYSTEM_GROUP.administrators, audience_user_ids: [1, 4], folder_id: 2 };
     expect(factOf(stored(current))).toEqual(current);
     expect(factOf(stored({ ...oldChannelCreated, audience_user_ids: [4] }))).toMatchObject({ audience_user_ids: [4], can_send_message_group: SYSTEM_GROUP.everyone });
   });

@@ -73,17 +73,24 @@ export function canAddSubscribers(
  */
 export function metadataAudience(channel: ChannelView, users: GroupMember[], subscribers: ReadonlySet<number>, nowSeconds: number): number[] {
   return users
-    .filter((user) => {
-      if (subscribers.has(user.user_id)) return true;
-      if (!channel.invite_only) return !isGuest(user.role);
-      return (
-        isAdministrator(user.role) ||
-        hasChannelPermission(channel, 'can_administer_channel_group', user, nowSeconds) ||
-        hasChannelPermission(channel, 'can_add_subscribers_group', user, nowSeconds)
-      );
-    })
+    .filter((user) => hasMetadataAccess(channel, user, subscribers.has(user.user_id), nowSeconds))
     .map((user) => user.user_id)
     .sort((a, b) => a - b);
+}
+
+/**
+ * Whether one user may see the channel's metadata (name, settings, subscribers): the rule
+ * of `metadataAudience`, for one user, so that what a user is told of and what their
+ * lists hold are the same channels. Web-public channels are visible to all.
+ */
+export function hasMetadataAccess(channel: ChannelView, user: GroupMember, subscribed: boolean, nowSeconds: number): boolean {
+  if (subscribed || channel.is_web_public) return true;
+  if (!channel.invite_only) return !isGuest(user.role);
+  return (
+    isAdministrator(user.role) ||
+    hasChannelPermission(channel, 'can_administer_channel_group', user, nowSeconds) ||
+    hasChannelPermission(channel, 'can_add_subscribers_group', user, nowSeconds)
+  );
 }
 
 // Messages in a channel, as messaging asks: one function answers every question it puts.

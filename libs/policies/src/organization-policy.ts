@@ -27,6 +27,10 @@ export interface OrganizationPolicy {
    * default here), so no channel can be web-public.
    */
   webPublicChannelsEnabled: boolean;
+  /** The organization lets spectators (no account) read web-public channels (Zulip's enable_spectator_access). */
+  enableSpectatorAccess: boolean;
+  /** Who may create web-public channels, or make a channel web-public. */
+  canCreateWebPublicChannelGroup: GroupSettingValue;
   /** Senders may edit their content for this long. */
   messageContentEditLimitSeconds: number;
   /** Who may move messages between topics of a channel, and for how long. */
@@ -60,6 +64,9 @@ export const ORGANIZATION_POLICY: Readonly<OrganizationPolicy> = Object.freeze({
   canSetTopicsPolicyGroup: SYSTEM_GROUP.members,
   canSetDeleteMessagePolicyGroup: SYSTEM_GROUP.moderators,
   webPublicChannelsEnabled: false,
+  enableSpectatorAccess: false,
+  // Zulip's default: owners.
+  canCreateWebPublicChannelGroup: SYSTEM_GROUP.owners,
   // Zulip's default: 10 minutes.
   messageContentEditLimitSeconds: 600,
   canMoveMessagesBetweenTopicsGroup: SYSTEM_GROUP.everyone,
@@ -81,3 +88,14 @@ export const orgAllows = (group: GroupSettingValue, user: GroupMember, nowSecond
 
 /** Moderators and above are not bound by the move time limits (as in Zulip). */
 export const exemptFromMoveLimits = (role: number): boolean => isModerator(role);
+
+/**
+ * Web-public channels need the server's setting, the organization's spectator access and
+ * the actor in can_create_web_public_channel_group (Zulip's order and messages); an
+ * absent actor is a trusted internal caller.
+ */
+export function webPublicRefusal(policy: OrganizationPolicy, actor: GroupMember | undefined, nowSeconds: number): 'disabled' | 'not_allowed' | null {
+  if (!policy.webPublicChannelsEnabled || !policy.enableSpectatorAccess) return 'disabled';
+  if (actor && !isUserInGroupSetting(policy.canCreateWebPublicChannelGroup, actor, nowSeconds)) return 'not_allowed';
+  return null;
+}

@@ -6,39 +6,48 @@
 import { endpoints } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
 import { AggregateRepository, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
+import { evolveFolders, initialFolders } from './domain/folders';
 import { evolveRegistry, initialRegistry } from './domain/registry';
 import { evolveChannel, initialChannel } from './domain/subscriptions';
 import { archiveChannel, createChannel, subscribe, updateChannel } from './handlers/commands';
+import { createFolder, setDefaultChannel, unsubscribe, updateFolder, updateSubscriptionProperties } from './handlers/subscription-commands';
+import { ChannelFolders } from './projections/channel-folders';
 import { ChannelMessages } from './projections/channel-messages';
+import { SubscriptionSettingsModel } from './projections/subscription-settings';
+import { getChannel, getChannelId, getChannels, getSubscribers, getSubscriptions, getSubscriptionStatus } from './queries/channels';
 import { channelsState } from './queries/register-state';
 
 export async function startChannelsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels } = deps;
   const directory = new Directory(readModels);
   const messages = new ChannelMessages(readModels);
+  const settings = new SubscriptionSettingsModel(readModels);
+  const folders = new ChannelFolders(readModels);
   const projector = new Projector({
     // The name changes with what the projector writes: a data directory kept under
     // another name replays the store once (the directory's writes are idempotent), so
     // every fact the maps handle is reflected.
-    name: 'channels-directory-and-messages',
+    name: 'channels-directory-messages-settings-folders',
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messages.handlers),
+    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers),
   });
   await projector.start();
   const caughtUp = (position: number | undefined) => projector.waitFor(position);
 
   const registry = new AggregateRepository(store, { initial: initialRegistry, evolve: evolveRegistry });
   const channels = new AggregateRepository(store, { initial: initialChannel, evolve: evolveChannel });
-  const commands = { directory, messages, registry, channels, caughtUp };
+  const folderRegistry = new AggregateRepository(store, { initial: initialFolders, evolve: evolveFolders });
+  const commands = { directory, messages, registry, channels, folders: folderRegistry, caughtUp };
+  const queries = { directory, messages, settings };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.channels;
 
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
-      const { value, position } = await projector.snapshot(() => channelsState({ directory, messages }, actor.user_id, params));
+      const { value, position } = await projector.snapshot(() => channelsState({ directory, messages, settings, folders }, actor.user_id, params));
       return { value: { state: value }, position };
     }),
     serve(api.createChannel, async (params) => {
@@ -54,6 +63,21 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
       value: {},
       position: await archiveChannel(commands, actor, params.channel_id),
     })),
+    serve(api.getChannels, async (params, { actor }) => ({ value: await getChannels(queries, actor, params) })),
+    serve(api.getChannel, async (params, { actor }) => ({ value: await getChannel(queries, actor, params.channel_id) })),
+    serve(api.getChannelId, async (params, { actor }) => ({ value: await getChannelId(queries, actor, params.stream) })),
+    serve(api.getSubscribers, async (params, { actor }) => ({ value: await getSubscribers(queries, actor, params.channel_id) })),
+    serve(api.getSubscriptions, async (params, { actor }) => ({ value: await getSubscriptions(queries, actor, params.include_subscribers) })),
+    serve(api.getSubscriptionStatus, async (params, { actor }) => ({
+      value: await getSubscriptionStatus(queries, actor, params.user_id, params.channel_id),
+    })),
+    serve(api.unsubscribe, (params, { actor }) => unsubscribe(commands, actor, params)),
+    serve(api.updateSubscriptionProperties, (params, { actor }) => updateSubscriptionProperties(commands, actor, params)),
+    serve(api.addDefaultChannel, async (params, { actor }) => ({ value: {}, position: await setDefaultChannel(commands, actor, params.channel_id, true) })),
+    serve(api.removeDefaultChannel, async (params, { actor }) => ({ value: {}, position: await setDefaultChannel(commands, actor, params.channel_id, false) })),
+    serve(api.createChannelFolder, (params, { actor }) => createFolder(commands, actor, params)),
+    serve(api.getChannelFolders, async (params) => ({ value: { channel_folders: await folders.all(params.include_archived) } })),
+    serve(api.updateChannelFolder, async (params, { actor }) => ({ value: {}, position: await updateFolder(commands, actor, params) })),
   ]);
 
   return {

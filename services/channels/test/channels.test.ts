@@ -84,6 +84,7 @@ describe('decideCreateChannels', () => {
         message_retention_days: null,
         creator_id: 4,
         date_created: NOW_S,
+        folder_id: null,
         can_add_subscribers_group: SYSTEM_GROUP.nobody,
         can_remove_subscribers_group: SYSTEM_GROUP.administrators,
         can_administer_channel_group: { direct_members: [4], direct_subgroups: [] },

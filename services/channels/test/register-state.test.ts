@@ -2,7 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import type { FactOf, StateParams } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
 import { SqliteReadModelStore } from '@teamchat/platform';
+import { ChannelFolders } from '../src/projections/channel-folders';
 import { ChannelMessages } from '../src/projections/channel-messages';
+import { SubscriptionSettingsModel } from '../src/projections/subscription-settings';
 import { channelsState } from '../src/queries/register-state';
 import { channelCreated } from './fixtures';
 
@@ -65,6 +67,38 @@ describe('channels register state', () => {
     expect(names(state.subscriptions)).toEqual(['general']);
     expect(state.never_subscribed).toEqual([]);
     expect(names(state.streams)).toEqual(['general']);
+    await store.close();
+  });
+});
+
+describe('channels register state: visibility, own settings and folders', () => {
+  it("shows administrators private channels they are not in, as the events do, and guests no default channels", async () => {
+    const { store, deps } = await organization();
+    await deps.directory.handlers.UserCreated(user(4, 200));
+    const admin = await channelsState(deps, 4, all);
+    expect(names(admin.never_subscribed)).toEqual(['general', 'random', 'secret', 'left']);
+    expect(names(admin.streams)).toContain('secret');
+    expect((await channelsState(deps, 3, all)).realm_default_streams).toEqual([]);
+    await store.close();
+  });
+
+  it("gives each subscription the user's own settings, and the folders when asked", async () => {
+    const { store, deps } = await organization();
+    const settings = new SubscriptionSettingsModel(store);
+    const folders = new ChannelFolders(store);
+    await settings.handlers.SubscriptionPropertyUpdated({ type: 'SubscriptionPropertyUpdated', channel_id: 10, user_id: 1, property: 'is_muted', value: true });
+    await settings.handlers.SubscriptionPropertyUpdated({ type: 'SubscriptionPropertyUpdated', channel_id: 10, user_id: 1, property: 'color', value: '#123456' });
+    await settings.handlers.SubscriptionPropertyUpdated({ type: 'SubscriptionPropertyUpdated', channel_id: 10, user_id: 2, property: 'pin_to_top', value: true });
+    await folders.handlers.ChannelFolderCreated({
+      type: 'ChannelFolderCreated', folder_id: 1, name: 'Work', description: '', rendered_description: '', order: 1, creator_id: 1, date_created: 5, audience_user_ids: [1],
+    });
+    await folders.handlers.ChannelFolderUpdated({ type: 'ChannelFolderUpdated', folder_id: 1, is_archived: true, audience_user_ids: [1] });
+    const state = await channelsState({ ...deps, settings, folders }, 1, all);
+    expect(state.subscriptions?.[0]).toMatchObject({ name: 'general', is_muted: true, in_home_view: false, color: '#123456', pin_to_top: false });
+    expect(state.channel_folders).toEqual([
+      { id: 1, name: 'Work', description: '', rendered_description: '', order: 1, creator_id: 1, date_created: 5, is_archived: true },
+    ]);
+    expect((await channelsState({ ...deps, settings, folders }, 1, { ...all, fetch_event_types: ['stream'] })).channel_folders).toBeUndefined();
     await store.close();
   });
 });

@@ -466,3 +466,83 @@ describe('client event schemas', () => {
     expect(ClientEvent.safeParse(withoutUser).success).toBe(false);
   });
 });
+
+describe('deliveriesFor subscription removals, subscriber settings and folders', () => {
+  const channel = channelFromCreated(channelCreatedFact({ channel_id: 10, name: 'design' }));
+  const eventsOf = (fact: Fact) => deliveriesFor(stored(fact)).map((d) => ({ user_ids: d.user_ids, event: d.eventFor(queue('q', d.user_ids[0] ?? 0)) }));
+
+  it('tells the removed users, peer_remove to the others, and stream delete to those who no longer see the channel', () => {
+    expect(eventsOf({ type: 'SubscriptionsRemoved', channel_id: 10, user_ids: [4] })).toEqual([]);
+    expect(eventsOf({ type: 'SubscriptionsRemoved', channel_id: 10, user_ids: [4, 6], name: 'design', peer_user_ids: [1, 5], hidden_user_ids: [6] })).toEqual([
+      { user_ids: [4, 6], event: { type: 'subscription', op: 'remove', subscriptions: [{ stream_id: 10, name: 'design' }] } },
+      { user_ids: [1, 5], event: { type: 'subscription', op: 'peer_remove', stream_ids: [10], user_ids: [4, 6] } },
+      { user_ids: [6], event: { type: 'stream', op: 'delete', streams: [{ stream_id: 10, name: 'design' }], stream_ids: [10] } },
+    ]);
+  });
+
+  it("tells a subscriber their own setting, muting both ways", () => {
+    const setting = (property: FactOf<'SubscriptionPropertyUpdated'>['property'], value: boolean | string | null): Fact => ({
+      type: 'SubscriptionPropertyUpdated',
+      channel_id: 10,
+      user_id: 4,
+      property,
+      value,
+    });
+    expect(eventsOf(setting('is_muted', true))).toEqual([
+      { user_ids: [4], event: { type: 'subscription', op: 'update', stream_id: 10, property: 'in_home_view', value: false } },
+      { user_ids: [4], event: { type: 'subscription', op: 'update', stream_id: 10, property: 'is_muted', value: true } },
+    ]);
+    expect(eventsOf(setting('color', '#abcdef'))).toEqual([
+      { user_ids: [4], event: { type: 'subscription', op: 'update', stream_id: 10, property: 'color', value: '#abcdef' } },
+    ]);
+  });
+
+  it('gives a re-subscribed user their settings back in their own subscription event', () => {
+    const deliveries = eventsOf({
+      type: 'SubscriptionsAdded',
+      channel_id: 10,
+      user_ids: [4, 5],
+      channel,
+      first_message_id: null,
+      subscriber_ids: [4, 5],
+      shown_user_ids: [],
+      peer_user_ids: [1],
+      properties: { '4': { color: '#000000', is_muted: true, desktop_notifications: false } },
+    });
+    expect(deliveries.map((d) => [d.user_ids, opOf(d.event)])).toEqual([
+      [[], 'create'],
+      [[5], 'add'],
+      [[4], 'add'],
+      [[1], 'peer_add'],
+    ]);
+    expect(deliveries[2]!.event).toMatchObject({ subscriptions: [{ color: '#000000', is_muted: true, in_home_view: false, desktop_notifications: false, pin_to_top: false }] });
+  });
+
+  it('tells every user of a new or changed folder', () => {
+    expect(
+      eventsOf({
+        type: 'ChannelFolderCreated',
+        folder_id: 3,
+        name: 'Work',
+        description: 'd',
+        rendered_description: '<p>d</p>',
+        order: 3,
+        creator_id: 2,
+        date_created: 1_700_000_000,
+        audience_user_ids: [1, 2, 6],
+      }),
+    ).toEqual([
+      {
+        user_ids: [1, 2, 6],
+        event: {
+          type: 'channel_folder',
+          op: 'add',
+          channel_folder: { id: 3, name: 'Work', description: 'd', rendered_description: '<p>d</p>', order: 3, date_created: 1_700_000_000, creator_id: 2, is_archived: false },
+        },
+      },
+    ]);
+    expect(eventsOf({ type: 'ChannelFolderUpdated', folder_id: 3, name: 'Play', is_archived: true, audience_user_ids: [1] })).toEqual([
+      { user_ids: [1], event: { type: 'channel_folder', op: 'update', channel_folder_id: 3, data: { name: 'Play', is_archived: true } } },
+    ]);
+  });
+});

@@ -14,6 +14,7 @@ import {
   type RunningService,
   type ServiceDeps,
 } from '@teamchat/platform';
+import { channelTopics } from './queries/channel-topics';
 import { evolveMessage, initialMessage } from './domain/message-changes';
 import { evolveFlagsStream, evolveUserTopics, initialFlagsStream, initialUserTopics } from './domain/personal-streams';
 import { evolveRecipients, initialRecipients } from './domain/recipients';
@@ -143,6 +144,9 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     serve(api.updateUserTopic, async (params, { actor }) => ({
       value: {},
       position: await updateUserTopic(changeDeps, actor, params),
+    })),
+    serve(api.getChannelTopics, async (params, { actor }) => ({
+      value: await channelTopics({ directory, model }, actor, params.channel_id, params.allow_empty_topic_name),
     })),
     serve(api.setTyping, async (params, { actor }) => {
       await setTyping({ directory, model, bus }, actor, params);

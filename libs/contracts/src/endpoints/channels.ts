@@ -28,6 +28,8 @@ export const SubscribeParams = z.object({
   history_public_to_subscribers: z.boolean().optional(),
   message_retention_days: MessageRetentionDays.optional(),
   topics_policy: z.enum(TOPICS_POLICIES).optional(),
+  // A union, so that the wire's `null` decodes as JSON.
+  folder_id: z.union([int(), z.null()]).optional(),
   ...groupSettingParams(GroupSettingValue),
 });
 export type SubscribeParams = z.infer<typeof SubscribeParams>;
@@ -43,6 +45,8 @@ export const UpdateChannelParams = z.object({
   message_retention_days: MessageRetentionDays.optional(),
   is_archived: z.boolean().optional(),
   topics_policy: z.enum(TOPICS_POLICIES).optional(),
+  // A union, so that the wire's `null` decodes as JSON.
+  folder_id: z.union([int(), z.null()]).optional(),
   ...groupSettingParams(GroupSettingUpdate),
 });
 export type UpdateChannelParams = z.infer<typeof UpdateChannelParams>;

@@ -4,6 +4,8 @@
  */
 import { accountsEndpoints } from './accounts';
 import { channelsEndpoints } from './channels';
+import { subscriptionsEndpoints } from './subscriptions';
+import { channelTopicsEndpoints } from './topics';
 import type { Endpoint } from './contract';
 import { eventsEndpoints } from './events';
 import { messagingEndpoints } from './messaging';
@@ -14,6 +16,8 @@ import { userGroupsEndpoints } from './user-groups';
 export * from './contract';
 export * from './accounts';
 export * from './channels';
+export * from './subscriptions';
+export * from './topics';
 export * from './messaging';
 export * from './events';
 export * from './ephemeral';
@@ -22,8 +26,8 @@ export * from './user-groups';
 
 export const endpoints = {
   accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints },
-  channels: { ...channelsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
+  channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
+  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 

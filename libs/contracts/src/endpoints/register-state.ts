@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ApiChannel, ApiSubscription } from '../client-events';
+import { ApiChannelFolder } from '../feature-events';
 import { endpoint, type ServiceName } from './contract';
 import { UserProfile } from './accounts';
 import { UserGroup } from '../groups';
@@ -78,6 +79,7 @@ export const ChannelsState = z.object({
   never_subscribed: z.array(ApiChannelWithSubscribers).optional(),
   streams: z.array(ApiChannel).optional(),
   realm_default_streams: ids().optional(),
+  channel_folders: z.array(ApiChannelFolder).optional(),
 });
 export type ChannelsState = z.infer<typeof ChannelsState>;
 
@@ -111,7 +113,6 @@ export const UnbuiltState = z.object({
   realm_default_stream_groups: z.array(z.record(z.string(), z.unknown())).optional(),
   onboarding_steps: z.array(z.record(z.string(), z.unknown())).optional(),
   navigation_views: z.array(z.record(z.string(), z.unknown())).optional(),
-  channel_folders: z.array(z.record(z.string(), z.unknown())).optional(),
   realm_user_settings_defaults: z.record(z.string(), z.unknown()).optional(),
   has_zoom_token: z.boolean().optional(),
   giphy_api_key: z.string().optional(),
@@ -126,7 +127,7 @@ export const UnbuiltState = z.object({
 export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   alert_words: null,
   attachment: null,
-  channel_folder: null,
+  channel_folder: 'channels',
   custom_profile_fields: null,
   default_stream_groups: null,
   default_streams: 'channels',

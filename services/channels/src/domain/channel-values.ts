@@ -11,7 +11,7 @@ import {
   type GroupMember,
   type GroupSettingValue,
 } from '@teamchat/contracts';
-import { codePointLength, directMembersOf, orgAllows, ORGANIZATION_POLICY as POLICY, parseGroupSetting } from '@teamchat/policies';
+import { codePointLength, directMembersOf, orgAllows, ORGANIZATION_POLICY as POLICY, parseGroupSetting, webPublicRefusal, type OrganizationPolicy } from '@teamchat/policies';
 import { insufficientPermission } from './registry';
 
 export function validateChannelName(raw: string): string {
@@ -59,4 +59,11 @@ export function parseChannelGroupSetting(
     throw insufficientPermission();
   }
   return parsed;
+}
+
+/** Refuses making a channel web-public unless the server, the organization and the actor allow it. */
+export function checkWebPublic(policy: OrganizationPolicy, actor: GroupMember | undefined, nowSeconds: number): void {
+  const refusal = webPublicRefusal(policy, actor, nowSeconds);
+  if (refusal === 'disabled') throw badRequest('Web-public channels are not enabled.');
+  if (refusal === 'not_allowed') throw insufficientPermission();
 }

@@ -14,8 +14,9 @@ import {
   type GroupMember,
   type TopicsPolicy,
 } from '@teamchat/contracts';
-import { isAdministrator, isGuest, isOwner, metadataAudience, orgAllows, ORGANIZATION_POLICY as POLICY } from '@teamchat/policies';
-import { normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
+import { isAdministrator, isGuest, isOwner, metadataAudience, orgAllows, ORGANIZATION_POLICY, type OrganizationPolicy } from '@teamchat/policies';
+import { checkWebPublic, normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
+import { checkFolder, type FolderView } from './folders';
 import { defaultChannels, insufficientPermission, seconds, type RegistryState } from './registry';
 
 /** Settings a request gives every channel it creates. */
@@ -26,6 +27,7 @@ export interface ChannelCreation {
   history_public_to_subscribers?: boolean;
   message_retention_days?: string | number;
   topics_policy?: TopicsPolicy;
+  folder_id?: number | null;
   group_settings: Partial<ChannelGroupSettings>;
 }
 
@@ -43,11 +45,16 @@ export interface CreateChannels {
   settings: ChannelCreation;
   /** Every active user: for the audience and to check group members. */
   users: GroupMember[];
+  /** The channel folders there are (for `folder_id`). */
+  folders?: ReadonlyMap<number, FolderView>;
+  /** The organization's settings (Zulip's defaults unless a test says otherwise). */
+  policy?: OrganizationPolicy;
   now: number;
 }
 
 export function decideCreateChannels(state: RegistryState, cmd: CreateChannels): FactOf<'ChannelCreated'>[] {
   const { actor, settings } = cmd;
+  const POLICY = cmd.policy ?? ORGANIZATION_POLICY;
   const now = seconds(cmd.now);
   // Checked first so that a guest cannot probe which (private) channel names exist.
   if (actor && isGuest(actor.role)) throw insufficientPermission();
@@ -57,12 +64,16 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
     if (settings.is_default && !isAdministrator(actor.role)) throw insufficientPermission();
   }
   if (settings.invite_only && settings.is_default) throw badRequest('A default channel cannot be private.');
-  if (settings.is_web_public && !POLICY.webPublicChannelsEnabled) throw badRequest('Web-public channels are not enabled.');
+  if (settings.is_web_public) {
+    checkWebPublic(POLICY, actor, now);
+    if (settings.invite_only) throw badRequest('Invalid parameters');
+  }
   const retention = parseMessageRetentionDays(settings.message_retention_days ?? 'realm_default');
   if (actor && retention !== null && !isOwner(actor.role)) throw badRequest('Must be an organization owner');
   const topicsPolicy = settings.topics_policy ?? 'inherit';
   if (actor && topicsPolicy !== 'inherit' && !orgAllows(POLICY.canSetTopicsPolicyGroup, actor, now)) throw insufficientPermission();
 
+  const folderId = checkFolder(cmd.folders, settings.folder_id ?? null);
   const activeUserIds = new Set(cmd.users.map((u) => u.user_id));
   const groupSettings = defaultChannelGroupSettings(actor?.user_id ?? null);
   for (const name of CHANNEL_GROUP_SETTINGS) {
@@ -89,13 +100,14 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
       description,
       rendered_description: spec.rendered_description,
       invite_only: settings.invite_only,
-      is_web_public: false,
+      is_web_public: settings.is_web_public,
       history_public_to_subscribers: historyPublic,
       is_default: settings.is_default,
       topics_policy: topicsPolicy,
       message_retention_days: retention,
       creator_id: actor?.user_id ?? null,
       date_created: now,
+      folder_id: folderId,
       ...groupSettings,
       audience_user_ids: [],
     };

@@ -13,6 +13,7 @@ import {
 } from '@teamchat/contracts';
 import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience } from '@teamchat/policies';
 import { validateChannelName } from './channel-values';
+import type { FolderView } from './folders';
 import { decideCreateChannels, type ChannelCreation, type NewChannel } from './create-channels';
 import { seconds, type RegistryState } from './registry';
 
@@ -27,6 +28,7 @@ export interface SubscribeRequest {
   authorization_errors_fatal: boolean;
   settings: ChannelCreation;
   users: GroupMember[];
+  folders?: ReadonlyMap<number, FolderView>;
   now: number;
 }
 
@@ -50,7 +52,7 @@ export function decideSubscribeRequest(state: RegistryState, req: SubscribeReque
     if (!named.has(name.toLowerCase())) named.set(name.toLowerCase(), { ...spec, name });
   }
   const missing = [...named.entries()].filter(([lc]) => !state.byName.has(lc)).map(([, spec]) => spec);
-  const facts = missing.length ? decideCreateChannels(state, { actor, channels: missing, settings: req.settings, users: req.users, now: req.now }) : [];
+  const facts = missing.length ? decideCreateChannels(state, { actor, channels: missing, settings: req.settings, users: req.users, folders: req.folders, now: req.now }) : [];
   const created = new Map(facts.map((fact) => [fact.name.toLowerCase(), channelFromCreated(fact)]));
 
   const channels: ChannelView[] = [];
@@ -74,21 +76,28 @@ export function decideSubscribeRequest(state: RegistryState, req: SubscribeReque
   return { facts, plan: { channels, unauthorized } };
 }
 
-/** A channel's own stream: who is subscribed. */
+/** A channel's own stream: who is subscribed, and each user's own settings for it. */
 export interface ChannelState {
   subscribers: Set<number>;
+  /** The settings each user changed (kept when they leave, as Zulip keeps them), by user id. */
+  settings: Map<number, Readonly<Record<string, boolean | string | null>>>;
 }
 
-export const initialChannel = (): ChannelState => ({ subscribers: new Set() });
+export const initialChannel = (): ChannelState => ({ subscribers: new Set(), settings: new Map() });
 
 export function evolveChannel(state: ChannelState, fact: Fact): ChannelState {
   switch (fact.type) {
     case 'SubscriptionsAdded':
-      return { subscribers: new Set([...state.subscribers, ...fact.user_ids]) };
+      return { ...state, subscribers: new Set([...state.subscribers, ...fact.user_ids]) };
     case 'SubscriptionsRemoved': {
       const subscribers = new Set(state.subscribers);
       for (const id of fact.user_ids) subscribers.delete(id);
-      return { subscribers };
+      return { ...state, subscribers };
+    }
+    case 'SubscriptionPropertyUpdated': {
+      const settings = new Map(state.settings);
+      settings.set(fact.user_id, { ...settings.get(fact.user_id), [fact.property]: fact.value });
+      return { ...state, settings };
     }
     default:
       return state;
@@ -127,6 +136,14 @@ export function decideSubscribe(state: ChannelState, cmd: Subscribe): FactOf<'Su
       // channel itself before their subscription.
       shown_user_ids: added.filter((id) => !sawBefore.has(id)),
       peer_user_ids: metadataAudience(cmd.channel, cmd.users, after, now).filter((id) => !addedSet.has(id)),
+      ...keptSettings(state, added),
     },
   ];
+}
+
+/** The settings of re-subscribed users, who get them back. */
+function keptSettings(state: ChannelState, added: number[]): { properties?: Record<string, Record<string, boolean | string | null>> } {
+  const kept = added.filter((id) => state.settings.has(id));
+  if (kept.length === 0) return {};
+  return { properties: Object.fromEntries(kept.map((id) => [String(id), { ...state.settings.get(id) }])) };
 }

@@ -22,11 +22,13 @@ import {
   isOwner,
   metadataAudience,
   orgAllows,
-  ORGANIZATION_POLICY as POLICY,
+  ORGANIZATION_POLICY,
+  type OrganizationPolicy,
   parseGroupSetting,
   sameGroupSetting,
 } from '@teamchat/policies';
-import { normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
+import { checkWebPublic, normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
+import { checkFolder, type FolderView } from './folders';
 import { checkAdministers, defaultChannels, insufficientPermission, seconds, type RegistryState } from './registry';
 
 export type ChannelGroupSettingUpdates = Partial<Record<ChannelGroupSettingName, GroupSettingUpdate>>;
@@ -43,6 +45,8 @@ export interface ChannelChanges extends ChannelGroupSettingUpdates {
   message_retention_days?: string | number;
   is_archived?: boolean;
   topics_policy?: TopicsPolicy;
+  /** null: out of any folder. */
+  folder_id?: number | null;
 }
 
 export interface UpdateChannel {
@@ -56,14 +60,17 @@ export interface UpdateChannel {
   /** Whether some message is in a topic other than the empty one (for `empty_topic_only`). */
   has_named_topics: boolean;
   first_message_id: number | null;
+  /** The channel folders there are (for `folder_id`). */
+  folders?: ReadonlyMap<number, FolderView>;
+  /** The organization's settings (Zulip's defaults unless a test says otherwise). */
+  policy?: OrganizationPolicy;
   now: number;
 }
 
-/** Settings whose change needs content access, not only administration (as Zulip). */
-const CONTENT_ACCESS_SETTINGS: ReadonlySet<ChannelGroupSettingName> = new Set(['can_add_subscribers_group']);
 
 export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): Fact[] {
   const { actor, changes } = cmd;
+  const POLICY = cmd.policy ?? ORGANIZATION_POLICY;
   const now = seconds(cmd.now);
   const current = checkAdministers(state.channels.get(cmd.channel_id), actor, cmd.subscribed, now);
   const contentAccess = () => hasContentAccess(current, actor, cmd.subscribed, now);
@@ -103,7 +110,7 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
     const canCreate = changes.invite_only ? POLICY.canCreatePrivateChannelGroup : POLICY.canCreatePublicChannelGroup;
     if (!orgAllows(canCreate, actor, now)) throw insufficientPermission();
   }
-  if (changes.is_web_public && !POLICY.webPublicChannelsEnabled) throw badRequest('Web-public channels are not enabled.');
+  if (changes.is_web_public && !current.is_web_public) checkWebPublic(POLICY, actor, now);
   if (inviteOnly !== current.invite_only || historyPublic !== current.history_public_to_subscribers || isWebPublic !== current.is_web_public) {
     change({ property: 'invite_only', value: inviteOnly, history_public_to_subscribers: historyPublic, is_web_public: isWebPublic });
   }
@@ -159,6 +166,11 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
     change({ property: 'name', value: name });
   }
 
+  if (changes.folder_id !== undefined) {
+    const folderId = checkFolder(cmd.folders, changes.folder_id);
+    if (folderId !== (current.folder_id ?? null)) change({ property: 'folder_id', value: folderId });
+  }
+
   const activeUserIds = new Set(cmd.users.map((u) => u.user_id));
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const update = changes[name];
@@ -169,7 +181,9 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
       throw badRequest("'old' value does not match the expected value.");
     }
     if (sameGroupSetting(value, current[name])) continue;
-    if (CONTENT_ACCESS_SETTINGS.has(name) && !contentAccess()) throw badRequest('Channel content access is required.');
+    // Permissions need content access besides administration: an organization
+    // administrator must be subscribed to a private channel to change them (spec, endpoint 4).
+    if (!contentAccess()) throw badRequest('Channel content access is required.');
     change({ property: name, value });
   }
   return facts;

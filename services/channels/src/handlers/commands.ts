@@ -16,6 +16,7 @@ import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import { decideArchiveChannel } from '../domain/archive-channel';
 import { normalizeDescription } from '../domain/channel-values';
 import { decideCreateChannels, type ChannelCreation, type NewChannel } from '../domain/create-channels';
+import type { FolderState } from '../domain/folders';
 import type { RegistryState } from '../domain/registry';
 import { alreadySubscribed, decideSubscribe, decideSubscribeRequest, type ChannelState } from '../domain/subscriptions';
 import { decideUpdateChannel } from '../domain/update-channel';
@@ -27,6 +28,7 @@ export interface CommandDeps {
   messages: ChannelMessages;
   registry: AggregateRepository<RegistryState>;
   channels: AggregateRepository<ChannelState>;
+  folders: AggregateRepository<FolderState>;
   /** Resolves once the service's own read models show this position. */
   caughtUp: (position: number | undefined) => Promise<void>;
 }
@@ -86,8 +88,10 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
     history_public_to_subscribers: params.history_public_to_subscribers,
     message_retention_days: params.message_retention_days,
     topics_policy: params.topics_policy,
+    folder_id: params.folder_id,
     group_settings: requestedGroupSettings(params),
   };
+  const folders = params.folder_id != null ? (await deps.folders.load(streams.channelFolders)).state.folders : undefined;
   const actorChannels = new Set(await deps.directory.subscribedChannelIds(me.user_id));
   const channels = params.subscriptions.map((s) => newChannel(s.name, s.description ?? ''));
   // `announce` is accepted but has no effect: there is no notification bot to post the
@@ -101,6 +105,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
       authorization_errors_fatal: params.authorization_errors_fatal ?? true,
       settings,
       users,
+      folders,
       now: Date.now(),
     });
     return { facts, result: plan };
@@ -176,6 +181,7 @@ export async function updateChannel(deps: CommandDeps, actor: Actor, params: Upd
   const { channel_id: channelId, ...changes } = params;
   const context = await channelContext(deps, actor, channelId);
   const [hasNamedTopics, firstMessageId] = await Promise.all([deps.messages.hasNamedTopics(channelId), deps.messages.firstMessageId(channelId)]);
+  const folders = changes.folder_id != null ? (await deps.folders.load(streams.channelFolders)).state.folders : undefined;
   const description = changes.description !== undefined ? normalizeDescription(changes.description) : undefined;
   const { append } = await deps.registry.execute(streams.channelRegistry, (state) => ({
     facts: decideUpdateChannel(state, {
@@ -187,6 +193,7 @@ export async function updateChannel(deps: CommandDeps, actor: Actor, params: Upd
       users: context.users,
       has_named_topics: hasNamedTopics,
       first_message_id: firstMessageId,
+      folders,
       now: Date.now(),
     }),
     result: undefined,

@@ -1,35 +1,48 @@
 /**
- * Channels' sections of POST /register: the caller's subscriptions, the channels they
- * left or never joined but may see, every channel they may see, and the default channels.
+ * Channels' sections of POST /register: the caller's subscriptions (with their own
+ * settings), the channels they left or never joined but may see, every channel they may
+ * see, the default channels and the channel folders.
  */
 import { channelApiObject, subscriptionApiObject, wantsState, type ChannelsState, type ChannelView, type StateParams } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
-import { channelAccess } from '@teamchat/policies';
+import { hasMetadataAccess, isGuest } from '@teamchat/policies';
+import type { ChannelFolders } from '../projections/channel-folders';
 import type { ChannelMessages } from '../projections/channel-messages';
+import type { SubscriptionSettingsModel } from '../projections/subscription-settings';
 
 export interface ChannelsStateDeps {
   directory: Pick<Directory, 'userById' | 'allChannels' | 'subscriptionsOf' | 'subscriberIds'>;
   messages: Pick<ChannelMessages, 'firstMessageId'>;
+  /** Absent: every subscriber setting at its default. */
+  settings?: Pick<SubscriptionSettingsModel, 'ofUser'>;
+  /** Absent: no folders. */
+  folders?: Pick<ChannelFolders, 'all'>;
 }
 
 export async function channelsState(deps: ChannelsStateDeps, userId: number, params: StateParams): Promise<ChannelsState> {
   const want = (type: string) => wantsState(params, type);
   const state: ChannelsState = {};
   const me = await deps.directory.userById(userId);
-  if (!me || !(want('subscription') || want('stream') || want('default_streams'))) return state;
+  if (!me) return state;
+  if (want('channel_folder')) state.channel_folders = deps.folders ? await deps.folders.all(true) : [];
+  if (!(want('subscription') || want('stream') || want('default_streams'))) return state;
 
+  const now = Math.floor(Date.now() / 1000);
+  const member = { user_id: me._id, role: me.role, date_joined: me.date_joined };
   const subscriptions = new Map((await deps.directory.subscriptionsOf(userId)).map((s) => [s.channel_id, s.active]));
   // Archived channels reach only clients that say they handle them, as in Zulip.
   const channels = (await deps.directory.allChannels())
     .filter((c) => params.archived_channels || !c.is_archived)
     .sort((a, b) => a.channel_id - b.channel_id);
-  const visible = channels.filter((c) => channelAccess(c, { role: me.role, subscribed: subscriptions.get(c.channel_id) === true }).seeMetadata);
+  // The channels the user is told of by events: the same rule decides both.
+  const visible = channels.filter((c) => hasMetadataAccess(c, member, subscriptions.get(c.channel_id) === true, now));
   const firstIds = new Map<number, number | null>();
   const subscribers = new Map<number, number[]>();
   for (const channel of visible) {
     firstIds.set(channel.channel_id, await deps.messages.firstMessageId(channel.channel_id));
     subscribers.set(channel.channel_id, (await deps.directory.subscriberIds(channel.channel_id)).sort((a, b) => a - b));
   }
+  const mySettings = deps.settings ? await deps.settings.ofUser(userId) : new Map();
   const extra = (c: ChannelView) => ({ first_message_id: firstIds.get(c.channel_id) ?? null, subscriber_ids: subscribers.get(c.channel_id) ?? [] });
   const plain = (c: ChannelView) => channelApiObject(c, { first_message_id: extra(c).first_message_id, subscriber_count: extra(c).subscriber_ids.length });
   // Zulip leaves `subscribers` out unless asked; 'partial' may send fewer, and here sends all.
@@ -40,19 +53,16 @@ export async function channelsState(deps: ChannelsStateDeps, userId: number, par
     state.subscriptions = visible
       .filter((c) => subscriptions.get(c.channel_id) === true)
       .map((c) => {
-        const { subscribers: all, ...rest } = subscriptionApiObject(c, extra(c));
+        const { subscribers: all, ...rest } = subscriptionApiObject(c, { ...extra(c), settings: mySettings.get(c.channel_id) });
         return params.include_subscribers === false ? rest : { ...rest, subscribers: all };
       });
     state.unsubscribed = visible.filter((c) => subscriptions.get(c.channel_id) === false).map((c) => withSubscribers(plain(c), c));
-    // A guest learns of a channel only by being subscribed to it.
-    state.never_subscribed =
-      me.role === 600 ? [] : visible.filter((c) => !subscriptions.has(c.channel_id)).map((c) => withSubscribers(plain(c), c));
+    state.never_subscribed = visible.filter((c) => !subscriptions.has(c.channel_id)).map((c) => withSubscribers(plain(c), c));
   }
-  if (want('stream')) {
-    state.streams = visible.filter((c) => me.role !== 600 || subscriptions.get(c.channel_id) === true).map(plain);
-  }
+  if (want('stream')) state.streams = visible.map(plain);
   if (want('default_streams')) {
-    state.realm_default_streams = channels.filter((c) => c.is_default && !c.is_archived).map((c) => c.channel_id);
+    // Guests are not told of default channels (nor of changes to them), as in Zulip.
+    state.realm_default_streams = isGuest(me.role) ? [] : channels.filter((c) => c.is_default && !c.is_archived).map((c) => c.channel_id);
   }
   return state;
 }

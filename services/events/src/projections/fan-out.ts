@@ -71,7 +71,30 @@ const fanOut = {
     ];
   },
   SubscriptionsAdded: (fact) => subscriptionDeliveries(fact),
-  SubscriptionsRemoved: NO_CLIENT_EVENT,
+  SubscriptionsRemoved: (fact) => unsubscriptionDeliveries(fact),
+  SubscriptionPropertyUpdated: (fact) => subscriptionPropertyDeliveries(fact),
+  ChannelFolderCreated: (fact) => [
+    {
+      user_ids: fact.audience_user_ids,
+      eventFor: same({
+        type: 'channel_folder',
+        op: 'add',
+        channel_folder: {
+          id: fact.folder_id,
+          name: fact.name,
+          description: fact.description,
+          rendered_description: fact.rendered_description,
+          order: fact.order,
+          date_created: fact.date_created,
+          creator_id: fact.creator_id,
+          is_archived: false,
+        },
+      }),
+    },
+  ],
+  ChannelFolderUpdated: ({ audience_user_ids, folder_id, type: _type, ...data }) => [
+    { user_ids: audience_user_ids, eventFor: same({ type: 'channel_folder', op: 'update', channel_folder_id: folder_id, data }) },
+  ],
   RecipientAllocated: NO_CLIENT_EVENT,
   MessageSent: (fact, stored) => [messageDelivery(fact, stored.position)],
   ReactionAdded: (fact) => [reactionDelivery(fact, 'add')],
@@ -269,25 +292,64 @@ function channelUpdateDeliveries(fact: FactOf<'ChannelUpdated'>): Delivery[] {
 function subscriptionDeliveries(fact: FactOf<'SubscriptionsAdded'>): Delivery[] {
   // Facts stored before subscriptions carried their channel have nothing to tell.
   if (!fact.channel || !fact.subscriber_ids) return [];
+  const channel = fact.channel;
   const firstMessageId = fact.first_message_id ?? null;
+  const subscriberIds = fact.subscriber_ids;
+  // Re-subscribed users get back the settings they had; the others have the defaults.
+  const kept = fact.properties ?? {};
+  const fresh = fact.user_ids.filter((id) => !kept[String(id)]);
+  const added = (userIds: number[], settings?: Record<string, boolean | string | null>): Delivery => ({
+    user_ids: userIds,
+    eventFor: same({
+      type: 'subscription',
+      op: 'add',
+      subscriptions: [subscriptionApiObject(channel, { first_message_id: firstMessageId, subscriber_ids: subscriberIds, settings })],
+    }),
+  });
   return [
     {
       user_ids: fact.shown_user_ids ?? [],
-      eventFor: same(streamCreated(fact.channel, { first_message_id: firstMessageId, subscriber_count: fact.subscriber_ids.length })),
+      eventFor: same(streamCreated(channel, { first_message_id: firstMessageId, subscriber_count: subscriberIds.length })),
     },
-    {
-      user_ids: fact.user_ids,
-      eventFor: same({
-        type: 'subscription',
-        op: 'add',
-        subscriptions: [subscriptionApiObject(fact.channel, { first_message_id: firstMessageId, subscriber_ids: fact.subscriber_ids })],
-      }),
-    },
+    added(fresh),
+    ...Object.entries(kept).map(([id, settings]) => added([Number(id)], settings)),
     {
       user_ids: fact.peer_user_ids ?? [],
       eventFor: same({ type: 'subscription', op: 'peer_add', stream_ids: [fact.channel_id], user_ids: fact.user_ids }),
     },
   ];
+}
+
+function unsubscriptionDeliveries(fact: FactOf<'SubscriptionsRemoved'>): Delivery[] {
+  // Facts stored before unsubscribing was an endpoint carry nothing to tell.
+  if (fact.name === undefined) return [];
+  const deliveries: Delivery[] = [
+    {
+      user_ids: fact.user_ids,
+      eventFor: same({ type: 'subscription', op: 'remove', subscriptions: [{ stream_id: fact.channel_id, name: fact.name }] }),
+    },
+    {
+      user_ids: fact.peer_user_ids ?? [],
+      eventFor: same({ type: 'subscription', op: 'peer_remove', stream_ids: [fact.channel_id], user_ids: fact.user_ids }),
+    },
+  ];
+  if (fact.hidden_user_ids?.length) {
+    deliveries.push({
+      user_ids: fact.hidden_user_ids,
+      eventFor: same({ type: 'stream', op: 'delete', streams: [{ stream_id: fact.channel_id, name: fact.name }], stream_ids: [fact.channel_id] }),
+    });
+  }
+  return deliveries;
+}
+
+/** Muting is told both ways, as Zulip does: `is_muted` and its legacy inverse `in_home_view`. */
+function subscriptionPropertyDeliveries(fact: FactOf<'SubscriptionPropertyUpdated'>): Delivery[] {
+  const update = (property: string, value: boolean | string | null): Delivery => ({
+    user_ids: [fact.user_id],
+    eventFor: same({ type: 'subscription', op: 'update', stream_id: fact.channel_id, property, value }),
+  });
+  if (fact.property === 'is_muted') return [update('in_home_view', !fact.value), update('is_muted', fact.value)];
+  return [update(fact.property, fact.value)];
 }
 
 const avatarUrls = cachedGravatarUrls();
