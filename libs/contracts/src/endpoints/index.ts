@@ -8,6 +8,7 @@ import type { Endpoint } from './contract';
 import { eventsEndpoints } from './events';
 import { messagingEndpoints } from './messaging';
 import { presenceEndpoints, typingEndpoints } from './ephemeral';
+import { toolsEndpoints } from './tools';
 import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
 
 export * from './contract';
@@ -17,9 +18,10 @@ export * from './messaging';
 export * from './events';
 export * from './ephemeral';
 export * from './register-state';
+export * from './tools';
 
 export const endpoints = {
-  accounts: { ...accountsEndpoints, ...accountsStateEndpoints },
+  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...toolsEndpoints },
   channels: { ...channelsEndpoints, ...channelsStateEndpoints },
   messaging: { ...messagingEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },

@@ -22,17 +22,11 @@ import {
   type UpdateMessageFlagsEvent,
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
-import type { QueueOptions } from '../domain/event-queue';
+import type { Delivery } from './delivery';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
+import { toolsFanOut } from './tools-fan-out';
 
-export interface Delivery {
-  user_ids: number[];
-  /**
-   * The event as this queue should see it (formats and echo ids differ per queue), or
-   * null when the queue's narrow leaves it out.
-   */
-  eventFor: (queue: { readonly id: string; readonly options: QueueOptions }) => ClientEvent | null;
-}
+export type { Delivery } from './delivery';
 
 const same = (event: ClientEvent) => () => event;
 
@@ -114,6 +108,7 @@ const fanOut = {
       }),
     },
   ],
+  ...toolsFanOut,
 } satisfies { [T in FactType]: FanOutCase<T> };
 
 /**
