@@ -272,6 +272,73 @@ const ACTIONS: ActionRow[] = [
       return clients.member.post(`/user_groups/${group_id}/deactivate`);
     },
   },
+  // The personal and organization tools (issue 15).
+  {
+    name: 'save drafts',
+    observers: ['member', 'member2'],
+    perform: async ({ clients, channelId }) =>
+      clients.member.post('/drafts', { drafts: [{ type: 'stream', to: [await channelId('general')], topic: 'draft', content: unique('draft') }, { type: '', to: [], topic: '', content: 'loose' }] }),
+  },
+  {
+    name: 'edit a draft',
+    observers: ['member'],
+    perform: async ({ clients, ids }) => {
+      const id = (await clients.member.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'first' }] })).body.ids[0];
+      return clients.member.request('PATCH', `/drafts/${id}`, { draft: { type: 'private', to: [ids.member2], topic: '', content: unique('edited'), timestamp: 1 } }, { query: false });
+    },
+  },
+  {
+    name: 'delete a draft',
+    observers: ['member'],
+    perform: async ({ clients }) => {
+      const id = (await clients.member.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'doomed' }] })).body.ids[0];
+      return clients.member.request('DELETE', `/drafts/${id}`);
+    },
+  },
+  {
+    name: 'turn draft synchronization off and on',
+    observers: ['member2'],
+    perform: async ({ clients }) => {
+      await clients.member2.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'to be dropped' }] });
+      await clients.member2.request('PATCH', '/settings', { enable_drafts_synchronization: false }, { query: false });
+      return clients.member2.request('PATCH', '/settings', { enable_drafts_synchronization: true }, { query: false });
+    },
+  },
+  {
+    name: 'add, edit and delete saved snippets',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      const id = (await clients.member.post('/saved_snippets', { title: unique('snippet'), content: 'text' })).body.saved_snippet_id;
+      await clients.member.post('/saved_snippets', { title: unique('kept'), content: 'kept' });
+      await clients.member.request('PATCH', `/saved_snippets/${id}`, { title: 'renamed' }, { query: false });
+      return clients.member.request('DELETE', `/saved_snippets/${id}`);
+    },
+  },
+  {
+    name: 'change alert words',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      await clients.member.post('/users/me/alert_words', { alert_words: ['Deploy', 'outage'] });
+      return clients.member.request('DELETE', '/users/me/alert_words', { alert_words: ['outage'] });
+    },
+  },
+  {
+    name: 'send a message with an alert word',
+    observers: ['member'],
+    perform: async ({ clients }) => {
+      await clients.member.post('/users/me/alert_words', { alert_words: ['zeppelin'] });
+      return clients.member2.post('/messages', stream('general', 'converge', 'the Zeppelin lands'));
+    },
+  },
+  {
+    name: 'add and remove code playgrounds',
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      const id = (await clients.owner.post('/realm/playgrounds', { name: unique('Godbolt'), lexer_language: 'c', url_template: 'https://godbolt.org/z?code={code}' })).body.id;
+      await clients.owner.post('/realm/playgrounds', { name: unique('Rust'), lexer_language: 'rust', url_template: 'https://play.rust-lang.org/?code={code}' });
+      return clients.owner.request('DELETE', `/realm/playgrounds/${id}`);
+    },
+  },
 ];
 
 export function convergenceSuite(mode: string, start: () => Promise<RunningServer>) {

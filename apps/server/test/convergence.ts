@@ -138,6 +138,13 @@ export function applyEvent(state: State, event: Event, options: ReducerOptions):
       } else throw new Error(`the reducer has no case for channel_folder op ${event.op}`);
       return;
     }
+    case 'drafts':
+    case 'saved_snippets':
+    case 'alert_words':
+    case 'realm_playgrounds':
+    case 'user_settings':
+      applyToolsEvent(state, event);
+      return;
     default:
       throw new Error(`the reducer has no case for a ${event.type} event: add one`);
   }
@@ -174,6 +181,37 @@ function applyUserGroupEvent(state: State, event: Event): void {
       return;
     default:
       throw new Error(`the reducer has no case for user_group op ${event.op}`);
+  }
+}
+
+/** The personal and organization tools (issue 15), as a client keeps them. */
+function applyToolsEvent(state: State, event: Event): void {
+  switch (event.type) {
+    case 'drafts':
+      if (!state.drafts) return;
+      if (event.op === 'add') state.drafts.push(...event.drafts);
+      else if (event.op === 'update') state.drafts = state.drafts.map((d: Event) => (d.id === event.draft.id ? event.draft : d));
+      else state.drafts = without(state.drafts as Event[], (d) => d.id === event.draft_id);
+      return;
+    case 'saved_snippets':
+      if (!state.saved_snippets) return;
+      if (event.op === 'add') state.saved_snippets.push(event.saved_snippet);
+      else if (event.op === 'update') state.saved_snippets = state.saved_snippets.map((s: Event) => (s.id === event.saved_snippet.id ? event.saved_snippet : s));
+      else state.saved_snippets = without(state.saved_snippets as Event[], (s) => s.id === event.saved_snippet_id);
+      return;
+    case 'alert_words':
+      if (state.alert_words) state.alert_words = event.alert_words;
+      return;
+    case 'realm_playgrounds':
+      if (state.realm_playgrounds) state.realm_playgrounds = event.realm_playgrounds;
+      return;
+    case 'user_settings':
+      if (state.user_settings) state.user_settings[event.property] = event.value;
+      // Clients without user_settings_object read the settings at the top level.
+      if (event.property in state) state[event.property] = event.value;
+      // The spec's Drafts transition: the server drops every draft, and sends no drafts event for it.
+      if (event.property === 'enable_drafts_synchronization' && event.value === false && state.drafts) state.drafts = [];
+      return;
   }
 }
 
@@ -366,6 +404,9 @@ export function normalize(state: State): State {
   }
   if (Array.isArray(copy.user_topics)) copy.user_topics.sort((a: Event, b: Event) => a.stream_id - b.stream_id || String(a.topic_name).localeCompare(String(b.topic_name)));
   if (Array.isArray(copy.realm_default_streams)) copy.realm_default_streams.sort();
+  // Most recently edited first, as GET /drafts orders them.
+  if (Array.isArray(copy.drafts)) copy.drafts.sort((a: Event, b: Event) => b.timestamp - a.timestamp || b.id - a.id);
+  if (Array.isArray(copy.saved_snippets)) copy.saved_snippets.sort((a: Event, b: Event) => a.id - b.id);
   return copy;
 }
 

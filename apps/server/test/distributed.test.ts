@@ -10,6 +10,7 @@ import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
+import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { startDistributed } from './harness';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
@@ -25,6 +26,8 @@ describeWithNats('distributed mode', () => {
   ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));
   convergenceSuite('distributed', () => startDistributed());
+  toolsSuite('distributed', (env) => startDistributed(env));
+  videoCallsUnconfiguredSuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {
     const server = await startDistributed(env);

@@ -10,6 +10,7 @@ import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
+import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -31,6 +32,10 @@ ephemeralSuite('embedded', () => startEmbedded());
 edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 convergenceSuite('embedded', () => startEmbedded());
+
+toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+
+videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 
 // As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
 queuesSuite('embedded', async (env) => {

@@ -1,6 +1,6 @@
 /**
  * Zulip's own JavaScript bindings (zulip-js) against the server: registering and deleting
- * queues, retrieving events, typing notifications, and callOnEachEvent's endless poll loop.
+ * queues, retrieving events, typing notifications, alert words, and callOnEachEvent's endless poll loop.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ describe('zulip-js', () => {
   it('registers, retrieves, sends typing, deregisters and calls back on each event', async () => {
     const member = await Client.login(server.api, 'member@example.com');
     const other = await Client.login(server.api, 'member2@example.com');
+    expect((await member.post('/users/me/alert_words', { alert_words: ['Kraken'] })).body.result).toBe('success');
     const realm = server.api.replace(/\/api\/v1$/, '');
     const { stdout } = await run(
       process.execPath,
@@ -41,6 +42,7 @@ describe('zulip-js', () => {
     expect(seen.typingEvents.events).toEqual([
       expect.objectContaining({ type: 'typing', op: 'start', message_type: 'direct', sender: { user_id: seen.me, email: member.email } }),
     ]);
+    expect(seen.alertWords).toMatchObject({ result: 'success', alert_words: ['kraken'] });
     expect(seen.deregister).toMatchObject({ result: 'success' });
     expect(seen.afterDeregister).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID' });
     expect(seen.callOnEachEvent).toMatchObject({ type: 'message', id: expect.any(Number), message: expect.objectContaining({ sender_email: 'member2@example.com' }) });

@@ -17,6 +17,7 @@ import {
   RealmDomainsEvent,
   RealmEmojiEvent,
   RealmEvent,
+  RealmPlaygroundsEvent,
   RealmUserEvent,
   RealmUserSettingsDefaultsEvent,
   RemindersEvent,
@@ -415,5 +416,6 @@ export const ClientEvent = z.union([
   RealmUserEvent,
   UserGroupEvent,
   ChannelFolderEvent,
+  RealmPlaygroundsEvent,
 ]);
 export type ClientEvent = z.infer<typeof ClientEvent>;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
+import { TOOLS_FACTS } from './tools-facts';
 
 /** Stream names, by owning service. */
 export const streams = {
@@ -28,6 +29,12 @@ export const streams = {
   userTopics: (userId: number) => `user_topics-${userId}`,
   /** accounts: every custom user group (unique names, group ids, subgroup cycles need one boundary). */
   userGroups: 'user_groups',
+  /** accounts: one user's own data: settings, drafts, saved snippets, alert words. */
+  userData: (userId: number) => `user_data-${userId}`,
+  /** accounts: one bot's key-value storage. */
+  botStorage: (userId: number) => `bot_storage-${userId}`,
+  /** accounts: the organization's code playgrounds. */
+  playgrounds: 'realm_playgrounds',
 } as const;
 
 export const OrganizationCreated = z.object({
@@ -275,6 +282,8 @@ export const MessageSent = z.object({
   read_by_sender: z.boolean(),
   /** The sender's queue and the client's id for local echo. */
   local_echo: z.object({ queue_id: z.string(), local_id: z.string() }).nullable(),
+  /** Recipients with one of their alert words in the message (their `has_alert_word` flag); absent: none. */
+  alert_word_user_ids: z.array(z.number().int()).optional(),
 });
 
 const Reaction = z.object({
@@ -445,6 +454,7 @@ export const Fact = z.discriminatedUnion('type', [
   UserGroupSubgroupsAdded,
   UserGroupSubgroupsRemoved,
   UserGroupDeactivated,
+  ...TOOLS_FACTS,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

@@ -127,6 +127,13 @@ export const DeviceEvent = z.union([
 ]);
 export type DeviceEvent = z.infer<typeof DeviceEvent>;
 
+/** The organization's code playgrounds, the whole list after each change (Zulip's `realm_playgrounds`). */
+export const RealmPlaygroundsEvent = z.strictObject({
+  type: z.literal('realm_playgrounds'),
+  realm_playgrounds: z.array(z.strictObject({ id: int(), name: z.string(), lexer_language: z.string(), url_template: z.string() })),
+});
+export type RealmPlaygroundsEvent = z.infer<typeof RealmPlaygroundsEvent>;
+
 /** Whether the user has linked a video-call account (Zulip's older name: `has_zoom_token`). */
 export const HasMeetingTokenEvent = z.strictObject({ type: z.literal('has_meeting_token'), value: z.boolean() });
 export type HasMeetingTokenEvent = z.infer<typeof HasMeetingTokenEvent>;

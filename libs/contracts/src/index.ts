@@ -5,6 +5,7 @@ export * from './groups';
 export * from './channel-settings';
 export * from './channel';
 export * from './facts';
+export * from './tools-facts';
 export * from './bus';
 export * from './endpoints';
 export * from './message';

@@ -133,5 +133,6 @@ export function initialMessageFlags(fact: FactOf<'MessageSent'>, userId: number)
   if (userId === fact.sender_id && fact.read_by_sender) flags.push('read');
   if (fact.mentioned_user_ids.includes(userId)) flags.push('mentioned');
   if (fact.wildcard_mentioned_user_ids.includes(userId)) flags.push('wildcard_mentioned');
+  if (fact.alert_word_user_ids?.includes(userId)) flags.push('has_alert_word');
   return flags;
 }

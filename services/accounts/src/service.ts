@@ -25,6 +25,13 @@ import { createUserGroup, deactivateUserGroup, updateMembers, updateSubgroups, u
 import { groupMembers, groupSubgroups, userGroupObjects } from './queries/user-groups';
 import { channelSettingGroupIds } from './queries/channel-groups';
 import { accountsState } from './queries/register-state';
+import { evolveBotStorage, initialBotStorage } from './domain/bot-storage';
+import { evolvePlaygrounds, initialPlaygrounds } from './domain/playgrounds';
+import { evolveUserData, initialUserData } from './domain/user-data';
+import * as tools from './handlers/tools';
+import { createVideoCall, videoCallProviderOf } from './handlers/video-calls';
+import { ToolsReadModel } from './projections/tools';
+import { getBotStorage, getDrafts, getSavedSnippets, settingsOf, toolsState } from './queries/tools';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -37,6 +44,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const directory = new Directory(readModels);
   const accounts = new AccountsReadModel(readModels);
   const userGroups = new UserGroups(readModels);
+  const toolsModel = new ToolsReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -46,6 +54,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       directory.handlers,
       accounts.handlers,
       userGroups.handlers,
+      toolsModel.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -59,6 +68,14 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     channelSettingGroupIds: async () => channelSettingGroupIds(await directory.allChannels()),
   };
   const authDeps = { directory, accounts, config };
+  const toolsDeps = {
+    directory,
+    userData: new AggregateRepository(store, { initial: initialUserData, evolve: evolveUserData }),
+    botStorage: new AggregateRepository(store, { initial: initialBotStorage, evolve: evolveBotStorage }),
+    playgrounds: new AggregateRepository(store, { initial: initialPlaygrounds, evolve: evolvePlaygrounds }),
+    botStorageLimit: config.tools.botStorageLimit,
+  };
+  const videoCalls = videoCallProviderOf(config.tools);
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.accounts;
   const positionOf = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -106,7 +123,13 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     serve(api.registerState, async (params, { actor }) => {
       const stateDeps = { directory, accounts, userGroups, realmUri: config.realmUri, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
       // The position is what POST /register's queue leaves out: events the state already holds.
-      const { value, position } = await projector.snapshot(() => accountsState(stateDeps, actor.user_id, params));
+      const { value, position } = await projector.snapshot(async () => {
+        const state = await accountsState(stateDeps, actor.user_id, params);
+        const own = await toolsState(toolsModel, actor.user_id, params, { hasMeetingToken: videoCalls?.needsUserToken === false });
+        // The settings built so far have their values; the rest keep Zulip's defaults.
+        const user_settings = state.user_settings && { ...state.user_settings, ...settingsOf(await toolsModel.userDataOf(actor.user_id)) };
+        return { ...state, ...own, ...(user_settings ? { user_settings } : {}) };
+      });
       return { value: { state: value }, position };
     }),
     serve(api.createUserGroup, async (params, { actor }) => {
@@ -135,6 +158,42 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       const members = groupMembers(await directory.allUsers(), await userGroups.snapshot(), params.group_id, params.direct_member_only === true);
       return { value: { is_user_group_member: members.includes(user._id) } };
     }),
+    serve(api.getDrafts, async (_params, { actor }) => ({ value: await getDrafts(toolsModel, actor.user_id) })),
+    serve(api.createDrafts, async (params, { actor }) => {
+      const { ids, position } = await tools.createDrafts(toolsDeps, actor, params.drafts);
+      return { value: { ids }, position };
+    }),
+    serve(api.editDraft, async (params, { actor }) => ({ value: {}, position: await tools.editDraft(toolsDeps, actor, params.draft_id, params.draft) })),
+    serve(api.deleteDraft, async (params, { actor }) => ({ value: {}, position: await tools.deleteDraft(toolsDeps, actor, params.draft_id) })),
+    serve(api.updateSettings, async (params, { actor }) => ({ value: {}, position: await tools.updateSettings(toolsDeps, actor, params) })),
+    serve(api.getSavedSnippets, async (_params, { actor }) => ({ value: await getSavedSnippets(toolsModel, actor.user_id) })),
+    serve(api.createSavedSnippet, async (params, { actor }) => {
+      const { saved_snippet_id, position } = await tools.createSavedSnippet(toolsDeps, actor, params.title, params.content);
+      return { value: { saved_snippet_id }, position };
+    }),
+    serve(api.editSavedSnippet, async (params, { actor }) => ({ value: {}, position: await tools.editSavedSnippet(toolsDeps, actor, params) })),
+    serve(api.deleteSavedSnippet, async (params, { actor }) => ({
+      value: {},
+      position: await tools.deleteSavedSnippet(toolsDeps, actor, params.saved_snippet_id),
+    })),
+    serve(api.getAlertWords, async (_params, { actor }) => ({ value: { alert_words: [...(await toolsModel.userDataOf(actor.user_id)).alert_words] } })),
+    serve(api.addAlertWords, async (params, { actor }) => {
+      const { alert_words, position } = await tools.changeAlertWords(toolsDeps, actor, params.alert_words, 'add');
+      return { value: { alert_words }, position };
+    }),
+    serve(api.removeAlertWords, async (params, { actor }) => {
+      const { alert_words, position } = await tools.changeAlertWords(toolsDeps, actor, params.alert_words, 'remove');
+      return { value: { alert_words }, position };
+    }),
+    serve(api.updateBotStorage, async (params, { actor }) => ({ value: {}, position: await tools.updateBotStorage(toolsDeps, actor, params.storage) })),
+    serve(api.getBotStorage, async (params, { actor }) => ({ value: await getBotStorage(toolsModel, actor, params.keys) })),
+    serve(api.removeBotStorage, async (params, { actor }) => ({ value: {}, position: await tools.removeBotStorage(toolsDeps, actor, params.keys) })),
+    serve(api.addPlayground, async (params, { actor }) => {
+      const { id, position } = await tools.addPlayground(toolsDeps, actor, params);
+      return { value: { id }, position };
+    }),
+    serve(api.removePlayground, async (params, { actor }) => ({ value: {}, position: await tools.removePlayground(toolsDeps, actor, params.playground_id) })),
+    serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
     serve(api.serverSettings, async () => {
       const org = await accounts.organization.get('organization');
       return {

@@ -408,7 +408,8 @@ describe('the spec event types', () => {
     expect(EVENT_TYPE_OWNERS.message).toBe('messaging');
     expect(EVENT_TYPE_OWNERS.stream).toBe('channels');
     expect(EVENT_TYPE_OWNERS.device).toBeNull();
-    expect(EVENT_TYPE_OWNERS.has_meeting_token).toBeNull();
+    // Accounts answers has_meeting_token (issue 15: video calls) since it knows the provider.
+    expect(EVENT_TYPE_OWNERS.has_meeting_token).toBe('accounts');
   });
 });
 

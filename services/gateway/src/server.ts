@@ -181,7 +181,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
         query: request.query,
         body: request.body,
         path: (request.params ?? {}) as Record<string, string>,
-      }, endpoint.http?.wireNames);
+      }, endpoint.http?.wireNames, endpoint.http?.maxJsonLength);
       const parsed = endpoint.params.safeParse(params);
       if (!parsed.success) throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0], wireNameOf), 400);
       const account = limiter && login ? loginAccount(parsed.data) : undefined;

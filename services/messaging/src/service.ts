@@ -30,6 +30,7 @@ import {
 import { createRenderer } from './handlers/rendering';
 import { recipientIdFor, sendMessage } from './handlers/send-message';
 import { setEditTyping, setTyping } from './handlers/typing';
+import { AlertWordsBook } from './projections/alert-words';
 import { MessagesReadModel } from './projections/messages';
 import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
@@ -43,15 +44,17 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const model = new MessagesReadModel(readModels);
   // Its own projection of the accounts' group facts, for group mentions.
   const userGroups = new UserGroups(readModels);
+  const alertWords = new AlertWordsBook(readModels);
+  await alertWords.load();
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
     name: 'messaging-3',
-    collections: model.collections,
+    collections: [...model.collections, alertWords.collection],
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -80,7 +83,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
-      const { position, ...value } = await sendMessage({ directory, model, recipients, messages, userTopicStreams, renderer }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, model, recipients, messages, userTopicStreams, renderer, alertWords }, actor, params);
       return { value, position };
     }),
     serve(api.getMessages, async (params, { actor }) => {

@@ -34,6 +34,8 @@ export interface HttpBinding {
   login?: boolean;
   /** The largest request body accepted, in bytes, where the gateway's default does not fit. */
   bodyLimit?: number;
+  /** The longest JSON-encoded parameter accepted, in characters, where the gateway's default (1 MiB) does not fit. */
+  maxJsonLength?: number;
 }
 
 export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject = ZodObject, A extends boolean = boolean> {

@@ -10,6 +10,7 @@ import type { Endpoint } from './contract';
 import { eventsEndpoints } from './events';
 import { messagingEndpoints } from './messaging';
 import { presenceEndpoints, typingEndpoints } from './ephemeral';
+import { toolsEndpoints } from './tools';
 import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
 import { userGroupsEndpoints } from './user-groups';
 
@@ -23,9 +24,10 @@ export * from './events';
 export * from './ephemeral';
 export * from './register-state';
 export * from './user-groups';
+export * from './tools';
 
 export const endpoints = {
-  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints },
+  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...toolsEndpoints },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
   messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },

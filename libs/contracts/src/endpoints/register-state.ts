@@ -11,6 +11,7 @@ import { ApiChannelFolder } from '../feature-events';
 import { endpoint, type ServiceName } from './contract';
 import { UserProfile } from './accounts';
 import { UserGroup } from '../groups';
+import { StoredDraft, StoredPlayground, StoredSavedSnippet } from '../tools-facts';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -70,6 +71,12 @@ export const AccountsState = z.object({
   realm_bots: z.array(RealmBot).optional(),
   realm_user_groups: z.array(UserGroup).optional(),
   user_settings: UserSettings.optional(),
+  // The personal and organization tools (issue 15).
+  drafts: z.array(StoredDraft).optional(),
+  saved_snippets: z.array(StoredSavedSnippet).optional(),
+  alert_words: z.array(z.string()).optional(),
+  realm_playgrounds: z.array(StoredPlayground).optional(),
+  has_meeting_token: z.boolean().optional(),
 });
 export type AccountsState = z.infer<typeof AccountsState>;
 
@@ -99,12 +106,8 @@ export const UnbuiltState = z.object({
   presences: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   server_timestamp: z.number().optional(),
   presence_last_update_id: int().optional(),
-  drafts: z.array(z.record(z.string(), z.unknown())).optional(),
-  saved_snippets: z.array(z.record(z.string(), z.unknown())).optional(),
-  alert_words: z.array(z.string()).optional(),
   realm_emoji: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   realm_linkifiers: z.array(z.record(z.string(), z.unknown())).optional(),
-  realm_playgrounds: z.array(z.record(z.string(), z.unknown())).optional(),
   scheduled_messages: z.array(z.record(z.string(), z.unknown())).optional(),
   reminders: z.array(z.record(z.string(), z.unknown())).optional(),
   custom_profile_fields: z.array(z.record(z.string(), z.unknown())).optional(),
@@ -125,7 +128,7 @@ export const UnbuiltState = z.object({
  * is refused at registration.
  */
 export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
-  alert_words: null,
+  alert_words: 'accounts',
   attachment: null,
   channel_folder: 'channels',
   custom_profile_fields: null,
@@ -133,8 +136,8 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   default_streams: 'channels',
   delete_message: 'messaging',
   device: null,
-  drafts: null,
-  has_meeting_token: null,
+  drafts: 'accounts',
+  has_meeting_token: 'accounts',
   has_zoom_token: null,
   heartbeat: null,
   invites_changed: null,
@@ -152,13 +155,13 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   realm_export: null,
   realm_export_consent: null,
   realm_linkifiers: null,
-  realm_playgrounds: null,
+  realm_playgrounds: 'accounts',
   realm_user: 'accounts',
   realm_user_settings_defaults: null,
   recent_private_conversations: 'messaging',
   reminders: null,
   restart: null,
-  saved_snippets: null,
+  saved_snippets: 'accounts',
   scheduled_messages: null,
   starred_messages: 'messaging',
   stream: 'channels',

@@ -28,6 +28,35 @@ export interface ServerConfig {
   http: HttpSettings;
   /** The events service's bounds on client event queues. */
   eventQueues: EventQueueSettings;
+  /** Bot storage and video calls (accounts). */
+  tools: ToolSettings;
+}
+
+export interface ToolSettings {
+  /** Characters (keys plus values) one bot may store: Zulip's default is 10,000,000. */
+  botStorageLimit: number;
+  /**
+   * The Jitsi-style server video calls are made on (`https://meet.example.org`); absent:
+   * no provider, and POST /calls/meeting/create is refused.
+   */
+  jitsiServerUrl: string | undefined;
+}
+
+export function loadToolSettings(env: NodeJS.ProcessEnv): ToolSettings {
+  const jitsi = env.TEAMCHAT_JITSI_SERVER_URL?.trim();
+  if (jitsi) {
+    let url: URL;
+    try {
+      url = new URL(jitsi);
+    } catch {
+      throw new Error(`TEAMCHAT_JITSI_SERVER_URL=${JSON.stringify(jitsi)}: expected an http(s) URL`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`TEAMCHAT_JITSI_SERVER_URL=${JSON.stringify(jitsi)}: expected an http(s) URL`);
+  }
+  return {
+    botStorageLimit: positiveInteger(env, 'TEAMCHAT_BOT_STORAGE_LIMIT', 10_000_000),
+    jitsiServerUrl: jitsi || undefined,
+  };
 }
 
 /**
@@ -177,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     checkReplies: env.TEAMCHAT_CHECK_REPLIES === '1',
     http: loadHttpSettings(env, mode, heartbeatSeconds),
     eventQueues: loadEventQueueSettings(env),
+    tools: loadToolSettings(env),
   };
 }
 

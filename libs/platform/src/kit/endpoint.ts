@@ -143,6 +143,11 @@ export async function callContract<E extends Endpoint>(
     if (isBusError(err)) {
       throw new ApiError('SERVICE_UNAVAILABLE', `No service is answering ${subject}`, 503);
     }
+    // A request the transport refuses by its size (both buses give nats.js's code): the
+    // client's doing (a bot storage write of megabytes), so a clear refusal, not a 500.
+    if ((err as { code?: unknown } | null)?.code === 'MAX_PAYLOAD_EXCEEDED') {
+      throw badRequest('The request is too large to be handled at once; send less at a time.');
+    }
     throw err;
   }
   if (!reply.ok) throw new ApiError(reply.error.code, reply.error.msg, reply.error.status, reply.error.extra);

@@ -11,7 +11,7 @@
 import type { ClientEvent } from '@teamchat/contracts';
 import type { UserDoc } from '@teamchat/directory';
 import { recipientsOf, type AudienceUser, type Organization } from '../domain/audience';
-import type { Delivery } from './fan-out';
+import type { Delivery } from './delivery';
 
 export function announce(event: ClientEvent, org: Organization): Delivery {
   return { user_ids: recipientsOf(event, org), eventFor: () => event };

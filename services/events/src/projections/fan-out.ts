@@ -23,17 +23,11 @@ import {
   type UserGroup,
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
-import type { QueueOptions } from '../domain/event-queue';
+import type { Delivery } from './delivery';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
+import { toolsFanOut } from './tools-fan-out';
 
-export interface Delivery {
-  user_ids: number[];
-  /**
-   * The event as this queue should see it (formats and echo ids differ per queue), or
-   * null when the queue's narrow leaves it out.
-   */
-  eventFor: (queue: { readonly id: string; readonly options: QueueOptions }) => ClientEvent | null;
-}
+export type { Delivery } from './delivery';
 
 const same = (event: ClientEvent) => () => event;
 
@@ -170,6 +164,7 @@ const fanOut = {
           : { type: 'user_group', op: 'remove', group_id: fact.group_id },
     },
   ],
+  ...toolsFanOut,
 } satisfies { [T in FactType]: FanOutCase<T> };
 
 function userGroupOf(fact: FactOf<'UserGroupCreated'>): UserGroup {

@@ -77,12 +77,12 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-function checkJsonText(name: string, raw: string): void {
-  if (raw.length > MAX_JSON_LENGTH) throw badRequest(`Argument '${name}' is too long (at most ${MAX_JSON_LENGTH} characters).`, { var_name: name });
+function checkJsonText(name: string, raw: string, maxLength: number): void {
+  if (raw.length > maxLength) throw badRequest(`Argument '${name}' is too long (at most ${maxLength} characters).`, { var_name: name });
   if (textDepth(raw) > MAX_JSON_DEPTH) throw badRequest(`Argument '${name}' is nested too deeply (at most ${MAX_JSON_DEPTH} levels).`, { var_name: name });
 }
 
-function decodeOne(name: string, raw: unknown, kind: Kind): unknown {
+function decodeOne(name: string, raw: unknown, kind: Kind, maxJsonLength: number): unknown {
   if (typeof raw !== 'string') {
     if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) throw badRequest(`Argument '${name}' is nested too deeply (at most ${MAX_JSON_DEPTH} levels).`, { var_name: name });
     return raw;
@@ -95,7 +95,7 @@ function decodeOne(name: string, raw: unknown, kind: Kind): unknown {
     case 'boolean':
       return raw === 'true' ? true : raw === 'false' ? false : raw;
     case 'json':
-      checkJsonText(name, raw);
+      checkJsonText(name, raw, maxJsonLength);
       try {
         return JSON.parse(raw);
       } catch {
@@ -105,7 +105,7 @@ function decodeOne(name: string, raw: unknown, kind: Kind): unknown {
       // Only text that can be JSON is tried: a thrown parse error costs more than the
       // rest of the decoding, and most values here are plain names ("general").
       if (!LOOKS_LIKE_JSON.test(raw)) return raw;
-      checkJsonText(name, raw);
+      checkJsonText(name, raw, maxJsonLength);
       try {
         return JSON.parse(raw);
       } catch {
@@ -130,6 +130,8 @@ export function decodeParams(
   schema: ZodObject,
   sources: { query: unknown; body: unknown; path: Record<string, string> },
   wireNames: Readonly<Record<string, string>> = NO_RENAMES,
+  /** A contract's own `http.maxJsonLength` (bot storage), else the default. */
+  maxJsonLength: number = MAX_JSON_LENGTH,
 ): Decoded {
   // Null-prototype maps: a parameter named `__proto__` is just an unknown parameter.
   const raw: Record<string, unknown> = Object.create(null);
@@ -157,12 +159,12 @@ export function decodeParams(
     // The schema's own name wins over a legacy alias sent beside it.
     if (name !== key && Object.hasOwn(raw, name)) continue;
     if (name !== key) (renamed ??= new Map()).set(name, key);
-    params[name] = decodeOne(key, value, kindOf(shape[name]!));
+    params[name] = decodeOne(key, value, kindOf(shape[name]!), maxJsonLength);
   }
   for (const [key, value] of Object.entries(sources.path)) {
     const name = nameOf(key);
     if (name !== key) (renamed ??= new Map()).set(name, key);
-    params[name] = Object.hasOwn(shape, name) ? decodeOne(key, value, kindOf(shape[name]!)) : value;
+    params[name] = Object.hasOwn(shape, name) ? decodeOne(key, value, kindOf(shape[name]!), maxJsonLength) : value;
   }
   return {
     params,

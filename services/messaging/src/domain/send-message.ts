@@ -67,6 +67,8 @@ export interface SendMessage {
   client: string;
   read_by_sender: boolean | undefined;
   local_echo: { queue_id: string; local_id: string } | null;
+  /** Recipients whose alert words the message contains (from messaging's projection of them). */
+  alert_word_user_ids?: number[];
   recipient_id: number;
   now: number;
 }
@@ -197,5 +199,6 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
     wildcard_mentioned_user_ids: cmd.mentions.wildcard_mentioned_user_ids,
     read_by_sender: cmd.read_by_sender ?? defaultReadBySender(cmd.client),
     local_echo: cmd.local_echo,
+    ...(cmd.alert_word_user_ids?.length ? { alert_word_user_ids: cmd.alert_word_user_ids } : {}),
   };
 }

@@ -24,6 +24,8 @@ import {
   type DirectTarget,
   type Participant,
 } from '../domain/send-message';
+import { alertedUserIds } from '../domain/alert-words';
+import type { AlertWordsBook } from '../projections/alert-words';
 import type { MessagesReadModel } from '../projections/messages';
 import type { Renderer } from './rendering';
 
@@ -34,6 +36,7 @@ export interface SendDeps {
   messages: AggregateRepository<MessageState>;
   userTopicStreams: AggregateRepository<UserTopicsState>;
   renderer: Renderer;
+  alertWords: Pick<AlertWordsBook, 'matchersByUser'>;
 }
 
 const TOPIC_WILDCARD = /@_?\*\*topic\*\*/i;
@@ -129,6 +132,7 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
     client: actor.client,
     read_by_sender: params.read_by_sender,
     local_echo: params.queue_id !== undefined && params.local_id !== undefined ? { queue_id: params.queue_id, local_id: params.local_id } : null,
+    alert_word_user_ids: alertedUserIds(deps.alertWords.matchersByUser, { sender_id: sender.id, recipient_user_ids: recipients, content: params.content, topic }),
     now: Date.now(),
   };
   // Validate before allocating a recipient id, so a refused message leaves no trace.
