@@ -241,6 +241,23 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
         await del(member, '/users/me/alert_words', { alert_words: ['basilisk'] });
       });
 
+      it('follows an edit of the content: the flag comes and goes with the word, in history and update_message events', async () => {
+        await member.post('/users/me/alert_words', { alert_words: ['griffin'] });
+        const id = (await member2.post('/messages', { type: 'stream', to: 'general', topic: 'zoo', content: 'nothing yet' })).body.id;
+        const flagsOf = async () => (await member.get(`/messages/${id}`)).body.message.flags as string[];
+        expect(await flagsOf()).not.toContain('has_alert_word');
+        const queue = await register(member, ['update_message']);
+        expect((await member2.request('PATCH', `/messages/${id}`, { content: 'a Griffin!' })).status).toBe(200);
+        expect(await flagsOf()).toContain('has_alert_word');
+        const alerted = await member.get('/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow: [{ operator: 'is', operand: 'alerted' }] });
+        expect(alerted.body.messages.map((m: any) => m.id)).toContain(id);
+        expect((await member2.request('PATCH', `/messages/${id}`, { content: 'gone again' })).status).toBe(200);
+        expect(await flagsOf()).not.toContain('has_alert_word');
+        const edits = await eventsOf(member, queue.queue_id, (e) => e.filter((x) => x.type === 'update_message').length >= 2);
+        expect(edits.filter((e) => e.type === 'update_message').map((e) => e.flags.includes('has_alert_word'))).toEqual([true, false]);
+        await del(member, '/users/me/alert_words', { alert_words: ['griffin'] });
+      });
+
       it('refuses empty, overlong, null-byte and wrongly typed alert words, and changes nothing', async () => {
         await member.post('/users/me/alert_words', { alert_words: ['steady'] });
         for (const alert_words of [[''], ['  '], ['w'.repeat(101)], ['a\u0000b'], [1], 'steady', { a: 1 }]) {

@@ -339,6 +339,12 @@ export const MessageEdited = z.object({
       is_me_message: z.boolean(),
       mentioned_user_ids: z.array(z.number().int()),
       wildcard_mentioned_user_ids: z.array(z.number().int()),
+      /**
+       * Recipients with one of their alert words in the new content (their
+       * `has_alert_word` flag follows it); absent in edits stored before alert words
+       * existed, which leave the flag as it was.
+       */
+      alert_word_user_ids: z.array(z.number().int()).optional(),
     })
     .nullable(),
   /** Present when messages moved to another topic and/or channel. */

@@ -71,6 +71,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     caughtUp: (position) => projector.waitFor(position),
     renderer,
     recipientIdFor: (key) => recipientIdFor({ recipients }, key),
+    alertWords,
   };
 
   const serve = contractServer({ bus, log, readModels: projector });

@@ -183,6 +183,7 @@ const newContent = {
   is_me_message: false,
   mentioned_user_ids: [5],
   wildcard_mentioned_user_ids: [],
+  alert_word_user_ids: [6],
 };
 
 /** An organization that lets members only (not Zulip's default, everyone) move topics. */
@@ -243,7 +244,7 @@ describe('decideEditMessage: content', () => {
       .then([edited({ content: contentChange, timestamp: SENT + 120 })]));
 
   it('carries is_me_message and wildcard mentions through', () => {
-    const me = { content: '/me waves', rendered_content: '<p>/me waves</p>', is_me_message: true, mentioned_user_ids: [], wildcard_mentioned_user_ids: [1, 5] };
+    const me = { content: '/me waves', rendered_content: '<p>/me waves</p>', is_me_message: true, mentioned_user_ids: [], wildcard_mentioned_user_ids: [1, 5], alert_word_user_ids: [] };
     edits
       .given([])
       .when(edit({ content: me }))

@@ -415,6 +415,7 @@ function editDelivery(fact: FactOf<'MessageEdited'>, userIds: number[]): Deliver
         ? [
             ...(content.mentioned_user_ids.includes(userId) ? ['mentioned'] : []),
             ...(content.wildcard_mentioned_user_ids.includes(userId) ? ['wildcard_mentioned'] : []),
+            ...(content.alert_word_user_ids?.includes(userId) ? ['has_alert_word'] : []),
           ]
         : [];
       const topic = (t: string) => displayTopic(t, queue.options.empty_topic_name);

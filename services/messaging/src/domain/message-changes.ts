@@ -124,7 +124,14 @@ export interface EditCommand {
   actor: EditActor;
   message: MessageSnapshot;
   /** New content, rendered, with the mentions it makes; absent when unchanged. */
-  content?: { content: string; rendered_content: string; is_me_message: boolean; mentioned_user_ids: number[]; wildcard_mentioned_user_ids: number[] };
+  content?: {
+    content: string;
+    rendered_content: string;
+    is_me_message: boolean;
+    mentioned_user_ids: number[];
+    wildcard_mentioned_user_ids: number[];
+    alert_word_user_ids: number[];
+  };
   /** Requested topic (raw); absent when unchanged. */
   topic?: string;
   /** The grants of the channel the message is in; null for a direct message. */

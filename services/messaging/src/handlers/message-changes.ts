@@ -28,6 +28,7 @@ import {
   type MessageSnapshot,
   type MessageState,
 } from '../domain/message-changes';
+import { alertedUserIds } from '../domain/alert-words';
 import { revokedByMove } from '../domain/moves';
 import { reactionEmoji } from '../domain/emoji';
 import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from '../domain/personal-streams';
@@ -47,6 +48,8 @@ export interface ChangeDeps {
   caughtUp: (position: number) => Promise<void>;
   renderer: Renderer;
   recipientIdFor: (key: string) => Promise<number>;
+  /** Each user's alert words (messaging's own projection), by user id. */
+  alertWords: { readonly matchersByUser: ReadonlyMap<number, RegExp> };
 }
 
 const lastPosition = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -111,6 +114,13 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
       is_me_message: isMeMessage(params.content),
       mentioned_user_ids: rendered.mentioned_user_ids,
       wildcard_mentioned_user_ids: rendered.wildcard_mentioned_user_ids,
+      // As on sending: the new content, and the topic the message keeps (or gets).
+      alert_word_user_ids: alertedUserIds(deps.alertWords.matchersByUser, {
+        sender_id: message.sender_id,
+        recipient_user_ids: recipients,
+        content: params.content,
+        topic: message.recipient.type === 'channel' ? (params.topic ?? message.recipient.topic) : undefined,
+      }),
     };
   }
   let channel: { id: number; name: string; recipient_id: number; grants: ChannelGrants } | undefined;

@@ -170,13 +170,16 @@ async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): 
   }
 }
 
-/** New content: the mention flags, and the link fields each row copies, follow it. */
+/** New content: the mention and alert-word flags, and the link fields each row copies, follow it. */
 async function updateRowsAfterEdit(model: MessagesReadModel, message: MessageDoc, content: NonNullable<FactOf<'MessageEdited'>['content']>): Promise<void> {
   const links = linkFields(message);
   for (const row of await model.rowsOf(message._id)) {
-    const flags = row.flags.filter((f) => f !== 'mentioned' && f !== 'wildcard_mentioned');
+    const alerts = content.alert_word_user_ids;
+    const recomputed = (f: string) => f === 'mentioned' || f === 'wildcard_mentioned' || (alerts !== undefined && f === 'has_alert_word');
+    const flags = row.flags.filter((f) => !recomputed(f));
     if (content.mentioned_user_ids.includes(row.user_id)) flags.push('mentioned');
     if (content.wildcard_mentioned_user_ids.includes(row.user_id)) flags.push('wildcard_mentioned');
+    if (alerts?.includes(row.user_id)) flags.push('has_alert_word');
     const flagsChanged = flags.length !== row.flags.length || flags.some((f, i) => f !== row.flags[i]);
     const linksChanged = (Object.keys(links) as LinkField[]).some((field) => row[field] !== links[field]);
     if (flagsChanged || linksChanged) await model.userMessages.put({ ...row, ...flagKeys(flags), ...links });
