@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ApiChannel, ApiSubscription } from '../client-events';
 import { ApiChannelFolder } from '../feature-events';
+import { SUBSCRIPTION_SETTINGS } from '../facts';
 import { EmptyReply, endpoint } from './contract';
 
 const int = () => z.number().int();
@@ -37,17 +38,8 @@ export const UnsubscribeParams = z.object({
 export type UnsubscribeParams = z.infer<typeof UnsubscribeParams>;
 
 /** The properties a subscriber sets for themselves (Zulip's names). */
-export const SUBSCRIPTION_PROPERTIES = [
-  'color',
-  'is_muted',
-  'in_home_view',
-  'pin_to_top',
-  'desktop_notifications',
-  'audible_notifications',
-  'push_notifications',
-  'email_notifications',
-  'wildcard_mentions_notify',
-] as const;
+/** What clients may set: the stored settings, and `in_home_view`, the inverse of `is_muted` under its old name. */
+export const SUBSCRIPTION_PROPERTIES = [...SUBSCRIPTION_SETTINGS, 'in_home_view'] as const;
 export type SubscriptionPropertyName = (typeof SUBSCRIPTION_PROPERTIES)[number];
 
 const PropertyChange = z.object({

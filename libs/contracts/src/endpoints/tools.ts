@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { MAX_WIRE_BYTES_PER_CODE_POINT } from '../limits';
+import { StoredDraft } from '../tools-facts';
 import { EmptyReply, endpoint, NoParams } from './contract';
 
 const int = () => z.number().int();
@@ -28,14 +29,6 @@ export const DraftInput = z.strictObject({
 });
 export type DraftInput = z.infer<typeof DraftInput>;
 
-const ApiDraft = z.object({
-  id: int(),
-  type: z.enum(['', 'stream', 'private']),
-  to: z.array(int()),
-  topic: z.string(),
-  content: z.string(),
-  timestamp: int(),
-});
 const ApiSavedSnippet = z.object({ id: int(), title: z.string(), content: z.string(), date_created: int() });
 export const ApiPlayground = z.object({ id: int(), name: z.string(), lexer_language: z.string(), url_template: z.string() });
 
@@ -51,7 +44,7 @@ export const toolsEndpoints = {
     http: { method: 'GET', path: '/drafts' },
     auth: true,
     params: NoParams,
-    reply: z.object({ count: int(), drafts: z.array(ApiDraft) }),
+    reply: z.object({ count: int(), drafts: z.array(StoredDraft) }),
   }),
   createDrafts: endpoint({
     service: 'accounts',
