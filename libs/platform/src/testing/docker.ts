@@ -38,6 +38,7 @@ export function describeWithDocker(name: string, fn: () => void): void {
     describe(name, fn);
     return;
   }
-  console.warn(`Skipping "${name}": ${availability.reason}; these suites need Docker (testcontainers).`);
+  // One line on stderr (console.warn would add a stack excerpt under jest).
+  process.stderr.write(`Skipping "${name}": ${availability.reason}; these suites need Docker (testcontainers).\n`);
   describe.skip(name, fn);
 }
