@@ -3,6 +3,7 @@
  * the environment (see engines.ts: NATS, EventStoreDB or the shared SQLite file, MongoDB
  * or this instance's SQLite file), the service, and a clean stop on SIGTERM/SIGINT.
  */
+import { writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { connectEsdb } from '../adapters/esdb-client';
 import { EsdbEventStore } from '../adapters/esdb-event-store';
@@ -68,6 +69,25 @@ export function loadConfigOrExplain(): ReturnType<typeof loadConfig> {
   }
 }
 
+/**
+ * For container health checks (docker-compose.yml): the file's modification time is
+ * renewed every 5 s while the process runs and its event loop turns.
+ */
+function keepHealthFile(file: string | undefined): NodeJS.Timeout | undefined {
+  if (!file) return undefined;
+  const touch = () => {
+    try {
+      writeFileSync(file, `${Date.now()}\n`);
+    } catch {
+      // An unwritable path only makes the container report itself unhealthy.
+    }
+  };
+  touch();
+  const timer = setInterval(touch, 5000);
+  timer.unref();
+  return timer;
+}
+
 export async function runServiceProcess(name: string, start: (deps: ServiceDeps) => Promise<RunningService>): Promise<void> {
   const log: Logger = createLogger(name);
   const closers: Closer[] = [];
@@ -91,11 +111,13 @@ export async function runServiceProcess(name: string, start: (deps: ServiceDeps)
   log.info({ pid: process.pid }, `${name} service ready`);
   // Parent processes (tests, supervisors) wait for this line on stdout.
   process.stdout.write(`READY ${name}\n`);
+  const health = keepHealthFile(process.env.TEAMCHAT_HEALTH_FILE);
 
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    clearInterval(health);
     await service.stop();
     await deps.bus.close();
     await deps.store.close();
