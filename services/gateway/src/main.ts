@@ -9,7 +9,7 @@ async function main() {
   const log = createLogger('gateway');
   const config = loadConfigOrExplain();
   const bus = await connectBus(loadEngineSettings('gateway'), 'gateway');
-  const app = await buildGateway({ bus, log, heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http });
+  const app = await buildGateway({ bus, log, heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http, sharedWrites: true });
   const address = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 9991) });
   process.stdout.write(`READY gateway ${address}\n`);
   const stop = async () => {

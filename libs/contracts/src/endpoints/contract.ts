@@ -34,6 +34,12 @@ export interface HttpBinding {
   login?: boolean;
   /** The largest request body accepted, in bytes, where the gateway's default does not fit. */
   bodyLimit?: number;
+  /**
+   * Served by the events instance that the request's `queue_id` names (queue-ids.ts): the
+   * gateway sends it to that instance's subject, and answers BAD_EVENT_QUEUE_ID when no
+   * such instance is running.
+   */
+  routeByQueueId?: boolean;
 }
 
 export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject = ZodObject, A extends boolean = boolean> {

@@ -16,7 +16,9 @@
 import { LRUCache } from 'lru-cache';
 import { MongoClient, MongoServerError, type ClientSession, type Db, type Collection as MongoCollection, type Document } from 'mongodb';
 import type { Collection, CollectionOptions, Doc, DocId, Filter, FindOptions, IndexSpec, ReadModelStore } from '../ports/read-models';
+import { isEngineUnavailable } from '../kit/engines';
 import { deepFreeze } from './deep-freeze';
+import { reconnectDelayMs } from './esdb-positions';
 import { toMongoFilter, toMongoLimit, toMongoSort } from './mongo-filter';
 import { checkName } from './sqlite-collection-schema';
 
@@ -301,9 +303,25 @@ export class MongoReadModelStore implements ReadModelStore {
 
   /** Batches are queued so that two never interleave; a batch must not start another. */
   batch<R>(work: () => Promise<R>): Promise<R> {
-    const result = this.queueTail.then(() => this.runBatch(work));
+    const result = this.queueTail.then(() => this.runUntilReachable(work));
     this.queueTail = result.catch(() => undefined);
     return result;
+  }
+
+  /**
+   * A batch that fails because MongoDB is out of reach runs again once it answers (after
+   * a growing pause): projectors stall during an outage instead of stopping for good,
+   * and applying a batch twice is harmless (a transaction, or the position guards).
+   */
+  private async runUntilReachable<R>(work: () => Promise<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runBatch(work);
+      } catch (err) {
+        if (!isEngineUnavailable(err) || this.closed) throw err;
+        await new Promise((resolve) => setTimeout(resolve, reconnectDelayMs(attempt)));
+      }
+    }
   }
 
   private async runBatch<R>(work: () => Promise<R>): Promise<R> {
@@ -340,7 +358,10 @@ export class MongoReadModelStore implements ReadModelStore {
     this.touchedInBatch.clear();
   }
 
+  private closed = false;
+
   async close(): Promise<void> {
+    this.closed = true;
     await this.queueTail;
     await this.client.close();
   }

@@ -144,3 +144,17 @@ export async function reach<T>(engine: string, url: string, connect: () => Promi
     clearTimeout(timer);
   }
 }
+
+/**
+ * Whether an error means an engine is out of reach (EventStoreDB's client, MongoDB's
+ * driver): the request answers 503 and may be retried, rather than 500.
+ */
+export function isEngineUnavailable(err: unknown): boolean {
+  const e = err as { type?: unknown; name?: unknown; code?: unknown } | null;
+  if (e === null || typeof e !== 'object') return false;
+  if (e.type === 'unavailable' || e.type === 'deadline-exceeded' || e.type === 'not-leader') return true;
+  return (
+    typeof e.name === 'string' &&
+    ['MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoTopologyClosedError'].includes(e.name)
+  );
+}

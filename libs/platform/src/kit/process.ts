@@ -102,7 +102,7 @@ export async function runServiceProcess(name: string, start: (deps: ServiceDeps)
     closers.push(() => store.close());
     const readModels = await openModels(settings, config, name);
     closers.push(() => readModels.close());
-    deps = { store, readModels, bus, log, config };
+    deps = { store, readModels, bus, log, config, instance: settings.instance };
     service = await start(deps);
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
