@@ -51,6 +51,15 @@ export function instancesSuite(start: () => Promise<DistributedServer>) {
       for (const queue_id of queues) expect((await viaB.member2!.request('DELETE', '/events', { queue_id })).body.result).toBe('success');
     });
 
+    it('refuses queue ids of no running instance, or naming none, with BAD_EVENT_QUEUE_ID', async () => {
+      for (const queue_id of ['events-9:0f8e', 'not.a.name:0f8e', 'no-instance-at-all', 'events-0']) {
+        for (const [method, via] of [['GET', viaA], ['DELETE', viaB]] as const) {
+          const { status, body } = await via.member!.request(method, '/events', { queue_id, ...(method === 'GET' ? { last_event_id: -1 } : {}) });
+          expect({ method, queue_id, status, code: body.code, echoed: body.queue_id }).toEqual({ method, queue_id, status: 400, code: 'BAD_EVENT_QUEUE_ID', echoed: queue_id });
+        }
+      }
+    });
+
     it('reads its own writes through the other gateway, at once', async () => {
       for (let i = 0; i < 15; i++) {
         const [writer, reader] = i % 2 === 0 ? [viaA, viaB] : [viaB, viaA];

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadEngineSettings, maskUrl } from '../src/kit/engines';
+import { isEngineUnavailable, loadEngineSettings, maskUrl } from '../src/kit/engines';
 
 describe('engine settings', () => {
   it('default to NATS on localhost and the SQLite files (the embedded engines)', () => {
@@ -48,6 +48,19 @@ describe('engine settings', () => {
     expect(maskUrl('mongodb://admin:s3cret@mongo:27017/')).toBe('mongodb://admin:***@mongo:27017/');
     expect(maskUrl('nats://nats:4222')).toBe('nats://nats:4222');
     expect(() => loadEngineSettings('x', { TEAMCHAT_MONGODB_URL: 'redis://u:s3cret@h' })).toThrow(/u:\*\*\*@h/);
+  });
+});
+
+describe('isEngineUnavailable', () => {
+  it('recognises the engines\' "out of reach" errors, which answer 503', () => {
+    expect(isEngineUnavailable(Object.assign(new Error('14 UNAVAILABLE'), { type: 'unavailable' }))).toBe(true);
+    expect(isEngineUnavailable(Object.assign(new Error('deadline'), { type: 'deadline-exceeded' }))).toBe(true);
+    expect(isEngineUnavailable(Object.assign(new Error('x'), { name: 'MongoServerSelectionError' }))).toBe(true);
+    expect(isEngineUnavailable(Object.assign(new Error('x'), { name: 'MongoNetworkError' }))).toBe(true);
+    expect(isEngineUnavailable(Object.assign(new Error('dup'), { name: 'MongoServerError', code: 11000 }))).toBe(false);
+    expect(isEngineUnavailable(Object.assign(new Error('wrong'), { type: 'wrong-expected-version' }))).toBe(false);
+    expect(isEngineUnavailable(new Error('bug'))).toBe(false);
+    expect(isEngineUnavailable(null)).toBe(false);
   });
 });
 
