@@ -20,7 +20,7 @@ describeWithDocker('MongoDB engine', () => {
     await container?.stop();
   });
   // The container's URL names its replica set; directConnection reaches the one node.
-  const url = () => `${container.getConnectionString()}?directConnection=true`;
+  const url = () => `${container.getConnectionString()}/?directConnection=true`;
 
   for (const transactions of ['auto', 'off'] as const) {
     readModelContract(`MongoReadModelStore (transactions ${transactions})`, async () => {
