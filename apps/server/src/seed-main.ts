@@ -2,11 +2,11 @@
  * Seeds the development organization into a distributed deployment over NATS
  * (NATS_URL); a no-op when the organization exists. The embedded server seeds itself.
  */
-import { NatsBus } from '@teamchat/platform';
+import { connectBus, exitOnStartupFailure, loadEngineSettings } from '@teamchat/platform';
 import { seedDevelopmentOrganization } from './seed';
 
 async function main() {
-  const bus = await NatsBus.connect(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'seed');
+  const bus = await connectBus(loadEngineSettings('seed'), 'seed');
   try {
     const seeded = await seedDevelopmentOrganization(bus);
     process.stdout.write(seeded ? 'seeded the development organization\n' : 'organization exists; nothing seeded\n');
@@ -15,7 +15,4 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`seeding failed: ${(err as Error).message ?? String(err)}\n`);
-  process.exit(1);
-});
+main().catch((err: unknown) => exitOnStartupFailure('seed', err));

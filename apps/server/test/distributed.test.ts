@@ -12,11 +12,16 @@ import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { startDistributed } from './harness';
+import { instancesSuite } from './instances-suite';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
-// real nats-server, sharing one SQLite event store file.
+// real nats-server, sharing one SQLite event store file. The API suite runs with two
+// gateways and two instances of every service, the test client's requests alternating
+// between the gateways (instances-suite.ts tests what that takes); the others with one
+// of each, as ten processes per suite would more than double their time on two cores.
 describeWithNats('distributed mode', () => {
-  apiSuite('distributed', () => startDistributed());
+  apiSuite('distributed, two of everything', () => startDistributed({}, { instances: 2, gateways: 2 }));
+  instancesSuite(() => startDistributed({}, { instances: 2, gateways: 2 }));
   messagingSuite('distributed', () => startDistributed());
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());

@@ -4,6 +4,7 @@
  * nats-server, sharing one SQLite event store file, each with its own read models).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +33,7 @@ export async function startEmbedded(dataDir = tempDataDir(), env: Record<string,
   return { api: `${server.url}/api/v1`, threads: server.threads, stop: () => server.stop() };
 }
 
-function waitForLine(child: ChildProcess, prefix: string, timeoutMs = 20_000): Promise<string> {
+function waitForLine(child: ChildProcess, prefix: string, timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let buffer = '';
     let errors = '';
@@ -105,15 +106,38 @@ export async function startEmbeddedProcess(dataDir: string, env: Record<string, 
 export type ServiceName = 'accounts' | 'channels' | 'messaging' | 'events';
 
 export interface DistributedServer extends RunningServer {
-  /** kill -9 one service's process. */
+  /** kill -9 every instance of one service. */
   kill(service: ServiceName): Promise<void>;
-  /** Starts that service again with the same environment (data, read models, bus); resolves once it is ready. */
+  /** Starts every instance of that service again with the same environment (instance names, read models, bus); resolves once they are ready. */
   restart(service: ServiceName): Promise<void>;
+  /** kill -9 one instance (0-based) of a service. */
+  killInstance(service: ServiceName, index: number): Promise<void>;
+  /** Stops the nats-server (the services stay up and reconnect when it returns). */
+  stopNats(): Promise<void>;
+  /** Starts the nats-server again on the same port. */
+  startNats(): Promise<void>;
+  /** The gateways' own API URLs (`api` alternates between them when there are several). */
+  gateways: string[];
 }
 
-/** `extraEnv` reaches every process (e.g. the gateway's rate limits and timeouts). */
-export async function startDistributed(extraEnv: Record<string, string> = {}): Promise<DistributedServer> {
-  const nats = await startNatsServer();
+export interface DistributedOptions {
+  /** Environment for every process (e.g. the gateway's rate limits and timeouts). */
+  env?: Record<string, string>;
+  /** Instances of each service (1 by default; with more, queue groups share the load). */
+  instances?: number;
+  /** Gateways (1 by default); with more than one, `api` is a local proxy handing each request to the next gateway in turn. */
+  gateways?: number;
+}
+
+/**
+ * Every service as `instances` processes (each with its instance name and read-model
+ * file) and `gateways` gateways over one real nats-server, sharing one SQLite event store
+ * file. `extraEnv` reaches every process.
+ */
+export async function startDistributed(extraEnv: Record<string, string> = {}, options: Omit<DistributedOptions, 'env'> = {}): Promise<DistributedServer> {
+  const instances = options.instances ?? 1;
+  const gatewayCount = options.gateways ?? 1;
+  let nats = await startNatsServer();
   const dataDir = tempDataDir();
   const env = {
     ...process.env,
@@ -131,39 +155,105 @@ export async function startDistributed(extraEnv: Record<string, string> = {}): P
     children.push(child);
     return child;
   };
-  const services = new Map<ServiceName, ChildProcess>();
-  const startService = async (name: ServiceName) => {
-    const child = run(`services/${name}/dist/main.js`);
-    services.set(name, child);
+  const services = new Map<ServiceName, ChildProcess[]>();
+  const startInstance = async (name: ServiceName, index: number) => {
+    const child = run(`services/${name}/dist/main.js`, {
+      TEAMCHAT_INSTANCE: `${name}-${index}`,
+      TEAMCHAT_READ_MODELS: join(dataDir, `${name}-${index}.read-models.sqlite`),
+    });
+    const list = services.get(name) ?? [];
+    list[index] = child;
+    services.set(name, list);
     await waitForLine(child, `READY ${name}`);
   };
+  const startService = (name: ServiceName) => Promise.all(Array.from({ length: instances }, (_, i) => startInstance(name, i)));
+  let proxy: Proxy | undefined;
   try {
     await Promise.all((['accounts', 'channels', 'messaging', 'events'] as const).map(startService));
     const seed = run('apps/server/dist/seed-main.js');
     await new Promise<void>((resolve, reject) => {
       seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seeding exited with ${code}`))));
     });
-    const line = await waitForLine(run('services/gateway/dist/main.js', { PORT: '0' }), 'READY gateway');
-    const url = line.split(' ')[2]!;
+    const gateways = await Promise.all(
+      Array.from({ length: gatewayCount }, async (_, i) => {
+        const line = await waitForLine(run('services/gateway/dist/main.js', { PORT: '0', TEAMCHAT_INSTANCE: `gateway-${i}` }), 'READY gateway');
+        return line.split(' ')[2]!;
+      }),
+    );
+    proxy = gateways.length > 1 ? await alternatingProxy(gateways) : undefined;
+    const url = proxy?.url ?? gateways[0]!;
     return {
       api: `${url}/api/v1`,
-      kill: (name) => killChild(services.get(name)!),
+      gateways: gateways.map((gateway) => `${gateway}/api/v1`),
+      kill: async (name) => {
+        await Promise.all((services.get(name) ?? []).map(killChild));
+      },
+      killInstance: (name, index) => killChild(services.get(name)![index]!),
       async restart(name) {
-        const old = services.get(name)!;
-        if (old.exitCode === null && old.signalCode === null) throw new Error(`${name} is still running`);
+        const running = (services.get(name) ?? []).filter((old) => old.exitCode === null && old.signalCode === null);
+        if (running.length > 0) throw new Error(`${name} is still running`);
         await startService(name);
       },
+      async stopNats() {
+        await nats.stop();
+      },
+      async startNats() {
+        nats = await startNatsServer(nats.port);
+      },
       async stop() {
+        await proxy?.close();
         await Promise.all(children.map(stopChild));
         await nats.stop();
         rmSync(dataDir, { recursive: true, force: true });
       },
     };
   } catch (err) {
+    await proxy?.close();
     await Promise.all(children.map(stopChild));
     await nats.stop();
     throw err;
   }
+}
+
+interface Proxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * One test client in front of several gateways: each request goes to the next gateway in
+ * turn, so that consecutive requests of one client (a write, then a read) cross gateways.
+ */
+async function alternatingProxy(targets: string[]): Promise<Proxy> {
+  let next = 0;
+  const agent = new http.Agent({ keepAlive: true });
+  // As large as the gateway's own header limit (256 KiB), so that the proxy refuses nothing first.
+  const server = http.createServer({ maxHeaderSize: 512 * 1024 }, (req, res) => {
+    const target = new URL(targets[next++ % targets.length]!);
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers, agent, maxHeaderSize: 512 * 1024 },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ result: 'error', msg: 'test proxy: gateway unreachable', code: 'BAD_GATEWAY' }));
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        agent.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** A small HTTP client for the tests: form-encoded bodies, Basic auth, JSON replies. */

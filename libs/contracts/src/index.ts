@@ -12,3 +12,4 @@ export * from './message';
 export * from './upcast';
 export * from './client-events';
 export * from './feature-events';
+export * from './queue-ids';

@@ -30,4 +30,35 @@ describeWithNats('NatsBus', () => {
       await Promise.all([client.close(), service.close()]);
     }
   });
+
+  it('fails requests at once while nats-server is away, and serves again once it is back', async () => {
+    const own = await startNatsServer();
+    const client = await NatsBus.connect(own.url, 'client');
+    const service = await NatsBus.connect(own.url, 'service');
+    let restarted: NatsServer | undefined;
+    try {
+      await service.serve('nats-only.outage', async () => 'up', 'service');
+      await expect(client.request('nats-only.outage', null, 2000)).resolves.toBe('up');
+      await own.stop();
+      // The client notices the lost connection, then refuses without waiting for a timeout.
+      const deadline = Date.now() + 5000;
+      while (client.connected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const started = Date.now();
+      const err = await client.request('nats-only.outage', null, 5000).catch((e: unknown) => e);
+      expect(isBusError(err) && err.code).toBe('DISCONNECTED');
+      expect(Date.now() - started).toBeLessThan(1000);
+      await expect(client.flush()).rejects.toMatchObject({ code: 'DISCONNECTED' });
+      restarted = await startNatsServer(own.port);
+      const back = Date.now() + 15_000;
+      let answer: unknown;
+      while (answer !== 'up' && Date.now() < back) {
+        answer = await client.request('nats-only.outage', null, 1000).catch(() => undefined);
+        if (answer !== 'up') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(answer).toBe('up');
+    } finally {
+      await Promise.all([client.close(), service.close()]);
+      await restarted?.stop();
+    }
+  }, 30_000);
 });

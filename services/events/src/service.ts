@@ -8,13 +8,13 @@
  * fan-out, before the service answers; with no live queue it starts at the store's head,
  * as a fresh queue only wants what happens after it.
  */
-import { endpoints, typingNotice } from '@teamchat/contracts';
+import { endpoints, instanceSubject, presenceReported, typingNotice } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
-import { contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
+import { contractServer, Projector, type BusSubscription, type ContractHandler, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { typingEventFor } from './domain/ephemeral-routing';
 import { PresenceBook } from './domain/presence';
 import { fanOutHandlers } from './projections/fan-out';
-import { getUserPresence, presencesReply, updatePresence, type PresenceDeps } from './queries/presence';
+import { getUserPresence, presencesReply, recordPresence, updatePresence, type PresenceDeps } from './queries/presence';
 import { QueueDescriptors } from './queries/queue-descriptors';
 import { QueueRegistry } from './queries/queues';
 import { registerWithState } from './queries/register-state';
@@ -28,6 +28,7 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     checkpoint: () => projector?.checkpoint ?? 0,
     descriptors: new QueueDescriptors(readModels),
     log,
+    ...(deps.instance === undefined ? {} : { instance: deps.instance }),
   });
   const replayAfter = await queues.restore();
   projector = new Projector({
@@ -51,17 +52,34 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
   const directoryProjector = new Projector({ name: 'events-directory', store, readModels: deps.readModels, log, handlers: directory.handlers });
   await directoryProjector.start();
   const serveWithDirectory = contractServer({ bus, log, readModels: directoryProjector });
-  const presence: PresenceDeps = { book: new PresenceBook(), directory, deliver: (delivery) => queues.deliver(delivery) };
+  const instance = deps.instance;
+  const presence: PresenceDeps = {
+    book: new PresenceBook(),
+    directory,
+    deliver: (delivery) => queues.deliver(delivery),
+    ...(instance === undefined ? {} : { share: (report) => bus.publish(presenceReported.subject, { origin: instance, report: { ...report } }) }),
+  };
+
+  const getEvents: ContractHandler<typeof api.getEvents> = (params, { actor }) => queues.getEventsReply(actor, params);
+  const deleteQueue: ContractHandler<typeof api.deleteQueue> = async (params, { actor }) => {
+    queues.delete(actor, params.queue_id);
+    return { value: {} };
+  };
 
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.register, async (params, { actor }) => ({
       value: await registerWithState({ bus, queues, fanOut: projector, presences: (options) => presencesReply(presence, options) }, actor, params),
     })),
-    serve(api.getEvents, (params, { actor }) => queues.getEventsReply(actor, params)),
-    serve(api.deleteQueue, async (params, { actor }) => {
-      queues.delete(actor, params.queue_id);
-      return { value: {} };
-    }),
+    serve(api.getEvents, getEvents),
+    serve(api.deleteQueue, deleteQueue),
+    // A queue lives on this instance: polls and deletions of it come on its own subjects
+    // (the gateway routes by the instance its id names).
+    ...(deps.instance === undefined
+      ? []
+      : [
+          serve({ ...api.getEvents, subject: instanceSubject(api.getEvents.subject, deps.instance) }, getEvents),
+          serve({ ...api.deleteQueue, subject: instanceSubject(api.deleteQueue.subject, deps.instance) }, deleteQueue),
+        ]),
     // Typing is checked by messaging and never stored: it reaches the queues from here.
     bus.subscribe(typingNotice.subject, (payload) => {
       const notice = typingNotice.payload.safeParse(payload);
@@ -69,6 +87,15 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
       const { event, user_ids } = notice.data;
       queues.deliver({ user_ids, eventFor: (queue) => typingEventFor(event, queue.options) });
     }),
+    ...(instance === undefined
+      ? []
+      : [
+          bus.subscribe(presenceReported.subject, (payload) => {
+            const notice = presenceReported.payload.safeParse(payload);
+            if (!notice.success || notice.data.origin === instance) return;
+            recordPresence(presence, notice.data.report).catch((err: unknown) => log.warn({ err }, 'presence from another instance not recorded'));
+          }),
+        ]),
     serveWithDirectory(api.updatePresence, async (params, { actor }) => ({ value: await updatePresence(presence, actor, params) })),
     serveWithDirectory(api.getUserPresence, async (params) => ({ value: await getUserPresence(presence, params.user_id_or_email) })),
     serveWithDirectory(api.getRealmPresence, async () => ({ value: await presencesReply(presence, { slim: false }) })),

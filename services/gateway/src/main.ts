@@ -2,14 +2,14 @@
  * The gateway as its own process (distributed mode).
  *   NATS_URL   the bus; HOST, PORT   where to listen (default 127.0.0.1:9991)
  */
-import { createLogger, loadConfig, NatsBus } from '@teamchat/platform';
+import { connectBus, createLogger, exitOnStartupFailure, loadConfigOrExplain, loadEngineSettings } from '@teamchat/platform';
 import { buildGateway } from './server';
 
 async function main() {
   const log = createLogger('gateway');
-  const config = loadConfig();
-  const bus = await NatsBus.connect(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'gateway');
-  const app = await buildGateway({ bus, log, heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http });
+  const config = loadConfigOrExplain();
+  const bus = await connectBus(loadEngineSettings('gateway'), 'gateway');
+  const app = await buildGateway({ bus, log, heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http, sharedWrites: true });
   const address = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 9991) });
   process.stdout.write(`READY gateway ${address}\n`);
   const stop = async () => {
@@ -21,4 +21,4 @@ async function main() {
   process.on('SIGINT', () => void stop());
 }
 
-void main();
+main().catch((err: unknown) => exitOnStartupFailure('gateway', err));

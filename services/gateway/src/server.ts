@@ -8,12 +8,13 @@
 import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import { actorChanged, ApiError, endpoints, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
+import { actorChanged, ApiError, endpoints, instanceOfQueueId, instanceSubject, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
 import { callContract, describeZodIssue, ReplyMismatchError, type Bus, type HttpSettings } from '@teamchat/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
 import { CredentialsCache } from './http/credentials-cache';
+import { GatewayPeers } from './http/peers';
 import { decodeParams } from './http/decode';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
 import { joinMembers } from './http/response';
@@ -30,6 +31,11 @@ export interface GatewayOptions {
   checkReplies?: boolean;
   /** Rate limits, timeouts and proxies (ServerConfig.http). */
   http: HttpSettings;
+  /**
+   * Whether other gateways share the bus (the distributed mode): each user's last write
+   * position is then shared with them, so read-your-writes holds across gateways.
+   */
+  sharedWrites?: boolean;
 }
 
 const MAX_HEADER_BYTES = 256 * 1024;
@@ -110,8 +116,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   await app.register(formbody);
   await app.register(multipart, { attachFieldsToBody: 'keyValues' });
 
-  /** Store position of each user's last write (read-your-writes token). */
-  const lastWrite = new Map<number, number>();
+  /** Store position of each user's last write (read-your-writes token), shared with the other gateways. */
+  const peers = await GatewayPeers.join(bus, options.sharedWrites ?? false);
   const longPollTimeoutMs = options.heartbeatSeconds * 1000 + 15_000;
 
   const credentials = new CredentialsCache();
@@ -174,6 +180,16 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       ...(endpoint.http?.longPoll ? { timeoutMs: longPollTimeoutMs } : {}),
     };
     const login = endpoint.http?.login ?? false;
+    const routeByQueueId = endpoint.http?.routeByQueueId ?? false;
+    /** To the events instance the queue id names; a gone instance's queue is a bad queue id. */
+    const routeToQueue = (queueId: unknown) => {
+      const instance = instanceOfQueueId(queueId);
+      if (instance === undefined) return {};
+      return {
+        subject: instanceSubject(endpoint.subject, instance),
+        noResponders: () => new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${String(queueId)}`, 400, { queue_id: String(queueId) }),
+      };
+    };
     return async (request: FastifyRequest, reply: FastifyReply) => {
       reachedHandler.add(request);
       const actor = endpoint.auth ? actors.get(request) : undefined;
@@ -186,20 +202,19 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (!parsed.success) throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0], wireNameOf), 400);
       const account = limiter && login ? loginAccount(parsed.data) : undefined;
       if (account !== undefined) await limiter!.checkAccount(request, reply, account);
-      const after = actor ? lastWrite.get(actor.user_id) : undefined;
+      // Without peers the position is at hand: no await (a microtask turn) on this path.
+      const after = actor ? (peers.shared ? await peers.lastWriteOf(actor.user_id) : peers.known(actor.user_id)) : undefined;
       const { value, position, json } = await callContract(
         bus,
         endpoint,
         { ...(actor ? { actor } : {}), ...(after !== undefined ? { after } : {}), params: parsed.data },
-        callOptions,
+        routeByQueueId ? { ...callOptions, ...routeToQueue((parsed.data as { queue_id?: unknown }).queue_id) } : callOptions,
       ).catch(async (err: unknown) => {
         // A refused attempt spends the named account's budget; an outage is not the client's.
         if (account !== undefined && isApiError(err) && err.status < 500) await limiter!.accountFailed(request, reply, account);
         throw err;
       });
-      if (actor && position !== undefined && position > (lastWrite.get(actor.user_id) ?? 0)) {
-        lastWrite.set(actor.user_id, position);
-      }
+      if (actor && position !== undefined) await peers.wrote(actor.user_id, position);
       const body = {
         result: 'success',
         msg: '',

@@ -36,6 +36,12 @@ export interface HttpBinding {
   bodyLimit?: number;
   /** The longest JSON-encoded parameter accepted, in characters, where the gateway's default (1 MiB) does not fit. */
   maxJsonLength?: number;
+  /**
+   * Served by the events instance that the request's `queue_id` names (queue-ids.ts): the
+   * gateway sends it to that instance's subject, and answers BAD_EVENT_QUEUE_ID when no
+   * such instance is running.
+   */
+  routeByQueueId?: boolean;
 }
 
 export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject = ZodObject, A extends boolean = boolean> {

@@ -72,7 +72,7 @@ export const eventsEndpoints = {
     service: 'events',
     subject: 'events.get_events',
     // Zulip names the lifespan `lifespan_secs` here and `queue_lifespan_secs` on /register.
-    http: { method: 'GET', path: '/events', longPoll: true, wireNames: { lifespan_secs: 'queue_lifespan_secs' } },
+    http: { method: 'GET', path: '/events', longPoll: true, wireNames: { lifespan_secs: 'queue_lifespan_secs' }, routeByQueueId: true },
     auth: true,
     params: GetEventsParams,
     reply: z.object({ queue_id: z.string() }),
@@ -81,7 +81,7 @@ export const eventsEndpoints = {
   deleteQueue: endpoint({
     service: 'events',
     subject: 'events.delete_queue',
-    http: { method: 'DELETE', path: '/events' },
+    http: { method: 'DELETE', path: '/events', routeByQueueId: true },
     auth: true,
     params: DeleteQueueParams,
     reply: EmptyReply,

@@ -33,6 +33,12 @@ export class NatsBus implements Bus {
   private running = 0;
   private idleWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
+  /**
+   * Set while the connection to nats-server is lost and being re-established. Requests
+   * then fail at once (the caller answers 503) instead of waiting in nats.js's buffer for
+   * their timeout; publications are still buffered and go out on reconnection.
+   */
+  private disconnected = false;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -40,6 +46,19 @@ export class NatsBus implements Bus {
   ) {
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
     this.onHandlerError = options.onHandlerError ?? reportToStderr;
+    void this.watchStatus();
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect') this.disconnected = true;
+      else if (status.type === 'reconnect') this.disconnected = false;
+    }
+  }
+
+  /** Whether the connection is up (not reconnecting, not closed). */
+  get connected(): boolean {
+    return !this.disconnected && !this.closing && !this.nc.isClosed();
   }
 
   static async connect(servers: string | string[], name?: string, options: NatsBusOptions = {}): Promise<NatsBus> {
@@ -57,6 +76,7 @@ export class NatsBus implements Bus {
 
   async request(subject: string, payload: Json, timeoutMs: number): Promise<Json> {
     if (this.closing) throw closedError();
+    if (this.disconnected) throw disconnectedError();
     let msg: Msg;
     try {
       msg = await this.nc.request(subject, encode(payload), { timeout: timeoutMs });
@@ -93,6 +113,7 @@ export class NatsBus implements Bus {
 
   async flush(): Promise<void> {
     if (this.closing) throw closedError();
+    if (this.disconnected) throw disconnectedError();
     try {
       await this.nc.flush();
     } catch (err) {
@@ -206,6 +227,10 @@ function translate(err: unknown, subject: string, timeoutMs?: number): unknown {
     default:
       return err;
   }
+}
+
+function disconnectedError(): BusError {
+  return new BusError('DISCONNECTED', 'the bus is reconnecting to nats-server');
 }
 
 function closedError(): BusError {

@@ -11,6 +11,12 @@ export interface ServiceDeps {
   bus: Bus;
   log: Logger;
   config: ServerConfig;
+  /**
+   * This process's instance name in the distributed mode (TEAMCHAT_INSTANCE), where a
+   * service may run as several; absent in the embedded server. The events service names
+   * its queues after it.
+   */
+  instance?: string;
 }
 
 export interface RunningService {

@@ -22,6 +22,7 @@ import {
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isBusError, type Bus, type BusSubscription, type Json } from '../ports/bus';
+import { isEngineUnavailable } from './engines';
 
 export interface HandlerResult<V = Record<string, unknown>> {
   value: V;
@@ -90,6 +91,10 @@ export function serveContract<E extends Endpoint>(
       } catch (err) {
         if (isApiError(err)) {
           reply = { ok: false, error: { code: err.code, status: err.status, msg: err.msg, ...(err.extra ? { extra: err.extra } : {}) } };
+        } else if (isEngineUnavailable(err) || (isBusError(err) && err.code !== 'TIMEOUT')) {
+          // An engine or the bus is out of reach: nothing was decided, the client may retry.
+          log.warn({ reason: (err as Error).message }, 'engine unavailable');
+          reply = { ok: false, error: { code: 'SERVICE_UNAVAILABLE', status: 503, msg: 'A storage engine is unavailable; try again shortly' } };
         } else {
           log.error({ err }, 'handler failed');
           reply = { ok: false, error: { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' } };
@@ -118,6 +123,10 @@ function asText(json: string | Uint8Array): string {
 
 export interface CallOptions {
   timeoutMs?: number;
+  /** Another subject than the contract's (one instance's own; see queue-ids.ts). */
+  subject?: string;
+  /** The error when nobody serves the subject, instead of SERVICE_UNAVAILABLE. */
+  noResponders?: () => ApiError;
   /**
    * Whether to check the reply against the contract's reply schema (default true). The
    * gateway, which only forwards replies, turns it off unless configured to check.
@@ -132,7 +141,7 @@ export async function callContract<E extends Endpoint>(
   request: BusRequest<z.input<E['params']>>,
   options: CallOptions = {},
 ): Promise<HandlerResult<z.output<E['reply']>>> {
-  const { subject } = endpoint;
+  const subject = options.subject ?? endpoint.subject;
   let reply: BusReply;
   try {
     reply = (await bus.request(subject, request as unknown as Json, options.timeoutMs ?? 10_000)) as unknown as BusReply;
@@ -140,6 +149,7 @@ export async function callContract<E extends Endpoint>(
     if (isBusError(err) && err.code === 'TIMEOUT') {
       throw new ApiError('GATEWAY_TIMEOUT', `The service behind ${subject} did not answer in time`, 504);
     }
+    if (isBusError(err) && err.code === 'NO_RESPONDERS' && options.noResponders) throw options.noResponders();
     if (isBusError(err)) {
       throw new ApiError('SERVICE_UNAVAILABLE', `No service is answering ${subject}`, 503);
     }

@@ -9,3 +9,4 @@ export * from './process';
 export * from './ids';
 export * from './storage';
 export * from './fact-handlers';
+export * from './engines';

@@ -189,7 +189,14 @@ export class Projector {
       return;
     }
     await readModels.batch(async () => {
-      for (const fact of relevant) await applyFact(handlers, fact);
+      try {
+        for (const fact of relevant) {
+          readModels.applying?.(fact.position);
+          await applyFact(handlers, fact);
+        }
+      } finally {
+        readModels.applying?.(undefined);
+      }
       await readModels.setCheckpoint(name, batch[batch.length - 1]!.position);
     });
   }

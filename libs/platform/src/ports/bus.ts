@@ -12,7 +12,8 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** A failure of the bus itself, recognised by `code` so it survives any transport. */
 export class BusError extends Error {
   constructor(
-    readonly code: 'NO_RESPONDERS' | 'TIMEOUT' | 'CLOSED',
+    /** DISCONNECTED: the transport is reconnecting; the request was not sent. */
+    readonly code: 'NO_RESPONDERS' | 'TIMEOUT' | 'CLOSED' | 'DISCONNECTED',
     message: string,
   ) {
     super(message);
@@ -21,7 +22,7 @@ export class BusError extends Error {
 
 export function isBusError(err: unknown): err is BusError {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 'NO_RESPONDERS' || code === 'TIMEOUT' || code === 'CLOSED';
+  return code === 'NO_RESPONDERS' || code === 'TIMEOUT' || code === 'CLOSED' || code === 'DISCONNECTED';
 }
 
 export type RequestHandler = (payload: Json, subject: string) => Promise<Json>;

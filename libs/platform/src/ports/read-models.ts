@@ -104,5 +104,13 @@ export interface ReadModelStore {
    */
   batch<R>(work: () => Promise<R>): Promise<R>;
 
+  /**
+   * Told by a projector, inside a batch, the position of the fact whose writes follow
+   * (undefined once it is done). Where batches are not atomic, an adapter stamps each
+   * document it writes with it and drops writes of facts at or before the stamp, so that a
+   * replayed fact changes nothing. Adapters with atomic batches need not implement it.
+   */
+  applying?(position: number | undefined): void;
+
   close(): Promise<void>;
 }

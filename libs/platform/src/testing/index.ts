@@ -21,3 +21,4 @@ export {
 } from './nats-server';
 export { readModelContract, type ReadModelFixture } from './read-model-contract';
 export { channelCreatedFact, storedChannelCreated } from './facts';
+export { describeWithDocker, dockerAvailability } from './docker';

@@ -45,12 +45,14 @@ export function natsAvailability(): { available: true; bin: string } | { availab
 }
 
 /**
- * Starts a private nats-server (no config file, no JetStream) on a free port of 127.0.0.1
- * and resolves once it accepts connections.
+ * Starts a private nats-server (no config file, no JetStream) on a free port of 127.0.0.1,
+ * or on `port`, and resolves once it accepts connections.
  */
-export async function startNatsServer(): Promise<NatsServer> {
+export async function startNatsServer(port?: number): Promise<NatsServer> {
   const bin = findNatsServer();
   if (!bin) throw new Error(`${(natsAvailability() as { reason: string }).reason}. ${INSTALL_HINT}`);
+  // On a given port (a restart after stop()): clients reconnect to the same URL.
+  if (port !== undefined) return startOn(bin, port);
   // The free port can be taken by someone else before the server binds it; try again then.
   for (let attempt = 1; ; attempt++) {
     try {

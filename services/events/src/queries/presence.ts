@@ -19,6 +19,7 @@ import {
   parseStatus,
   singleUserPresence,
   type PresenceBook,
+  type PresenceReport,
   type UserPresence,
 } from '../domain/presence';
 import type { Delivery } from '../projections/fan-out';
@@ -28,6 +29,8 @@ export interface PresenceDeps {
   directory: Directory;
   deliver: (delivery: Delivery) => void;
   now?: () => number;
+  /** Hands a report this instance took to the other events instances (absent when it is the only one). */
+  share?: (report: PresenceReport) => void;
 }
 
 /**
@@ -74,11 +77,17 @@ export async function updatePresence(deps: PresenceDeps, actor: Actor, params: U
   const status = parseStatus(params.status);
   if (sharesPresence(actor)) {
     const report = { user_id: actor.user_id, email: actor.email, client: actor.client, status, nowSeconds: nowSeconds(deps) };
-    const { announce, presence } = deps.book.report(report);
-    if (announce) await announcePresence(deps, presence, actor.client);
+    await recordPresence(deps, report);
+    deps.share?.(report);
   }
   if (params.ping_only) return {};
   return presencesReply(deps, { slim: params.slim_presence ?? false, last_update_id: params.last_update_id, history_limit_days: params.history_limit_days });
+}
+
+/** Records a report, taken here or by another events instance, and tells this instance's queues when it is news. */
+export async function recordPresence(deps: PresenceDeps, report: PresenceReport): Promise<void> {
+  const { announce, presence } = deps.book.report(report);
+  if (announce) await announcePresence(deps, presence, report.client);
 }
 
 /** A presence event to every other active user's queues, in the form each queue asked for. */

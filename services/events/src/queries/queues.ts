@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  queueIdOn,
   ApiError,
   badRequest,
   EMPTY_TOPIC_DISPLAY_NAME,
@@ -57,6 +58,8 @@ export interface QueueRegistryOptions {
   checkpoint: () => number;
   descriptors?: QueueDescriptors;
   log?: Logger;
+  /** The events instance these queues live on, named in their ids (see queue-ids.ts). */
+  instance?: string;
 }
 
 export class QueueRegistry {
@@ -136,7 +139,7 @@ export class QueueRegistry {
     const now = Date.now();
     const lifespan = params.queue_lifespan_secs ? Math.min(params.queue_lifespan_secs, MAX_LIFESPAN_SECS) : DEFAULT_LIFESPAN_SECS;
     const descriptor: QueueDescriptor = {
-      _id: randomUUID(),
+      _id: queueIdOn(this.options.instance, randomUUID()),
       user_id: actor.user_id,
       event_types: params.event_types ?? null,
       narrow: params.narrow ?? [],

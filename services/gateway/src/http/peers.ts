@@ -1,0 +1,70 @@
+/**
+ * Each user's last write position, the read-your-writes token the gateway sends with
+ * the user's next request so that the service answers only once its read models show
+ * that write.
+ *
+ * With several gateways (`shared`), a client may write through one and read through
+ * another. The gateway that answered a write publishes the new position on the bus and
+ * waits for NATS to have it before answering; every gateway keeps what the others
+ * publish. Before reading a user's position, a gateway makes one round trip to NATS
+ * (flush): NATS delivers in order on a connection, so every publication NATS had before
+ * this request arrived (among them the write the client saw answered) has reached this
+ * gateway by the time the round trip ends. One NATS round trip per request is the price.
+ */
+import { ApiError, gatewayWrote } from '@teamchat/contracts';
+import { isBusError, type Bus } from '@teamchat/platform';
+
+export class GatewayPeers {
+  private readonly lastWrite = new Map<number, number>();
+
+  private constructor(
+    private readonly bus: Bus,
+    readonly shared: boolean,
+  ) {}
+
+  static async join(bus: Bus, shared: boolean): Promise<GatewayPeers> {
+    const peers = new GatewayPeers(bus, shared);
+    if (shared) {
+      await bus.subscribe(gatewayWrote.subject, (payload) => {
+        const notice = gatewayWrote.payload.safeParse(payload);
+        if (notice.success) peers.remember(notice.data.user_id, notice.data.position);
+      });
+    }
+    return peers;
+  }
+
+  private remember(user: number, position: number): void {
+    if (position > (this.lastWrite.get(user) ?? 0)) this.lastWrite.set(user, position);
+  }
+
+  /** The user's last write known to this gateway; alone, without waiting. */
+  known(user: number): number | undefined {
+    return this.lastWrite.get(user);
+  }
+
+  /** The user's last write through any gateway (see above). */
+  async lastWriteOf(user: number): Promise<number | undefined> {
+    if (this.shared) {
+      try {
+        await this.bus.flush();
+      } catch (err) {
+        if (isBusError(err)) throw new ApiError('SERVICE_UNAVAILABLE', 'The message bus is unavailable; try again shortly', 503);
+        throw err;
+      }
+    }
+    return this.lastWrite.get(user);
+  }
+
+  async wrote(user: number, position: number): Promise<void> {
+    if (position <= (this.lastWrite.get(user) ?? 0)) return;
+    this.lastWrite.set(user, position);
+    if (!this.shared) return;
+    try {
+      this.bus.publish(gatewayWrote.subject, { user_id: user, position });
+      await this.bus.flush();
+    } catch {
+      // The write is stored and is answered as such; only another gateway may not know of
+      // it yet (it will once the bus is back and carries the publication).
+    }
+  }
+}
