@@ -10,6 +10,7 @@ import { messagingEndpoints } from './messaging';
 import { presenceEndpoints, typingEndpoints } from './ephemeral';
 import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
 import { userGroupsEndpoints } from './user-groups';
+import { peopleEndpoints } from './people';
 
 export * from './contract';
 export * from './accounts';
@@ -19,9 +20,10 @@ export * from './events';
 export * from './ephemeral';
 export * from './register-state';
 export * from './user-groups';
+export * from './people';
 
 export const endpoints = {
-  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints },
+  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...peopleEndpoints },
   channels: { ...channelsEndpoints, ...channelsStateEndpoints },
   messaging: { ...messagingEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
