@@ -4,6 +4,7 @@ import { channelsSuite } from './channels-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
+import { peopleSuite } from './people-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -19,6 +20,7 @@ describeWithNats('distributed mode', () => {
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
   groupsSuite('distributed', () => startDistributed());
+  peopleSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());
   ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));

@@ -4,6 +4,7 @@ import { channelsSuite } from './channels-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
+import { peopleSuite } from './people-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -20,6 +21,8 @@ narrowsSuite('embedded', () => startEmbedded());
 channelsSuite('embedded', () => startEmbedded());
 
 groupsSuite('embedded', () => startEmbedded());
+
+peopleSuite('embedded', () => startEmbedded());
 
 registerSuite('embedded', () => startEmbedded());
 

@@ -53,3 +53,16 @@ export function systemGroupOfRole(role: number): number {
       return SYSTEM_GROUP.fullmembers;
   }
 }
+
+/**
+ * The domain of addresses the server makes up (bots' `<name>-bot@…`, hidden addresses'
+ * `user{id}@…`): the organization's host without its port, since an address with a
+ * colon cannot be the user name of HTTP Basic credentials.
+ */
+export function emailDomainOf(realmHost: string): string {
+  try {
+    return new URL(`http://${realmHost}`).hostname;
+  } catch {
+    return realmHost;
+  }
+}

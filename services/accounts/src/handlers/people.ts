@@ -6,6 +6,7 @@
 import { ApiError, badRequest, cachedGravatarUrls, endpoints, streams, type Actor, type Fact, type ParamsOf } from '@teamchat/contracts';
 import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import type { AggregateRepository, AppendResult, ServerConfig } from '@teamchat/platform';
+import { emailDomainOf } from '@teamchat/policies';
 import { deriveApiKey, newCredentials } from '../domain/credentials';
 import { checkFullName, decideCreateUser, decideReactivateUser, type OrganizationState } from '../domain/organization';
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordMatches } from '../domain/passwords';
@@ -53,7 +54,7 @@ function decide(deps: PeopleDeps, run: (state: OrganizationState) => Fact[]) {
 
 export async function listUsers(deps: PeopleDeps, actor: Actor, params: Params<'listUsers'>) {
   const me = await viewerOf(deps, actor);
-  const options = { client_gravatar: params.client_gravatar ?? true, host: deps.config.realmHost };
+  const options = { client_gravatar: params.client_gravatar ?? true, host: emailDomainOf(deps.config.realmHost) };
   const users = (await deps.directory.allUsers()).sort((a, b) => a._id - b._id);
   // Custom profile fields are not built yet: asked for, every user's set is empty.
   const extra = params.include_custom_profile_fields ? { profile_data: {} } : {};
@@ -62,8 +63,8 @@ export async function listUsers(deps: PeopleDeps, actor: Actor, params: Params<'
 
 export async function getUser(deps: PeopleDeps, actor: Actor, params: Params<'getUser'>) {
   const me = await viewerOf(deps, actor);
-  const user = await userByIdOrEmail(deps.directory, params.user_id_or_email, deps.config.realmHost);
-  const options = { client_gravatar: params.client_gravatar ?? true, host: deps.config.realmHost };
+  const user = await userByIdOrEmail(deps.directory, params.user_id_or_email, emailDomainOf(deps.config.realmHost));
+  const options = { client_gravatar: params.client_gravatar ?? true, host: emailDomainOf(deps.config.realmHost) };
   return { user: { ...personObject(me, user, options), ...(params.include_custom_profile_fields ? { profile_data: {} } : {}) } };
 }
 
@@ -100,7 +101,7 @@ export async function createUserAccount(deps: PeopleDeps, actor: Actor, params: 
 }
 
 export async function updateUser(deps: PeopleDeps, actor: Actor, params: Params<'updateUser'>) {
-  const target = await userByIdOrEmail(deps.directory, params.user_id_or_email, deps.config.realmHost);
+  const target = await userByIdOrEmail(deps.directory, params.user_id_or_email, emailDomainOf(deps.config.realmHost));
   const { append } = await decide(deps, (state) =>
     decideUpdateUser(state, {
       actor,
@@ -182,7 +183,7 @@ export async function createBot(deps: PeopleDeps, actor: Actor, params: Params<'
       ...(params.default_sending_stream !== undefined ? { default_sending_stream: params.default_sending_stream } : {}),
       ...(params.default_events_register_stream !== undefined ? { default_events_register_stream: params.default_events_register_stream } : {}),
       ...(params.default_all_public_streams !== undefined ? { default_all_public_streams: params.default_all_public_streams } : {}),
-      host: deps.config.realmHost,
+      host: emailDomainOf(deps.config.realmHost),
       credentials,
       now: Date.now(),
       channel,

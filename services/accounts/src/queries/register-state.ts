@@ -4,7 +4,7 @@
  */
 import { SYSTEM_GROUP, wantsState, type AccountsState, type GroupSettingValue, type StateParams } from '@teamchat/contracts';
 import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
-import { isAdministrator, isOwner, ORGANIZATION_POLICY } from '@teamchat/policies';
+import { emailDomainOf, isAdministrator, isOwner, ORGANIZATION_POLICY } from '@teamchat/policies';
 import type { AccountsReadModel } from '../projections/credentials';
 import { userProfile } from './profile';
 import { userGroupObjects } from './user-groups';
@@ -34,7 +34,7 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
   const users = needUsers ? (await deps.directory.allUsers()).sort((a, b) => a._id - b._id) : [];
   if (want('realm')) state.realm = await realmSettings(deps);
   if (want('realm_user')) {
-    const options = { client_gravatar: params.client_gravatar === true, host: deps.realmHost };
+    const options = { client_gravatar: params.client_gravatar === true, host: emailDomainOf(deps.realmHost) };
     // Custom profile fields are not built yet: every user's profile data is empty.
     const realmUser = (user: UserDoc) => ({ ...personObject(me, user, options), profile_data: {} });
     state.realm_users = users.filter((u) => u.is_active).map(realmUser);
@@ -119,7 +119,7 @@ async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, un
     realm_video_chat_provider: 0,
     realm_available_video_chat_providers: {},
     realm_authentication_methods: {},
-    realm_bot_domain: new URL(deps.realmUri).host,
+    realm_bot_domain: emailDomainOf(deps.realmHost),
     realm_wildcard_mention_policy: 5,
     realm_enable_read_receipts: false,
     realm_require_unique_names: false,
