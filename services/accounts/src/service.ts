@@ -16,7 +16,7 @@ import {
   type ServiceDeps,
 } from '@teamchat/platform';
 import { evolveOrganization, initialOrganization } from './domain/organization';
-import { createOrganization, createUser, setUserActive } from './handlers/commands';
+import { createOrganization, createUser, deactivateUser } from './handlers/commands';
 import { AccountsReadModel } from './projections/credentials';
 import { authenticate, devFetchApiKey, jwtFetchApiKey, keyFor } from './queries/authentication';
 import { userProfile } from './queries/profile';
@@ -110,7 +110,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.deactivateUser, async (params, { actor }) => ({
       value: {},
-      position: positionOf(await setUserActive(commandDeps, actor, params.user_id, false)),
+      position: positionOf(await deactivateUser(commandDeps, actor, params.user_id)),
     })),
     serve(api.reactivateUser, (params, { actor }) => reactivateUser(peopleDeps, actor, params.user_id)),
     serve(api.listUsers, async (params, { actor }) => ({ value: await listUsers(peopleDeps, actor, params) })),
