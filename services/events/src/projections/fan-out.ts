@@ -23,20 +23,13 @@ import {
   type UserGroup,
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
-import type { QueueOptions } from '../domain/event-queue';
+import type { Delivery } from './delivery';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
 
-export interface Delivery {
-  user_ids: number[];
-  /**
-   * The event as this queue should see it (formats and echo ids differ per queue), or
-   * null when the queue's narrow leaves it out.
-   */
-  eventFor: (queue: { readonly id: string; readonly options: QueueOptions }) => ClientEvent | null;
-}
+export type { Delivery };
 
 const same = (event: ClientEvent) => () => event;
 

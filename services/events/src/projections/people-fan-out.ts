@@ -7,7 +7,7 @@
  */
 import { cachedGravatarUrls, type BotSettings, type ClientEvent, type FactOf, type RealmBotEvent } from '@teamchat/contracts';
 import { isAdministrator, isGuest, isOwner, systemGroupOfRole } from '@teamchat/policies';
-import type { Delivery } from './fan-out';
+import type { Delivery } from './delivery';
 
 /** What the fan-out needs beyond the facts: bots' keys, derived from their salt. */
 export interface FanOutContext {
