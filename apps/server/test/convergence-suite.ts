@@ -339,6 +339,57 @@ const ACTIONS: ActionRow[] = [
       return clients.owner.request('DELETE', `/realm/playgrounds/${id}`);
     },
   },
+  {
+    name: 'create a user',
+    observers: ['member', 'guest'],
+    perform: ({ clients }) => clients.owner.post('/users', { email: `${unique('newcomer')}@example.com`, full_name: 'New Comer', password: 'a good password' }),
+  },
+  {
+    name: "change a user's role",
+    observers: ['member', 'guest'],
+    perform: async ({ clients }) => {
+      const { user_id } = (await clients.owner.post('/users', { email: `${unique('climber')}@example.com`, full_name: 'Climber' })).body;
+      return clients.owner.request('PATCH', `/users/${user_id}`, { role: 300 }, { query: false });
+    },
+  },
+  {
+    name: "change a user's full name",
+    observers: ['member', 'owner'],
+    perform: ({ clients, ids }) => clients.owner.request('PATCH', `/users/${ids.member2}`, { full_name: unique('Mary ') }, { query: false }),
+  },
+  {
+    name: 'deactivate and reactivate a user in a group',
+    observers: ['member', 'owner'],
+    perform: async ({ clients }) => {
+      const { user_id } = (await clients.owner.post('/users', { email: `${unique('leaver')}@example.com`, full_name: 'Leaver' })).body;
+      await clients.member.post('/user_groups/create', { name: unique('leavers'), description: '', members: JSON.stringify([user_id]) });
+      await clients.owner.request('DELETE', `/users/${user_id}`);
+      return clients.owner.post(`/users/${user_id}/reactivate`);
+    },
+  },
+  {
+    name: 'create a bot',
+    observers: ['member', 'owner', 'guest'],
+    perform: ({ clients }) => clients.member.post('/bots', { full_name: 'Converging Bot', short_name: unique('conv'), default_sending_stream: 'general' }),
+  },
+  {
+    name: "change a bot's name, defaults and owner",
+    observers: ['member', 'member2', 'owner'],
+    perform: async ({ clients, ids }) => {
+      const { user_id } = (await clients.member.post('/bots', { full_name: 'Handed Bot', short_name: unique('handed') })).body;
+      await clients.member.request('PATCH', `/bots/${user_id}`, { full_name: 'Handed Over', default_events_register_stream: 'general' }, { query: false });
+      return clients.member.request('PATCH', `/bots/${user_id}`, { bot_owner_id: ids.member2 }, { query: false });
+    },
+  },
+  {
+    name: "regenerate a bot's key and deactivate it",
+    observers: ['member', 'owner'],
+    perform: async ({ clients }) => {
+      const { user_id } = (await clients.member.post('/bots', { full_name: 'Short Lived', short_name: unique('short') })).body;
+      await clients.member.post(`/bots/${user_id}/api_key/regenerate`);
+      return clients.member.request('DELETE', `/bots/${user_id}`);
+    },
+  },
 ];
 
 export function convergenceSuite(mode: string, start: () => Promise<RunningServer>) {

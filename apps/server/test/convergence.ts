@@ -124,6 +124,10 @@ export function applyEvent(state: State, event: Event, options: ReducerOptions):
       return;
     case 'user_group':
       return applyUserGroupEvent(state, event);
+    case 'realm_user':
+      return applyRealmUserEvent(state, event);
+    case 'realm_bot':
+      return applyRealmBotEvent(state, event);
     case 'default_streams': {
       if (!('realm_default_streams' in state)) return;
       state.realm_default_streams = event.default_streams;
@@ -147,6 +151,55 @@ export function applyEvent(state: State, event: Event, options: ReducerOptions):
       return;
     default:
       throw new Error(`the reducer has no case for a ${event.type} event: add one`);
+  }
+}
+
+const ROLE_FLAGS = (role: number) => ({ is_owner: role === 100, is_admin: role <= 200, is_guest: role === 600 });
+
+/** As a Zulip client keeps its users: active and deactivated apart, by id; a deactivated user leaves every group. */
+function applyRealmUserEvent(state: State, event: Event): void {
+  if (!('realm_users' in state)) return;
+  if (event.op === 'add') {
+    state.realm_users = [...without(state.realm_users as Event[], (u) => u.user_id === event.person.user_id), structuredClone(event.person)].sort(
+      (a, b) => a.user_id - b.user_id,
+    );
+    return;
+  }
+  if (event.op !== 'update') throw new Error(`the reducer has no case for realm_user op ${event.op}`);
+  const { person } = event;
+  const all = [...(state.realm_users as Event[]), ...((state.realm_non_active_users ?? []) as Event[])];
+  const user = all.find((u) => u.user_id === person.user_id);
+  if (!user) throw new Error(`realm_user update of a user the state does not hold: ${person.user_id}`);
+  const { user_id: _id, ...change } = person;
+  Object.assign(user, change, person.role === undefined ? {} : ROLE_FLAGS(person.role));
+  if (person.is_active !== undefined) {
+    const byUserId = (a: Event, b: Event) => a.user_id - b.user_id;
+    state.realm_users = all.filter((u) => u.is_active).sort(byUserId);
+    state.realm_non_active_users = all.filter((u) => !u.is_active).sort(byUserId);
+    if (!person.is_active && 'realm_user_groups' in state) {
+      for (const group of state.realm_user_groups as Event[]) group.members = without(group.members as number[], (id) => id === person.user_id);
+    }
+  }
+}
+
+function applyRealmBotEvent(state: State, event: Event): void {
+  if (!('realm_bots' in state)) return;
+  const bots = state.realm_bots as Event[];
+  switch (event.op) {
+    case 'add':
+      state.realm_bots = [...without(bots, (b) => b.user_id === event.bot.user_id), structuredClone(event.bot)].sort((a, b) => a.user_id - b.user_id);
+      return;
+    case 'delete':
+      state.realm_bots = without(bots, (b) => b.user_id === event.bot.user_id);
+      return;
+    case 'update': {
+      const bot = bots.find((b) => b.user_id === event.bot.user_id);
+      if (!bot) throw new Error(`realm_bot update of a bot the state does not hold: ${event.bot.user_id}`);
+      Object.assign(bot, event.bot);
+      return;
+    }
+    default:
+      throw new Error(`the reducer has no case for realm_bot op ${event.op}`);
   }
 }
 

@@ -5,6 +5,7 @@ import { subscriptionsSuite } from './subscriptions-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
+import { peopleSuite } from './people-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -27,6 +28,7 @@ describeWithNats('distributed mode', () => {
   channelsSuite('distributed', () => startDistributed());
   groupsSuite('distributed', () => startDistributed());
   subscriptionsSuite('distributed', () => startDistributed());
+  peopleSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());
   ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));

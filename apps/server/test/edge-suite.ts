@@ -167,6 +167,24 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
       // Other accounts log in as before; successes spend no account's budget.
       for (let i = 0; i < 3; i++) expect((await attempt(await jwtFor('owner@example.com'))).status).toBe(200);
     });
+
+    it('counts wrong passwords at POST /fetch_api_key against the account named, and the address', async () => {
+      const attempt = (address: string) =>
+        fromAddress(new Client(server.api), address)('POST', '/fetch_api_key', { username: 'admin@example.com', password: 'a guess' });
+      const failures = [await attempt(newAddress()), await attempt(newAddress())];
+      expect(failures.map((r) => [r.status, r.body.code])).toEqual([
+        [401, 'AUTHENTICATION_FAILED'],
+        [401, 'AUTHENTICATION_FAILED'],
+      ]);
+      expect((await attempt(newAddress())).body.code).toBe('RATE_LIMIT_HIT');
+      // One address's login budget (3) covers every account it tries.
+      const address = newAddress();
+      const tries = [];
+      for (const username of ['owner@example.com', 'guest@example.com', 'member2@example.com', 'moderator@example.com']) {
+        tries.push((await fromAddress(new Client(server.api), address)('POST', '/fetch_api_key', { username, password: 'x' })).status);
+      }
+      expect(tries).toEqual([401, 401, 401, 429]);
+    });
   });
 
   describe(`rate limits by default (${mode})`, () => {

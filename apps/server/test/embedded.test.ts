@@ -5,6 +5,7 @@ import { subscriptionsSuite } from './subscriptions-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
+import { peopleSuite } from './people-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -24,6 +25,7 @@ channelsSuite('embedded', () => startEmbedded());
 groupsSuite('embedded', () => startEmbedded());
 
 subscriptionsSuite('embedded', () => startEmbedded());
+peopleSuite('embedded', () => startEmbedded());
 
 registerSuite('embedded', () => startEmbedded());
 

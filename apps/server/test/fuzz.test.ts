@@ -66,6 +66,9 @@ describe('the checks the fuzzer applies', () => {
   });
 });
 
+/** The callers' roles, as seeded. */
+const ROLE_OF: Record<Actor, number> = { owner: 100, admin: 200, member: 400, guest: 600, bot: 400 };
+
 describe('fuzzing every route', () => {
   let server: RunningServer;
   let port: number;
@@ -143,12 +146,28 @@ describe('fuzzing every route', () => {
 
   /**
    * What earlier cases may have undone that later ones need to get past the permission
-   * checks: deactivated callers, archived channels. The owner is the only one and cannot
-   * be deactivated, so it restores the others.
+   * checks: deactivated callers, changed roles, regenerated bot keys, archived channels.
+   * The owner is the only one and cannot be deactivated, so it restores the others; a case
+   * may have made another caller an owner who then demoted the first, so whoever owns now
+   * restores the roles.
    */
   async function restore(): Promise<void> {
-    for (const actor of ['admin', 'member', 'guest', 'bot'] as const) {
-      await clients.owner.post(`/users/${userIds[actor]}/reactivate`);
+    for (const actor of Object.keys(EMAILS) as Actor[]) {
+      const res = await fetch(`${server.api}/dev_fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: EMAILS[actor] }) });
+      const body = (await res.json()) as { api_key?: string };
+      if (body.api_key) clients[actor] = new Client(server.api, EMAILS[actor], body.api_key);
+    }
+    const owners: Actor[] = [];
+    for (const actor of Object.keys(EMAILS) as Actor[]) if ((await clients[actor].get('/users/me')).body.role === 100) owners.push(actor);
+    const restorer = clients[owners[0] ?? 'owner'];
+    for (const actor of Object.keys(EMAILS) as Actor[]) {
+      await restorer.post(`/users/${userIds[actor]}/reactivate`);
+    }
+    for (const actor of ['admin', 'member', 'guest', 'bot', 'owner'] as const) {
+      const now = (await restorer.get(`/users/${userIds[actor]}`)).body.user?.role;
+      // A guest becomes an administrator by way of member.
+      if (now === 600 && ROLE_OF[actor] <= 200) await restorer.request('PATCH', `/users/${userIds[actor]}`, { role: 400 }, { query: false });
+      await restorer.request('PATCH', `/users/${userIds[actor]}`, { role: ROLE_OF[actor] }, { query: false });
     }
     for (const id of channelIds) await clients.owner.request('PATCH', `/streams/${id}`, { is_archived: 'false' });
     for (const [i, fixture] of fixtures.entries()) {

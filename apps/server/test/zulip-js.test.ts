@@ -1,6 +1,7 @@
 /**
  * Zulip's own JavaScript bindings (zulip-js) against the server: registering and deleting
- * queues, retrieving events, typing notifications, alert words, and callOnEachEvent's endless poll loop.
+ * queues, retrieving events, typing notifications, alert words, and callOnEachEvent's endless poll loop;
+ * creating a user, logging in with a password, the own profile and the user list.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -46,5 +47,24 @@ describe('zulip-js', () => {
     expect(seen.deregister).toMatchObject({ result: 'success' });
     expect(seen.afterDeregister).toMatchObject({ result: 'error', code: 'BAD_EVENT_QUEUE_ID' });
     expect(seen.callOnEachEvent).toMatchObject({ type: 'message', id: expect.any(Number), message: expect.objectContaining({ sender_email: 'member2@example.com' }) });
+  }, 40_000);
+
+  it('creates a user, logs in with the password, reads the profile and lists the users', async () => {
+    const admin = await Client.login(server.api, 'admin@example.com');
+    const realm = server.api.replace(/\/api\/v1$/, '');
+    const email = `zulip-js-${Date.now()}@example.com`;
+    const { stdout } = await run(process.execPath, [join(__dirname, 'fixtures', 'zulip-js-people.cjs'), realm, admin.email!, admin.apiKey!, email], {
+      timeout: 30_000,
+    });
+    const seen = JSON.parse(stdout.trim().split('\n').pop()!);
+    expect(seen.create).toMatchObject({ result: 'success', user_id: expect.any(Number) });
+    expect(seen.profile).toMatchObject({ result: 'success', user_id: seen.create.user_id, email, full_name: 'Zulip Js', role: 400 });
+    expect(seen.retrieve.result).toBe('success');
+    expect(seen.retrieve.members).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ user_id: seen.create.user_id, email, full_name: 'Zulip Js' }),
+        expect.objectContaining({ email: 'admin@example.com', is_admin: true }),
+      ]),
+    );
   }, 40_000);
 });

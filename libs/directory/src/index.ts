@@ -96,8 +96,11 @@ export class Directory {
       await this.users.put(user);
       this.rememberUser(user);
     },
-    UserDeactivated: (fact) => this.setActive(fact.user_id, false),
-    UserReactivated: (fact) => this.setActive(fact.user_id, true),
+    UserDeactivated: (fact) => this.changeUser(fact.user_id, { is_active: false }),
+    UserReactivated: (fact) => this.changeUser(fact.user_id, { is_active: true }),
+    UserRoleChanged: (fact) => this.changeUser(fact.user_id, { role: fact.role }),
+    UserFullNameChanged: (fact) => this.changeUser(fact.user_id, { full_name: fact.full_name, full_name_lc: fact.full_name.toLowerCase() }),
+    BotOwnerChanged: (fact) => this.changeUser(fact.user_id, { bot_owner_id: fact.bot_owner_id }),
     ChannelCreated: async (fact) => {
       const channel = docOf(channelFromCreated(fact));
       await this.channels.put(channel);
@@ -110,10 +113,10 @@ export class Directory {
     SubscriptionsRemoved: (fact) => this.setSubscribed(fact, false),
   } satisfies FactHandlers;
 
-  private async setActive(userId: number, active: boolean): Promise<void> {
+  private async changeUser(userId: number, change: Partial<UserDoc>): Promise<void> {
     const user = await this.users.get(userId);
     if (!user) return;
-    const updated = { ...user, is_active: active };
+    const updated = { ...user, ...change };
     await this.users.put(updated);
     this.rememberUser(updated);
   }

@@ -4,3 +4,5 @@ export * from './group-settings';
 export * from './organization-policy';
 export * from './channel-access';
 export * from './channel-view';
+export * from './people';
+export * from './api-keys';

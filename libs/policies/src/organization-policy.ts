@@ -50,6 +50,11 @@ export interface OrganizationPolicy {
   /** Who may create user groups, and who manages every user group. */
   canCreateGroups: GroupSettingValue;
   canManageAllGroups: GroupSettingValue;
+  /** Who sees users' real email addresses (EMAIL_ADDRESS_VISIBILITY in people.ts). */
+  emailAddressVisibility: number;
+  /** Who may create bots, and incoming-webhook ("write-only") bots. */
+  canCreateBotsGroup: GroupSettingValue;
+  canCreateWriteOnlyBotsGroup: GroupSettingValue;
 }
 
 /**
@@ -80,6 +85,10 @@ export const ORGANIZATION_POLICY: Readonly<OrganizationPolicy> = Object.freeze({
   wildcardMentionLargeThreshold: 15,
   canCreateGroups: SYSTEM_GROUP.members,
   canManageAllGroups: SYSTEM_GROUP.owners,
+  // Zulip's default for new users (RealmUserDefault): everyone sees real addresses.
+  emailAddressVisibility: 1,
+  canCreateBotsGroup: SYSTEM_GROUP.members,
+  canCreateWriteOnlyBotsGroup: SYSTEM_GROUP.members,
 });
 
 /** Whether an organization-level group-setting includes the user. */

@@ -16,7 +16,7 @@ import {
   type ServiceDeps,
 } from '@teamchat/platform';
 import { evolveOrganization, initialOrganization } from './domain/organization';
-import { createOrganization, createUser, setUserActive } from './handlers/commands';
+import { createOrganization, createUser, deactivateUser } from './handlers/commands';
 import { AccountsReadModel } from './projections/credentials';
 import { authenticate, devFetchApiKey, jwtFetchApiKey, keyFor } from './queries/authentication';
 import { userProfile } from './queries/profile';
@@ -32,11 +32,32 @@ import * as tools from './handlers/tools';
 import { createVideoCall, videoCallProviderOf } from './handlers/video-calls';
 import { ToolsReadModel } from './projections/tools';
 import { getBotStorage, getDrafts, getSavedSnippets, settingsOf, toolsState } from './queries/tools';
+import {
+  createBot,
+  createUserAccount,
+  deactivateBot,
+  deactivateOwnUser,
+  fetchApiKey,
+  getUser,
+  listBots,
+  listUsers,
+  reactivateUser,
+  regenerateBotApiKey,
+  updateBot,
+  updateUser,
+} from './handlers/people';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
   const changed = (fact: { user_id: number }, stored: { position: number }) => publish({ user_id: fact.user_id, position: stored.position });
-  return { UserDeactivated: changed, UserReactivated: changed };
+  // A new role or name changes the cached actor; a regenerated key must stop the old one at once.
+  return {
+    UserDeactivated: changed,
+    UserReactivated: changed,
+    UserRoleChanged: changed,
+    UserFullNameChanged: changed,
+    BotApiKeyRegenerated: changed,
+  };
 }
 
 export async function startAccountsService(deps: ServiceDeps): Promise<RunningService> {
@@ -76,6 +97,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     botStorageLimit: config.tools.botStorageLimit,
   };
   const videoCalls = videoCallProviderOf(config.tools);
+  const peopleDeps = { organization, directory, accounts, userGroups, config };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.accounts;
   const positionOf = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -105,12 +127,20 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.deactivateUser, async (params, { actor }) => ({
       value: {},
-      position: positionOf(await setUserActive(commandDeps, actor, params.user_id, false)),
+      position: positionOf(await deactivateUser(commandDeps, actor, params.user_id)),
     })),
-    serve(api.reactivateUser, async (params, { actor }) => ({
-      value: {},
-      position: positionOf(await setUserActive(commandDeps, actor, params.user_id, true)),
-    })),
+    serve(api.reactivateUser, (params, { actor }) => reactivateUser(peopleDeps, actor, params.user_id)),
+    serve(api.listUsers, async (params, { actor }) => ({ value: await listUsers(peopleDeps, actor, params) })),
+    serve(api.getUser, async (params, { actor }) => ({ value: await getUser(peopleDeps, actor, params) })),
+    serve(api.createUserAccount, (params, { actor }) => createUserAccount(peopleDeps, actor, params)),
+    serve(api.updateUser, (params, { actor }) => updateUser(peopleDeps, actor, params)),
+    serve(api.deactivateOwnUser, (_params, { actor }) => deactivateOwnUser(peopleDeps, actor)),
+    serve(api.fetchApiKey, async (params) => ({ value: await fetchApiKey(peopleDeps, params) })),
+    serve(api.createBot, (params, { actor }) => createBot(peopleDeps, actor, params)),
+    serve(api.listBots, async (_params, { actor }) => ({ value: await listBots(peopleDeps, actor) })),
+    serve(api.updateBot, (params, { actor }) => updateBot(peopleDeps, actor, params)),
+    serve(api.deactivateBot, (params, { actor }) => deactivateBot(peopleDeps, actor, params.bot_id)),
+    serve(api.regenerateBotApiKey, (params, { actor }) => regenerateBotApiKey(peopleDeps, actor, params.bot_id)),
     serve(api.getOrganization, async () => {
       const org = await accounts.organization.get('organization');
       return { value: { exists: org !== undefined, name: org?.name ?? null } };
@@ -121,7 +151,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       return { value: userProfile(user) };
     }),
     serve(api.registerState, async (params, { actor }) => {
-      const stateDeps = { directory, accounts, userGroups, realmUri: config.realmUri, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
+      const stateDeps = { directory, accounts, userGroups, realmUri: config.realmUri, realmHost: config.realmHost, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
       // The position is what POST /register's queue leaves out: events the state already holds.
       const { value, position } = await projector.snapshot(async () => {
         const state = await accountsState(stateDeps, actor.user_id, params);
@@ -198,7 +228,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       const org = await accounts.organization.get('organization');
       return {
         value: {
-          authentication_methods: { password: false, dev: config.mode === 'development', jwt: config.jwtSecret !== undefined },
+          authentication_methods: { password: true, dev: config.mode === 'development', jwt: config.jwtSecret !== undefined },
           zulip_feature_level: ZULIP_FEATURE_LEVEL,
           zulip_version: ZULIP_VERSION,
           push_notifications_enabled: false,
@@ -206,7 +236,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
           realm_url: config.realmUri,
           realm_name: org?.name ?? '',
           require_email_format_usernames: true,
-          email_auth_enabled: false,
+          email_auth_enabled: true,
         },
       };
     }),

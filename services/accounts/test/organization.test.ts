@@ -26,7 +26,7 @@ const organization = <C>(decide: (state: OrganizationState, cmd: C) => Fact[]) =
 const createOrganization = organization<CreateOrganization>(decideCreateOrganization);
 const createUser = organization<CreateUser>(decideCreateUser);
 const deactivate = organization<{ actor: Actor; user_id: number }>(decideDeactivateUser);
-const reactivate = organization<{ actor: Actor; user_id: number }>(decideReactivateUser);
+const reactivate = organization<{ actor: Actor; user_id: number; group_ids?: number[] }>(decideReactivateUser);
 
 const orgCreated: FactOf<'OrganizationCreated'> = {
   type: 'OrganizationCreated',
@@ -103,6 +103,8 @@ describe('decideCreateOrganization', () => {
           date_joined: 1_700_000_000,
           api_key_salt: 'salt',
           api_key_hash: 'hash',
+          // Everyone active is told of a new user: here, the owner alone.
+          audience_user_ids: [1],
         },
       ]));
 
@@ -133,6 +135,8 @@ describe('decideCreateUser', () => {
     timezone: '',
     date_joined: 1_700_000_000,
     ...credentials,
+    // Every active user, the new one included.
+    audience_user_ids: [1, 2, 3, 4, 5, user_id],
     ...overrides,
   });
   const when = (given: Fact[], user: CreateUser['user'], by: Actor | undefined = admin) =>
@@ -142,11 +146,11 @@ describe('decideCreateUser', () => {
 
   it('gives ids above the highest one seen', () =>
     when([orgCreated, userCreated(1, 'owner@acme.example', ROLE.owner), userCreated(9, 'late@acme.example', ROLE.member)], newMember).then([
-      created(10),
+      created(10, { audience_user_ids: [1, 9, 10] }),
     ]));
 
   it('gives increasing ids to successive users', () =>
-    when([...acme, created(6)], { ...newMember, email: 'max@acme.example' }).then([created(7, { email: 'max@acme.example' })]));
+    when([...acme, created(6)], { ...newMember, email: 'max@acme.example' }).then([created(7, { email: 'max@acme.example', audience_user_ids: [1, 2, 3, 4, 5, 6, 7] })]));
 
   it('lets an owner create users', () => when(acme, newMember, owner).then([created(6)]));
 
@@ -156,7 +160,7 @@ describe('decideCreateUser', () => {
     when(acme, { ...newMember, email: '  mary@acme.example ', full_name: '  Mary Member ' }).then([created(6)]));
 
   it('creates a bot with its type and owner', () =>
-    when(acme, { ...newMember, is_bot: true, bot_owner_id: 2 }).then([created(6, { is_bot: true, bot_type: 1, bot_owner_id: 2 })]));
+    when(acme, { ...newMember, is_bot: true, bot_owner_id: 2 }).then([created(6, { is_bot: true, bot_type: 1, bot_owner_id: 2, bot_audience_user_ids: [1, 2] })]));
 
   it('ignores bot fields for a human', () =>
     when(acme, { ...newMember, is_bot: false, bot_type: 4, bot_owner_id: 2 }).then([created(6)]));
@@ -196,7 +200,7 @@ describe('decideCreateUser', () => {
 });
 
 describe('decideDeactivateUser', () => {
-  const deactivated = (user_id: number): Fact => ({ type: 'UserDeactivated', user_id });
+  const deactivated = (user_id: number, audience = [1, 2, 3, 4, 5]): Fact => ({ type: 'UserDeactivated', user_id, audience_user_ids: audience });
 
   it('lets an administrator deactivate a member', () =>
     deactivate.given(acme).when({ actor: admin, user_id: 4 }).then([deactivated(4)]));
@@ -205,7 +209,7 @@ describe('decideDeactivateUser', () => {
     deactivate
       .given([...acme, userCreated(6, 'admin2@acme.example', ROLE.administrator)])
       .when({ actor: admin, user_id: 6 })
-      .then([deactivated(6)]));
+      .then([deactivated(6, [1, 2, 3, 4, 5, 6])]));
 
   it.each([
     ['moderator', moderator],
@@ -230,7 +234,7 @@ describe('decideDeactivateUser', () => {
     deactivate
       .given([...acme, userCreated(6, 'owner2@acme.example', ROLE.owner)])
       .when({ actor: owner, user_id: 6 })
-      .then([deactivated(6)]));
+      .then([deactivated(6, [1, 2, 3, 4, 5, 6])]));
 
   it('refuses an administrator deactivating an owner', () =>
     deactivate
@@ -257,11 +261,14 @@ describe('decideDeactivateUser', () => {
 describe('decideReactivateUser', () => {
   const given = [...acme, { type: 'UserDeactivated', user_id: 4 } as Fact];
 
+  // The user rejoins the members' system group and the custom groups they were in, in everyone's eyes, theirs included.
+  const reactivated: Fact = { type: 'UserReactivated', user_id: 4, audience_user_ids: [1, 2, 3, 4, 5], group_ids: [4, 9] };
+
   it('lets an administrator reactivate a deactivated user', () =>
-    reactivate.given(given).when({ actor: admin, user_id: 4 }).then([{ type: 'UserReactivated', user_id: 4 }]));
+    reactivate.given(given).when({ actor: admin, user_id: 4, group_ids: [9] }).then([reactivated]));
 
   it('lets an owner reactivate a deactivated user', () =>
-    reactivate.given(given).when({ actor: owner, user_id: 4 }).then([{ type: 'UserReactivated', user_id: 4 }]));
+    reactivate.given(given).when({ actor: owner, user_id: 4, group_ids: [9] }).then([reactivated]));
 
   it.each([
     ['moderator', moderator],
@@ -280,7 +287,19 @@ describe('decideReactivateUser', () => {
 describe('evolveOrganization', () => {
   it('keeps both indexes of a user in step across deactivation', () => {
     const state = [...acme, { type: 'UserDeactivated', user_id: 4 } as Fact].reduce(evolveOrganization, initialOrganization());
-    expect(state.usersById.get(4)).toEqual({ user_id: 4, email: 'member@acme.example', role: 400, is_active: false, is_bot: false, date_joined: expect.any(Number) });
+    expect(state.usersById.get(4)).toEqual({
+      user_id: 4,
+      email: 'member@acme.example',
+      full_name: 'member',
+      role: 400,
+      is_active: false,
+      is_bot: false,
+      bot_type: null,
+      bot_owner_id: null,
+      date_joined: expect.any(Number),
+      api_key_salt: 'salt',
+      bot_settings: null,
+    });
     expect(state.usersByEmail.get('member@acme.example')).toEqual(state.usersById.get(4));
     expect(state.lastUserId).toBe(5);
     expect(state.exists).toBe(true);

@@ -30,8 +30,12 @@ const group = (_id: number, extra: Partial<UserGroupDoc> = {}): UserGroupDoc => 
 });
 const groups = [group(9), group(10, { deactivated: true })];
 const deps = {
-  directory: { allUsers: async () => users, userById: async (id: number) => users.find((u) => u._id === id) },
-  accounts: { organization: { get: async () => ({ _id: 'organization', name: 'Acme', host: 'acme.test', date_created: 5 }) } } as unknown as AccountsReadModel,
+  directory: { allUsers: async () => users, userById: async (id: number) => users.find((u) => u._id === id), channelById: async () => undefined },
+  accounts: {
+    organization: { get: async () => ({ _id: 'organization', name: 'Acme', host: 'acme.test', date_created: 5 }) },
+    botSettings: { get: async () => undefined },
+  } as unknown as AccountsReadModel,
+  realmHost: 'acme.test',
   userGroups: { snapshot: async () => groupSnapshotOf(groups) },
   realmUri: 'http://acme.test',
   apiKeyOf: async (bot: UserDoc) => `key-${bot._id}`,

@@ -10,6 +10,7 @@
  */
 import { endpoints, instanceSubject, presenceReported, typingNotice } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
+import { deriveApiKey } from '@teamchat/policies';
 import { contractServer, Projector, type BusSubscription, type ContractHandler, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { typingEventFor } from './domain/ephemeral-routing';
 import { PresenceBook } from './domain/presence';
@@ -37,7 +38,10 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     log,
     startAtHead: true,
     ...(replayAfter === undefined ? {} : { startAfter: replayAfter }),
-    handlers: fanOutHandlers((delivery, position) => queues.deliver(delivery, position)),
+    // Bots' keys reach their owners in `realm_bot` events: derived here as accounts derives them.
+    handlers: fanOutHandlers((delivery, position) => queues.deliver(delivery, position), {
+      apiKeyOf: (salt) => deriveApiKey(deps.config.serverSecret, salt),
+    }),
   });
   await projector.start();
   if (queues.size > 0) log.info({ queues: queues.size, replayed_after: replayAfter }, 'event queues restored');

@@ -12,7 +12,7 @@ import { deliveriesFor as fanOut, type Delivery } from '../src/projections/fan-o
  * or of another type) fails the test that built it.
  */
 function deliveriesFor(fact: StoredFact): Delivery[] {
-  return fanOut(fact).map((delivery) => ({
+  return fanOut(fact, { apiKeyOf: (salt) => `key-of-${salt}` }).map((delivery) => ({
     ...delivery,
     eventFor: (q) => {
       const event = delivery.eventFor(q);

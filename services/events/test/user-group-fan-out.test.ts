@@ -28,7 +28,7 @@ const options = (extra: Partial<QueueOptions> = {}): QueueOptions => ({
 
 /** Every delivery's recipients and event, for a queue with these options, schema-checked. */
 function delivered(fact: Fact, extra: Partial<QueueOptions> = {}) {
-  return deliveriesFor(stored(fact)).map((d) => {
+  return deliveriesFor(stored(fact), { apiKeyOf: (salt) => `key-of-${salt}` }).map((d) => {
     const event = d.eventFor({ id: 'q', options: options(extra) });
     if (event) expect(ClientEvent.parse(event)).toEqual(event);
     return { user_ids: d.user_ids, event };

@@ -251,7 +251,10 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     sendError(reply, { code: 'NOT_FOUND', status: 404, msg: `No such endpoint: ${request.method} ${request.url.split('?')[0]}` }),
   );
 
-  const methodsByUrl = new Map<string, Set<string>>();
+  // Keyed by the path's shape: one path may name its parameter differently per method
+  // (`/users/{user_id}` for DELETE, `/users/{user_id_or_email}` for GET), which the
+  // router takes as the same path.
+  const methodsByUrl = new Map<string, { url: string; methods: Set<string> }>();
   for (const route of routes) {
     app.route({
       method: route.method,
@@ -260,13 +263,14 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       bodyLimit: route.endpoint.http?.bodyLimit ?? DEFAULT_BODY_LIMIT,
       handler: handlerFor(route),
     });
-    const methods = methodsByUrl.get(route.url) ?? new Set();
-    methods.add(route.method);
-    methodsByUrl.set(route.url, methods);
+    const shape = route.url.replace(/:\w+/g, ':');
+    const entry = methodsByUrl.get(shape) ?? { url: route.url, methods: new Set<string>() };
+    entry.methods.add(route.method);
+    methodsByUrl.set(shape, entry);
   }
   // A known path with an unsupported method answers 405, not 404.
   const allMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
-  for (const [url, methods] of methodsByUrl) {
+  for (const { url, methods } of methodsByUrl.values()) {
     const others = allMethods.filter((m) => !methods.has(m));
     const allow = [...methods].join(', ');
     if (others.length === 0) continue;

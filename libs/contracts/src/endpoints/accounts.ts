@@ -16,7 +16,8 @@ export const UserIdPathParams = z.object({ user_id: int() });
 /** The spec's User profile object. */
 export const UserProfile = z.object({
   user_id: int(),
-  delivery_email: z.string(),
+  /** Null when the viewer may not see the real address. */
+  delivery_email: z.string().nullable(),
   email: z.string(),
   full_name: z.string(),
   date_joined: z.string(),

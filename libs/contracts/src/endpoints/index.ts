@@ -13,6 +13,7 @@ import { presenceEndpoints, typingEndpoints } from './ephemeral';
 import { toolsEndpoints } from './tools';
 import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
 import { userGroupsEndpoints } from './user-groups';
+import { peopleEndpoints } from './people';
 
 export * from './contract';
 export * from './accounts';
@@ -25,9 +26,10 @@ export * from './ephemeral';
 export * from './register-state';
 export * from './user-groups';
 export * from './tools';
+export * from './people';
 
 export const endpoints = {
-  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...toolsEndpoints },
+  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...toolsEndpoints, ...peopleEndpoints },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
   messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },

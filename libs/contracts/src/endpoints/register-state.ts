@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { ApiChannel, ApiSubscription } from '../client-events';
 import { ApiChannelFolder } from '../feature-events';
 import { endpoint, type ServiceName } from './contract';
-import { UserProfile } from './accounts';
+import { BotObject, PersonObject } from './people';
 import { UserGroup } from '../groups';
 import { StoredDraft, StoredPlayground, StoredSavedSnippet } from '../tools-facts';
 
@@ -20,27 +20,10 @@ const ids = () => z.array(int());
 const ApiChannelWithSubscribers = ApiChannel.extend({ subscribers: ids().optional(), partial_subscribers: ids().optional() });
 const ApiSubscriptionState = ApiSubscription.extend({ subscribers: ids().optional(), partial_subscribers: ids().optional() });
 
-export const RealmUser = UserProfile.extend({
-  is_moderator: z.boolean(),
-  is_billing_admin: z.boolean(),
-  avatar_url: z.string().nullable(),
-  profile_data: z.record(z.string(), z.unknown()).optional(),
-});
+/** Zulip's user object, as the viewer may see it (people.ts). */
+export const RealmUser = PersonObject;
 
-export const RealmBot = z.object({
-  user_id: int(),
-  email: z.string(),
-  full_name: z.string(),
-  bot_type: int().nullable(),
-  is_active: z.boolean(),
-  owner_id: int().nullable(),
-  api_key: z.string(),
-  avatar_url: z.string(),
-  default_sending_stream: z.string().nullable(),
-  default_events_register_stream: z.string().nullable(),
-  default_all_public_streams: z.boolean(),
-  services: z.array(z.record(z.string(), z.unknown())),
-});
+export const RealmBot = BotObject;
 
 const UnreadStream = z.object({ stream_id: int(), topic: z.string(), unread_message_ids: ids() });
 const UnreadPm = z.object({ other_user_id: int(), sender_id: int(), unread_message_ids: ids() });

@@ -4,18 +4,13 @@
  * or the read models alone cannot authenticate; the server can still hand a user's key
  * out again (development key endpoint, JWT exchange) without rotating it.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { deriveApiKey } from '@teamchat/policies';
 
-const KEY_LENGTH = 32;
+export { deriveApiKey };
 
 export function newSalt(): string {
   return randomBytes(16).toString('hex');
-}
-
-export function deriveApiKey(serverSecret: string, salt: string): string {
-  // Zulip keys are alphanumeric: drop base64url's '-' and '_'. SHA-512's 86 characters
-  // leave far more than 32 after that.
-  return createHmac('sha512', serverSecret).update(salt).digest('base64url').replace(/[-_]/g, '').slice(0, KEY_LENGTH);
 }
 
 export function hashApiKey(apiKey: string): string {

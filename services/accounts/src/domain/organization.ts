@@ -3,17 +3,23 @@
  * holds both because user ids and email uniqueness need one consistency boundary.
  * Pure: the clock, ids and key material come in with the command.
  */
-import { badRequest, ROLE, ROLES, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
-import { codePointLength, isAdministrator, isOwner } from '@teamchat/policies';
+import { badRequest, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
+import { codePointLength, isAdministrator, isOwner, systemGroupOfRole } from '@teamchat/policies';
 
 export interface RegisteredUser {
   user_id: number;
   email: string;
+  full_name: string;
   role: number;
   is_active: boolean;
   is_bot: boolean;
+  bot_type: number | null;
+  bot_owner_id: number | null;
   /** Seconds since the epoch (group membership: full members). */
   date_joined: number;
+  /** The salt the user's key is derived from (not the key). */
+  api_key_salt: string;
+  bot_settings: BotSettings | null;
 }
 
 export interface OrganizationState {
@@ -39,29 +45,80 @@ export function evolveOrganization(state: OrganizationState, fact: Fact): Organi
       const user: RegisteredUser = {
         user_id: fact.user_id,
         email: fact.email,
+        full_name: fact.full_name,
         role: fact.role,
         is_active: true,
         is_bot: fact.is_bot,
+        bot_type: fact.bot_type,
+        bot_owner_id: fact.bot_owner_id,
         date_joined: fact.date_joined,
+        api_key_salt: fact.api_key_salt,
+        bot_settings: fact.bot_settings ?? (fact.is_bot ? NO_BOT_SETTINGS : null),
       };
       const usersByEmail = new Map(state.usersByEmail).set(fact.email.toLowerCase(), user);
       const usersById = new Map(state.usersById).set(fact.user_id, user);
       return { ...state, usersByEmail, usersById, lastUserId: Math.max(state.lastUserId, fact.user_id) };
     }
     case 'UserDeactivated':
-    case 'UserReactivated': {
+    case 'UserReactivated':
+      return changeUser(state, fact.user_id, { is_active: fact.type === 'UserReactivated' });
+    case 'UserRoleChanged':
+      return changeUser(state, fact.user_id, { role: fact.role });
+    case 'UserFullNameChanged':
+      return changeUser(state, fact.user_id, { full_name: fact.full_name });
+    case 'BotOwnerChanged':
+      return changeUser(state, fact.user_id, { bot_owner_id: fact.bot_owner_id });
+    case 'BotApiKeyRegenerated':
+      return changeUser(state, fact.user_id, { api_key_salt: fact.api_key_salt });
+    case 'BotSettingsChanged': {
       const user = state.usersById.get(fact.user_id);
-      if (!user) return state;
-      const updated = { ...user, is_active: fact.type === 'UserReactivated' };
-      return {
-        ...state,
-        usersById: new Map(state.usersById).set(user.user_id, updated),
-        usersByEmail: new Map(state.usersByEmail).set(user.email.toLowerCase(), updated),
-      };
+      return user ? changeUser(state, fact.user_id, { bot_settings: { ...(user.bot_settings ?? NO_BOT_SETTINGS), ...fact.changes } }) : state;
     }
     default:
       return state;
   }
+}
+
+/** A bot created before bots had settings of their own. */
+export const NO_BOT_SETTINGS: BotSettings = Object.freeze({
+  default_sending_stream_id: null,
+  default_sending_stream: null,
+  default_events_register_stream_id: null,
+  default_events_register_stream: null,
+  default_all_public_streams: false,
+  services: [],
+});
+
+function changeUser(state: OrganizationState, userId: number, change: Partial<RegisteredUser>): OrganizationState {
+  const user = state.usersById.get(userId);
+  if (!user) return state;
+  const updated = { ...user, ...change };
+  return {
+    ...state,
+    usersById: new Map(state.usersById).set(userId, updated),
+    usersByEmail: new Map(state.usersByEmail).set(user.email.toLowerCase(), updated),
+  };
+}
+
+/** Every active user: who is told of a change to a user (nobody's access is restricted yet). */
+export const personAudience = (state: OrganizationState, also: number[] = []): number[] =>
+  sortedUnique([...[...state.usersById.values()].filter((u) => u.is_active).map((u) => u.user_id), ...also]);
+
+/** A bot's `realm_bot` audience: active administrators and its owner. */
+export function botAudience(state: OrganizationState, ownerId: number | null): number[] {
+  const owner = ownerId === null ? undefined : state.usersById.get(ownerId);
+  const admins = [...state.usersById.values()].filter((u) => u.is_active && isAdministrator(u.role)).map((u) => u.user_id);
+  return sortedUnique([...admins, ...(owner?.is_active ? [owner.user_id] : [])]);
+}
+
+const sortedUnique = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b);
+
+/** The audiences of a change to `user`, as a fact carries them. */
+export function audiencesOf(state: OrganizationState, user: Pick<RegisteredUser, 'user_id' | 'is_bot' | 'bot_owner_id'>) {
+  return {
+    audience_user_ids: personAudience(state, [user.user_id]),
+    ...(user.is_bot ? { bot_audience_user_ids: botAudience(state, user.bot_owner_id) } : {}),
+  };
 }
 
 /** Key material made by the handler (random salt, derived key's hash). */
@@ -78,19 +135,35 @@ export interface NewUser {
   bot_type?: number | null;
   bot_owner_id?: number | null;
   timezone?: string;
+  bot_settings?: BotSettings;
+}
+
+/**
+ * Zulip's rules for a full name: trimmed, 1 to 100 code points, none of the characters
+ * that mention syntax uses.
+ */
+export function checkFullName(name: string): string {
+  const fullName = name.trim();
+  if (fullName.length === 0) throw badRequest('Name too short!');
+  if (codePointLength(fullName) > 100) throw badRequest('Name too long!');
+  if (/[*`\\>"@]/.test(fullName) || /[\u0000-\u001f]/.test(fullName)) throw badRequest('Invalid characters in name!');
+  return fullName;
 }
 
 // A deliberately loose check: one @, something on each side, no spaces. Deliverability
 // is the invitation flow's business, not the registry's.
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-function userCreated(state: OrganizationState, user: NewUser, credentials: NewCredentials, now: number, userId: number): FactOf<'UserCreated'> {
+export function userCreated(state: OrganizationState, user: NewUser, credentials: NewCredentials, now: number, userId: number): FactOf<'UserCreated'> {
   const email = user.email.trim();
   if (!EMAIL.test(email)) throw badRequest(`Invalid email '${user.email}'`);
   if (state.usersByEmail.has(email.toLowerCase())) throw badRequest(`Email '${email}' already in use`);
   const fullName = user.full_name.trim();
   if (fullName.length === 0 || codePointLength(fullName) > 100) throw badRequest('Invalid full name');
   if (!ROLES.includes(user.role)) throw badRequest(`Invalid role ${user.role}`);
+  const isBot = user.is_bot ?? false;
+  const botOwnerId = isBot ? (user.bot_owner_id ?? null) : null;
+  const audiences = audiencesOf(state, { user_id: userId, is_bot: isBot, bot_owner_id: botOwnerId });
   return {
     type: 'UserCreated',
     user_id: userId,
@@ -103,6 +176,8 @@ function userCreated(state: OrganizationState, user: NewUser, credentials: NewCr
     timezone: user.timezone ?? '',
     date_joined: Math.floor(now / 1000),
     ...credentials,
+    ...audiences,
+    ...(isBot && user.bot_settings ? { bot_settings: user.bot_settings } : {}),
   };
 }
 
@@ -132,13 +207,16 @@ export interface CreateUser {
   user: NewUser;
   credentials: NewCredentials;
   now: number;
+  /** The hash of the initial password, if one was given (the handler hashes it). */
+  password_hash?: string;
 }
 
-export function decideCreateUser(state: OrganizationState, cmd: CreateUser): FactOf<'UserCreated'>[] {
+export function decideCreateUser(state: OrganizationState, cmd: CreateUser): [FactOf<'UserCreated'>, ...Fact[]] {
   if (!state.exists) throw badRequest('The organization does not exist yet');
   // No actor means a trusted internal caller (seeding, the command-line tool).
   if (cmd.actor && !isAdministrator(cmd.actor.role)) throw badRequest('Must be an organization administrator');
-  return [userCreated(state, cmd.user, cmd.credentials, cmd.now, state.lastUserId + 1)];
+  const created = userCreated(state, cmd.user, cmd.credentials, cmd.now, state.lastUserId + 1);
+  return [created, ...(cmd.password_hash ? [{ type: 'UserPasswordSet' as const, user_id: created.user_id, password_hash: cmd.password_hash }] : [])];
 }
 
 export function decideDeactivateUser(state: OrganizationState, cmd: { actor: Actor; user_id: number }): Fact[] {
@@ -151,13 +229,25 @@ export function decideDeactivateUser(state: OrganizationState, cmd: { actor: Act
     const activeOwners = [...state.usersById.values()].filter((u) => u.is_active && isOwner(u.role));
     if (activeOwners.length <= 1) throw badRequest('Cannot deactivate the only organization owner');
   }
-  return [{ type: 'UserDeactivated', user_id: target.user_id }];
+  return [{ type: 'UserDeactivated', user_id: target.user_id, ...audiencesOf(state, target) }];
 }
 
-export function decideReactivateUser(state: OrganizationState, cmd: { actor: Actor; user_id: number }): Fact[] {
+/**
+ * `group_ids`: the groups the user is a direct member of (custom ones from the group
+ * projection), whose members they rejoin in clients' eyes.
+ */
+export function decideReactivateUser(state: OrganizationState, cmd: { actor: Actor; user_id: number; group_ids?: number[] }): Fact[] {
   const target = state.usersById.get(cmd.user_id);
   if (!target) throw badRequest('No such user');
   if (!isAdministrator(cmd.actor.role)) throw badRequest('Insufficient permission');
   if (target.is_active) throw badRequest('User is already active');
-  return [{ type: 'UserReactivated', user_id: target.user_id }];
+  const reactivated = changeUser(state, target.user_id, { is_active: true });
+  return [
+    {
+      type: 'UserReactivated',
+      user_id: target.user_id,
+      ...audiencesOf(reactivated, target),
+      group_ids: sortedUnique([systemGroupOfRole(target.role), ...(cmd.group_ids ?? [])]),
+    },
+  ];
 }

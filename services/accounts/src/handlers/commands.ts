@@ -6,7 +6,6 @@ import {
   decideCreateOrganization,
   decideCreateUser,
   decideDeactivateUser,
-  decideReactivateUser,
   type NewUser,
   type OrganizationState,
 } from '../domain/organization';
@@ -38,10 +37,10 @@ export async function createUser(deps: CommandDeps, actor: Actor | undefined, us
   return { user_id: result, append };
 }
 
-export async function setUserActive(deps: CommandDeps, actor: Actor, userId: number, active: boolean) {
-  const decide = active ? decideReactivateUser : decideDeactivateUser;
+/** Reactivation needs the user's groups: handlers/people.ts. */
+export async function deactivateUser(deps: CommandDeps, actor: Actor, userId: number) {
   const { append } = await deps.organization.execute(streams.organization, (state) => ({
-    facts: decide(state, { actor, user_id: userId }),
+    facts: decideDeactivateUser(state, { actor, user_id: userId }),
     result: undefined,
   }));
   return append;

@@ -3,16 +3,19 @@
  * the system groups and the caller's settings, from accounts' own read models.
  */
 import { SYSTEM_GROUP, wantsState, type AccountsState, type GroupSettingValue, type StateParams } from '@teamchat/contracts';
-import type { UserDoc, UserGroups } from '@teamchat/directory';
-import { isAdministrator, isOwner, ORGANIZATION_POLICY } from '@teamchat/policies';
+import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
+import { emailDomainOf, isAdministrator, isOwner, ORGANIZATION_POLICY } from '@teamchat/policies';
 import type { AccountsReadModel } from '../projections/credentials';
 import { userProfile } from './profile';
 import { userGroupObjects } from './user-groups';
+import { botObject, botsOf, personObject } from './people';
 
 export { systemGroups } from './user-groups';
 
 export interface AccountsStateDeps {
-  directory: { allUsers(): Promise<UserDoc[]>; userById(id: number): Promise<UserDoc | undefined> };
+  directory: { allUsers(): Promise<UserDoc[]>; userById(id: number): Promise<UserDoc | undefined>; channelById: Directory['channelById'] };
+  /** The organization's host (hidden addresses are shown as `user{id}@host`). */
+  realmHost: string;
   accounts: AccountsReadModel;
   userGroups: Pick<UserGroups, 'snapshot'>;
   realmUri: string;
@@ -31,17 +34,9 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
   const users = needUsers ? (await deps.directory.allUsers()).sort((a, b) => a._id - b._id) : [];
   if (want('realm')) state.realm = await realmSettings(deps);
   if (want('realm_user')) {
-    const realmUser = (user: UserDoc) => {
-      const profile = userProfile(user);
-      return {
-        ...profile,
-        is_moderator: user.role === ROLE_MODERATOR,
-        is_billing_admin: false,
-        // With client_gravatar the client computes Gravatar URLs itself, as Zulip expects.
-        avatar_url: params.client_gravatar ? null : profile.avatar_url,
-        profile_data: {},
-      };
-    };
+    const options = { client_gravatar: params.client_gravatar === true, host: emailDomainOf(deps.realmHost) };
+    // Custom profile fields are not built yet: every user's profile data is empty.
+    const realmUser = (user: UserDoc) => ({ ...personObject(me, user, options), profile_data: {} });
     state.realm_users = users.filter((u) => u.is_active).map(realmUser);
     state.realm_non_active_users = users.filter((u) => !u.is_active).map(realmUser);
     state.cross_realm_bots = [];
@@ -70,23 +65,7 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
   }
   if (want('realm_bot')) {
     // Administrators see every bot; others their own, as in Zulip.
-    const bots = users.filter((u) => u.is_bot && (isAdministrator(me.role) || u.bot_owner_id === me._id));
-    state.realm_bots = await Promise.all(
-      bots.map(async (bot) => ({
-        user_id: bot._id,
-        email: bot.email,
-        full_name: bot.full_name,
-        bot_type: bot.bot_type,
-        is_active: bot.is_active,
-        owner_id: bot.bot_owner_id,
-        api_key: await deps.apiKeyOf(bot),
-        avatar_url: userProfile(bot).avatar_url,
-        default_sending_stream: null,
-        default_events_register_stream: null,
-        default_all_public_streams: false,
-        services: [],
-      })),
-    );
+    state.realm_bots = await Promise.all(botsOf(me, users).map((bot) => botObject(deps, bot)));
   }
   if (want('user_group') || want('realm_user_groups')) {
     state.realm_user_groups = userGroupObjects(users, await deps.userGroups.snapshot(), params.include_deactivated_groups === true);
@@ -140,7 +119,7 @@ async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, un
     realm_video_chat_provider: 0,
     realm_available_video_chat_providers: {},
     realm_authentication_methods: {},
-    realm_bot_domain: new URL(deps.realmUri).host,
+    realm_bot_domain: emailDomainOf(deps.realmHost),
     realm_wildcard_mention_policy: 5,
     realm_enable_read_receipts: false,
     realm_require_unique_names: false,

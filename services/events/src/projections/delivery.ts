@@ -1,4 +1,4 @@
-/** What the fan-out hands the queues for one fact (apart from fan-out.ts, which the feature fan-outs and announce use). */
+/** What the fan-out hands the queues: recipients, and the event each queue sees. */
 import type { ClientEvent } from '@teamchat/contracts';
 import type { QueueOptions } from '../domain/event-queue';
 

@@ -26,15 +26,26 @@ import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
 import type { Delivery } from './delivery';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { toolsFanOut } from './tools-fan-out';
+import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
-export type { Delivery } from './delivery';
+export type { FanOutContext };
+
+export type { Delivery };
 
 const same = (event: ClientEvent) => () => event;
 
 /** A fact type that clients are not told of. */
 const NO_CLIENT_EVENT = null;
 
-type FanOutCase<T extends FactType> = ((fact: FactOf<T>, stored: StoredFact) => Delivery[]) | typeof NO_CLIENT_EVENT;
+type FanOutCase<T extends FactType> = ((fact: FactOf<T>, stored: StoredFact, ctx: FanOutContext) => Delivery[]) | typeof NO_CLIENT_EVENT;
+
+/** People's cases (people-fan-out.ts), made once per context. */
+const peopleCases = new WeakMap<FanOutContext, ReturnType<typeof peopleFanOut>>();
+function people(ctx: FanOutContext): ReturnType<typeof peopleFanOut> {
+  let cases = peopleCases.get(ctx);
+  if (!cases) peopleCases.set(ctx, (cases = peopleFanOut(ctx)));
+  return cases;
+}
 
 /**
  * Every fact type, with what clients see of it: a new fact type fails the build here
@@ -42,9 +53,15 @@ type FanOutCase<T extends FactType> = ((fact: FactOf<T>, stored: StoredFact) => 
  */
 const fanOut = {
   OrganizationCreated: NO_CLIENT_EVENT,
-  UserCreated: NO_CLIENT_EVENT,
-  UserDeactivated: NO_CLIENT_EVENT,
-  UserReactivated: NO_CLIENT_EVENT,
+  UserCreated: (fact, _stored, ctx) => people(ctx).UserCreated(fact),
+  UserDeactivated: (fact, _stored, ctx) => people(ctx).UserDeactivated(fact),
+  UserReactivated: (fact, _stored, ctx) => people(ctx).UserReactivated(fact),
+  UserPasswordSet: NO_CLIENT_EVENT,
+  UserRoleChanged: (fact, _stored, ctx) => people(ctx).UserRoleChanged(fact),
+  UserFullNameChanged: (fact, _stored, ctx) => people(ctx).UserFullNameChanged(fact),
+  BotOwnerChanged: (fact, _stored, ctx) => people(ctx).BotOwnerChanged(fact),
+  BotSettingsChanged: (fact, _stored, ctx) => people(ctx).BotSettingsChanged(fact),
+  BotApiKeyRegenerated: (fact, _stored, ctx) => people(ctx).BotApiKeyRegenerated(fact),
   ChannelCreated: (fact) => [
     {
       user_ids: fact.audience_user_ids,
@@ -191,15 +208,15 @@ function userGroupOf(fact: FactOf<'UserGroupCreated'>): UserGroup {
  * Who gets which event for a stored fact. Facts are checked against their schema here,
  * as this is where they leave the system: one that does not match becomes no event.
  */
-export function deliveriesFor(stored: StoredFact): Delivery[] {
-  return deliveriesOf(factOf(stored), stored);
+export function deliveriesFor(stored: StoredFact, ctx: FanOutContext): Delivery[] {
+  return deliveriesOf(factOf(stored), stored, ctx);
 }
 
-function deliveriesOf(fact: Fact, stored: StoredFact): Delivery[] {
+function deliveriesOf(fact: Fact, stored: StoredFact, ctx: FanOutContext): Delivery[] {
   const parsed = Fact.safeParse(fact);
   if (!parsed.success) return [];
   const deliveries = fanOut[parsed.data.type] as FanOutCase<FactType>;
-  return deliveries ? deliveries(parsed.data, stored) : [];
+  return deliveries ? deliveries(parsed.data, stored, ctx) : [];
 }
 
 /**
@@ -207,9 +224,9 @@ function deliveriesOf(fact: Fact, stored: StoredFact): Delivery[] {
  * with its store position: queues derive their event ids from it, and a new queue leaves
  * out what its initial state already holds.
  */
-export function fanOutHandlers(deliver: (delivery: Delivery, position: number) => void): FactHandlers {
+export function fanOutHandlers(deliver: (delivery: Delivery, position: number) => void, ctx: FanOutContext): FactHandlers {
   const announce = (fact: Fact, stored: StoredFact) => {
-    for (const delivery of deliveriesOf(fact, stored)) deliver(delivery, stored.position);
+    for (const delivery of deliveriesOf(fact, stored, ctx)) deliver(delivery, stored.position);
   };
   const announced = (Object.keys(fanOut) as FactType[]).filter((type) => fanOut[type] !== NO_CLIENT_EVENT);
   return Object.fromEntries(announced.map((type) => [type, announce]));

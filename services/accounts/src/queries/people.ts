@@ -1,0 +1,82 @@
+/**
+ * Users and bots as clients read them (GET /users, GET /users/{id}, GET /bots, POST
+ * /register's realm_users and realm_bots), each for one viewer: who may see a real email
+ * address follows the organization's email visibility setting.
+ */
+import { badRequest, cachedGravatarUrls, type PersonObject } from '@teamchat/contracts';
+import type { Directory, UserDoc } from '@teamchat/directory';
+import { dummyEmail, isAdministrator, maySeeRealEmail, ORGANIZATION_POLICY } from '@teamchat/policies';
+import type { AccountsReadModel } from '../projections/credentials';
+import { userProfile } from './profile';
+
+const avatarUrls = cachedGravatarUrls();
+
+export interface PersonOptions {
+  client_gravatar: boolean;
+  /** The organization's host, for the addresses shown instead of hidden ones. */
+  host: string;
+  emailAddressVisibility?: number;
+}
+
+export function personObject(viewer: Pick<UserDoc, '_id' | 'role'>, user: UserDoc, options: PersonOptions): PersonObject {
+  const visible = maySeeRealEmail(
+    { user_id: viewer._id, role: viewer.role },
+    { user_id: user._id, is_bot: user.is_bot },
+    options.emailAddressVisibility ?? ORGANIZATION_POLICY.emailAddressVisibility,
+  );
+  const profile = userProfile(user);
+  return {
+    ...profile,
+    email: visible ? user.email : dummyEmail(user._id, options.host),
+    delivery_email: visible ? user.email : null,
+    // With client_gravatar the client computes Gravatar URLs itself, as Zulip expects.
+    avatar_url: options.client_gravatar ? null : profile.avatar_url,
+    is_billing_admin: false,
+  };
+}
+
+/** `42`, a real address, or the dummy `user42@host` that viewers who may not see it are shown. */
+export async function userByIdOrEmail(directory: Pick<Directory, 'userById' | 'userByEmail'>, idOrEmail: string, host: string): Promise<UserDoc> {
+  const key = idOrEmail.trim();
+  let user: UserDoc | undefined;
+  if (/^\d{1,15}$/.test(key)) user = await directory.userById(Number(key));
+  else {
+    user = await directory.userByEmail(key);
+    const dummy = /^user(\d{1,15})@(.+)$/i.exec(key);
+    if (!user && dummy && dummy[2]!.toLowerCase() === host.toLowerCase()) user = await directory.userById(Number(dummy[1]));
+  }
+  if (!user) throw badRequest('No such user');
+  return user;
+}
+
+export interface BotQueryDeps {
+  directory: Pick<Directory, 'channelById'>;
+  accounts: AccountsReadModel;
+  apiKeyOf(user: UserDoc): Promise<string>;
+}
+
+/** A bot with its key: only for its owner and administrators. */
+export async function botObject(deps: BotQueryDeps, bot: UserDoc) {
+  const settings = await deps.accounts.botSettings.get(bot._id);
+  // Channels are named as they are called now, not when they were chosen.
+  const channelName = async (id: number | null | undefined, recorded: string | null | undefined) =>
+    id === null || id === undefined ? null : ((await deps.directory.channelById(id))?.name ?? recorded ?? null);
+  return {
+    user_id: bot._id,
+    email: bot.email,
+    full_name: bot.full_name,
+    bot_type: bot.bot_type,
+    is_active: bot.is_active,
+    owner_id: bot.bot_owner_id,
+    api_key: await deps.apiKeyOf(bot),
+    avatar_url: avatarUrls(bot.email),
+    default_sending_stream: await channelName(settings?.default_sending_stream_id, settings?.default_sending_stream),
+    default_events_register_stream: await channelName(settings?.default_events_register_stream_id, settings?.default_events_register_stream),
+    default_all_public_streams: settings?.default_all_public_streams ?? false,
+    services: settings?.services ?? [],
+  };
+}
+
+/** The bots `viewer` administers: every bot for administrators, their own for others (as in Zulip). */
+export const botsOf = (viewer: Pick<UserDoc, '_id' | 'role'>, users: UserDoc[]): UserDoc[] =>
+  users.filter((u) => u.is_bot && (isAdministrator(viewer.role) || u.bot_owner_id === viewer._id)).sort((a, b) => a._id - b._id);

@@ -1,0 +1,180 @@
+/**
+ * What clients see of changes to people: `realm_user` events to everyone who may access the
+ * user, the system groups' `user_group` membership events that a role change (or a new or
+ * reactivated user) implies, and `realm_bot` events to a bot's administrators and owner.
+ * Audiences come with the facts (accounts decided them); facts stored before they carried
+ * audiences announce nothing.
+ */
+import { cachedGravatarUrls, type BotSettings, type ClientEvent, type FactOf, type RealmBotEvent } from '@teamchat/contracts';
+import { isAdministrator, isGuest, isOwner, systemGroupOfRole } from '@teamchat/policies';
+import type { Delivery } from './delivery';
+
+/** What the fan-out needs beyond the facts: bots' keys, derived from their salt. */
+export interface FanOutContext {
+  apiKeyOf(salt: string): string;
+}
+
+const avatarUrls = cachedGravatarUrls();
+const same = (event: ClientEvent) => () => event;
+const to = (user_ids: number[] | undefined, event: ClientEvent): Delivery[] => (user_ids?.length ? [{ user_ids, eventFor: same(event) }] : []);
+
+const personUpdate = (user_ids: number[] | undefined, person: Record<string, unknown> & { user_id: number }): Delivery[] =>
+  to(user_ids, { type: 'realm_user', op: 'update', person } as ClientEvent);
+
+const botUpdate = (user_ids: number[] | undefined, bot: Record<string, unknown> & { user_id: number }): Delivery[] =>
+  to(user_ids, { type: 'realm_bot', op: 'update', bot } as RealmBotEvent);
+
+const membership = (user_ids: number[] | undefined, op: 'add_members' | 'remove_members', groupId: number, userId: number): Delivery[] =>
+  to(user_ids, { type: 'user_group', op, group_id: groupId, user_ids: [userId] });
+
+interface BotView {
+  user_id: number;
+  email: string;
+  full_name: string;
+  bot_type: number | null;
+  is_active: boolean;
+  owner_id: number | null;
+  api_key_salt: string;
+  settings: BotSettings | undefined;
+}
+
+function botAdded(bot: BotView, ctx: FanOutContext): RealmBotEvent {
+  const settings = bot.settings;
+  return {
+    type: 'realm_bot',
+    op: 'add',
+    bot: {
+      user_id: bot.user_id,
+      email: bot.email,
+      full_name: bot.full_name,
+      bot_type: bot.bot_type,
+      is_active: bot.is_active,
+      api_key: ctx.apiKeyOf(bot.api_key_salt),
+      default_sending_stream: settings?.default_sending_stream ?? null,
+      default_events_register_stream: settings?.default_events_register_stream ?? null,
+      default_all_public_streams: settings?.default_all_public_streams ?? false,
+      avatar_url: avatarUrls(bot.email),
+      owner_id: bot.owner_id,
+      services: settings?.services ?? [],
+    },
+  };
+}
+
+function userAdded(fact: FactOf<'UserCreated'>): Delivery[] {
+  if (!fact.audience_user_ids?.length) return [];
+  const person = {
+    user_id: fact.user_id,
+    email: fact.email,
+    delivery_email: fact.email,
+    full_name: fact.full_name,
+    date_joined: new Date(fact.date_joined * 1000).toISOString(),
+    is_active: true,
+    is_owner: isOwner(fact.role),
+    is_admin: isAdministrator(fact.role),
+    is_guest: isGuest(fact.role),
+    is_billing_admin: false,
+    is_bot: fact.is_bot,
+    bot_type: fact.bot_type,
+    bot_owner_id: fact.bot_owner_id,
+    role: fact.role,
+    timezone: fact.timezone,
+    avatar_version: 1,
+    is_imported_stub: false,
+    profile_data: {},
+  };
+  const avatar = avatarUrls(fact.email);
+  const events = new Map<boolean, ClientEvent>();
+  return [
+    {
+      user_ids: fact.audience_user_ids,
+      // With client_gravatar the client computes the Gravatar URL itself.
+      eventFor: (queue) => {
+        const gravatar = queue.options.client_gravatar;
+        let event = events.get(gravatar);
+        if (!event) {
+          event = { type: 'realm_user', op: 'add', person: { ...person, avatar_url: gravatar ? null : avatar } };
+          events.set(gravatar, event);
+        }
+        return event;
+      },
+    },
+    ...membership(fact.audience_user_ids, 'add_members', systemGroupOfRole(fact.role), fact.user_id),
+  ];
+}
+
+export function peopleFanOut(ctx: FanOutContext) {
+  return {
+    UserCreated: (fact: FactOf<'UserCreated'>): Delivery[] => [
+      ...userAdded(fact),
+      ...(fact.is_bot && fact.bot_audience_user_ids?.length
+        ? to(
+            fact.bot_audience_user_ids,
+            botAdded(
+              {
+                user_id: fact.user_id,
+                email: fact.email,
+                full_name: fact.full_name,
+                bot_type: fact.bot_type,
+                is_active: true,
+                owner_id: fact.bot_owner_id,
+                api_key_salt: fact.api_key_salt,
+                settings: fact.bot_settings,
+              },
+              ctx,
+            ),
+          )
+        : []),
+    ],
+    // Clients take a deactivated user out of every group themselves.
+    UserDeactivated: (fact: FactOf<'UserDeactivated'>): Delivery[] => [
+      ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, is_active: false }),
+      ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, is_active: false }),
+    ],
+    UserReactivated: (fact: FactOf<'UserReactivated'>): Delivery[] => [
+      ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, is_active: true }),
+      ...(fact.group_ids ?? []).flatMap((groupId) => membership(fact.audience_user_ids, 'add_members', groupId, fact.user_id)),
+      ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, is_active: true }),
+    ],
+    UserRoleChanged: (fact: FactOf<'UserRoleChanged'>): Delivery[] => {
+      const before = systemGroupOfRole(fact.old_role);
+      const after = systemGroupOfRole(fact.role);
+      return [
+        ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, role: fact.role }),
+        ...(before === after
+          ? []
+          : [
+              ...membership(fact.audience_user_ids, 'remove_members', before, fact.user_id),
+              ...membership(fact.audience_user_ids, 'add_members', after, fact.user_id),
+            ]),
+      ];
+    },
+    UserFullNameChanged: (fact: FactOf<'UserFullNameChanged'>): Delivery[] => [
+      ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, full_name: fact.full_name }),
+      ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, full_name: fact.full_name }),
+    ],
+    /**
+     * As Zulip: a previous owner who is not an administrator sees the bot go, the new
+     * owner gets it whole, and the administrators and the new owner the new owner's id.
+     */
+    BotOwnerChanged: (fact: FactOf<'BotOwnerChanged'>): Delivery[] => {
+      const admins = new Set(fact.bot_audience_user_ids ?? []);
+      admins.delete(fact.bot_owner_id);
+      const oldOwnerLoses = fact.old_owner_id !== null && !admins.has(fact.old_owner_id) && (fact.audience_user_ids ?? []).includes(fact.old_owner_id);
+      const newOwnerGains = !admins.has(fact.bot_owner_id);
+      return [
+        ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, bot_owner_id: fact.bot_owner_id }),
+        ...(oldOwnerLoses ? to([fact.old_owner_id!], { type: 'realm_bot', op: 'delete', bot: { user_id: fact.user_id } }) : []),
+        ...(newOwnerGains
+          ? to([fact.bot_owner_id], botAdded({ user_id: fact.user_id, ...fact.bot, owner_id: fact.bot_owner_id, settings: fact.bot_settings }, ctx))
+          : []),
+        ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, owner_id: fact.bot_owner_id }),
+      ];
+    },
+    BotSettingsChanged: (fact: FactOf<'BotSettingsChanged'>): Delivery[] => {
+      const { default_sending_stream_id: _s, default_events_register_stream_id: _e, ...shown } = fact.changes;
+      return Object.keys(shown).length ? botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, ...shown }) : [];
+    },
+    BotApiKeyRegenerated: (fact: FactOf<'BotApiKeyRegenerated'>): Delivery[] =>
+      botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, api_key: ctx.apiKeyOf(fact.api_key_salt) }),
+  };
+}
