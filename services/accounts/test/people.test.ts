@@ -195,6 +195,15 @@ describe('decideDeactivateOwnAccount', () => {
   it('tells a bot\'s owner and the administrators when a bot leaves', () =>
     leave.given(acme).when({ actor: bot }).then([{ type: 'UserDeactivated', user_id: 7, audience_user_ids: EVERYONE, bot_audience_user_ids: [1, 2, 4] }]));
 
+  it("takes the user's active bots along, as Zulip does", () =>
+    leave
+      .given(acme)
+      .when({ actor: member })
+      .then([
+        { type: 'UserDeactivated', user_id: 4, audience_user_ids: EVERYONE },
+        { type: 'UserDeactivated', user_id: 7, audience_user_ids: EVERYONE, bot_audience_user_ids: [1, 2, 4] },
+      ]));
+
   it('refuses the only owner', () => leave.given(acme).when({ actor: owner }).thenThrows({ msg: 'Cannot deactivate the only organization owner' }));
 
   it('lets an owner leave when another owner stays', () =>

@@ -11,6 +11,7 @@ import {
   audiencesOf,
   botAudience,
   checkFullName,
+  deactivationFacts,
   NO_BOT_SETTINGS,
   personAudience,
   userCreated,
@@ -119,7 +120,7 @@ export function decideDeactivateOwnAccount(state: OrganizationState, cmd: { acto
   if (isOwner(me.role) && activeOwners(state).length <= 1) {
     throw badRequest('Cannot deactivate the only organization owner');
   }
-  return [{ type: 'UserDeactivated', user_id: me.user_id, ...audiencesOf(state, me) }];
+  return deactivationFacts(state, me);
 }
 
 // ---------------------------------------------------------------------------------------
