@@ -353,6 +353,15 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'make a member an administrator, who sees every bot, and a member again',
+    observers: ['member2'],
+    perform: async ({ clients, ids }) => {
+      await clients.member.post('/bots', { full_name: 'Seen By Admins', short_name: unique('seen') });
+      await clients.owner.request('PATCH', `/users/${ids.member2}`, { role: 200 }, { query: false });
+      return clients.owner.request('PATCH', `/users/${ids.member2}`, { role: 400 }, { query: false });
+    },
+  },
+  {
     name: "change a user's full name",
     observers: ['member', 'owner'],
     perform: ({ clients, ids }) => clients.owner.request('PATCH', `/users/${ids.member2}`, { full_name: unique('Mary ') }, { query: false }),
@@ -389,6 +398,12 @@ const ACTIONS: ActionRow[] = [
       await clients.member.post(`/bots/${user_id}/api_key/regenerate`);
       return clients.member.request('DELETE', `/bots/${user_id}`);
     },
+  },
+  {
+    name: 'make a member an administrator, seen by themselves',
+    observers: ['member2'],
+    // Last: the member stays an administrator.
+    perform: ({ clients, ids }) => clients.owner.request('PATCH', `/users/${ids.member2}`, { role: 200 }, { query: false }),
   },
 ];
 

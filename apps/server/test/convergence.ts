@@ -125,7 +125,7 @@ export function applyEvent(state: State, event: Event, options: ReducerOptions):
     case 'user_group':
       return applyUserGroupEvent(state, event);
     case 'realm_user':
-      return applyRealmUserEvent(state, event);
+      return applyRealmUserEvent(state, event, self);
     case 'realm_bot':
       return applyRealmBotEvent(state, event);
     case 'default_streams': {
@@ -157,8 +157,18 @@ export function applyEvent(state: State, event: Event, options: ReducerOptions):
 const ROLE_FLAGS = (role: number) => ({ is_owner: role === 100, is_admin: role <= 200, is_guest: role === 600 });
 
 /** As a Zulip client keeps its users: active and deactivated apart, by id; a deactivated user leaves every group. */
-function applyRealmUserEvent(state: State, event: Event): void {
+function applyRealmUserEvent(state: State, event: Event, self: number): void {
   if (!('realm_users' in state)) return;
+  // The client's own account, beside the lists, as Zulip's apply_events keeps it.
+  if (event.op === 'update' && event.person.user_id === self) {
+    const { role, full_name } = event.person;
+    if (full_name !== undefined) state.full_name = full_name;
+    if (role !== undefined) {
+      Object.assign(state, ROLE_FLAGS(role), { role, is_moderator: role === 300 });
+      for (const key of ['can_create_streams', 'can_create_public_streams', 'can_create_private_streams', 'can_subscribe_other_users']) state[key] = role !== 600;
+      state.can_invite_others_to_realm = role <= 200;
+    }
+  }
   if (event.op === 'add') {
     state.realm_users = [...without(state.realm_users as Event[], (u) => u.user_id === event.person.user_id), structuredClone(event.person)].sort(
       (a, b) => a.user_id - b.user_id,

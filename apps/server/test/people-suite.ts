@@ -323,10 +323,13 @@ export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
         expect((await client.get('/users/me')).body.user_id).toBe(user_id);
       });
 
-      it('lets a user deactivate their own account, but not the only owner', async () => {
+      it('lets a user deactivate their own account, their bots with it, but not the only owner', async () => {
         const { user_id, client } = await newUser();
+        const created = (await client.post('/bots', { full_name: 'Orphan Bot', short_name: unique('orphan') })).body;
+        expect(created.result).toBe('success');
         expect((await client.request('DELETE', '/users/me')).body.result).toBe('success');
         expect((await clients.admin.get(`/users/${user_id}`)).body.user.is_active).toBe(false);
+        expect((await clients.admin.get(`/users/${created.user_id}`)).body.user.is_active).toBe(false);
         expect((await client.get('/users/me')).status).toBe(401);
         await refused(() => clients.owner.request('DELETE', '/users/me'), 'Cannot deactivate the only organization owner');
       });

@@ -105,12 +105,27 @@ export const UserReactivated = z.object({
  */
 export const UserPasswordSet = z.object({ type: z.literal('UserPasswordSet'), user_id: z.number().int(), password_hash: z.string() });
 
+/** A bot as a `realm_bot` add shows it (the key is derived from the salt, never stored). */
+const BotSnapshot = z.object({
+  user_id: z.number().int(),
+  email: z.string(),
+  full_name: z.string(),
+  bot_type: z.number().int().nullable(),
+  is_active: z.boolean(),
+  owner_id: z.number().int().nullable(),
+  api_key_salt: z.string(),
+  bot_settings: BotSettings,
+});
+
 export const UserRoleChanged = z.object({
   type: z.literal('UserRoleChanged'),
   user_id: z.number().int(),
   role: z.number().int(),
   old_role: z.number().int(),
   ...PersonAudience,
+  /** Becoming an administrator shows the user every bot; ceasing to be one hides those of others. */
+  bots_shown: z.array(BotSnapshot).optional(),
+  bots_hidden: z.array(z.number().int()).optional(),
 });
 
 export const UserFullNameChanged = z.object({ type: z.literal('UserFullNameChanged'), user_id: z.number().int(), full_name: z.string(), ...PersonAudience });

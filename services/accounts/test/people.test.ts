@@ -66,6 +66,15 @@ const BOT_SETTINGS = {
   default_all_public_streams: false,
   services: [],
 };
+/** Bot 7 as a new administrator is shown it. */
+const BOT_7 = { user_id: 7, email: 'user7@acme.example', full_name: 'User 7', bot_type: 1, is_active: true, owner_id: 4, api_key_salt: 'salt-7', bot_settings: {
+  default_sending_stream_id: null,
+  default_sending_stream: null,
+  default_events_register_stream_id: null,
+  default_events_register_stream: null,
+  default_all_public_streams: false,
+  services: [],
+} };
 const acme: Fact[] = [
   { type: 'OrganizationCreated', name: 'Acme', host: 'acme.example', date_created: 1_600_000_000 },
   userCreated(1, ROLE.owner),
@@ -99,8 +108,19 @@ describe('decideUpdateUser', () => {
   it('changes name and role in one request, name first', () =>
     when({ actor: owner, user_id: 6, full_name: 'Six', role: ROLE.administrator }).then([
       { type: 'UserFullNameChanged', user_id: 6, full_name: 'Six', audience_user_ids: EVERYONE },
-      { type: 'UserRoleChanged', user_id: 6, role: 200, old_role: 400, audience_user_ids: EVERYONE },
+      { type: 'UserRoleChanged', user_id: 6, role: 200, old_role: 400, audience_user_ids: EVERYONE, bots_shown: [BOT_7] },
     ]));
+
+  it("shows a new administrator the others' bots and hides them again, but not their own", () => {
+    when({ actor: owner, user_id: 4, role: ROLE.administrator }).then([
+      { type: 'UserRoleChanged', user_id: 4, role: 200, old_role: 400, audience_user_ids: EVERYONE, bots_shown: [] },
+    ]);
+    when({ actor: owner, user_id: 2, role: ROLE.moderator }).then([
+      { type: 'UserRoleChanged', user_id: 2, role: 300, old_role: 200, audience_user_ids: EVERYONE, bots_hidden: [7] },
+    ]);
+    // Between administrator and owner nothing changes.
+    when({ actor: owner, user_id: 2, role: ROLE.owner }).then([{ type: 'UserRoleChanged', user_id: 2, role: 100, old_role: 200, audience_user_ids: EVERYONE }]);
+  });
 
   it('decides nothing when nothing changes', () => when({ actor: admin, user_id: 6, role: 400, full_name: 'User 6', profile_data: [] }).then([]));
 
@@ -118,11 +138,13 @@ describe('decideUpdateUser', () => {
 
   it('lets only owners give the owner role and take it', () => {
     when({ actor: admin, user_id: 6, role: ROLE.owner }).thenThrows({ msg: 'Must be an organization owner' });
-    when({ actor: owner, user_id: 6, role: ROLE.owner }).then([{ type: 'UserRoleChanged', user_id: 6, role: 100, old_role: 400, audience_user_ids: EVERYONE }]);
+    when({ actor: owner, user_id: 6, role: ROLE.owner }).then([
+      { type: 'UserRoleChanged', user_id: 6, role: 100, old_role: 400, audience_user_ids: EVERYONE, bots_shown: [BOT_7] },
+    ]);
     const twoOwners = [...acme, { type: 'UserRoleChanged', user_id: 6, role: 100, old_role: 400 } as Fact];
     when({ actor: admin, user_id: 6, role: ROLE.member }, twoOwners).thenThrows({ msg: 'Must be an organization owner' });
     when({ actor: owner, user_id: 6, role: ROLE.member }, twoOwners).then([
-      { type: 'UserRoleChanged', user_id: 6, role: 400, old_role: 100, audience_user_ids: EVERYONE },
+      { type: 'UserRoleChanged', user_id: 6, role: 400, old_role: 100, audience_user_ids: EVERYONE, bots_hidden: [7] },
     ]);
   });
 
@@ -172,6 +194,15 @@ describe('decideDeactivateOwnAccount', () => {
 
   it('tells a bot\'s owner and the administrators when a bot leaves', () =>
     leave.given(acme).when({ actor: bot }).then([{ type: 'UserDeactivated', user_id: 7, audience_user_ids: EVERYONE, bot_audience_user_ids: [1, 2, 4] }]));
+
+  it("takes the user's active bots along, as Zulip does", () =>
+    leave
+      .given(acme)
+      .when({ actor: member })
+      .then([
+        { type: 'UserDeactivated', user_id: 4, audience_user_ids: EVERYONE },
+        { type: 'UserDeactivated', user_id: 7, audience_user_ids: EVERYONE, bot_audience_user_ids: [1, 2, 4] },
+      ]));
 
   it('refuses the only owner', () => leave.given(acme).when({ actor: owner }).thenThrows({ msg: 'Cannot deactivate the only organization owner' }));
 

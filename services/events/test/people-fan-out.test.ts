@@ -109,6 +109,23 @@ describe('the fan-out of people facts', () => {
     ]);
   });
 
+  it("shows a new administrator the others' bots, with their keys, and hides them from one who is no more", () => {
+    const shown = delivered({
+      type: 'UserRoleChanged',
+      user_id: 9,
+      role: 200,
+      old_role: 400,
+      audience_user_ids: [1, 9],
+      bots_shown: [{ user_id: 7, email: 'bot@acme.example', full_name: 'Bot', bot_type: 1, is_active: true, owner_id: 4, api_key_salt: 'salt-7', bot_settings: SETTINGS }],
+    });
+    expect(shown[1]).toEqual({
+      user_ids: [9],
+      event: { type: 'realm_bot', op: 'add', bot: expect.objectContaining({ user_id: 7, owner_id: 4, api_key: 'key-of-salt-7' }) },
+    });
+    const hidden = delivered({ type: 'UserRoleChanged', user_id: 9, role: 400, old_role: 200, audience_user_ids: [1, 9], bots_hidden: [7] });
+    expect(hidden[1]).toEqual({ user_ids: [9], event: { type: 'realm_bot', op: 'delete', bot: { user_id: 7 } } });
+  });
+
   it('announces deactivation and reactivation, with the groups rejoined, and a bot\'s to its owner', () => {
     expect(delivered({ type: 'UserDeactivated', user_id: 7, audience_user_ids: [1], bot_audience_user_ids: [1, 4] })).toEqual([
       { user_ids: [1], event: { type: 'realm_user', op: 'update', person: { user_id: 7, is_active: false } } },

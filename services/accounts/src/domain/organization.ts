@@ -229,7 +229,13 @@ export function decideDeactivateUser(state: OrganizationState, cmd: { actor: Act
     const activeOwners = [...state.usersById.values()].filter((u) => u.is_active && isOwner(u.role));
     if (activeOwners.length <= 1) throw badRequest('Cannot deactivate the only organization owner');
   }
-  return [{ type: 'UserDeactivated', user_id: target.user_id, ...audiencesOf(state, target) }];
+  return deactivationFacts(state, target);
+}
+
+/** As in Zulip, a deactivated user's active bots are deactivated with them. */
+export function deactivationFacts(state: OrganizationState, user: RegisteredUser): FactOf<'UserDeactivated'>[] {
+  const bots = user.is_bot ? [] : [...state.usersById.values()].filter((u) => u.is_bot && u.is_active && u.bot_owner_id === user.user_id);
+  return [user, ...bots.sort((a, b) => a.user_id - b.user_id)].map((u) => ({ type: 'UserDeactivated', user_id: u.user_id, ...audiencesOf(state, u) }));
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   audiencesOf,
   botAudience,
   checkFullName,
+  deactivationFacts,
   NO_BOT_SETTINGS,
   personAudience,
   userCreated,
@@ -79,9 +80,37 @@ export function decideUpdateUser(state: OrganizationState, cmd: UpdateUser): Fac
       throw badRequest('The owner permission cannot be removed from the only organization owner.');
     }
     if (isGuest(target.role) && isAdministrator(role)) throw badRequest('Guests cannot be organization administrators');
-    facts.push({ type: 'UserRoleChanged', user_id: target.user_id, role, old_role: target.role, ...audiencesOf(current, target) });
+    facts.push({
+      type: 'UserRoleChanged',
+      user_id: target.user_id,
+      role,
+      old_role: target.role,
+      ...audiencesOf(current, target),
+      ...botsSeenAfterRoleChange(current, target, role),
+    });
   }
   return facts;
+}
+
+/** Administrators see every bot, others their own: a role change across that line shows or hides the others'. */
+function botsSeenAfterRoleChange(state: OrganizationState, user: RegisteredUser, role: number) {
+  const before = isAdministrator(user.role);
+  const after = isAdministrator(role);
+  if (before === after) return {};
+  const others = [...state.usersById.values()].filter((u) => u.is_bot && u.bot_owner_id !== user.user_id).sort((a, b) => a.user_id - b.user_id);
+  if (!after) return { bots_hidden: others.map((bot) => bot.user_id) };
+  return {
+    bots_shown: others.map((bot) => ({
+      user_id: bot.user_id,
+      email: bot.email,
+      full_name: bot.full_name,
+      bot_type: bot.bot_type,
+      is_active: bot.is_active,
+      owner_id: bot.bot_owner_id,
+      api_key_salt: bot.api_key_salt,
+      bot_settings: bot.bot_settings ?? NO_BOT_SETTINGS,
+    })),
+  };
 }
 
 /** DELETE /users/me: anyone may leave, except the organization's only owner. */
@@ -91,7 +120,7 @@ export function decideDeactivateOwnAccount(state: OrganizationState, cmd: { acto
   if (isOwner(me.role) && activeOwners(state).length <= 1) {
     throw badRequest('Cannot deactivate the only organization owner');
   }
-  return [{ type: 'UserDeactivated', user_id: me.user_id, ...audiencesOf(state, me) }];
+  return deactivationFacts(state, me);
 }
 
 // ---------------------------------------------------------------------------------------

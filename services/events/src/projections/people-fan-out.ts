@@ -138,8 +138,11 @@ export function peopleFanOut(ctx: FanOutContext) {
     UserRoleChanged: (fact: FactOf<'UserRoleChanged'>): Delivery[] => {
       const before = systemGroupOfRole(fact.old_role);
       const after = systemGroupOfRole(fact.role);
+      const self = fact.audience_user_ids?.includes(fact.user_id) ? [fact.user_id] : [];
       return [
         ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, role: fact.role }),
+        ...(fact.bots_shown ?? []).flatMap(({ bot_settings, ...bot }) => to(self, botAdded({ ...bot, settings: bot_settings }, ctx))),
+        ...(fact.bots_hidden ?? []).flatMap((user_id) => to(self, { type: 'realm_bot', op: 'delete', bot: { user_id } })),
         ...(before === after
           ? []
           : [
