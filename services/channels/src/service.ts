@@ -4,7 +4,7 @@
  * in domain/.
  */
 import { endpoints } from '@teamchat/contracts';
-import { Directory } from '@teamchat/directory';
+import { Directory, UserGroups } from '@teamchat/directory';
 import { AggregateRepository, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { evolveFolders, initialFolders } from './domain/folders';
 import { evolveRegistry, initialRegistry } from './domain/registry';
@@ -20,6 +20,8 @@ import { channelsState } from './queries/register-state';
 export async function startChannelsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels } = deps;
   const directory = new Directory(readModels);
+  // The custom user groups, from accounts' group facts: channel group-settings may name them.
+  const userGroups = new UserGroups(readModels);
   const messages = new ChannelMessages(readModels);
   const settings = new SubscriptionSettingsModel(readModels);
   const folders = new ChannelFolders(readModels);
@@ -27,11 +29,11 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
     // The name changes with what the projector writes: a data directory kept under
     // another name replays the store once (the directory's writes are idempotent), so
     // every fact the maps handle is reflected.
-    name: 'channels-directory-messages-settings-folders',
+    name: 'channels-directory-messages-settings-folders-groups',
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers),
+    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers, userGroups.handlers),
   });
   await projector.start();
   const caughtUp = (position: number | undefined) => projector.waitFor(position);
@@ -39,15 +41,15 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const registry = new AggregateRepository(store, { initial: initialRegistry, evolve: evolveRegistry });
   const channels = new AggregateRepository(store, { initial: initialChannel, evolve: evolveChannel });
   const folderRegistry = new AggregateRepository(store, { initial: initialFolders, evolve: evolveFolders });
-  const commands = { directory, messages, registry, channels, folders: folderRegistry, caughtUp };
-  const queries = { directory, messages, settings };
+  const commands = { directory, userGroups, messages, registry, channels, folders: folderRegistry, caughtUp };
+  const queries = { directory, userGroups, messages, settings };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.channels;
 
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
-      const { value, position } = await projector.snapshot(() => channelsState({ directory, messages, settings, folders }, actor.user_id, params));
+      const { value, position } = await projector.snapshot(() => channelsState({ directory, userGroups, messages, settings, folders }, actor.user_id, params));
       return { value: { state: value }, position };
     }),
     serve(api.createChannel, async (params) => {

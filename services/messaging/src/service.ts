@@ -61,6 +61,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const renderer = createRenderer(directory, config.realmUri, userGroups);
   const changeDeps: ChangeDeps = {
     directory,
+    userGroups,
     model,
     messages,
     flagStreams,
@@ -80,7 +81,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
-      const { position, ...value } = await sendMessage({ directory, model, recipients, messages, userTopicStreams, renderer }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer }, actor, params);
       return { value, position };
     }),
     serve(api.getMessages, async (params, { actor }) => {
@@ -149,11 +150,11 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       value: await channelTopics({ directory, model }, actor, params.channel_id, params.allow_empty_topic_name),
     })),
     serve(api.setTyping, async (params, { actor }) => {
-      await setTyping({ directory, model, bus }, actor, params);
+      await setTyping({ directory, userGroups, model, bus }, actor, params);
       return { value: {} };
     }),
     serve(api.setEditTyping, async (params, { actor }) => {
-      await setEditTyping({ directory, model, bus }, actor, params);
+      await setEditTyping({ directory, userGroups, model, bus }, actor, params);
       return { value: {} };
     }),
   ]);

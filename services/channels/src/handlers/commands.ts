@@ -10,7 +10,7 @@ import {
   type SubscribeParams,
   type UpdateChannelParams,
 } from '@teamchat/contracts';
-import type { Directory, UserDoc } from '@teamchat/directory';
+import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { renderMarkdown } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import { decideArchiveChannel } from '../domain/archive-channel';
@@ -25,6 +25,8 @@ import type { ChannelMessages } from '../projections/channel-messages';
 
 export interface CommandDeps {
   directory: Directory;
+  /** The custom user groups, which channel group-settings may name. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   messages: ChannelMessages;
   registry: AggregateRepository<RegistryState>;
   channels: AggregateRepository<ChannelState>;
@@ -58,9 +60,9 @@ function requestedGroupSettings(params: SubscribeParams): Partial<ChannelGroupSe
 
 /** Adds subscribers to one channel; returns who was added and who already was. */
 async function addSubscribers(deps: CommandDeps, channel: ChannelView, userIds: number[], users: GroupMember[]) {
-  const firstMessageId = await deps.messages.firstMessageId(channel.channel_id);
+  const [firstMessageId, groups] = await Promise.all([deps.messages.firstMessageId(channel.channel_id), deps.userGroups.snapshot()]);
   return deps.channels.execute(streams.channel(channel.channel_id), (state) => {
-    const facts = decideSubscribe(state, { channel, user_ids: userIds, users, first_message_id: firstMessageId, now: Date.now() });
+    const facts = decideSubscribe(state, { channel, user_ids: userIds, users, groups, first_message_id: firstMessageId, now: Date.now() });
     return { facts, result: { added: facts[0]?.user_ids ?? [], already: alreadySubscribed(state, userIds) } };
   });
 }
@@ -94,6 +96,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
   const folders = params.folder_id != null ? (await deps.folders.load(streams.channelFolders)).state.folders : undefined;
   const actorChannels = new Set(await deps.directory.subscribedChannelIds(me.user_id));
   const channels = params.subscriptions.map((s) => newChannel(s.name, s.description ?? ''));
+  const groups = await deps.userGroups.snapshot();
   // `announce` is accepted but has no effect: there is no notification bot to post the
   // announcement yet.
   const { result: plan, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
@@ -105,6 +108,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
       authorization_errors_fatal: params.authorization_errors_fatal ?? true,
       settings,
       users,
+      groups,
       folders,
       now: Date.now(),
     });
@@ -145,6 +149,7 @@ export interface CreateChannel {
 /** A trusted internal caller's channel (seeding): created, then its first subscribers added. */
 export async function createChannel(deps: CommandDeps, params: CreateChannel) {
   const users = await organization(deps);
+  const groups = await deps.userGroups.snapshot();
   const { result: channel, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
     const facts = decideCreateChannels(state, {
       channels: [newChannel(params.name, params.description)],
@@ -156,6 +161,7 @@ export async function createChannel(deps: CommandDeps, params: CreateChannel) {
         group_settings: {},
       },
       users,
+      groups,
       now: Date.now(),
     });
     return { facts, result: facts[0]! };
@@ -172,8 +178,13 @@ export async function createChannel(deps: CommandDeps, params: CreateChannel) {
 
 /** What the deciders of one existing channel need to know of its users and messages. */
 async function channelContext(deps: CommandDeps, actor: Actor, channelId: number) {
-  const [me, users, subscriberIds] = await Promise.all([actorMember(deps, actor), organization(deps), deps.directory.subscriberIds(channelId)]);
-  return { me, users, subscriberIds, subscribed: subscriberIds.includes(me.user_id) };
+  const [me, users, subscriberIds, groups] = await Promise.all([
+    actorMember(deps, actor),
+    organization(deps),
+    deps.directory.subscriberIds(channelId),
+    deps.userGroups.snapshot(),
+  ]);
+  return { me, users, subscriberIds, groups, subscribed: subscriberIds.includes(me.user_id) };
 }
 
 /** PATCH /streams/{stream_id}. */
@@ -191,6 +202,7 @@ export async function updateChannel(deps: CommandDeps, actor: Actor, params: Upd
       changes: { ...changes, ...(description !== undefined ? { description, rendered_description: renderMarkdown(description) } : {}) },
       subscriber_ids: context.subscriberIds,
       users: context.users,
+      groups: context.groups,
       has_named_topics: hasNamedTopics,
       first_message_id: firstMessageId,
       folders,
@@ -213,6 +225,7 @@ export async function archiveChannel(deps: CommandDeps, actor: Actor, channelId:
       subscribed: context.subscribed,
       subscriber_ids: context.subscriberIds,
       users: context.users,
+      groups: context.groups,
       now: Date.now(),
     }),
     result: undefined,

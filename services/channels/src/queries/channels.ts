@@ -13,13 +13,15 @@ import {
   type GetChannelsParams,
   type GroupMember,
 } from '@teamchat/contracts';
-import type { Directory, UserDoc } from '@teamchat/directory';
+import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { hasMetadataAccess, isAdministrator, isGuest } from '@teamchat/policies';
 import type { ChannelMessages } from '../projections/channel-messages';
 import type { SubscriptionSettingsModel } from '../projections/subscription-settings';
 
 export interface ChannelQueryDeps {
   directory: Directory;
+  /** The custom user groups, which may give metadata access to private channels. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   messages: Pick<ChannelMessages, 'firstMessageId'>;
   settings: Pick<SubscriptionSettingsModel, 'ofUser'>;
 }
@@ -41,7 +43,7 @@ async function channelObject(deps: ChannelQueryDeps, channel: ChannelView) {
 /** The channel, if the user may see it; otherwise the error an unknown id gets. */
 async function visibleChannel(deps: ChannelQueryDeps, me: UserDoc, channelId: number): Promise<ChannelView> {
   const channel = await deps.directory.channelViewById(channelId);
-  if (!channel || !hasMetadataAccess(channel, asMember(me), await deps.directory.isSubscribed(channelId, me._id), nowSeconds())) {
+  if (!channel || !hasMetadataAccess(channel, asMember(me), await deps.directory.isSubscribed(channelId, me._id), nowSeconds(), await deps.userGroups.snapshot())) {
     throw badRequest('Invalid channel ID');
   }
   return channel;
@@ -53,6 +55,7 @@ export async function getChannels(deps: ChannelQueryDeps, actor: Actor, params: 
   if (params.include_all && !isAdministrator(me.role)) throw badRequest('User not authorized for this query');
   const member = asMember(me);
   const now = nowSeconds();
+  const groups = await deps.userGroups.snapshot();
   const subscribed = new Set(await deps.directory.subscribedChannelIds(me._id));
   // A bot may ask for its owner's channels too (include_owner_subscribed).
   const ownerChannels =
@@ -60,14 +63,14 @@ export async function getChannels(deps: ChannelQueryDeps, actor: Actor, params: 
   const channels = (await deps.directory.allChannels())
     .filter((c) => !(params.exclude_archived && c.is_archived))
     .filter((c) => {
-      if (params.include_all) return hasMetadataAccess(c, member, subscribed.has(c.channel_id), now);
+      if (params.include_all) return hasMetadataAccess(c, member, subscribed.has(c.channel_id), now, groups);
       return (
         // Guests see no public channel they have not joined.
         (params.include_public && !c.invite_only && !isGuest(me.role)) ||
         (params.include_web_public && c.is_web_public) ||
         (params.include_subscribed && subscribed.has(c.channel_id)) ||
         (params.include_default && c.is_default && !isGuest(me.role)) ||
-        (ownerChannels.has(c.channel_id) && hasMetadataAccess(c, member, subscribed.has(c.channel_id), now))
+        (ownerChannels.has(c.channel_id) && hasMetadataAccess(c, member, subscribed.has(c.channel_id), now, groups))
       );
     })
     .sort((a, b) => a.channel_id - b.channel_id);
@@ -90,7 +93,8 @@ export async function getChannelId(deps: ChannelQueryDeps, actor: Actor, name: s
   const me = await reader(deps, actor);
   const doc = await deps.directory.channelByName(name.trim());
   const channel = doc && (await deps.directory.channelViewById(doc._id));
-  if (!channel || !hasMetadataAccess(channel, asMember(me), await deps.directory.isSubscribed(channel.channel_id, me._id), nowSeconds())) {
+  const subscribed = channel && (await deps.directory.isSubscribed(channel.channel_id, me._id));
+  if (!channel || !hasMetadataAccess(channel, asMember(me), subscribed === true, nowSeconds(), await deps.userGroups.snapshot())) {
     throw badRequest(`Invalid channel name '${name}'`);
   }
   return { stream_id: channel.channel_id };

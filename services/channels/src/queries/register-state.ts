@@ -4,7 +4,7 @@
  * see, the default channels and the channel folders.
  */
 import { channelApiObject, subscriptionApiObject, wantsState, type ChannelsState, type ChannelView, type StateParams } from '@teamchat/contracts';
-import type { Directory } from '@teamchat/directory';
+import type { Directory, UserGroups } from '@teamchat/directory';
 import { hasMetadataAccess, isGuest } from '@teamchat/policies';
 import type { ChannelFolders } from '../projections/channel-folders';
 import type { ChannelMessages } from '../projections/channel-messages';
@@ -13,6 +13,8 @@ import type { SubscriptionSettingsModel } from '../projections/subscription-sett
 export interface ChannelsStateDeps {
   directory: Pick<Directory, 'userById' | 'allChannels' | 'subscriptionsOf' | 'subscriberIds'>;
   messages: Pick<ChannelMessages, 'firstMessageId'>;
+  /** The custom user groups, which may give metadata access to private channels. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   /** Absent: every subscriber setting at its default. */
   settings?: Pick<SubscriptionSettingsModel, 'ofUser'>;
   /** Absent: no folders. */
@@ -29,13 +31,14 @@ export async function channelsState(deps: ChannelsStateDeps, userId: number, par
 
   const now = Math.floor(Date.now() / 1000);
   const member = { user_id: me._id, role: me.role, date_joined: me.date_joined };
+  const groups = await deps.userGroups.snapshot();
   const subscriptions = new Map((await deps.directory.subscriptionsOf(userId)).map((s) => [s.channel_id, s.active]));
   // Archived channels reach only clients that say they handle them, as in Zulip.
   const channels = (await deps.directory.allChannels())
     .filter((c) => params.archived_channels || !c.is_archived)
     .sort((a, b) => a.channel_id - b.channel_id);
   // The channels the user is told of by events: the same rule decides both.
-  const visible = channels.filter((c) => hasMetadataAccess(c, member, subscriptions.get(c.channel_id) === true, now));
+  const visible = channels.filter((c) => hasMetadataAccess(c, member, subscriptions.get(c.channel_id) === true, now, groups));
   const firstIds = new Map<number, number | null>();
   const subscribers = new Map<number, number[]>();
   for (const channel of visible) {
