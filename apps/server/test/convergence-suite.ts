@@ -256,6 +256,27 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'add a member to a group that may subscribe others to a private channel',
+    observers: ['owner', 'member', 'member2'],
+    perform: async ({ clients, ids }) => {
+      const { group_id } = (await clients.owner.post('/user_groups/create', { name: unique('gatekeepers'), description: '', members: '[]' })).body;
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('gated') }]), invite_only: true, can_add_subscribers_group: group_id });
+      return clients.owner.post(`/user_groups/${group_id}/members`, { add: JSON.stringify([ids.member]) });
+    },
+  },
+  {
+    name: 'remove a member from a group that administers a private channel, through a subgroup',
+    observers: ['owner', 'member', 'member2'],
+    perform: async ({ clients, ids }) => {
+      const create = async (members: number[]) =>
+        (await clients.owner.post('/user_groups/create', { name: unique('stewards'), description: '', members: JSON.stringify(members) })).body.group_id;
+      const [inner, outer] = [await create([ids.member]), await create([])];
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('stewarded') }]), invite_only: true, can_administer_channel_group: outer });
+      await clients.owner.post(`/user_groups/${outer}/subgroups`, { add: JSON.stringify([inner]) });
+      return clients.owner.post(`/user_groups/${inner}/members`, { delete: JSON.stringify([ids.member]) });
+    },
+  },
+  {
     name: 'deactivate a user group',
     observers: ['member', 'guest'],
     perform: async ({ clients }) => {

@@ -28,6 +28,11 @@ export const streams = {
   userTopics: (userId: number) => `user_topics-${userId}`,
   /** accounts: every custom user group (unique names, group ids, subgroup cycles need one boundary). */
   userGroups: 'user_groups',
+  /**
+   * channels: who gained or lost sight of private channels when a user group's membership
+   * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
+   */
+  channelAccess: (groupFactId: string) => `channel_access-${groupFactId}`,
 } as const;
 
 export const OrganizationCreated = z.object({
@@ -160,6 +165,22 @@ export const ChannelUnarchived = z.object({
   channel: ChannelSnapshot,
   subscriber_ids: z.array(int()),
   first_message_id: int().nullable(),
+});
+
+/**
+ * A user group named in a private channel's can_administer_channel_group or
+ * can_add_subscribers_group gained or lost members (directly or through subgroups), and so
+ * who may see the channel changed, as Zulip announces it: the channel whole to those who
+ * see it only now, its removal to those who no longer do.
+ */
+export const ChannelAccessChanged = z.object({
+  type: z.literal('ChannelAccessChanged'),
+  channel_id: int(),
+  name: z.string(),
+  /** The user group whose membership changed. */
+  group_id: int(),
+  shown: ChannelShown.optional(),
+  hidden_user_ids: z.array(int()).optional(),
 });
 
 export const SubscriptionsAdded = z.object({
@@ -425,6 +446,7 @@ export const Fact = z.discriminatedUnion('type', [
   ChannelUpdated,
   ChannelArchived,
   ChannelUnarchived,
+  ChannelAccessChanged,
   SubscriptionsAdded,
   SubscriptionsRemoved,
   SubscriptionPropertyUpdated,

@@ -13,6 +13,7 @@ import { archiveChannel, createChannel, subscribe, updateChannel } from './handl
 import { createFolder, setDefaultChannel, unsubscribe, updateFolder, updateSubscriptionProperties } from './handlers/subscription-commands';
 import { ChannelFolders } from './projections/channel-folders';
 import { ChannelMessages } from './projections/channel-messages';
+import { GroupAccessReactor } from './projections/group-access';
 import { SubscriptionSettingsModel } from './projections/subscription-settings';
 import { getChannel, getChannelId, getChannels, getSubscribers, getSubscriptions, getSubscriptionStatus } from './queries/channels';
 import { channelsState } from './queries/register-state';
@@ -25,6 +26,8 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const messages = new ChannelMessages(readModels);
   const settings = new SubscriptionSettingsModel(readModels);
   const folders = new ChannelFolders(readModels);
+  const groupAccess = new GroupAccessReactor(readModels, { store, directory, userGroups, messages });
+  await groupAccess.start();
   const projector = new Projector({
     // The name changes with what the projector writes: a data directory kept under
     // another name replays the store once (the directory's writes are idempotent), so
@@ -33,7 +36,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers, userGroups.handlers),
+    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers, userGroups.handlers, groupAccess.handlers),
   });
   await projector.start();
   const caughtUp = (position: number | undefined) => projector.waitFor(position);

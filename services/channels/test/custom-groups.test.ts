@@ -7,6 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { channelFromCreated, defaultChannelGroupSettings, ROLE, SYSTEM_GROUP, type GroupMember } from '@teamchat/contracts';
 import { NO_CUSTOM_GROUPS, type DirectoryGroup, type GroupDirectory } from '@teamchat/policies';
 import { decideArchiveChannel } from '../src/domain/archive-channel';
+import { decideGroupAccess, groupsBefore } from '../src/domain/group-access';
 import { decideCreateChannels, type CreateChannels } from '../src/domain/create-channels';
 import { evolveRegistry, initialRegistry, type RegistryState } from '../src/domain/registry';
 import { decideSubscribe, decideSubscribeRequest, initialChannel } from '../src/domain/subscriptions';
@@ -155,5 +156,46 @@ describe('administering a channel through a custom group', () => {
   it('never lets a guest administer through a group (the setting does not allow role:everyone)', () => {
     expect(msgOf(() => rename(guest, directory([6])))).toBe('Invalid channel ID');
     expect(SYSTEM_GROUP.nobody).toBe(8);
+  });
+});
+
+describe('decideGroupAccess: a group named by a private channel gains or loses members', () => {
+  const context = (channel = channelFromCreated(club)) => [{ channel, subscriber_ids: [2], first_message_id: 30 }];
+  const added = { type: 'UserGroupMembersAdded' as const, group_id: 9, user_ids: [4], audience_user_ids: [] };
+  const removed = { type: 'UserGroupMembersRemoved' as const, group_id: 9, user_ids: [5], audience_user_ids: [] };
+
+  it('shows the channel, with its subscribers, to whoever may see it only now', () => {
+    expect(decideGroupAccess(added, context(), users, directory([4, 5]), 0)).toEqual([
+      {
+        type: 'ChannelAccessChanged',
+        channel_id: 3,
+        name: 'club',
+        group_id: 9,
+        shown: { user_ids: [4], channel: channelFromCreated(club), subscriber_ids: [2], first_message_id: 30 },
+      },
+    ]);
+  });
+
+  it('hides it from whoever no longer may, but not from its subscribers or administrators', () => {
+    expect(decideGroupAccess(removed, context(), users, withoutMary, 0)).toMatchObject([{ channel_id: 3, hidden_user_ids: [5] }]);
+    const subscribedMary = [{ channel: channelFromCreated(club), subscriber_ids: [2, 5], first_message_id: null }];
+    expect(decideGroupAccess(removed, subscribedMary, users, withoutMary, 0)).toEqual([]);
+    expect(decideGroupAccess({ ...removed, user_ids: [2] }, context(), users, withMary, 0)).toEqual([]);
+  });
+
+  it('follows subgroups, and ignores channels that are public, archived or name only system groups', () => {
+    const subgroupAdded = { type: 'UserGroupSubgroupsAdded' as const, group_id: 9, subgroup_ids: [10], audience_user_ids: [] };
+    expect(decideGroupAccess(subgroupAdded, context(), users, directory([], [4]), 0)).toMatchObject([{ shown: { user_ids: [4] } }]);
+    const view = channelFromCreated(club);
+    for (const channel of [{ ...view, invite_only: false }, { ...view, is_archived: true }, { ...view, can_add_subscribers_group: SYSTEM_GROUP.members }]) {
+      expect(decideGroupAccess(added, context(channel), users, directory([4, 5]), 0)).toEqual([]);
+    }
+  });
+
+  it('derives the groups before the fact from those after it', () => {
+    const before = groupsBefore(directory([4, 5]), added);
+    expect(before.group(9)?.direct_members).toEqual([5]);
+    expect(before.group(10)).toEqual(directory([4, 5]).group(10));
+    expect(groupsBefore(withoutMary, removed).group(9)?.direct_members).toEqual([5]);
   });
 });

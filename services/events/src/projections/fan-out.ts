@@ -70,6 +70,15 @@ const fanOut = {
       { user_ids: fact.audience_user_ids, eventFor: same(streamCreated(fact.channel, extra, true)) },
     ];
   },
+  // A user group's membership changed who may see a private channel. As Zulip, only the
+  // channel itself (whose subscriber_count holds its subscribers) or its removal: a peer_add
+  // would count the subscribers a second time.
+  ChannelAccessChanged: (fact) => [
+    ...(fact.shown
+      ? [{ user_ids: fact.shown.user_ids, eventFor: same(streamCreated(fact.shown.channel, { first_message_id: fact.shown.first_message_id, subscriber_count: fact.shown.subscriber_ids.length })) }]
+      : []),
+    ...visibilityDeliveries(fact.channel_id, fact.name, undefined, fact.hidden_user_ids),
+  ],
   SubscriptionsAdded: (fact) => subscriptionDeliveries(fact),
   SubscriptionsRemoved: (fact) => unsubscriptionDeliveries(fact),
   SubscriptionPropertyUpdated: (fact) => subscriptionPropertyDeliveries(fact),
