@@ -181,6 +181,21 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'mute a channel with unread messages, unmute one of its topics, then unmute the channel and mute a topic',
+    observers: ['member2'],
+    perform: async ({ clients, channelId }) => {
+      const general = await channelId('general');
+      const [loud, quiet] = [unique('loud'), unique('quiet')];
+      for (const topic of [loud, quiet, quiet]) await clients.owner.post('/messages', stream('general', topic, 'unread for now'));
+      const mute = (value: boolean) =>
+        clients.member2.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general, property: 'is_muted', value }]) });
+      await mute(true);
+      await clients.member2.post('/user_topics', { stream_id: general, topic: quiet.toUpperCase(), visibility_policy: 2 });
+      await mute(false);
+      return clients.member2.post('/user_topics', { stream_id: general, topic: loud, visibility_policy: 1 });
+    },
+  },
+  {
     name: 'add and remove a default channel',
     observers: ['owner', 'member', 'guest'],
     perform: async ({ clients }) => {

@@ -35,6 +35,7 @@ import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
 import { getMessages, selectMessageIds } from './queries/get-messages';
 import { messagingState } from './queries/register-state';
+import { MutedChannels } from './projections/muted-channels';
 import { renderMessages } from './queries/render-messages';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
@@ -43,15 +44,17 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const model = new MessagesReadModel(readModels);
   // Its own projection of the accounts' group facts, for group mentions.
   const userGroups = new UserGroups(readModels);
+  // Its own projection of the channels' muting facts, for the unread count.
+  const mutedChannels = new MutedChannels(readModels);
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
-    name: 'messaging-3',
-    collections: model.collections,
+    name: 'messaging-4',
+    collections: [...model.collections, mutedChannels.collection],
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, mutedChannels.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -77,7 +80,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
-      const { value, position } = await projector.snapshot(() => messagingState(model, actor.user_id, params));
+      const { value, position } = await projector.snapshot(() => messagingState(model, actor.user_id, params, { mutedChannelIds: (id) => mutedChannels.of(id), subscribedChannelIds: (id) => directory.subscribedChannelIds(id) }));
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
