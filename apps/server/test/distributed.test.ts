@@ -6,6 +6,7 @@ import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
 import { groupPermissionsSuite } from './group-permissions-suite';
+import { PARTIAL_SUBSCRIBERS_ENV, partialSubscribersSuite } from './partial-subscribers-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -22,6 +23,7 @@ describeWithNats('distributed mode', () => {
   channelsSuite('distributed', () => startDistributed());
   groupsSuite('distributed', () => startDistributed());
   groupPermissionsSuite('distributed', () => startDistributed());
+  partialSubscribersSuite('distributed', () => startDistributed(PARTIAL_SUBSCRIBERS_ENV));
   subscriptionsSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());
   ephemeralSuite('distributed', () => startDistributed());

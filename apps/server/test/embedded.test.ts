@@ -6,6 +6,7 @@ import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
 import { groupPermissionsSuite } from './group-permissions-suite';
+import { PARTIAL_SUBSCRIBERS_ENV, partialSubscribersSuite } from './partial-subscribers-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -24,6 +25,8 @@ channelsSuite('embedded', () => startEmbedded());
 groupsSuite('embedded', () => startEmbedded());
 
 groupPermissionsSuite('embedded', () => startEmbedded());
+
+partialSubscribersSuite('embedded', () => startEmbedded(tempDataDir(), PARTIAL_SUBSCRIBERS_ENV));
 
 subscriptionsSuite('embedded', () => startEmbedded());
 

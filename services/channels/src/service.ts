@@ -14,6 +14,7 @@ import { createFolder, setDefaultChannel, unsubscribe, updateFolder, updateSubsc
 import { ChannelFolders } from './projections/channel-folders';
 import { ChannelMessages } from './projections/channel-messages';
 import { GroupAccessReactor } from './projections/group-access';
+import { UserActivity } from './projections/user-activity';
 import { SubscriptionSettingsModel } from './projections/subscription-settings';
 import { getChannel, getChannelId, getChannels, getSubscribers, getSubscriptions, getSubscriptionStatus } from './queries/channels';
 import { channelsState } from './queries/register-state';
@@ -26,17 +27,19 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const messages = new ChannelMessages(readModels);
   const settings = new SubscriptionSettingsModel(readModels);
   const folders = new ChannelFolders(readModels);
+  const activity = new UserActivity(readModels);
+  const partial = { activity, minChannelSize: deps.config.partialSubscribersMinChannelSize };
   const groupAccess = new GroupAccessReactor(readModels, { store, directory, userGroups, messages });
   await groupAccess.start();
   const projector = new Projector({
     // The name changes with what the projector writes: a data directory kept under
     // another name replays the store once (the directory's writes are idempotent), so
     // every fact the maps handle is reflected.
-    name: 'channels-directory-messages-settings-folders-groups',
+    name: 'channels-directory-messages-settings-folders-groups-activity',
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers, userGroups.handlers, groupAccess.handlers),
+    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers, userGroups.handlers, groupAccess.handlers, activity.handlers),
   });
   await projector.start();
   const caughtUp = (position: number | undefined) => projector.waitFor(position);
@@ -45,14 +48,14 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const channels = new AggregateRepository(store, { initial: initialChannel, evolve: evolveChannel });
   const folderRegistry = new AggregateRepository(store, { initial: initialFolders, evolve: evolveFolders });
   const commands = { directory, userGroups, messages, registry, channels, folders: folderRegistry, caughtUp };
-  const queries = { directory, userGroups, messages, settings };
+  const queries = { directory, userGroups, messages, settings, partial };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.channels;
 
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
-      const { value, position } = await projector.snapshot(() => channelsState({ directory, userGroups, messages, settings, folders }, actor.user_id, params));
+      const { value, position } = await projector.snapshot(() => channelsState({ directory, userGroups, messages, settings, folders, partial }, actor.user_id, params));
       return { value: { state: value }, position };
     }),
     serve(api.createChannel, async (params) => {

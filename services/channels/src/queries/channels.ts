@@ -15,7 +15,9 @@ import {
 } from '@teamchat/contracts';
 import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { hasMetadataAccess, isAdministrator, isGuest } from '@teamchat/policies';
+import { subscribersField } from '../domain/partial-subscribers';
 import type { ChannelMessages } from '../projections/channel-messages';
+import type { UserActivity } from '../projections/user-activity';
 import type { SubscriptionSettingsModel } from '../projections/subscription-settings';
 
 export interface ChannelQueryDeps {
@@ -24,6 +26,8 @@ export interface ChannelQueryDeps {
   userGroups: Pick<UserGroups, 'snapshot'>;
   messages: Pick<ChannelMessages, 'firstMessageId'>;
   settings: Pick<SubscriptionSettingsModel, 'ofUser'>;
+  /** For `include_subscribers: "partial"`; absent: every list is full. */
+  partial?: { activity: Pick<UserActivity, 'all'>; minChannelSize: number };
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -113,6 +117,7 @@ export async function getSubscriptions(deps: ChannelQueryDeps, actor: Actor, inc
   const subscribed = new Set(await deps.directory.subscribedChannelIds(me._id));
   const settings = await deps.settings.ofUser(me._id);
   const channels = (await deps.directory.allChannels()).filter((c) => subscribed.has(c.channel_id)).sort((a, b) => a.channel_id - b.channel_id);
+  const listOf = await subscriberLists(deps, includeSubscribers);
   const subscriptions = [];
   for (const channel of channels) {
     const [firstMessageId, subscriberIds] = await Promise.all([deps.messages.firstMessageId(channel.channel_id), deps.directory.subscriberIds(channel.channel_id)]);
@@ -121,7 +126,7 @@ export async function getSubscriptions(deps: ChannelQueryDeps, actor: Actor, inc
       subscriber_ids: subscriberIds.sort((a, b) => a - b),
       settings: settings.get(channel.channel_id),
     });
-    subscriptions.push(includeSubscribers === false ? record : { ...record, subscribers });
+    subscriptions.push(includeSubscribers === false ? record : { ...record, ...listOf(subscribers) });
   }
   return { subscriptions };
 }
@@ -133,4 +138,14 @@ export async function getSubscriptionStatus(deps: ChannelQueryDeps, actor: Actor
   if (!user) throw badRequest('No such user');
   await visibleChannel(deps, me, channelId);
   return { is_subscribed: await deps.directory.isSubscribed(channelId, userId) };
+}
+
+/** How a channel's subscribers are listed: whole, or in part for large channels when the client asked for 'partial'. */
+async function subscriberLists(deps: ChannelQueryDeps, includeSubscribers: boolean | 'partial') {
+  if (includeSubscribers !== 'partial' || !deps.partial) return (ids: number[]) => ({ subscribers: ids });
+  const { activity, minChannelSize } = deps.partial;
+  const [lastActive, users] = await Promise.all([activity.all(), deps.directory.activeUsers()]);
+  const bots = new Set(users.filter((u) => u.is_bot).map((u) => u._id));
+  const rule = { minChannelSize, isBot: (id: number) => bots.has(id), lastActive: (id: number) => lastActive.get(id), now: Date.now() };
+  return (ids: number[]) => subscribersField(ids, rule);
 }
