@@ -124,6 +124,12 @@ const ACTIONS: ActionRow[] = [
     perform: ({ clients }) => clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('fresh') }]) }),
   },
   {
+    name: 'create a channel with an announcement',
+    observers: ['owner', 'member2', 'guest'],
+    perform: ({ clients }) =>
+      clients.member.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('announced'), description: 'News' }]), announce: true }),
+  },
+  {
     name: 'subscribe another user',
     observers: ['owner', 'member', 'member2'],
     perform: async ({ clients, ids }) => {

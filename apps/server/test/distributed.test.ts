@@ -6,6 +6,7 @@ import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
 import { groupPermissionsSuite } from './group-permissions-suite';
+import { announceSuite } from './announce-suite';
 import { PARTIAL_SUBSCRIBERS_ENV, partialSubscribersSuite } from './partial-subscribers-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
@@ -23,6 +24,7 @@ describeWithNats('distributed mode', () => {
   channelsSuite('distributed', () => startDistributed());
   groupsSuite('distributed', () => startDistributed());
   groupPermissionsSuite('distributed', () => startDistributed());
+  announceSuite('distributed', () => startDistributed());
   partialSubscribersSuite('distributed', () => startDistributed(PARTIAL_SUBSCRIBERS_ENV));
   subscriptionsSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());

@@ -6,6 +6,7 @@ import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
 import { groupPermissionsSuite } from './group-permissions-suite';
+import { announceSuite } from './announce-suite';
 import { PARTIAL_SUBSCRIBERS_ENV, partialSubscribersSuite } from './partial-subscribers-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
@@ -25,6 +26,8 @@ channelsSuite('embedded', () => startEmbedded());
 groupsSuite('embedded', () => startEmbedded());
 
 groupPermissionsSuite('embedded', () => startEmbedded());
+
+announceSuite('embedded', () => startEmbedded());
 
 partialSubscribersSuite('embedded', () => startEmbedded(tempDataDir(), PARTIAL_SUBSCRIBERS_ENV));
 

@@ -4,6 +4,9 @@
  * queue (a change is in one of them exactly once).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { NOTIFICATION_BOT } from '@teamchat/contracts';
+
+const NOTIFICATION_BOT_ID = NOTIFICATION_BOT.user_id;
 import { Client, type RunningServer } from './harness';
 
 export function registerSuite(mode: string, start: () => Promise<RunningServer>) {
@@ -37,7 +40,11 @@ export function registerSuite(mode: string, start: () => Promise<RunningServer>)
       expect(body).toMatchObject({ result: 'success', last_event_id: -1, zulip_merge_base: expect.any(String), realm_name: expect.any(String) });
       expect(body.realm_users.map((u: { user_id: number }) => u.user_id)).toEqual(expect.arrayContaining([ids.member, ids.guest]));
       expect(body.realm_non_active_users).toEqual([]);
-      expect(body.cross_realm_bots).toEqual([]);
+      // The notification bot, outside the organization, which announces new channels in general.
+      expect(body.cross_realm_bots).toEqual([
+        expect.objectContaining({ user_id: NOTIFICATION_BOT_ID, email: 'notification-bot@zulip.com', full_name: 'Notification Bot', is_bot: true }),
+      ]);
+      expect(body.realm_new_stream_announcements_stream_id).toBe(body.subscriptions.find((s: { name: string }) => s.name === 'general').stream_id);
       expect(body.realm_bots).toEqual([]);
       expect(body.user_id).toBe(ids.member);
       expect(body.realm_user_groups.map((g: { name: string }) => g.name)).toContain('role:members');

@@ -435,6 +435,12 @@ export const UserGroupMembersAdded = z.object({ type: z.literal('UserGroupMember
 export const UserGroupMembersRemoved = z.object({ type: z.literal('UserGroupMembersRemoved'), group_id: int(), user_ids: z.array(int()), ...GroupAudience });
 export const UserGroupSubgroupsAdded = z.object({ type: z.literal('UserGroupSubgroupsAdded'), group_id: int(), subgroup_ids: z.array(int()), ...GroupAudience });
 export const UserGroupSubgroupsRemoved = z.object({ type: z.literal('UserGroupSubgroupsRemoved'), group_id: int(), subgroup_ids: z.array(int()), ...GroupAudience });
+/** The organization's new-channel announcements channel changed (null: none), on the organization stream. */
+export const NewChannelAnnouncementsChannelChanged = z.object({
+  type: z.literal('NewChannelAnnouncementsChannelChanged'),
+  channel_id: int().nullable(),
+});
+
 export const UserGroupDeactivated = z.object({ type: z.literal('UserGroupDeactivated'), group_id: int(), ...GroupAudience });
 
 export const Fact = z.discriminatedUnion('type', [
@@ -467,6 +473,7 @@ export const Fact = z.discriminatedUnion('type', [
   UserGroupSubgroupsAdded,
   UserGroupSubgroupsRemoved,
   UserGroupDeactivated,
+  NewChannelAnnouncementsChannelChanged,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

@@ -11,3 +11,4 @@ export * from './message';
 export * from './upcast';
 export * from './client-events';
 export * from './feature-events';
+export * from './notification-bot';

@@ -5,7 +5,7 @@
  */
 import { endpoints } from '@teamchat/contracts';
 import { Directory, UserGroups } from '@teamchat/directory';
-import { AggregateRepository, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
+import { AggregateRepository, callContract, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { evolveFolders, initialFolders } from './domain/folders';
 import { evolveRegistry, initialRegistry } from './domain/registry';
 import { evolveChannel, initialChannel } from './domain/subscriptions';
@@ -47,7 +47,17 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const registry = new AggregateRepository(store, { initial: initialRegistry, evolve: evolveRegistry });
   const channels = new AggregateRepository(store, { initial: initialChannel, evolve: evolveChannel });
   const folderRegistry = new AggregateRepository(store, { initial: initialFolders, evolve: evolveFolders });
-  const commands = { directory, userGroups, messages, registry, channels, folders: folderRegistry, caughtUp };
+  /** Best effort: the channel exists whatever happens to its announcement (Zulip posts it in the same transaction). */
+  const announce = async (channelId: number, creatorId: number, after: number | undefined) => {
+    try {
+      const reply = await callContract(bus, endpoints.messaging.announceNewChannel, { params: { channel_id: channelId, creator_id: creatorId }, ...(after ? { after } : {}) });
+      return reply.position;
+    } catch (err) {
+      log.warn({ err, channelId }, 'new channel not announced');
+      return undefined;
+    }
+  };
+  const commands = { directory, userGroups, messages, registry, channels, folders: folderRegistry, caughtUp, announce };
   const queries = { directory, userGroups, messages, settings, partial };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.channels;

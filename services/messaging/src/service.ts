@@ -4,7 +4,7 @@
  * projector and the bus endpoints; the decisions live in domain/.
  */
 import { badRequest, endpoints } from '@teamchat/contracts';
-import { Directory, UserGroups } from '@teamchat/directory';
+import { AnnouncementsChannel, Directory, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -36,6 +36,7 @@ import { accessibleMessage } from './queries/access';
 import { getMessages, selectMessageIds } from './queries/get-messages';
 import { messagingState } from './queries/register-state';
 import { MutedChannels } from './projections/muted-channels';
+import { announceNewChannel } from './handlers/announce';
 import { renderMessages } from './queries/render-messages';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
@@ -46,6 +47,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const userGroups = new UserGroups(readModels);
   // Its own projection of the channels' muting facts, for the unread count.
   const mutedChannels = new MutedChannels(readModels);
+  // Where new channels are announced (accounts' organization setting).
+  const announcements = new AnnouncementsChannel(readModels);
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
@@ -54,7 +57,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, mutedChannels.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, mutedChannels.handlers, announcements.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -78,6 +81,10 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const api = endpoints.messaging;
 
   const subscriptions: BusSubscription[] = await Promise.all([
+    serve(api.announceNewChannel, async (params) => {
+      const { position, ...value } = await announceNewChannel({ directory, announcements, messages, renderer, recipientIdFor: changeDeps.recipientIdFor }, params);
+      return { value, position };
+    }),
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
       const { value, position } = await projector.snapshot(() => messagingState(model, actor.user_id, params, { mutedChannelIds: (id) => mutedChannels.of(id), subscribedChannelIds: (id) => directory.subscribedChannelIds(id) }));

@@ -12,6 +12,7 @@ import { messagingEndpoints } from './messaging';
 import { presenceEndpoints, typingEndpoints } from './ephemeral';
 import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
 import { userGroupsEndpoints } from './user-groups';
+import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
 
 export * from './contract';
 export * from './accounts';
@@ -23,11 +24,12 @@ export * from './events';
 export * from './ephemeral';
 export * from './register-state';
 export * from './user-groups';
+export * from './announcements';
 
 export const endpoints = {
-  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints },
+  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...announcementsAccountsEndpoints },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
+  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 

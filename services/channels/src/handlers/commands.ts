@@ -33,6 +33,11 @@ export interface CommandDeps {
   folders: AggregateRepository<FolderState>;
   /** Resolves once the service's own read models show this position. */
   caughtUp: (position: number | undefined) => Promise<void>;
+  /**
+   * Asks messaging to announce a new channel (as the notification bot, in the organization's
+   * announcements channel) once it has seen `after`; the announcement's position, if any.
+   */
+  announce: (channelId: number, creatorId: number, after: number | undefined) => Promise<number | undefined>;
 }
 
 const known = (user: UserDoc): KnownUser => ({ user_id: user._id, role: user.role, date_joined: user.date_joined, is_active: user.is_active });
@@ -97,8 +102,6 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
   const actorChannels = new Set(await deps.directory.subscribedChannelIds(me.user_id));
   const channels = params.subscriptions.map((s) => newChannel(s.name, s.description ?? ''));
   const groups = await deps.userGroups.snapshot();
-  // `announce` is accepted but has no effect: there is no notification bot to post the
-  // announcement yet.
   const { result: plan, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
     const { facts, plan } = decideSubscribeRequest(state, {
       actor: me,
@@ -112,7 +115,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
       folders,
       now: Date.now(),
     });
-    return { facts, result: plan };
+    return { facts, result: { ...plan, created: facts.map((fact) => fact.channel_id) } };
   });
   let position = lastPosition(append);
   await deps.caughtUp(position);
@@ -127,6 +130,12 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
     position = lastPosition(added) ?? position;
   }
   await deps.caughtUp(position);
+  // After the channels and their subscribers are stored, so that the announcement links to
+  // a channel its readers can see. Messaging decides whether it is announced (public
+  // channels only) and where.
+  if (params.announce) {
+    for (const channelId of plan.created) position = (await deps.announce(channelId, me.user_id, position)) ?? position;
+  }
   return {
     value: {
       subscribed,

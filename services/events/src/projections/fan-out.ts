@@ -51,6 +51,9 @@ const fanOut = {
   UserCreated: NO_CLIENT_EVENT,
   UserDeactivated: NO_CLIENT_EVENT,
   UserReactivated: NO_CLIENT_EVENT,
+  // Set only by trusted internal callers (seeding) so far; the organization-settings work
+  // announces it as Zulip's realm update of new_stream_announcements_stream_id.
+  NewChannelAnnouncementsChannelChanged: NO_CLIENT_EVENT,
   ChannelCreated: (fact) => [
     {
       user_ids: fact.audience_user_ids,
