@@ -45,9 +45,13 @@ export async function seedDevelopmentOrganization(bus: Bus): Promise<boolean> {
     { name: 'engineering', description: 'Building things.', subscribers: ['owner', 'admin', 'member'].map((n) => ids[`${n}@example.com`]!) },
     { name: 'leadership', description: 'Owners and administrators.', invite_only: true, subscribers: ['owner', 'admin'].map((n) => ids[`${n}@example.com`]!) },
   ];
+  const channelIds: Record<string, number> = {};
   for (const channel of channels) {
     const reply = await callContract(bus, endpoints.channels.createChannel, { params: channel, ...(after ? { after } : {}) });
     after = reply.position ?? after;
+    channelIds[channel.name] = reply.value.channel_id;
   }
+  // New channels are announced in general, as the development organization of Zulip does.
+  await callContract(bus, endpoints.accounts.setNewChannelAnnouncementsChannel, { params: { channel_id: channelIds.general! }, ...(after ? { after } : {}) });
   return true;
 }

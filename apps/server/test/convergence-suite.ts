@@ -124,6 +124,12 @@ const ACTIONS: ActionRow[] = [
     perform: ({ clients }) => clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('fresh') }]) }),
   },
   {
+    name: 'create a channel with an announcement',
+    observers: ['owner', 'member2', 'guest'],
+    perform: ({ clients }) =>
+      clients.member.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('announced'), description: 'News' }]), announce: true }),
+  },
+  {
     name: 'subscribe another user',
     observers: ['owner', 'member', 'member2'],
     perform: async ({ clients, ids }) => {
@@ -178,6 +184,21 @@ const ACTIONS: ActionRow[] = [
           { stream_id: general, property: 'push_notifications', value: true },
         ]),
       });
+    },
+  },
+  {
+    name: 'mute a channel with unread messages, unmute one of its topics, then unmute the channel and mute a topic',
+    observers: ['member2'],
+    perform: async ({ clients, channelId }) => {
+      const general = await channelId('general');
+      const [loud, quiet] = [unique('loud'), unique('quiet')];
+      for (const topic of [loud, quiet, quiet]) await clients.owner.post('/messages', stream('general', topic, 'unread for now'));
+      const mute = (value: boolean) =>
+        clients.member2.post('/users/me/subscriptions/properties', { subscription_data: JSON.stringify([{ stream_id: general, property: 'is_muted', value }]) });
+      await mute(true);
+      await clients.member2.post('/user_topics', { stream_id: general, topic: quiet.toUpperCase(), visibility_policy: 2 });
+      await mute(false);
+      return clients.member2.post('/user_topics', { stream_id: general, topic: loud, visibility_policy: 1 });
     },
   },
   {
@@ -253,6 +274,27 @@ const ACTIONS: ActionRow[] = [
       const [inner, outer] = [await create(), await create()];
       await clients.member.post(`/user_groups/${outer}/subgroups`, { add: JSON.stringify([inner, 5]) });
       return clients.member.post(`/user_groups/${outer}/subgroups`, { delete: JSON.stringify([5]) });
+    },
+  },
+  {
+    name: 'add a member to a group that may subscribe others to a private channel',
+    observers: ['owner', 'member', 'member2'],
+    perform: async ({ clients, ids }) => {
+      const { group_id } = (await clients.owner.post('/user_groups/create', { name: unique('gatekeepers'), description: '', members: '[]' })).body;
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('gated') }]), invite_only: true, can_add_subscribers_group: group_id });
+      return clients.owner.post(`/user_groups/${group_id}/members`, { add: JSON.stringify([ids.member]) });
+    },
+  },
+  {
+    name: 'remove a member from a group that administers a private channel, through a subgroup',
+    observers: ['owner', 'member', 'member2'],
+    perform: async ({ clients, ids }) => {
+      const create = async (members: number[]) =>
+        (await clients.owner.post('/user_groups/create', { name: unique('stewards'), description: '', members: JSON.stringify(members) })).body.group_id;
+      const [inner, outer] = [await create([ids.member]), await create([])];
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('stewarded') }]), invite_only: true, can_administer_channel_group: outer });
+      await clients.owner.post(`/user_groups/${outer}/subgroups`, { add: JSON.stringify([inner]) });
+      return clients.owner.post(`/user_groups/${inner}/members`, { delete: JSON.stringify([ids.member]) });
     },
   },
   {

@@ -53,6 +53,12 @@ export interface ReducerOptions {
  * does not know fails the check: a new event needs its case here.
  */
 export function applyEvent(state: State, event: Event, options: ReducerOptions): void {
+  applyEventToState(state, event, options);
+  // Muting a channel or a topic changes the count as much as a new message does.
+  if ('unread_msgs' in state) state.unread_msgs.count = countUnreads(state);
+}
+
+function applyEventToState(state: State, event: Event, options: ReducerOptions): void {
   const { self } = options;
   switch (event.type) {
     case 'heartbeat':
@@ -389,8 +395,7 @@ function addUnread(state: State, message: Event, self: number, flags: string[]):
   if (flags.includes('mentioned') || flags.includes('wildcard_mentioned') || flags.includes('stream_wildcard_mentioned') || flags.includes('topic_wildcard_mentioned')) {
     unread.mentions = sortedIds([...unread.mentions, message.id]);
   }
-  unread.count = countUnreads(unread);
-}
+  }
 
 function addUnreadFromDetails(state: State, id: number, details: Event, self: number): void {
   const message =
@@ -399,8 +404,7 @@ function addUnreadFromDetails(state: State, id: number, details: Event, self: nu
       : { type: 'private', display_recipient: (details.user_ids as number[]).map((uid) => ({ id: uid })) };
   addToPlace(state.unread_msgs, unreadPlaceOf(message, self), id, message);
   if (details.mentioned) state.unread_msgs.mentions = sortedIds([...state.unread_msgs.mentions, id]);
-  state.unread_msgs.count = countUnreads(state.unread_msgs);
-}
+  }
 
 function addToPlace(unread: Event, place: UnreadPlace, id: number, message: Event): void {
   if (place.kind === 'stream') {
@@ -427,8 +431,7 @@ function removeUnreads(state: State, ids: Set<number>): void {
     unread[key] = unread[key].filter((entry: Event) => entry.unread_message_ids.length > 0);
   }
   unread.mentions = unread.mentions.filter((id: number) => !ids.has(id));
-  unread.count = countUnreads(unread);
-}
+  }
 
 /** Messages moved to another channel or topic take their unread entries with them. */
 function moveUnreads(state: State, event: Event): void {
@@ -441,11 +444,24 @@ function moveUnreads(state: State, event: Event): void {
   unread.streams = unread.streams.filter((entry: Event) => entry.unread_message_ids.length > 0);
   const target = { type: 'stream', stream_id: event.new_stream_id ?? event.stream_id, subject: event.subject ?? event.orig_subject };
   for (const id of taken) addToPlace(unread, { kind: 'stream', key: '' }, id, target);
-  unread.count = countUnreads(unread);
-}
+  }
 
-const countUnreads = (unread: Event) =>
-  ['streams', 'pms', 'huddles'].reduce((sum, key) => sum + unread[key].reduce((n: number, e: Event) => n + e.unread_message_ids.length, 0), 0);
+/**
+ * As Zulip counts: every unread direct message, and channel messages unless muted — in a
+ * muted channel (one subscribed to with is_muted) whose topic is not unmuted or followed,
+ * or in a muted topic of a channel that is not muted.
+ */
+function countUnreads(state: State): number {
+  const unread = state.unread_msgs;
+  const mutedChannels = new Set(((state.subscriptions ?? []) as Event[]).filter((s) => s.is_muted).map((s) => s.stream_id as number));
+  const policies = new Map(((state.user_topics ?? []) as Event[]).map((t) => [`${t.stream_id}:${String(t.topic_name).toLowerCase()}`, t.visibility_policy as number]));
+  const muted = (entry: Event) => {
+    const policy = policies.get(`${entry.stream_id}:${String(entry.topic).toLowerCase()}`) ?? 0;
+    return mutedChannels.has(entry.stream_id) ? policy !== 2 && policy !== 3 : policy === 1;
+  };
+  const direct = ['pms', 'huddles'].reduce((sum, key) => sum + unread[key].reduce((n: number, e: Event) => n + e.unread_message_ids.length, 0), 0);
+  return direct + unread.streams.filter((e: Event) => !muted(e)).reduce((n: number, e: Event) => n + e.unread_message_ids.length, 0);
+}
 
 /** Marks a state whose max_message_id a deletion made unknowable to a client. */
 const MAX_ID_UNKNOWN = '(max_message_id unknown)';

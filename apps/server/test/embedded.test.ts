@@ -6,6 +6,9 @@ import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
 import { peopleSuite } from './people-suite';
+import { groupPermissionsSuite } from './group-permissions-suite';
+import { announceSuite } from './announce-suite';
+import { PARTIAL_SUBSCRIBERS_ENV, partialSubscribersSuite } from './partial-subscribers-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -23,6 +26,12 @@ narrowsSuite('embedded', () => startEmbedded());
 channelsSuite('embedded', () => startEmbedded());
 
 groupsSuite('embedded', () => startEmbedded());
+
+groupPermissionsSuite('embedded', () => startEmbedded());
+
+announceSuite('embedded', () => startEmbedded());
+
+partialSubscribersSuite('embedded', () => startEmbedded(tempDataDir(), PARTIAL_SUBSCRIBERS_ENV));
 
 subscriptionsSuite('embedded', () => startEmbedded());
 peopleSuite('embedded', () => startEmbedded());

@@ -4,6 +4,9 @@
  * queue (a change is in one of them exactly once).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { NOTIFICATION_BOT } from '@teamchat/contracts';
+
+const NOTIFICATION_BOT_ID = NOTIFICATION_BOT.user_id;
 import { Client, type RunningServer } from './harness';
 
 export function registerSuite(mode: string, start: () => Promise<RunningServer>) {
@@ -37,7 +40,11 @@ export function registerSuite(mode: string, start: () => Promise<RunningServer>)
       expect(body).toMatchObject({ result: 'success', last_event_id: -1, zulip_merge_base: expect.any(String), realm_name: expect.any(String) });
       expect(body.realm_users.map((u: { user_id: number }) => u.user_id)).toEqual(expect.arrayContaining([ids.member, ids.guest]));
       expect(body.realm_non_active_users).toEqual([]);
-      expect(body.cross_realm_bots).toEqual([]);
+      // The notification bot, outside the organization, which announces new channels in general.
+      expect(body.cross_realm_bots).toEqual([
+        expect.objectContaining({ user_id: NOTIFICATION_BOT_ID, email: 'notification-bot@zulip.com', full_name: 'Notification Bot', is_bot: true }),
+      ]);
+      expect(body.realm_new_stream_announcements_stream_id).toBe(body.subscriptions.find((s: { name: string }) => s.name === 'general').stream_id);
       expect(body.realm_bots).toEqual([]);
       expect(body.user_id).toBe(ids.member);
       expect(body.realm_user_groups.map((g: { name: string }) => g.name)).toContain('role:members');
@@ -193,6 +200,36 @@ export function registerSuite(mode: string, start: () => Promise<RunningServer>)
       expect([...unread].sort((a, b) => a - b)).toEqual([...unreadOf(fresh)].sort((a, b) => a - b));
       expect([...starred].sort((a, b) => a - b)).toEqual(fresh.starred_messages);
       expect(fresh.unread_msgs.count).toBe(unread.size);
+    });
+
+    it("counts unread messages as Zulip does: direct ones, and channel ones unless their channel or topic is muted", async () => {
+      const name = `muting-${Date.now() % 100000}`;
+      await admin.post('/users/me/subscriptions', { subscriptions: [{ name }], principals: [ids.admin, ids.member2] });
+      const channelId = (await admin.get('/get_stream_id', { stream: name })).body.stream_id as number;
+      for (const topic of ['alpha', 'beta', 'beta']) await admin.post('/messages', { type: 'stream', to: channelId, topic, content: 'news' });
+      await admin.post('/messages', { type: 'direct', to: [ids.member2], content: 'psst' });
+      const count = async () => (await member2.post('/register', { event_types: ['message', 'update_message_flags', 'subscription', 'user_topic'] })).body.unread_msgs.count as number;
+      const mute = (value: boolean) => member2.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: channelId, property: 'is_muted', value }] });
+      const topic = (name: string, visibility_policy: number) => member2.post('/user_topics', { stream_id: channelId, topic: name, visibility_policy });
+
+      const all = await count();
+      expect((await mute(true)).body.result).toBe('success');
+      // Read-your-writes holds per service: messaging learns of the mute a moment later.
+      const deadline = Date.now() + 5000;
+      let muted = await count();
+      while (muted === all && Date.now() < deadline) muted = await count();
+      expect(muted).toBe(all - 3);
+      expect((await topic('BETA', 3)).body.result).toBe('success');
+      expect(await count()).toBe(all - 1);
+      expect((await topic('beta', 2)).body.result).toBe('success');
+      expect(await count()).toBe(all - 1);
+      expect((await mute(false)).body.result).toBe('success');
+      await topic('alpha', 1);
+      let unmuted = await count();
+      while (unmuted !== all - 1 && Date.now() < deadline + 5000) unmuted = await count();
+      expect(unmuted).toBe(all - 1);
+      await topic('alpha', 0);
+      expect(await count()).toBe(all);
     });
   });
 }

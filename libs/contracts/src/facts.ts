@@ -35,6 +35,11 @@ export const streams = {
   botStorage: (userId: number) => `bot_storage-${userId}`,
   /** accounts: the organization's code playgrounds. */
   playgrounds: 'realm_playgrounds',
+  /**
+   * channels: who gained or lost sight of private channels when a user group's membership
+   * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
+   */
+  channelAccess: (groupFactId: string) => `channel_access-${groupFactId}`,
 } as const;
 
 export const OrganizationCreated = z.object({
@@ -259,6 +264,22 @@ export const ChannelUnarchived = z.object({
   channel: ChannelSnapshot,
   subscriber_ids: z.array(int()),
   first_message_id: int().nullable(),
+});
+
+/**
+ * A user group named in a private channel's can_administer_channel_group or
+ * can_add_subscribers_group gained or lost members (directly or through subgroups), and so
+ * who may see the channel changed, as Zulip announces it: the channel whole to those who
+ * see it only now, its removal to those who no longer do.
+ */
+export const ChannelAccessChanged = z.object({
+  type: z.literal('ChannelAccessChanged'),
+  channel_id: int(),
+  name: z.string(),
+  /** The user group whose membership changed. */
+  group_id: int(),
+  shown: ChannelShown.optional(),
+  hidden_user_ids: z.array(int()).optional(),
 });
 
 export const SubscriptionsAdded = z.object({
@@ -521,6 +542,12 @@ export const UserGroupMembersAdded = z.object({ type: z.literal('UserGroupMember
 export const UserGroupMembersRemoved = z.object({ type: z.literal('UserGroupMembersRemoved'), group_id: int(), user_ids: z.array(int()), ...GroupAudience });
 export const UserGroupSubgroupsAdded = z.object({ type: z.literal('UserGroupSubgroupsAdded'), group_id: int(), subgroup_ids: z.array(int()), ...GroupAudience });
 export const UserGroupSubgroupsRemoved = z.object({ type: z.literal('UserGroupSubgroupsRemoved'), group_id: int(), subgroup_ids: z.array(int()), ...GroupAudience });
+/** The organization's new-channel announcements channel changed (null: none), on the organization stream. */
+export const NewChannelAnnouncementsChannelChanged = z.object({
+  type: z.literal('NewChannelAnnouncementsChannelChanged'),
+  channel_id: int().nullable(),
+});
+
 export const UserGroupDeactivated = z.object({ type: z.literal('UserGroupDeactivated'), group_id: int(), ...GroupAudience });
 
 export const Fact = z.discriminatedUnion('type', [
@@ -538,6 +565,7 @@ export const Fact = z.discriminatedUnion('type', [
   ChannelUpdated,
   ChannelArchived,
   ChannelUnarchived,
+  ChannelAccessChanged,
   SubscriptionsAdded,
   SubscriptionsRemoved,
   SubscriptionPropertyUpdated,
@@ -559,6 +587,7 @@ export const Fact = z.discriminatedUnion('type', [
   UserGroupSubgroupsRemoved,
   UserGroupDeactivated,
   ...TOOLS_FACTS,
+  NewChannelAnnouncementsChannelChanged,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

@@ -13,3 +13,4 @@ export * from './upcast';
 export * from './client-events';
 export * from './feature-events';
 export * from './queue-ids';
+export * from './notification-bot';

@@ -244,3 +244,4 @@ export class Directory {
   }
 }
 export * from './user-groups';
+export * from './announcements-channel';

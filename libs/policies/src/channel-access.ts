@@ -11,24 +11,26 @@ import {
   type ChannelView,
   type GroupMember,
 } from '@teamchat/contracts';
-import { isUserInGroupSetting } from './group-settings';
+import { isUserInGroupSetting, type GroupDirectory } from './group-settings';
 import { ORGANIZATION_POLICY, type OrganizationPolicy } from './organization-policy';
 import { isAdministrator, isGuest } from './roles';
 
 /**
  * Whether the user holds a channel permission. Settings that may not be granted to
  * role:everyone never reach guests, whatever group they name (as Zulip's
- * `user_has_permission_for_group_setting`).
+ * `user_has_permission_for_group_setting`). Custom groups resolve through `groups`, the
+ * caller's projection of them, so that a membership change takes effect at once.
  */
 export function hasChannelPermission(
   channel: Partial<ChannelGroupSettings> & { creator_id: number | null },
   setting: ChannelGroupSettingName,
   user: GroupMember,
   nowSeconds: number,
+  groups: GroupDirectory,
 ): boolean {
   if (!CHANNEL_GROUP_SETTING_RULES[setting].allowEveryone && isGuest(user.role)) return false;
   const value = channel[setting] ?? groupSettingsOf(channel)[setting];
-  return isUserInGroupSetting(value, user, nowSeconds);
+  return isUserInGroupSetting(value, user, nowSeconds, groups);
 }
 
 /**
@@ -36,16 +38,16 @@ export function hasChannelPermission(
  * or when the channel's can_add_subscribers_group names them (Zulip's
  * `user_has_content_access`; can_subscribe_group is not configurable here).
  */
-export function hasContentAccess(channel: ChannelView, user: GroupMember, subscribed: boolean, nowSeconds: number): boolean {
+export function hasContentAccess(channel: ChannelView, user: GroupMember, subscribed: boolean, nowSeconds: number, groups: GroupDirectory): boolean {
   if (channel.is_web_public || subscribed) return true;
   if (isGuest(user.role)) return false;
   if (!channel.invite_only) return true;
-  return hasChannelPermission(channel, 'can_add_subscribers_group', user, nowSeconds);
+  return hasChannelPermission(channel, 'can_add_subscribers_group', user, nowSeconds, groups);
 }
 
 /** Organization administrators administer every channel; others need can_administer_channel_group. */
-export function canAdministerChannel(channel: ChannelView, user: GroupMember, nowSeconds: number): boolean {
-  return isAdministrator(user.role) || hasChannelPermission(channel, 'can_administer_channel_group', user, nowSeconds);
+export function canAdministerChannel(channel: ChannelView, user: GroupMember, nowSeconds: number, groups: GroupDirectory): boolean {
+  return isAdministrator(user.role) || hasChannelPermission(channel, 'can_administer_channel_group', user, nowSeconds, groups);
 }
 
 /**
@@ -56,12 +58,13 @@ export function canAddSubscribers(
   channel: ChannelView,
   actor: GroupMember,
   nowSeconds: number,
+  groups: GroupDirectory,
   policy: OrganizationPolicy = ORGANIZATION_POLICY,
 ): boolean {
   return (
-    isUserInGroupSetting(policy.canAddSubscribersGroup, actor, nowSeconds) ||
-    canAdministerChannel(channel, actor, nowSeconds) ||
-    hasChannelPermission(channel, 'can_add_subscribers_group', actor, nowSeconds)
+    isUserInGroupSetting(policy.canAddSubscribersGroup, actor, nowSeconds, groups) ||
+    canAdministerChannel(channel, actor, nowSeconds, groups) ||
+    hasChannelPermission(channel, 'can_add_subscribers_group', actor, nowSeconds, groups)
   );
 }
 
@@ -71,9 +74,15 @@ export function canAddSubscribers(
  * subscribed guests; for a private one its subscribers, the administrators, and whoever
  * its administering or subscriber-adding groups name.
  */
-export function metadataAudience(channel: ChannelView, users: GroupMember[], subscribers: ReadonlySet<number>, nowSeconds: number): number[] {
+export function metadataAudience(
+  channel: ChannelView,
+  users: GroupMember[],
+  subscribers: ReadonlySet<number>,
+  nowSeconds: number,
+  groups: GroupDirectory,
+): number[] {
   return users
-    .filter((user) => hasMetadataAccess(channel, user, subscribers.has(user.user_id), nowSeconds))
+    .filter((user) => hasMetadataAccess(channel, user, subscribers.has(user.user_id), nowSeconds, groups))
     .map((user) => user.user_id)
     .sort((a, b) => a - b);
 }
@@ -83,13 +92,13 @@ export function metadataAudience(channel: ChannelView, users: GroupMember[], sub
  * of `metadataAudience`, for one user, so that what a user is told of and what their
  * lists hold are the same channels. Web-public channels are visible to all.
  */
-export function hasMetadataAccess(channel: ChannelView, user: GroupMember, subscribed: boolean, nowSeconds: number): boolean {
+export function hasMetadataAccess(channel: ChannelView, user: GroupMember, subscribed: boolean, nowSeconds: number, groups: GroupDirectory): boolean {
   if (subscribed || channel.is_web_public) return true;
   if (!channel.invite_only) return !isGuest(user.role);
   return (
     isAdministrator(user.role) ||
-    hasChannelPermission(channel, 'can_administer_channel_group', user, nowSeconds) ||
-    hasChannelPermission(channel, 'can_add_subscribers_group', user, nowSeconds)
+    hasChannelPermission(channel, 'can_administer_channel_group', user, nowSeconds, groups) ||
+    hasChannelPermission(channel, 'can_add_subscribers_group', user, nowSeconds, groups)
   );
 }
 

@@ -9,7 +9,7 @@
  * channel's can_delete_any_message_group, like the organization's, deletes at any time.
  */
 import { SYSTEM_GROUP, type GroupMember, type GroupSettingValue } from '@teamchat/contracts';
-import { isUserInGroupSetting } from './group-settings';
+import { isUserInGroupSetting, type GroupDirectory } from './group-settings';
 import { isModerator } from './roles';
 
 /** The organization settings that decide who may do what, as deciders take them. */
@@ -92,8 +92,8 @@ export const ORGANIZATION_POLICY: Readonly<OrganizationPolicy> = Object.freeze({
 });
 
 /** Whether an organization-level group-setting includes the user. */
-export const orgAllows = (group: GroupSettingValue, user: GroupMember, nowSeconds: number): boolean =>
-  isUserInGroupSetting(group, user, nowSeconds);
+export const orgAllows = (group: GroupSettingValue, user: GroupMember, nowSeconds: number, groups: GroupDirectory): boolean =>
+  isUserInGroupSetting(group, user, nowSeconds, groups);
 
 /** Moderators and above are not bound by the move time limits (as in Zulip). */
 export const exemptFromMoveLimits = (role: number): boolean => isModerator(role);
@@ -103,8 +103,13 @@ export const exemptFromMoveLimits = (role: number): boolean => isModerator(role)
  * the actor in can_create_web_public_channel_group (Zulip's order and messages); an
  * absent actor is a trusted internal caller.
  */
-export function webPublicRefusal(policy: OrganizationPolicy, actor: GroupMember | undefined, nowSeconds: number): 'disabled' | 'not_allowed' | null {
+export function webPublicRefusal(
+  policy: OrganizationPolicy,
+  actor: GroupMember | undefined,
+  nowSeconds: number,
+  groups: GroupDirectory,
+): 'disabled' | 'not_allowed' | null {
   if (!policy.webPublicChannelsEnabled || !policy.enableSpectatorAccess) return 'disabled';
-  if (actor && !isUserInGroupSetting(policy.canCreateWebPublicChannelGroup, actor, nowSeconds)) return 'not_allowed';
+  if (actor && !isUserInGroupSetting(policy.canCreateWebPublicChannelGroup, actor, nowSeconds, groups)) return 'not_allowed';
   return null;
 }

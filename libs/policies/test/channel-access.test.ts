@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { channelFromCreated, ROLE, SYSTEM_GROUP, type ChannelView, type FactOf, type GroupMember } from '@teamchat/contracts';
 import { channelCreatedFact } from '@teamchat/platform/testing';
-import { canAddSubscribers, canAdministerChannel, hasContentAccess, metadataAudience, ORGANIZATION_POLICY } from '../src';
+import { canAddSubscribers, canAdministerChannel, hasContentAccess, metadataAudience, ORGANIZATION_POLICY, NO_CUSTOM_GROUPS } from '../src';
 
 const NOW_S = 1_700_000_000;
 const JOINED = 1_600_000_000;
@@ -38,7 +38,7 @@ describe('hasContentAccess', () => {
     ['a member the channel lets add subscribers', guestsMayAdd, mary, false, true],
     ['a guest the channel names, unsubscribed', guestsMayAdd, guest, false, false],
   ])('%s', (_, channel, user, subscribed, expected) => {
-    expect(hasContentAccess(channel, user, subscribed, NOW_S)).toBe(expected);
+    expect(hasContentAccess(channel, user, subscribed, NOW_S, NO_CUSTOM_GROUPS)).toBe(expected);
   });
 });
 
@@ -51,12 +51,12 @@ describe('canAdministerChannel', () => {
     ['another member', mary, false],
     ['a guest', guest, false],
   ])('%s', (_, user, expected) => {
-    expect(canAdministerChannel(privateChannel, user, NOW_S)).toBe(expected);
+    expect(canAdministerChannel(privateChannel, user, NOW_S, NO_CUSTOM_GROUPS)).toBe(expected);
   });
 
   it('never lets a guest administer, whatever group the setting names', () => {
     const namesGuest = view({ can_administer_channel_group: { direct_members: [6], direct_subgroups: [] } });
-    expect(canAdministerChannel(namesGuest, guest, NOW_S)).toBe(false);
+    expect(canAdministerChannel(namesGuest, guest, NOW_S, NO_CUSTOM_GROUPS)).toBe(false);
   });
 });
 
@@ -70,23 +70,23 @@ describe('canAddSubscribers', () => {
     ['a moderator the channel names, when only administrators may', moderator, onlyAdminsOrganization, true],
   ])('%s', (_, user, policy, expected) => {
     const channel = view({ can_add_subscribers_group: { direct_members: [3], direct_subgroups: [] } });
-    expect(canAddSubscribers(channel, user, NOW_S, policy)).toBe(expected);
+    expect(canAddSubscribers(channel, user, NOW_S, NO_CUSTOM_GROUPS, policy)).toBe(expected);
   });
 });
 
 describe('metadataAudience', () => {
   it('is every non-guest and the subscribed guests for a public channel', () => {
-    expect(metadataAudience(view(), users, new Set(), NOW_S)).toEqual(NON_GUESTS);
-    expect(metadataAudience(view(), users, new Set([6]), NOW_S)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(metadataAudience(view(), users, new Set(), NOW_S, NO_CUSTOM_GROUPS)).toEqual(NON_GUESTS);
+    expect(metadataAudience(view(), users, new Set([6]), NOW_S, NO_CUSTOM_GROUPS)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('is the subscribers, administrators and channel administrators for a private channel', () => {
-    expect(metadataAudience(view({ invite_only: true }), users, new Set([5]), NOW_S)).toEqual([1, 2, 4, 5]);
+    expect(metadataAudience(view({ invite_only: true }), users, new Set([5]), NOW_S, NO_CUSTOM_GROUPS)).toEqual([1, 2, 4, 5]);
   });
 
   it('adds whoever can_add_subscribers_group names, never a guest', () => {
     const channel = view({ invite_only: true, can_add_subscribers_group: { direct_members: [3, 6], direct_subgroups: [] } });
-    expect(metadataAudience(channel, users, new Set(), NOW_S)).toEqual([1, 2, 3, 4]);
+    expect(metadataAudience(channel, users, new Set(), NOW_S, NO_CUSTOM_GROUPS)).toEqual([1, 2, 3, 4]);
   });
 });
 

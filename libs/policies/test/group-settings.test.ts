@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { defaultChannelGroupSettings, groupSettingsOf, isApiError, ROLE, SYSTEM_GROUP, type GroupMember } from '@teamchat/contracts';
-import { FULL_MEMBER_WAITING_PERIOD_DAYS, hasChannelPermission, isUserInGroupSetting, parseGroupSetting, sameGroupSetting } from '../src';
+import { FULL_MEMBER_WAITING_PERIOD_DAYS, hasChannelPermission, isUserInGroupSetting, parseGroupSetting, sameGroupSetting, NO_CUSTOM_GROUPS } from '../src';
 
 const NOW = 1_700_000_000;
 const person = (user_id: number, role: number, date_joined = NOW - 86400): GroupMember => ({ user_id, role, date_joined });
@@ -110,7 +110,7 @@ describe('channel group-settings', () => {
 
   it('never grant guests a permission that role:everyone may not hold', () => {
     const channel = { creator_id: null, can_administer_channel_group: { direct_members: [6], direct_subgroups: [] }, can_send_message_group: { direct_members: [6], direct_subgroups: [] } };
-    expect(hasChannelPermission(channel, 'can_administer_channel_group', guest, NOW)).toBe(false);
-    expect(hasChannelPermission(channel, 'can_send_message_group', guest, NOW)).toBe(true);
+    expect(hasChannelPermission(channel, 'can_administer_channel_group', guest, NOW, NO_CUSTOM_GROUPS)).toBe(false);
+    expect(hasChannelPermission(channel, 'can_send_message_group', guest, NOW, NO_CUSTOM_GROUPS)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ROLE, type GroupMember } from '@teamchat/contracts';
-import { ORGANIZATION_POLICY, orgAllows, type OrganizationPolicy } from '../src';
+import { ORGANIZATION_POLICY, orgAllows, type OrganizationPolicy, NO_CUSTOM_GROUPS } from '../src';
 
 const NOW = 1_700_000_000;
 const person = (role: number): GroupMember => ({ user_id: role, role, date_joined: NOW - 86400 });
@@ -22,7 +22,7 @@ describe("Zulip's default organization policy", () => {
     ['canMentionManyUsersGroup', [owner!, admin!]],
   ])('%s allows exactly its roles', (setting, allowed) => {
     const everybody = [owner!, admin!, moderator!, member!, guest!];
-    expect(everybody.filter((user) => orgAllows(ORGANIZATION_POLICY[setting], user, NOW))).toEqual(allowed);
+    expect(everybody.filter((user) => orgAllows(ORGANIZATION_POLICY[setting], user, NOW, NO_CUSTOM_GROUPS))).toEqual(allowed);
   });
 
   it('holds the limits Zulip ships with', () => {

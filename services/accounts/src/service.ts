@@ -2,8 +2,8 @@
  * The accounts service: organization, users, API keys and the key-exchange endpoints.
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
-import { actorChanged, badRequest, endpoints, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged } from '@teamchat/contracts';
-import { Directory, UserGroups } from '@teamchat/directory';
+import { actorChanged, badRequest, endpoints, streams, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged } from '@teamchat/contracts';
+import { AnnouncementsChannel, Directory, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -15,6 +15,7 @@ import {
   type RunningService,
   type ServiceDeps,
 } from '@teamchat/platform';
+import { decideAnnouncementsChannel } from './domain/announcements';
 import { evolveOrganization, initialOrganization } from './domain/organization';
 import { createOrganization, createUser, deactivateUser } from './handlers/commands';
 import { AccountsReadModel } from './projections/credentials';
@@ -66,6 +67,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const accounts = new AccountsReadModel(readModels);
   const userGroups = new UserGroups(readModels);
   const toolsModel = new ToolsReadModel(readModels);
+  const announcements = new AnnouncementsChannel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -76,6 +78,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       accounts.handlers,
       userGroups.handlers,
       toolsModel.handlers,
+      announcements.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -151,7 +154,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       return { value: userProfile(user) };
     }),
     serve(api.registerState, async (params, { actor }) => {
-      const stateDeps = { directory, accounts, userGroups, realmUri: config.realmUri, realmHost: config.realmHost, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
+      const stateDeps = { directory, accounts, userGroups, announcements, realmUri: config.realmUri, realmHost: config.realmHost, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
       // The position is what POST /register's queue leaves out: events the state already holds.
       const { value, position } = await projector.snapshot(async () => {
         const state = await accountsState(stateDeps, actor.user_id, params);
@@ -161,6 +164,10 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         return { ...state, ...own, ...(user_settings ? { user_settings } : {}) };
       });
       return { value: { state: value }, position };
+    }),
+    serve(api.setNewChannelAnnouncementsChannel, async (params) => {
+      const { append } = await organization.execute(streams.organization, (state) => ({ facts: decideAnnouncementsChannel(state, params.channel_id), result: undefined }));
+      return { value: {}, position: positionOf(append) };
     }),
     serve(api.createUserGroup, async (params, { actor }) => {
       const { group_id, position } = await createUserGroup(groupDeps, actor, params);

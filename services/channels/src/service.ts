@@ -4,8 +4,8 @@
  * in domain/.
  */
 import { endpoints } from '@teamchat/contracts';
-import { Directory } from '@teamchat/directory';
-import { AggregateRepository, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
+import { Directory, UserGroups } from '@teamchat/directory';
+import { AggregateRepository, callContract, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { evolveFolders, initialFolders } from './domain/folders';
 import { evolveRegistry, initialRegistry } from './domain/registry';
 import { evolveChannel, initialChannel } from './domain/subscriptions';
@@ -13,6 +13,8 @@ import { archiveChannel, createChannel, subscribe, updateChannel } from './handl
 import { createFolder, setDefaultChannel, unsubscribe, updateFolder, updateSubscriptionProperties } from './handlers/subscription-commands';
 import { ChannelFolders } from './projections/channel-folders';
 import { ChannelMessages } from './projections/channel-messages';
+import { GroupAccessReactor } from './projections/group-access';
+import { UserActivity } from './projections/user-activity';
 import { SubscriptionSettingsModel } from './projections/subscription-settings';
 import { getChannel, getChannelId, getChannels, getSubscribers, getSubscriptions, getSubscriptionStatus } from './queries/channels';
 import { channelsState } from './queries/register-state';
@@ -20,18 +22,24 @@ import { channelsState } from './queries/register-state';
 export async function startChannelsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels } = deps;
   const directory = new Directory(readModels);
+  // The custom user groups, from accounts' group facts: channel group-settings may name them.
+  const userGroups = new UserGroups(readModels);
   const messages = new ChannelMessages(readModels);
   const settings = new SubscriptionSettingsModel(readModels);
   const folders = new ChannelFolders(readModels);
+  const activity = new UserActivity(readModels);
+  const partial = { activity, minChannelSize: deps.config.partialSubscribersMinChannelSize };
+  const groupAccess = new GroupAccessReactor(readModels, { store, directory, userGroups, messages });
+  await groupAccess.start();
   const projector = new Projector({
     // The name changes with what the projector writes: a data directory kept under
     // another name replays the store once (the directory's writes are idempotent), so
     // every fact the maps handle is reflected.
-    name: 'channels-directory-messages-settings-folders',
+    name: 'channels-directory-messages-settings-folders-groups-activity',
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers),
+    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers, userGroups.handlers, groupAccess.handlers, activity.handlers),
   });
   await projector.start();
   const caughtUp = (position: number | undefined) => projector.waitFor(position);
@@ -39,15 +47,25 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const registry = new AggregateRepository(store, { initial: initialRegistry, evolve: evolveRegistry });
   const channels = new AggregateRepository(store, { initial: initialChannel, evolve: evolveChannel });
   const folderRegistry = new AggregateRepository(store, { initial: initialFolders, evolve: evolveFolders });
-  const commands = { directory, messages, registry, channels, folders: folderRegistry, caughtUp };
-  const queries = { directory, messages, settings };
+  /** Best effort: the channel exists whatever happens to its announcement (Zulip posts it in the same transaction). */
+  const announce = async (channelId: number, creatorId: number, after: number | undefined) => {
+    try {
+      const reply = await callContract(bus, endpoints.messaging.announceNewChannel, { params: { channel_id: channelId, creator_id: creatorId }, ...(after ? { after } : {}) });
+      return reply.position;
+    } catch (err) {
+      log.warn({ err, channelId }, 'new channel not announced');
+      return undefined;
+    }
+  };
+  const commands = { directory, userGroups, messages, registry, channels, folders: folderRegistry, caughtUp, announce };
+  const queries = { directory, userGroups, messages, settings, partial };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.channels;
 
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
-      const { value, position } = await projector.snapshot(() => channelsState({ directory, messages, settings, folders }, actor.user_id, params));
+      const { value, position } = await projector.snapshot(() => channelsState({ directory, userGroups, messages, settings, folders, partial }, actor.user_id, params));
       return { value: { state: value }, position };
     }),
     serve(api.createChannel, async (params) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { NO_CUSTOM_GROUPS } from '@teamchat/policies';
 import {
   channelFromCreated,
   defaultChannelGroupSettings,
@@ -49,6 +50,7 @@ const create = (overrides: Partial<CreateChannels> = {}, settings: Partial<Creat
   channels: [newChannel('engineering')],
   settings: { invite_only: false, is_web_public: false, is_default: false, group_settings: {}, ...settings },
   users,
+  groups: NO_CUSTOM_GROUPS,
   now: NOW,
   ...overrides,
 });
@@ -249,6 +251,7 @@ const leadership = created(11, 'leadership', { creator_id: 1, invite_only: true,
 const given = [channelCreated(1, 'general', { is_default: true }), engineering, leadership];
 
 const update = (changes: ChannelChanges, overrides: Partial<UpdateChannel> = {}): UpdateChannel => ({
+  groups: NO_CUSTOM_GROUPS,
   actor: admin,
   channel_id: 10,
   subscribed: false,
@@ -432,6 +435,7 @@ const archive = (overrides: Partial<ArchiveChannel> = {}): ArchiveChannel => ({
   subscribed: false,
   subscriber_ids: [1, 4],
   users,
+  groups: NO_CUSTOM_GROUPS,
   now: NOW,
   ...overrides,
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { FactOf, StateParams } from '@teamchat/contracts';
-import { Directory } from '@teamchat/directory';
+import { Directory, groupSnapshotOf } from '@teamchat/directory';
 import { SqliteReadModelStore } from '@teamchat/platform';
 import { ChannelFolders } from '../src/projections/channel-folders';
 import { ChannelMessages } from '../src/projections/channel-messages';
@@ -32,7 +32,7 @@ async function organization() {
   await add(12, [2]);
   await add(13, [1]);
   await h.SubscriptionsRemoved({ type: 'SubscriptionsRemoved', channel_id: 13, user_ids: [1] } as FactOf<'SubscriptionsRemoved'>);
-  return { store, deps: { directory, messages } };
+  return { store, deps: { directory, messages, userGroups: { snapshot: async () => groupSnapshotOf([]) } } };
 }
 
 const names = (list: { name: string }[] | undefined) => list?.map((c) => c.name);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { channelFromCreated, defaultChannelGroupSettings, ROLE, SYSTEM_GROUP, type Fact, type FactOf, type GroupMember } from '@teamchat/contracts';
 import { deciderSpec } from '@teamchat/platform/testing';
-import { ORGANIZATION_POLICY, type OrganizationPolicy } from '@teamchat/policies';
+import { ORGANIZATION_POLICY, type OrganizationPolicy, NO_CUSTOM_GROUPS } from '@teamchat/policies';
 import { decideCreateChannels } from '../src/domain/create-channels';
 import { decideDefaultChannel, type SetDefaultChannel } from '../src/domain/default-channels';
 import { decideCreateFolder, decideUpdateFolder, evolveFolders, initialFolders, type CreateFolder, type FolderState, type UpdateFolder } from '../src/domain/folders';
@@ -43,6 +43,7 @@ const setting = (user_id: number, property: FactOf<'SubscriptionPropertyUpdated'
 
 describe('decideUnsubscribeRequest', () => {
   const request = (overrides: Partial<UnsubscribeRequest>): UnsubscribeRequest => ({
+    groups: NO_CUSTOM_GROUPS,
     actor: mark,
     names: ['general'],
     principal_ids: [4],
@@ -81,7 +82,7 @@ describe('decideUnsubscribeRequest', () => {
 const leaving = deciderSpec<ChannelState, Unsubscribe>({ initial: initialChannel, evolve: evolveChannel, decide: (cmd, state) => decideUnsubscribe(state, cmd) });
 
 describe('decideUnsubscribe', () => {
-  const removing = (user_ids: number[], channel = publicView): Unsubscribe => ({ channel, user_ids, users, now: NOW });
+  const removing = (user_ids: number[], channel = publicView): Unsubscribe => ({ channel, user_ids, users, groups: NO_CUSTOM_GROUPS, now: NOW });
 
   it('removes the subscribed users, telling everyone else who sees the channel', () =>
     leaving
@@ -136,7 +137,7 @@ describe('decideSubscriptionProperties', () => {
 
   it('gives a re-subscribed user their settings back in the subscription fact', () => {
     const state = [subscribed(1, 4, 5), setting(4, 'color', '#000000'), { type: 'SubscriptionsRemoved', channel_id: 1, user_ids: [4] } as Fact].reduce(evolveChannel, initialChannel());
-    const cmd: Subscribe = { channel: publicView, user_ids: [4], users, first_message_id: null, now: NOW };
+    const cmd: Subscribe = { channel: publicView, user_ids: [4], users, groups: NO_CUSTOM_GROUPS, first_message_id: null, now: NOW };
     expect(decideSubscribe(state, cmd)[0]).toMatchObject({ user_ids: [4], properties: { '4': { color: '#000000' } } });
     expect(decideSubscribe(initialChannel(), { ...cmd, user_ids: [5] })[0]).not.toHaveProperty('properties');
   });
@@ -156,6 +157,7 @@ describe('decideDefaultChannel', () => {
     subscribed: false,
     subscriber_ids: [4],
     users,
+    groups: NO_CUSTOM_GROUPS,
     now: NOW,
     ...overrides,
   });
@@ -257,6 +259,7 @@ describe('decideUpdateChannel: folders and permission changes', () => {
     [2, { folder_id: 2, name: 'Old', is_archived: true }],
   ]);
   const update = (overrides: Partial<UpdateChannel>): UpdateChannel => ({
+    groups: NO_CUSTOM_GROUPS,
     actor: mark,
     channel_id: 1,
     subscribed: true,
@@ -302,6 +305,7 @@ describe('web-public channels', () => {
   const enabled = { ...ORGANIZATION_POLICY, webPublicChannelsEnabled: true, enableSpectatorAccess: true };
   const create = (actor: GroupMember, policy: OrganizationPolicy, invite_only = false) =>
     decideCreateChannels(registry, {
+      groups: NO_CUSTOM_GROUPS,
       actor,
       channels: [{ name: 'open-web', description: '', rendered_description: '' }],
       settings: { invite_only, is_web_public: true, is_default: false, group_settings: {} },
@@ -332,6 +336,7 @@ describe('web-public channels', () => {
 
   it('applies the same rule to making an existing channel web-public', () => {
     const update = (actor: GroupMember, policy: OrganizationPolicy): UpdateChannel => ({
+      groups: NO_CUSTOM_GROUPS,
       actor,
       channel_id: 1,
       subscribed: true,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { NO_CUSTOM_GROUPS } from '@teamchat/policies';
 import { channelFromCreated, defaultChannelGroupSettings, ROLE, type Fact, type FactOf, type GroupMember } from '@teamchat/contracts';
 import { channelCreated } from './fixtures';
 import { deciderSpec } from '@teamchat/platform/testing';
@@ -38,6 +39,7 @@ const request = (overrides: Partial<SubscribeRequest> = {}): SubscribeRequest =>
   authorization_errors_fatal: true,
   settings: { invite_only: false, is_web_public: false, is_default: false, group_settings: {} },
   users,
+  groups: NO_CUSTOM_GROUPS,
   now: NOW,
   ...overrides,
 });
@@ -128,7 +130,7 @@ const subscribed = (...user_ids: number[]): Fact => ({ type: 'SubscriptionsAdded
 const unsubscribed = (...user_ids: number[]): Fact => ({ type: 'SubscriptionsRemoved', channel_id: 1, user_ids });
 const publicView = channelFromCreated(general);
 const privateView = { ...channelFromCreated({ ...leadership, channel_id: 1 }), ...defaultChannelGroupSettings(1) };
-const subscribe = (user_ids: number[], view = publicView): Subscribe => ({ channel: view, user_ids, users, first_message_id: 30, now: NOW });
+const subscribe = (user_ids: number[], view = publicView): Subscribe => ({ channel: view, user_ids, users, groups: NO_CUSTOM_GROUPS, first_message_id: 30, now: NOW });
 const added = (user_ids: number[], overrides: Partial<FactOf<'SubscriptionsAdded'>>): FactOf<'SubscriptionsAdded'> => ({
   type: 'SubscriptionsAdded',
   channel_id: 1,

@@ -4,7 +4,7 @@
  * projector and the bus endpoints; the decisions live in domain/.
  */
 import { badRequest, endpoints } from '@teamchat/contracts';
-import { Directory, UserGroups } from '@teamchat/directory';
+import { AnnouncementsChannel, Directory, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -36,6 +36,8 @@ import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
 import { getMessages, selectMessageIds } from './queries/get-messages';
 import { messagingState } from './queries/register-state';
+import { MutedChannels } from './projections/muted-channels';
+import { announceNewChannel } from './handlers/announce';
 import { renderMessages } from './queries/render-messages';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
@@ -46,15 +48,19 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const userGroups = new UserGroups(readModels);
   const alertWords = new AlertWordsBook(readModels);
   await alertWords.load();
+  // Its own projection of the channels' muting facts, for the unread count.
+  const mutedChannels = new MutedChannels(readModels);
+  // Where new channels are announced (accounts' organization setting).
+  const announcements = new AnnouncementsChannel(readModels);
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
-    name: 'messaging-3',
-    collections: [...model.collections, alertWords.collection],
+    name: 'messaging-4',
+    collections: [...model.collections, alertWords.collection, mutedChannels.collection],
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, mutedChannels.handlers, announcements.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -64,6 +70,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const renderer = createRenderer(directory, config.realmUri, userGroups);
   const changeDeps: ChangeDeps = {
     directory,
+    userGroups,
     model,
     messages,
     flagStreams,
@@ -78,13 +85,17 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const api = endpoints.messaging;
 
   const subscriptions: BusSubscription[] = await Promise.all([
+    serve(api.announceNewChannel, async (params) => {
+      const { position, ...value } = await announceNewChannel({ directory, announcements, messages, renderer, recipientIdFor: changeDeps.recipientIdFor }, params);
+      return { value, position };
+    }),
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
-      const { value, position } = await projector.snapshot(() => messagingState(model, actor.user_id, params));
+      const { value, position } = await projector.snapshot(() => messagingState(model, actor.user_id, params, { mutedChannelIds: (id) => mutedChannels.of(id), subscribedChannelIds: (id) => directory.subscribedChannelIds(id) }));
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
-      const { position, ...value } = await sendMessage({ directory, model, recipients, messages, userTopicStreams, renderer, alertWords }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords }, actor, params);
       return { value, position };
     }),
     serve(api.getMessages, async (params, { actor }) => {
@@ -153,11 +164,11 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       value: await channelTopics({ directory, model }, actor, params.channel_id, params.allow_empty_topic_name),
     })),
     serve(api.setTyping, async (params, { actor }) => {
-      await setTyping({ directory, model, bus }, actor, params);
+      await setTyping({ directory, userGroups, model, bus }, actor, params);
       return { value: {} };
     }),
     serve(api.setEditTyping, async (params, { actor }) => {
-      await setEditTyping({ directory, model, bus }, actor, params);
+      await setEditTyping({ directory, userGroups, model, bus }, actor, params);
       return { value: {} };
     }),
   ]);

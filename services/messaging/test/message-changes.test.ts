@@ -17,7 +17,7 @@ import {
   type MessageState,
   type ReactionCommand,
 } from '../src/domain/message-changes';
-import { ORGANIZATION_POLICY, type OrganizationPolicy } from '@teamchat/policies';
+import { NO_CUSTOM_GROUPS, ORGANIZATION_POLICY, type OrganizationPolicy } from '@teamchat/policies';
 
 // ---------------------------------------------------------------------------------------
 // Reactions: the message's own stream (reactions and deletion) is the state.
@@ -190,6 +190,7 @@ const newContent = {
 const MEMBERS_MOVE_TOPICS: OrganizationPolicy = { ...ORGANIZATION_POLICY, canMoveMessagesBetweenTopicsGroup: SYSTEM_GROUP.members };
 
 const edit = (overrides: Partial<EditCommand> = {}): EditCommand => ({
+  groups: NO_CUSTOM_GROUPS,
   actor: mark,
   message,
   source_grants: DEFAULT_GRANTS,
@@ -569,6 +570,7 @@ const deletes = deciderSpec<MessageState, DeleteCommand>({
   decide: (cmd, state) => decideDeleteMessage(state, cmd),
 });
 const del = (overrides: Partial<DeleteCommand> = {}): DeleteCommand => ({
+  groups: NO_CUSTOM_GROUPS,
   actor: mark,
   message,
   grants: DEFAULT_GRANTS,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { NO_CUSTOM_GROUPS } from '@teamchat/policies';
 import { ROLE, SYSTEM_GROUP, type FactOf } from '@teamchat/contracts';
 import { deciderSpec } from '@teamchat/platform/testing';
 import {
@@ -48,6 +49,7 @@ const leadership: ChannelTarget = { ...general, channel_id: 11, name: 'leadershi
 const direct = (...users: Participant[]): DirectTarget => ({ kind: 'direct', users });
 
 const cmd: SendMessage = {
+  groups: NO_CUSTOM_GROUPS,
   sender: mark,
   target: general,
   content: 'hello **world**',

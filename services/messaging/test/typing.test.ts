@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { NO_CUSTOM_GROUPS } from '@teamchat/policies';
 import { ClientEvent, SYSTEM_GROUP } from '@teamchat/contracts';
 import { decideChannelTyping, decideDirectTyping, decideEditTyping, MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS } from '../src/domain/typing';
 import type { Participant } from '../src/domain/send-message';
@@ -54,7 +55,7 @@ describe('direct typing', () => {
 
 describe('channel typing', () => {
   it('reaches the active subscribers where the sender may post', () => {
-    const notice = decideChannelTyping(user(1), 'stop', channel(), [user(1), user(2), user(3, { is_active: false })], NOW);
+    const notice = decideChannelTyping(user(1), 'stop', channel(), [user(1), user(2), user(3, { is_active: false })], NOW, NO_CUSTOM_GROUPS);
     expect(notice).toEqual({
       event: { type: 'typing', op: 'stop', message_type: 'stream', sender: { user_id: 1, email: 'u1@example.com' }, stream_id: 10, topic: 'lunch' },
       user_ids: [1, 2],
@@ -63,18 +64,18 @@ describe('channel typing', () => {
   });
 
   it('refuses private channels the sender is not in (as unknown), archived channels, posting restrictions and unsubscribed guests', () => {
-    expect(() => decideChannelTyping(user(9), 'start', channel({ invite_only: true }), [], NOW)).toThrow('Invalid channel ID');
-    expect(() => decideChannelTyping(user(1), 'start', channel({ is_archived: true }), [], NOW)).toThrow('Not authorized');
-    expect(() => decideChannelTyping(user(1), 'start', channel({ can_send_message_group: SYSTEM_GROUP.administrators }), [], NOW)).toThrow(
+    expect(() => decideChannelTyping(user(9), 'start', channel({ invite_only: true }), [], NOW, NO_CUSTOM_GROUPS)).toThrow('Invalid channel ID');
+    expect(() => decideChannelTyping(user(1), 'start', channel({ is_archived: true }), [], NOW, NO_CUSTOM_GROUPS)).toThrow('Not authorized');
+    expect(() => decideChannelTyping(user(1), 'start', channel({ can_send_message_group: SYSTEM_GROUP.administrators }), [], NOW, NO_CUSTOM_GROUPS)).toThrow(
       'permission to post',
     );
-    expect(() => decideChannelTyping(user(9, { role: 600 }), 'start', channel(), [], NOW)).toThrow('Not authorized');
-    expect(decideChannelTyping(user(1, { role: 600 }), 'start', channel(), [user(2)], NOW).user_ids).toEqual([2]);
+    expect(() => decideChannelTyping(user(9, { role: 600 }), 'start', channel(), [], NOW, NO_CUSTOM_GROUPS)).toThrow('Not authorized');
+    expect(decideChannelTyping(user(1, { role: 600 }), 'start', channel(), [user(2)], NOW, NO_CUSTOM_GROUPS).user_ids).toEqual([2]);
   });
 
   it('tells nobody in a channel too busy for typing notifications', () => {
     const crowd = Array.from({ length: MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS + 1 }, (_, i) => user(i + 1));
-    expect(decideChannelTyping(user(1), 'start', channel(), crowd, NOW).user_ids).toEqual([]);
+    expect(decideChannelTyping(user(1), 'start', channel(), crowd, NOW, NO_CUSTOM_GROUPS).user_ids).toEqual([]);
   });
 });
 

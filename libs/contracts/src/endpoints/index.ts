@@ -14,6 +14,7 @@ import { toolsEndpoints } from './tools';
 import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
 import { userGroupsEndpoints } from './user-groups';
 import { peopleEndpoints } from './people';
+import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
 
 export * from './contract';
 export * from './accounts';
@@ -27,11 +28,12 @@ export * from './register-state';
 export * from './user-groups';
 export * from './tools';
 export * from './people';
+export * from './announcements';
 
 export const endpoints = {
-  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...toolsEndpoints, ...peopleEndpoints },
+  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...toolsEndpoints, ...peopleEndpoints, ...announcementsAccountsEndpoints },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
+  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 

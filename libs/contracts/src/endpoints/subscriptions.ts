@@ -29,7 +29,7 @@ const ListedChannel = ApiChannel.extend({ is_default: z.boolean().optional() });
 
 export const GetSubscriptionsParams = z.object({ include_subscribers: z.union([z.boolean(), z.literal('partial')]).default(false) });
 
-const SubscriptionRecord = ApiSubscription.extend({ subscribers: ids().optional() });
+const SubscriptionRecord = ApiSubscription.extend({ subscribers: ids().optional(), partial_subscribers: ids().optional() });
 
 export const UnsubscribeParams = z.object({
   subscriptions: z.array(z.string()),

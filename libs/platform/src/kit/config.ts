@@ -28,6 +28,11 @@ export interface ServerConfig {
   http: HttpSettings;
   /** The events service's bounds on client event queues. */
   eventQueues: EventQueueSettings;
+  /**
+   * Channels with at least this many subscribers list only `partial_subscribers` to clients
+   * that ask for `include_subscribers: "partial"` (Zulip's MIN_PARTIAL_SUBSCRIBERS_CHANNEL_SIZE).
+   */
+  partialSubscribersMinChannelSize: number;
   /** Bot storage and video calls (accounts). */
   tools: ToolSettings;
 }
@@ -207,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     http: loadHttpSettings(env, mode, heartbeatSeconds),
     eventQueues: loadEventQueueSettings(env),
     tools: loadToolSettings(env),
+    partialSubscribersMinChannelSize: positiveInteger(env, 'TEAMCHAT_PARTIAL_SUBSCRIBERS_MIN', 1000),
   };
 }
 

@@ -3,9 +3,10 @@
  * the system groups and the caller's settings, from accounts' own read models.
  */
 import { SYSTEM_GROUP, wantsState, type AccountsState, type GroupSettingValue, type StateParams } from '@teamchat/contracts';
-import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
+import type { AnnouncementsChannel, Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { emailDomainOf, isAdministrator, isOwner, ORGANIZATION_POLICY } from '@teamchat/policies';
 import type { AccountsReadModel } from '../projections/credentials';
+import { notificationBotUser } from './notification-bot';
 import { userProfile } from './profile';
 import { userGroupObjects } from './user-groups';
 import { botObject, botsOf, personObject } from './people';
@@ -18,6 +19,8 @@ export interface AccountsStateDeps {
   realmHost: string;
   accounts: AccountsReadModel;
   userGroups: Pick<UserGroups, 'snapshot'>;
+  /** Absent: no new-channel announcements channel. */
+  announcements?: Pick<AnnouncementsChannel, 'channelId'>;
   realmUri: string;
   apiKeyOf(user: UserDoc): Promise<string>;
 }
@@ -39,7 +42,8 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
     const realmUser = (user: UserDoc) => ({ ...personObject(me, user, options), profile_data: {} });
     state.realm_users = users.filter((u) => u.is_active).map(realmUser);
     state.realm_non_active_users = users.filter((u) => !u.is_active).map(realmUser);
-    state.cross_realm_bots = [];
+    // The notification bot, a system user outside the organization, as Zulip lists its cross-realm bots.
+    state.cross_realm_bots = [notificationBotUser(params.client_gravatar === true)];
     state.me = {
       user_id: me._id,
       email: me.email,
@@ -123,7 +127,7 @@ async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, un
     realm_wildcard_mention_policy: 5,
     realm_enable_read_receipts: false,
     realm_require_unique_names: false,
-    realm_new_stream_announcements_stream_id: -1,
+    realm_new_stream_announcements_stream_id: (await deps.announcements?.channelId()) ?? -1,
     realm_signup_announcements_stream_id: -1,
     realm_zulip_update_announcements_stream_id: -1,
     realm_can_create_public_channel_group: group(policy.canCreatePublicChannelGroup),

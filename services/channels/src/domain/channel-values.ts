@@ -11,7 +11,7 @@ import {
   type GroupMember,
   type GroupSettingValue,
 } from '@teamchat/contracts';
-import { codePointLength, directMembersOf, orgAllows, ORGANIZATION_POLICY as POLICY, parseGroupSetting, webPublicRefusal, type OrganizationPolicy } from '@teamchat/policies';
+import { codePointLength, directMembersOf, orgAllows, ORGANIZATION_POLICY as POLICY, parseGroupSetting, webPublicRefusal, type GroupDirectory, type OrganizationPolicy } from '@teamchat/policies';
 import { insufficientPermission } from './registry';
 
 export function validateChannelName(raw: string): string {
@@ -42,7 +42,8 @@ export function parseMessageRetentionDays(value: string | number): number | null
 const DELETE_SETTINGS: ReadonlySet<ChannelGroupSettingName> = new Set(['can_delete_any_message_group', 'can_delete_own_message_group']);
 
 /**
- * Checks a requested group-setting value: known groups, active direct members, and — as
+ * Checks a requested group-setting value: known groups (system groups and the active
+ * custom groups of `groups`), active direct members, and — as
  * Zulip — only users who may set the deletion policy may grant channel-level deletion.
  */
 export function parseChannelGroupSetting(
@@ -51,19 +52,20 @@ export function parseChannelGroupSetting(
   actor: GroupMember | undefined,
   activeUserIds: ReadonlySet<number>,
   nowSeconds: number,
+  groups: GroupDirectory,
 ): GroupSettingValue {
-  const parsed = parseGroupSetting(name, value, CHANNEL_GROUP_SETTING_RULES[name]);
+  const parsed = parseGroupSetting(name, value, CHANNEL_GROUP_SETTING_RULES[name], groups);
   const unknown = directMembersOf(parsed).find((id) => !activeUserIds.has(id));
   if (unknown !== undefined) throw badRequest(`Invalid user ID: ${unknown}`);
-  if (actor && DELETE_SETTINGS.has(name) && parsed !== SYSTEM_GROUP.nobody && !orgAllows(POLICY.canSetDeleteMessagePolicyGroup, actor, nowSeconds)) {
+  if (actor && DELETE_SETTINGS.has(name) && parsed !== SYSTEM_GROUP.nobody && !orgAllows(POLICY.canSetDeleteMessagePolicyGroup, actor, nowSeconds, groups)) {
     throw insufficientPermission();
   }
   return parsed;
 }
 
 /** Refuses making a channel web-public unless the server, the organization and the actor allow it. */
-export function checkWebPublic(policy: OrganizationPolicy, actor: GroupMember | undefined, nowSeconds: number): void {
-  const refusal = webPublicRefusal(policy, actor, nowSeconds);
+export function checkWebPublic(policy: OrganizationPolicy, actor: GroupMember | undefined, nowSeconds: number, groups: GroupDirectory): void {
+  const refusal = webPublicRefusal(policy, actor, nowSeconds, groups);
   if (refusal === 'disabled') throw badRequest('Web-public channels are not enabled.');
   if (refusal === 'not_allowed') throw insufficientPermission();
 }

@@ -14,7 +14,7 @@ import {
   type GroupMember,
   type TopicsPolicy,
 } from '@teamchat/contracts';
-import { isAdministrator, isGuest, isOwner, metadataAudience, orgAllows, ORGANIZATION_POLICY, type OrganizationPolicy } from '@teamchat/policies';
+import { isAdministrator, isGuest, isOwner, metadataAudience, orgAllows, ORGANIZATION_POLICY, type GroupDirectory, type OrganizationPolicy } from '@teamchat/policies';
 import { checkWebPublic, normalizeDescription, parseChannelGroupSetting, parseMessageRetentionDays, validateChannelName } from './channel-values';
 import { checkFolder, type FolderView } from './folders';
 import { defaultChannels, insufficientPermission, seconds, type RegistryState } from './registry';
@@ -45,6 +45,8 @@ export interface CreateChannels {
   settings: ChannelCreation;
   /** Every active user: for the audience and to check group members. */
   users: GroupMember[];
+  /** The custom user groups as the channels service projects them (group-settings may name them). */
+  groups: GroupDirectory;
   /** The channel folders there are (for `folder_id`). */
   folders?: ReadonlyMap<number, FolderView>;
   /** The organization's settings (Zulip's defaults unless a test says otherwise). */
@@ -60,25 +62,25 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
   if (actor && isGuest(actor.role)) throw insufficientPermission();
   if (actor) {
     const canCreate = settings.invite_only ? POLICY.canCreatePrivateChannelGroup : POLICY.canCreatePublicChannelGroup;
-    if (!orgAllows(canCreate, actor, now)) throw insufficientPermission();
+    if (!orgAllows(canCreate, actor, now, cmd.groups)) throw insufficientPermission();
     if (settings.is_default && !isAdministrator(actor.role)) throw insufficientPermission();
   }
   if (settings.invite_only && settings.is_default) throw badRequest('A default channel cannot be private.');
   if (settings.is_web_public) {
-    checkWebPublic(POLICY, actor, now);
+    checkWebPublic(POLICY, actor, now, cmd.groups);
     if (settings.invite_only) throw badRequest('Invalid parameters');
   }
   const retention = parseMessageRetentionDays(settings.message_retention_days ?? 'realm_default');
   if (actor && retention !== null && !isOwner(actor.role)) throw badRequest('Must be an organization owner');
   const topicsPolicy = settings.topics_policy ?? 'inherit';
-  if (actor && topicsPolicy !== 'inherit' && !orgAllows(POLICY.canSetTopicsPolicyGroup, actor, now)) throw insufficientPermission();
+  if (actor && topicsPolicy !== 'inherit' && !orgAllows(POLICY.canSetTopicsPolicyGroup, actor, now, cmd.groups)) throw insufficientPermission();
 
   const folderId = checkFolder(cmd.folders, settings.folder_id ?? null);
   const activeUserIds = new Set(cmd.users.map((u) => u.user_id));
   const groupSettings = defaultChannelGroupSettings(actor?.user_id ?? null);
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const requested = settings.group_settings[name];
-    if (requested !== undefined) groupSettings[name] = parseChannelGroupSetting(name, requested, actor, activeUserIds, now);
+    if (requested !== undefined) groupSettings[name] = parseChannelGroupSetting(name, requested, actor, activeUserIds, now, cmd.groups);
   }
   // Public channels always share their history; private ones keep it from later
   // subscribers unless asked, as Zulip does.
@@ -113,7 +115,7 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
     };
     const channel = channelFromCreated(fact);
     created.push(channel);
-    fact.audience_user_ids = metadataAudience(channel, cmd.users, new Set(), now);
+    fact.audience_user_ids = metadataAudience(channel, cmd.users, new Set(), now, cmd.groups);
     if (settings.is_default) fact.default_channels = defaultChannels(state, created, cmd.users);
     facts.push(fact);
   }

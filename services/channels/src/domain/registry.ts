@@ -4,7 +4,7 @@
  * channels at once. What the deciders share about it lives here.
  */
 import { badRequest, channelFromCreated, type ChannelView, type Fact, type GroupMember } from '@teamchat/contracts';
-import { canAdministerChannel, evolveChannelView, hasContentAccess, isGuest } from '@teamchat/policies';
+import { canAdministerChannel, evolveChannelView, hasContentAccess, isGuest, type GroupDirectory } from '@teamchat/policies';
 
 export interface RegistryState {
   /** Channel id by lower-cased name. */
@@ -52,9 +52,15 @@ export function defaultChannels(state: RegistryState, changed: ChannelView[], us
 }
 
 /** The actor must administer the channel; others learn only whether it exists for them. */
-export function checkAdministers(channel: ChannelView | undefined, actor: GroupMember, subscribed: boolean, nowSeconds: number): ChannelView {
-  if (channel && canAdministerChannel(channel, actor, nowSeconds)) return channel;
-  if (channel && hasContentAccess(channel, actor, subscribed, nowSeconds)) {
+export function checkAdministers(
+  channel: ChannelView | undefined,
+  actor: GroupMember,
+  subscribed: boolean,
+  nowSeconds: number,
+  groups: GroupDirectory,
+): ChannelView {
+  if (channel && canAdministerChannel(channel, actor, nowSeconds, groups)) return channel;
+  if (channel && hasContentAccess(channel, actor, subscribed, nowSeconds, groups)) {
     throw badRequest('You do not have permission to administer this channel.');
   }
   throw badRequest('Invalid channel ID');

@@ -11,7 +11,7 @@ import {
   type FactOf,
   type GroupMember,
 } from '@teamchat/contracts';
-import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience } from '@teamchat/policies';
+import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience, type GroupDirectory } from '@teamchat/policies';
 import { validateChannelName } from './channel-values';
 import type { FolderView } from './folders';
 import { decideCreateChannels, type ChannelCreation, type NewChannel } from './create-channels';
@@ -28,6 +28,8 @@ export interface SubscribeRequest {
   authorization_errors_fatal: boolean;
   settings: ChannelCreation;
   users: GroupMember[];
+  /** The custom user groups as the channels service projects them (group-settings may name them). */
+  groups: GroupDirectory;
   folders?: ReadonlyMap<number, FolderView>;
   now: number;
 }
@@ -52,7 +54,7 @@ export function decideSubscribeRequest(state: RegistryState, req: SubscribeReque
     if (!named.has(name.toLowerCase())) named.set(name.toLowerCase(), { ...spec, name });
   }
   const missing = [...named.entries()].filter(([lc]) => !state.byName.has(lc)).map(([, spec]) => spec);
-  const facts = missing.length ? decideCreateChannels(state, { actor, channels: missing, settings: req.settings, users: req.users, folders: req.folders, now: req.now }) : [];
+  const facts = missing.length ? decideCreateChannels(state, { actor, channels: missing, settings: req.settings, users: req.users, groups: req.groups, folders: req.folders, now: req.now }) : [];
   const created = new Map(facts.map((fact) => [fact.name.toLowerCase(), channelFromCreated(fact)]));
 
   const channels: ChannelView[] = [];
@@ -65,11 +67,11 @@ export function decideSubscribeRequest(state: RegistryState, req: SubscribeReque
       continue;
     }
     const channel = state.channels.get(state.byName.get(lc)!)!;
-    if (!hasContentAccess(channel, actor, req.actor_channel_ids.has(channel.channel_id), now)) {
+    if (!hasContentAccess(channel, actor, req.actor_channel_ids.has(channel.channel_id), now, req.groups)) {
       unauthorized.push(channel.name);
       continue;
     }
-    if (subscribingOthers && !canAddSubscribers(channel, actor, now)) throw badRequest('Insufficient permission');
+    if (subscribingOthers && !canAddSubscribers(channel, actor, now, req.groups)) throw badRequest('Insufficient permission');
     channels.push(channel);
   }
   if (unauthorized.length && req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${unauthorized[0]}).`);
@@ -109,6 +111,8 @@ export interface Subscribe {
   channel: ChannelView;
   user_ids: number[];
   users: GroupMember[];
+  /** The custom user groups as the channels service projects them (group-settings may name them). */
+  groups: GroupDirectory;
   first_message_id: number | null;
   now: number;
 }
@@ -122,7 +126,7 @@ export function decideSubscribe(state: ChannelState, cmd: Subscribe): FactOf<'Su
   if (added.length === 0) return [];
   const now = seconds(cmd.now);
   const after = new Set([...state.subscribers, ...added]);
-  const sawBefore = new Set(metadataAudience(cmd.channel, cmd.users, state.subscribers, now));
+  const sawBefore = new Set(metadataAudience(cmd.channel, cmd.users, state.subscribers, now, cmd.groups));
   const addedSet = new Set(added);
   return [
     {
@@ -135,7 +139,7 @@ export function decideSubscribe(state: ChannelState, cmd: Subscribe): FactOf<'Su
       // New subscribers of a private channel, or guests joining a public one, need the
       // channel itself before their subscription.
       shown_user_ids: added.filter((id) => !sawBefore.has(id)),
-      peer_user_ids: metadataAudience(cmd.channel, cmd.users, after, now).filter((id) => !addedSet.has(id)),
+      peer_user_ids: metadataAudience(cmd.channel, cmd.users, after, now, cmd.groups).filter((id) => !addedSet.has(id)),
       ...keptSettings(state, added),
     },
   ];

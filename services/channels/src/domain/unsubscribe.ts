@@ -4,7 +4,7 @@
  * subscribers and says who must hear of it.
  */
 import { badRequest, type ChannelView, type FactOf, type GroupMember } from '@teamchat/contracts';
-import { canAdministerChannel, hasChannelPermission, hasMetadataAccess, metadataAudience } from '@teamchat/policies';
+import { canAdministerChannel, hasChannelPermission, hasMetadataAccess, metadataAudience, type GroupDirectory } from '@teamchat/policies';
 import { insufficientPermission, seconds, type RegistryState } from './registry';
 import type { ChannelState } from './subscriptions';
 
@@ -16,6 +16,8 @@ export interface UnsubscribeRequest {
   principal_ids: number[];
   /** The channels the actor is subscribed to. */
   actor_channel_ids: ReadonlySet<number>;
+  /** The custom user groups as the channels service projects them (group-settings may name them). */
+  groups: GroupDirectory;
   now: number;
 }
 
@@ -31,7 +33,7 @@ export function decideUnsubscribeRequest(state: RegistryState, req: UnsubscribeR
   for (const raw of req.names) {
     const id = state.byName.get(raw.trim().toLowerCase());
     const channel = id === undefined ? undefined : state.channels.get(id);
-    if (!channel || !hasMetadataAccess(channel, req.actor, req.actor_channel_ids.has(channel.channel_id), now)) {
+    if (!channel || !hasMetadataAccess(channel, req.actor, req.actor_channel_ids.has(channel.channel_id), now, req.groups)) {
       missing.push(raw);
       continue;
     }
@@ -41,7 +43,7 @@ export function decideUnsubscribeRequest(state: RegistryState, req: UnsubscribeR
   const removingOthers = req.principal_ids.some((id) => id !== req.actor.user_id);
   if (removingOthers) {
     for (const channel of channels.values()) {
-      if (!canAdministerChannel(channel, req.actor, now) && !hasChannelPermission(channel, 'can_remove_subscribers_group', req.actor, now)) {
+      if (!canAdministerChannel(channel, req.actor, now, req.groups) && !hasChannelPermission(channel, 'can_remove_subscribers_group', req.actor, now, req.groups)) {
         throw insufficientPermission();
       }
     }
@@ -53,6 +55,8 @@ export interface Unsubscribe {
   channel: ChannelView;
   user_ids: number[];
   users: GroupMember[];
+  /** The custom user groups as the channels service projects them (group-settings may name them). */
+  groups: GroupDirectory;
   now: number;
 }
 
@@ -63,7 +67,7 @@ export function decideUnsubscribe(state: ChannelState, cmd: Unsubscribe): FactOf
   const now = seconds(cmd.now);
   const after = new Set(state.subscribers);
   for (const id of removed) after.delete(id);
-  const seeing = new Set(metadataAudience(cmd.channel, cmd.users, after, now));
+  const seeing = new Set(metadataAudience(cmd.channel, cmd.users, after, now, cmd.groups));
   const removedSet = new Set(removed);
   const hidden = removed.filter((id) => !seeing.has(id));
   return [

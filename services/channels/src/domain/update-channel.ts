@@ -23,6 +23,7 @@ import {
   metadataAudience,
   orgAllows,
   ORGANIZATION_POLICY,
+  type GroupDirectory,
   type OrganizationPolicy,
   parseGroupSetting,
   sameGroupSetting,
@@ -57,6 +58,8 @@ export interface UpdateChannel {
   changes: ChannelChanges;
   subscriber_ids: number[];
   users: GroupMember[];
+  /** The custom user groups as the channels service projects them (group-settings may name them). */
+  groups: GroupDirectory;
   /** Whether some message is in a topic other than the empty one (for `empty_topic_only`). */
   has_named_topics: boolean;
   first_message_id: number | null;
@@ -72,8 +75,8 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
   const { actor, changes } = cmd;
   const POLICY = cmd.policy ?? ORGANIZATION_POLICY;
   const now = seconds(cmd.now);
-  const current = checkAdministers(state.channels.get(cmd.channel_id), actor, cmd.subscribed, now);
-  const contentAccess = () => hasContentAccess(current, actor, cmd.subscribed, now);
+  const current = checkAdministers(state.channels.get(cmd.channel_id), actor, cmd.subscribed, now, cmd.groups);
+  const contentAccess = () => hasContentAccess(current, actor, cmd.subscribed, now, cmd.groups);
   const subscribers = new Set(cmd.subscriber_ids);
   const facts: Fact[] = [];
   let channel = current;
@@ -82,8 +85,8 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
   const change = (what: ChannelChange, withDefaults = false) => {
     const fact: FactOf<'ChannelUpdated'> = { type: 'ChannelUpdated', channel_id: channel.channel_id, name: channel.name, change: what, audience_user_ids: [] };
     const next = evolveChannelView(channel, fact);
-    const before = new Set(metadataAudience(channel, cmd.users, subscribers, now));
-    const after = metadataAudience(next, cmd.users, subscribers, now);
+    const before = new Set(metadataAudience(channel, cmd.users, subscribers, now, cmd.groups));
+    const after = metadataAudience(next, cmd.users, subscribers, now, cmd.groups);
     const afterSet = new Set(after);
     fact.audience_user_ids = after.filter((id) => before.has(id));
     const shown = after.filter((id) => !before.has(id));
@@ -108,9 +111,9 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
     // Also what keeps an administrator out of a private channel's permissions unless subscribed.
     if (!contentAccess()) throw badRequest('Channel content access is required.');
     const canCreate = changes.invite_only ? POLICY.canCreatePrivateChannelGroup : POLICY.canCreatePublicChannelGroup;
-    if (!orgAllows(canCreate, actor, now)) throw insufficientPermission();
+    if (!orgAllows(canCreate, actor, now, cmd.groups)) throw insufficientPermission();
   }
-  if (changes.is_web_public && !current.is_web_public) checkWebPublic(POLICY, actor, now);
+  if (changes.is_web_public && !current.is_web_public) checkWebPublic(POLICY, actor, now, cmd.groups);
   if (inviteOnly !== current.invite_only || historyPublic !== current.history_public_to_subscribers || isWebPublic !== current.is_web_public) {
     change({ property: 'invite_only', value: inviteOnly, history_public_to_subscribers: historyPublic, is_web_public: isWebPublic });
   }
@@ -135,7 +138,7 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
       type: 'ChannelUnarchived',
       channel_id: channel.channel_id,
       name: channel.name,
-      audience_user_ids: metadataAudience(channel, cmd.users, subscribers, now),
+      audience_user_ids: metadataAudience(channel, cmd.users, subscribers, now, cmd.groups),
       channel,
       subscriber_ids: [...subscribers].sort((a, b) => a - b),
       first_message_id: cmd.first_message_id,
@@ -143,7 +146,7 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
   }
 
   if (changes.topics_policy !== undefined) {
-    if (!orgAllows(POLICY.canSetTopicsPolicyGroup, actor, now)) throw insufficientPermission();
+    if (!orgAllows(POLICY.canSetTopicsPolicyGroup, actor, now, cmd.groups)) throw insufficientPermission();
     if (changes.topics_policy === 'empty_topic_only' && cmd.has_named_topics) {
       throw badRequest('Only channels whose messages are all in the general chat topic can allow only that topic.');
     }
@@ -175,9 +178,9 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const update = changes[name];
     if (update === undefined) continue;
-    const value = parseChannelGroupSetting(name, update.new, actor, activeUserIds, now);
+    const value = parseChannelGroupSetting(name, update.new, actor, activeUserIds, now, cmd.groups);
     // Refusing a change made against a value the client no longer sees avoids races.
-    if (update.old !== undefined && !sameGroupSetting(parseGroupSetting(name, update.old, { allowEveryone: true }), current[name])) {
+    if (update.old !== undefined && !sameGroupSetting(parseGroupSetting(name, update.old, { allowEveryone: true }, cmd.groups), current[name])) {
       throw badRequest("'old' value does not match the expected value.");
     }
     if (sameGroupSetting(value, current[name])) continue;

@@ -10,7 +10,7 @@ import {
   type SubscribeParams,
   type UpdateChannelParams,
 } from '@teamchat/contracts';
-import type { Directory, UserDoc } from '@teamchat/directory';
+import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { renderMarkdown } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import { decideArchiveChannel } from '../domain/archive-channel';
@@ -25,12 +25,19 @@ import type { ChannelMessages } from '../projections/channel-messages';
 
 export interface CommandDeps {
   directory: Directory;
+  /** The custom user groups, which channel group-settings may name. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   messages: ChannelMessages;
   registry: AggregateRepository<RegistryState>;
   channels: AggregateRepository<ChannelState>;
   folders: AggregateRepository<FolderState>;
   /** Resolves once the service's own read models show this position. */
   caughtUp: (position: number | undefined) => Promise<void>;
+  /**
+   * Asks messaging to announce a new channel (as the notification bot, in the organization's
+   * announcements channel) once it has seen `after`; the announcement's position, if any.
+   */
+  announce: (channelId: number, creatorId: number, after: number | undefined) => Promise<number | undefined>;
 }
 
 const known = (user: UserDoc): KnownUser => ({ user_id: user._id, role: user.role, date_joined: user.date_joined, is_active: user.is_active });
@@ -58,9 +65,9 @@ function requestedGroupSettings(params: SubscribeParams): Partial<ChannelGroupSe
 
 /** Adds subscribers to one channel; returns who was added and who already was. */
 async function addSubscribers(deps: CommandDeps, channel: ChannelView, userIds: number[], users: GroupMember[]) {
-  const firstMessageId = await deps.messages.firstMessageId(channel.channel_id);
+  const [firstMessageId, groups] = await Promise.all([deps.messages.firstMessageId(channel.channel_id), deps.userGroups.snapshot()]);
   return deps.channels.execute(streams.channel(channel.channel_id), (state) => {
-    const facts = decideSubscribe(state, { channel, user_ids: userIds, users, first_message_id: firstMessageId, now: Date.now() });
+    const facts = decideSubscribe(state, { channel, user_ids: userIds, users, groups, first_message_id: firstMessageId, now: Date.now() });
     return { facts, result: { added: facts[0]?.user_ids ?? [], already: alreadySubscribed(state, userIds) } };
   });
 }
@@ -94,8 +101,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
   const folders = params.folder_id != null ? (await deps.folders.load(streams.channelFolders)).state.folders : undefined;
   const actorChannels = new Set(await deps.directory.subscribedChannelIds(me.user_id));
   const channels = params.subscriptions.map((s) => newChannel(s.name, s.description ?? ''));
-  // `announce` is accepted but has no effect: there is no notification bot to post the
-  // announcement yet.
+  const groups = await deps.userGroups.snapshot();
   const { result: plan, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
     const { facts, plan } = decideSubscribeRequest(state, {
       actor: me,
@@ -105,10 +111,11 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
       authorization_errors_fatal: params.authorization_errors_fatal ?? true,
       settings,
       users,
+      groups,
       folders,
       now: Date.now(),
     });
-    return { facts, result: plan };
+    return { facts, result: { ...plan, created: facts.map((fact) => fact.channel_id) } };
   });
   let position = lastPosition(append);
   await deps.caughtUp(position);
@@ -123,6 +130,12 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
     position = lastPosition(added) ?? position;
   }
   await deps.caughtUp(position);
+  // After the channels and their subscribers are stored, so that the announcement links to
+  // a channel its readers can see. Messaging decides whether it is announced (public
+  // channels only) and where.
+  if (params.announce) {
+    for (const channelId of plan.created) position = (await deps.announce(channelId, me.user_id, position)) ?? position;
+  }
   return {
     value: {
       subscribed,
@@ -145,6 +158,7 @@ export interface CreateChannel {
 /** A trusted internal caller's channel (seeding): created, then its first subscribers added. */
 export async function createChannel(deps: CommandDeps, params: CreateChannel) {
   const users = await organization(deps);
+  const groups = await deps.userGroups.snapshot();
   const { result: channel, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
     const facts = decideCreateChannels(state, {
       channels: [newChannel(params.name, params.description)],
@@ -156,6 +170,7 @@ export async function createChannel(deps: CommandDeps, params: CreateChannel) {
         group_settings: {},
       },
       users,
+      groups,
       now: Date.now(),
     });
     return { facts, result: facts[0]! };
@@ -172,8 +187,13 @@ export async function createChannel(deps: CommandDeps, params: CreateChannel) {
 
 /** What the deciders of one existing channel need to know of its users and messages. */
 async function channelContext(deps: CommandDeps, actor: Actor, channelId: number) {
-  const [me, users, subscriberIds] = await Promise.all([actorMember(deps, actor), organization(deps), deps.directory.subscriberIds(channelId)]);
-  return { me, users, subscriberIds, subscribed: subscriberIds.includes(me.user_id) };
+  const [me, users, subscriberIds, groups] = await Promise.all([
+    actorMember(deps, actor),
+    organization(deps),
+    deps.directory.subscriberIds(channelId),
+    deps.userGroups.snapshot(),
+  ]);
+  return { me, users, subscriberIds, groups, subscribed: subscriberIds.includes(me.user_id) };
 }
 
 /** PATCH /streams/{stream_id}. */
@@ -191,6 +211,7 @@ export async function updateChannel(deps: CommandDeps, actor: Actor, params: Upd
       changes: { ...changes, ...(description !== undefined ? { description, rendered_description: renderMarkdown(description) } : {}) },
       subscriber_ids: context.subscriberIds,
       users: context.users,
+      groups: context.groups,
       has_named_topics: hasNamedTopics,
       first_message_id: firstMessageId,
       folders,
@@ -213,6 +234,7 @@ export async function archiveChannel(deps: CommandDeps, actor: Actor, channelId:
       subscribed: context.subscribed,
       subscriber_ids: context.subscriberIds,
       users: context.users,
+      groups: context.groups,
       now: Date.now(),
     }),
     result: undefined,

@@ -3,7 +3,7 @@
  * deciders need, decide, append.
  */
 import { badRequest, streams, type Actor, type ChannelFolderUpdateParams, type UnsubscribeParams, type UpdateSubscriptionPropertiesParams } from '@teamchat/contracts';
-import type { Directory, UserDoc } from '@teamchat/directory';
+import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { renderMarkdown } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import { decideDefaultChannel } from '../domain/default-channels';
@@ -16,6 +16,8 @@ import { activeActor, principalIds, type KnownUser } from '../domain/users';
 
 export interface SubscriptionCommandDeps {
   directory: Directory;
+  /** The custom user groups, which channel group-settings may name. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   registry: AggregateRepository<RegistryState>;
   channels: AggregateRepository<ChannelState>;
   folders: AggregateRepository<FolderState>;
@@ -53,14 +55,22 @@ export async function unsubscribe(deps: SubscriptionCommandDeps, actor: Actor, p
   const userIds = await namedUsers(deps, me.user_id, params.principals);
   const actorChannels = new Set(await deps.directory.subscribedChannelIds(me.user_id));
   const { state } = await deps.registry.load(streams.channelRegistry);
-  const channels = decideUnsubscribeRequest(state, { actor: me, names: params.subscriptions, principal_ids: userIds, actor_channel_ids: actorChannels, now: Date.now() });
+  const groups = await deps.userGroups.snapshot();
+  const channels = decideUnsubscribeRequest(state, {
+    actor: me,
+    names: params.subscriptions,
+    principal_ids: userIds,
+    actor_channel_ids: actorChannels,
+    groups,
+    now: Date.now(),
+  });
   const users = await organization(deps);
   const removed: string[] = [];
   const notRemoved: string[] = [];
   let position: number | undefined;
   for (const channel of channels) {
     const { result, append } = await deps.channels.execute(streams.channel(channel.channel_id), (current) => {
-      const facts = decideUnsubscribe(current, { channel, user_ids: userIds, users, now: Date.now() });
+      const facts = decideUnsubscribe(current, { channel, user_ids: userIds, users, groups, now: Date.now() });
       return { facts, result: new Set(facts[0]?.user_ids ?? []) };
     });
     // Zulip answers per channel (not per user): removed if any named user left it.
@@ -100,7 +110,7 @@ export async function updateSubscriptionProperties(deps: SubscriptionCommandDeps
 /** POST and DELETE /default_streams. */
 export async function setDefaultChannel(deps: SubscriptionCommandDeps, actor: Actor, channelId: number, isDefault: boolean) {
   const me = await actorMember(deps, actor);
-  const [users, subscriberIds] = await Promise.all([organization(deps), deps.directory.subscriberIds(channelId)]);
+  const [users, subscriberIds, groups] = await Promise.all([organization(deps), deps.directory.subscriberIds(channelId), deps.userGroups.snapshot()]);
   const { append } = await deps.registry.execute(streams.channelRegistry, (state) => ({
     facts: decideDefaultChannel(state, {
       actor: me,
@@ -109,6 +119,7 @@ export async function setDefaultChannel(deps: SubscriptionCommandDeps, actor: Ac
       subscribed: subscriberIds.includes(me.user_id),
       subscriber_ids: subscriberIds,
       users,
+      groups,
       now: Date.now(),
     }),
     result: undefined,

@@ -13,15 +13,21 @@ import {
   type GetChannelsParams,
   type GroupMember,
 } from '@teamchat/contracts';
-import type { Directory, UserDoc } from '@teamchat/directory';
+import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { hasMetadataAccess, isAdministrator, isGuest } from '@teamchat/policies';
+import { subscribersField } from '../domain/partial-subscribers';
 import type { ChannelMessages } from '../projections/channel-messages';
+import type { UserActivity } from '../projections/user-activity';
 import type { SubscriptionSettingsModel } from '../projections/subscription-settings';
 
 export interface ChannelQueryDeps {
   directory: Directory;
+  /** The custom user groups, which may give metadata access to private channels. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   messages: Pick<ChannelMessages, 'firstMessageId'>;
   settings: Pick<SubscriptionSettingsModel, 'ofUser'>;
+  /** For `include_subscribers: "partial"`; absent: every list is full. */
+  partial?: { activity: Pick<UserActivity, 'all'>; minChannelSize: number };
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -41,7 +47,7 @@ async function channelObject(deps: ChannelQueryDeps, channel: ChannelView) {
 /** The channel, if the user may see it; otherwise the error an unknown id gets. */
 async function visibleChannel(deps: ChannelQueryDeps, me: UserDoc, channelId: number): Promise<ChannelView> {
   const channel = await deps.directory.channelViewById(channelId);
-  if (!channel || !hasMetadataAccess(channel, asMember(me), await deps.directory.isSubscribed(channelId, me._id), nowSeconds())) {
+  if (!channel || !hasMetadataAccess(channel, asMember(me), await deps.directory.isSubscribed(channelId, me._id), nowSeconds(), await deps.userGroups.snapshot())) {
     throw badRequest('Invalid channel ID');
   }
   return channel;
@@ -53,6 +59,7 @@ export async function getChannels(deps: ChannelQueryDeps, actor: Actor, params: 
   if (params.include_all && !isAdministrator(me.role)) throw badRequest('User not authorized for this query');
   const member = asMember(me);
   const now = nowSeconds();
+  const groups = await deps.userGroups.snapshot();
   const subscribed = new Set(await deps.directory.subscribedChannelIds(me._id));
   // A bot may ask for its owner's channels too (include_owner_subscribed).
   const ownerChannels =
@@ -60,14 +67,14 @@ export async function getChannels(deps: ChannelQueryDeps, actor: Actor, params: 
   const channels = (await deps.directory.allChannels())
     .filter((c) => !(params.exclude_archived && c.is_archived))
     .filter((c) => {
-      if (params.include_all) return hasMetadataAccess(c, member, subscribed.has(c.channel_id), now);
+      if (params.include_all) return hasMetadataAccess(c, member, subscribed.has(c.channel_id), now, groups);
       return (
         // Guests see no public channel they have not joined.
         (params.include_public && !c.invite_only && !isGuest(me.role)) ||
         (params.include_web_public && c.is_web_public) ||
         (params.include_subscribed && subscribed.has(c.channel_id)) ||
         (params.include_default && c.is_default && !isGuest(me.role)) ||
-        (ownerChannels.has(c.channel_id) && hasMetadataAccess(c, member, subscribed.has(c.channel_id), now))
+        (ownerChannels.has(c.channel_id) && hasMetadataAccess(c, member, subscribed.has(c.channel_id), now, groups))
       );
     })
     .sort((a, b) => a.channel_id - b.channel_id);
@@ -90,7 +97,8 @@ export async function getChannelId(deps: ChannelQueryDeps, actor: Actor, name: s
   const me = await reader(deps, actor);
   const doc = await deps.directory.channelByName(name.trim());
   const channel = doc && (await deps.directory.channelViewById(doc._id));
-  if (!channel || !hasMetadataAccess(channel, asMember(me), await deps.directory.isSubscribed(channel.channel_id, me._id), nowSeconds())) {
+  const subscribed = channel && (await deps.directory.isSubscribed(channel.channel_id, me._id));
+  if (!channel || !hasMetadataAccess(channel, asMember(me), subscribed === true, nowSeconds(), await deps.userGroups.snapshot())) {
     throw badRequest(`Invalid channel name '${name}'`);
   }
   return { stream_id: channel.channel_id };
@@ -109,6 +117,7 @@ export async function getSubscriptions(deps: ChannelQueryDeps, actor: Actor, inc
   const subscribed = new Set(await deps.directory.subscribedChannelIds(me._id));
   const settings = await deps.settings.ofUser(me._id);
   const channels = (await deps.directory.allChannels()).filter((c) => subscribed.has(c.channel_id)).sort((a, b) => a.channel_id - b.channel_id);
+  const listOf = await subscriberLists(deps, includeSubscribers);
   const subscriptions = [];
   for (const channel of channels) {
     const [firstMessageId, subscriberIds] = await Promise.all([deps.messages.firstMessageId(channel.channel_id), deps.directory.subscriberIds(channel.channel_id)]);
@@ -117,7 +126,7 @@ export async function getSubscriptions(deps: ChannelQueryDeps, actor: Actor, inc
       subscriber_ids: subscriberIds.sort((a, b) => a - b),
       settings: settings.get(channel.channel_id),
     });
-    subscriptions.push(includeSubscribers === false ? record : { ...record, subscribers });
+    subscriptions.push(includeSubscribers === false ? record : { ...record, ...listOf(subscribers) });
   }
   return { subscriptions };
 }
@@ -129,4 +138,14 @@ export async function getSubscriptionStatus(deps: ChannelQueryDeps, actor: Actor
   if (!user) throw badRequest('No such user');
   await visibleChannel(deps, me, channelId);
   return { is_subscribed: await deps.directory.isSubscribed(channelId, userId) };
+}
+
+/** How a channel's subscribers are listed: whole, or in part for large channels when the client asked for 'partial'. */
+async function subscriberLists(deps: ChannelQueryDeps, includeSubscribers: boolean | 'partial') {
+  if (includeSubscribers !== 'partial' || !deps.partial) return (ids: number[]) => ({ subscribers: ids });
+  const { activity, minChannelSize } = deps.partial;
+  const [lastActive, users] = await Promise.all([activity.all(), deps.directory.activeUsers()]);
+  const bots = new Set(users.filter((u) => u.is_bot).map((u) => u._id));
+  const rule = { minChannelSize, isBot: (id: number) => bots.has(id), lastActive: (id: number) => lastActive.get(id), now: Date.now() };
+  return (ids: number[]) => subscribersField(ids, rule);
 }

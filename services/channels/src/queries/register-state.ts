@@ -4,19 +4,25 @@
  * see, the default channels and the channel folders.
  */
 import { channelApiObject, subscriptionApiObject, wantsState, type ChannelsState, type ChannelView, type StateParams } from '@teamchat/contracts';
-import type { Directory } from '@teamchat/directory';
+import type { Directory, UserGroups } from '@teamchat/directory';
 import { hasMetadataAccess, isGuest } from '@teamchat/policies';
 import type { ChannelFolders } from '../projections/channel-folders';
+import { subscribersField } from '../domain/partial-subscribers';
 import type { ChannelMessages } from '../projections/channel-messages';
+import type { UserActivity } from '../projections/user-activity';
 import type { SubscriptionSettingsModel } from '../projections/subscription-settings';
 
 export interface ChannelsStateDeps {
-  directory: Pick<Directory, 'userById' | 'allChannels' | 'subscriptionsOf' | 'subscriberIds'>;
+  directory: Pick<Directory, 'userById' | 'allChannels' | 'subscriptionsOf' | 'subscriberIds' | 'activeUsers'>;
   messages: Pick<ChannelMessages, 'firstMessageId'>;
+  /** The custom user groups, which may give metadata access to private channels. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   /** Absent: every subscriber setting at its default. */
   settings?: Pick<SubscriptionSettingsModel, 'ofUser'>;
   /** Absent: no folders. */
   folders?: Pick<ChannelFolders, 'all'>;
+  /** For `include_subscribers: "partial"`; absent: every list is full. */
+  partial?: { activity: Pick<UserActivity, 'all'>; minChannelSize: number };
 }
 
 export async function channelsState(deps: ChannelsStateDeps, userId: number, params: StateParams): Promise<ChannelsState> {
@@ -29,13 +35,14 @@ export async function channelsState(deps: ChannelsStateDeps, userId: number, par
 
   const now = Math.floor(Date.now() / 1000);
   const member = { user_id: me._id, role: me.role, date_joined: me.date_joined };
+  const groups = await deps.userGroups.snapshot();
   const subscriptions = new Map((await deps.directory.subscriptionsOf(userId)).map((s) => [s.channel_id, s.active]));
   // Archived channels reach only clients that say they handle them, as in Zulip.
   const channels = (await deps.directory.allChannels())
     .filter((c) => params.archived_channels || !c.is_archived)
     .sort((a, b) => a.channel_id - b.channel_id);
   // The channels the user is told of by events: the same rule decides both.
-  const visible = channels.filter((c) => hasMetadataAccess(c, member, subscriptions.get(c.channel_id) === true, now));
+  const visible = channels.filter((c) => hasMetadataAccess(c, member, subscriptions.get(c.channel_id) === true, now, groups));
   const firstIds = new Map<number, number | null>();
   const subscribers = new Map<number, number[]>();
   for (const channel of visible) {
@@ -45,16 +52,17 @@ export async function channelsState(deps: ChannelsStateDeps, userId: number, par
   const mySettings = deps.settings ? await deps.settings.ofUser(userId) : new Map();
   const extra = (c: ChannelView) => ({ first_message_id: firstIds.get(c.channel_id) ?? null, subscriber_ids: subscribers.get(c.channel_id) ?? [] });
   const plain = (c: ChannelView) => channelApiObject(c, { first_message_id: extra(c).first_message_id, subscriber_count: extra(c).subscriber_ids.length });
-  // Zulip leaves `subscribers` out unless asked; 'partial' may send fewer, and here sends all.
+  // Zulip leaves `subscribers` out unless asked; 'partial' sends large channels' lists in part.
+  const listOf = await subscriberLists(deps, params);
   const withSubscribers = <T extends object>(object: T, c: ChannelView) =>
-    params.include_subscribers === false ? object : { ...object, subscribers: extra(c).subscriber_ids };
+    params.include_subscribers === false ? object : { ...object, ...listOf(extra(c).subscriber_ids) };
 
   if (want('subscription')) {
     state.subscriptions = visible
       .filter((c) => subscriptions.get(c.channel_id) === true)
       .map((c) => {
         const { subscribers: all, ...rest } = subscriptionApiObject(c, { ...extra(c), settings: mySettings.get(c.channel_id) });
-        return params.include_subscribers === false ? rest : { ...rest, subscribers: all };
+        return params.include_subscribers === false ? rest : { ...rest, ...listOf(all) };
       });
     state.unsubscribed = visible.filter((c) => subscriptions.get(c.channel_id) === false).map((c) => withSubscribers(plain(c), c));
     state.never_subscribed = visible.filter((c) => !subscriptions.has(c.channel_id)).map((c) => withSubscribers(plain(c), c));
@@ -65,4 +73,14 @@ export async function channelsState(deps: ChannelsStateDeps, userId: number, par
     state.realm_default_streams = isGuest(me.role) ? [] : channels.filter((c) => c.is_default && !c.is_archived).map((c) => c.channel_id);
   }
   return state;
+}
+
+/** How a channel's subscribers are listed: whole, or in part for large channels when the client asked for 'partial'. */
+async function subscriberLists(deps: ChannelsStateDeps, params: StateParams) {
+  if (params.include_subscribers !== 'partial' || !deps.partial) return (ids: number[]) => ({ subscribers: ids });
+  const { activity, minChannelSize } = deps.partial;
+  const [lastActive, users] = await Promise.all([activity.all(), deps.directory.activeUsers()]);
+  const bots = new Set(users.filter((u) => u.is_bot).map((u) => u._id));
+  const rule = { minChannelSize, isBot: (id: number) => bots.has(id), lastActive: (id: number) => lastActive.get(id), now: Date.now() };
+  return (ids: number[]) => subscribersField(ids, rule);
 }

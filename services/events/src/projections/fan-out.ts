@@ -62,6 +62,9 @@ const fanOut = {
   BotOwnerChanged: (fact, _stored, ctx) => people(ctx).BotOwnerChanged(fact),
   BotSettingsChanged: (fact, _stored, ctx) => people(ctx).BotSettingsChanged(fact),
   BotApiKeyRegenerated: (fact, _stored, ctx) => people(ctx).BotApiKeyRegenerated(fact),
+  // Set only by trusted internal callers (seeding) so far; the organization-settings work
+  // announces it as Zulip's realm update of new_stream_announcements_stream_id.
+  NewChannelAnnouncementsChannelChanged: NO_CLIENT_EVENT,
   ChannelCreated: (fact) => [
     {
       user_ids: fact.audience_user_ids,
@@ -81,6 +84,15 @@ const fanOut = {
       { user_ids: fact.audience_user_ids, eventFor: same(streamCreated(fact.channel, extra, true)) },
     ];
   },
+  // A user group's membership changed who may see a private channel. As Zulip, only the
+  // channel itself (whose subscriber_count holds its subscribers) or its removal: a peer_add
+  // would count the subscribers a second time.
+  ChannelAccessChanged: (fact) => [
+    ...(fact.shown
+      ? [{ user_ids: fact.shown.user_ids, eventFor: same(streamCreated(fact.shown.channel, { first_message_id: fact.shown.first_message_id, subscriber_count: fact.shown.subscriber_ids.length })) }]
+      : []),
+    ...visibilityDeliveries(fact.channel_id, fact.name, undefined, fact.hidden_user_ids),
+  ],
   SubscriptionsAdded: (fact) => subscriptionDeliveries(fact),
   SubscriptionsRemoved: (fact) => unsubscriptionDeliveries(fact),
   SubscriptionPropertyUpdated: (fact) => subscriptionPropertyDeliveries(fact),

@@ -21,6 +21,7 @@ import {
   isAdministrator,
   orgAllows,
   ORGANIZATION_POLICY,
+  type GroupDirectory,
   type OrganizationPolicy,
 } from '@teamchat/policies';
 import { normalizeTopic } from './topics';
@@ -104,21 +105,21 @@ export type ChannelGrants = Pick<
   | 'can_send_message_group'
 >;
 
-const granted = (grants: ChannelGrants, setting: ChannelGroupSettingName & keyof ChannelGrants, actor: EditActor, nowSeconds: number) =>
-  hasChannelPermission({ ...grants, creator_id: null }, setting, actor, nowSeconds);
+const granted = (grants: ChannelGrants, setting: ChannelGroupSettingName & keyof ChannelGrants, actor: EditActor, nowSeconds: number, groups: GroupDirectory) =>
+  hasChannelPermission({ ...grants, creator_id: null }, setting, actor, nowSeconds, groups);
 
 /** Organization administrators and the channel's own administrators (Zulip's channel administration). */
-const administers = (grants: ChannelGrants, actor: EditActor, nowSeconds: number) =>
-  isAdministrator(actor.role) || granted(grants, 'can_administer_channel_group', actor, nowSeconds);
+const administers = (grants: ChannelGrants, actor: EditActor, nowSeconds: number, groups: GroupDirectory) =>
+  isAdministrator(actor.role) || granted(grants, 'can_administer_channel_group', actor, nowSeconds, groups);
 
 /** Zulip's `can_move_messages_within_channel`: the channel's grant (the organization's is checked apart). */
-const mayMoveWithin = (grants: ChannelGrants | null | undefined, actor: EditActor, nowSeconds: number) =>
-  !!grants && (administers(grants, actor, nowSeconds) || granted(grants, 'can_move_messages_within_channel_group', actor, nowSeconds));
+const mayMoveWithin = (grants: ChannelGrants | null | undefined, actor: EditActor, nowSeconds: number, groups: GroupDirectory) =>
+  !!grants && (administers(grants, actor, nowSeconds, groups) || granted(grants, 'can_move_messages_within_channel_group', actor, nowSeconds, groups));
 
 /** Zulip's `can_move_messages_out_of_channel`: the organization's setting or the channel's grant. */
-const mayMoveOut = (policy: OrganizationPolicy, grants: ChannelGrants | null, actor: EditActor, nowSeconds: number) =>
-  orgAllows(policy.canMoveMessagesBetweenChannelsGroup, actor, nowSeconds) ||
-  (!!grants && (administers(grants, actor, nowSeconds) || granted(grants, 'can_move_messages_out_of_channel_group', actor, nowSeconds)));
+const mayMoveOut = (policy: OrganizationPolicy, grants: ChannelGrants | null, actor: EditActor, nowSeconds: number, groups: GroupDirectory) =>
+  orgAllows(policy.canMoveMessagesBetweenChannelsGroup, actor, nowSeconds, groups) ||
+  (!!grants && (administers(grants, actor, nowSeconds, groups) || granted(grants, 'can_move_messages_out_of_channel_group', actor, nowSeconds, groups)));
 
 export interface EditCommand {
   actor: EditActor;
@@ -144,6 +145,8 @@ export interface EditCommand {
   /** For a channel move: holders who may not see the messages in the destination. */
   revoked_user_ids?: number[];
   audience_user_ids: number[];
+  /** The custom user groups as messaging projects them (the grants may name them). */
+  groups: GroupDirectory;
   now: number;
   /** The organization's settings; Zulip's defaults when absent. */
   policy?: OrganizationPolicy;
@@ -152,7 +155,7 @@ export interface EditCommand {
 const EDIT_LIMIT_GRACE_SECONDS = 20;
 
 export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf<'MessageEdited'>[] {
-  const { actor, message } = cmd;
+  const { actor, message, groups } = cmd;
   const policy = cmd.policy ?? ORGANIZATION_POLICY;
   if (state.deleted) throw badRequest('Invalid message(s)');
   const nowSeconds = Math.floor(cmd.now / 1000);
@@ -182,8 +185,8 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
     const topicChanged = topic !== message.topic;
     if (channelChanged && content) throw badRequest('Cannot change message content while changing channel');
     if (channelChanged) {
-      if (!mayMoveOut(policy, cmd.source_grants, actor, nowSeconds)) throw badRequest("You don't have permission to move this message");
-      if (!granted(cmd.channel!.grants, 'can_send_message_group', actor, nowSeconds)) {
+      if (!mayMoveOut(policy, cmd.source_grants, actor, nowSeconds, groups)) throw badRequest("You don't have permission to move this message");
+      if (!granted(cmd.channel!.grants, 'can_send_message_group', actor, nowSeconds, groups)) {
         throw badRequest('You do not have permission to post in this channel.');
       }
       if (!exemptFromMoveLimits(actor.role) && age > policy.moveMessagesBetweenChannelsLimitSeconds) {
@@ -193,9 +196,9 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
     if (topicChanged) {
       // The organization's setting, or either channel's grant (Zulip's `can_edit_topic`).
       const mayMove =
-        orgAllows(policy.canMoveMessagesBetweenTopicsGroup, actor, nowSeconds) ||
-        mayMoveWithin(cmd.source_grants, actor, nowSeconds) ||
-        (channelChanged && mayMoveWithin(cmd.channel?.grants, actor, nowSeconds));
+        orgAllows(policy.canMoveMessagesBetweenTopicsGroup, actor, nowSeconds, groups) ||
+        mayMoveWithin(cmd.source_grants, actor, nowSeconds, groups) ||
+        (channelChanged && mayMoveWithin(cmd.channel?.grants, actor, nowSeconds, groups));
       if (!mayMove) throw badRequest("You don't have permission to edit this message");
       if (!exemptFromMoveLimits(actor.role) && age > policy.moveMessagesWithinChannelLimitSeconds) {
         throw badRequest("The time limit for editing this message's topic has passed.");
@@ -238,22 +241,24 @@ export function decideDeleteMessage(
     /** The grants of the channel the message is in; null for a direct message. */
     grants: ChannelGrants | null;
     audience_user_ids: number[];
+    /** The custom user groups as messaging projects them (the grants may name them). */
+    groups: GroupDirectory;
     now: number;
     /** The organization's settings; Zulip's defaults when absent. */
     policy?: OrganizationPolicy;
   },
 ): Fact[] {
   if (state.deleted) throw badRequest('Invalid message(s)');
-  const { actor, message, grants } = cmd;
+  const { actor, message, grants, groups } = cmd;
   const policy = cmd.policy ?? ORGANIZATION_POLICY;
   const nowSeconds = Math.floor(cmd.now / 1000);
   // The organization's or the channel's permission (Zulip's `validate_can_delete_message`);
   // deleting anyone's message knows no time limit.
   const mayDeleteAny =
-    orgAllows(policy.canDeleteAnyMessageGroup, actor, nowSeconds) || (!!grants && granted(grants, 'can_delete_any_message_group', actor, nowSeconds));
+    orgAllows(policy.canDeleteAnyMessageGroup, actor, nowSeconds, groups) || (!!grants && granted(grants, 'can_delete_any_message_group', actor, nowSeconds, groups));
   if (!mayDeleteAny) {
     const mayDeleteOwn =
-      orgAllows(policy.canDeleteOwnMessageGroup, actor, nowSeconds) || (!!grants && granted(grants, 'can_delete_own_message_group', actor, nowSeconds));
+      orgAllows(policy.canDeleteOwnMessageGroup, actor, nowSeconds, groups) || (!!grants && granted(grants, 'can_delete_own_message_group', actor, nowSeconds, groups));
     if (actor.user_id !== message.sender_id || !mayDeleteOwn) throw badRequest("You don't have permission to delete this message");
     const limit = policy.messageContentDeleteLimitSeconds;
     if (limit !== null && nowSeconds - message.timestamp > limit) {

@@ -13,7 +13,7 @@ import {
   type GroupMember,
   type GroupSettingValue,
 } from '@teamchat/contracts';
-import { codePointLength, hasChannelPermission, isGuest, orgAllows, ORGANIZATION_POLICY as POLICY } from '@teamchat/policies';
+import { codePointLength, hasChannelPermission, isGuest, orgAllows, ORGANIZATION_POLICY as POLICY, type GroupDirectory } from '@teamchat/policies';
 import { normalizeTopic } from './topics';
 
 export interface Participant {
@@ -70,6 +70,8 @@ export interface SendMessage {
   /** Recipients whose alert words the message contains (from messaging's projection of them). */
   alert_word_user_ids?: number[];
   recipient_id: number;
+  /** The custom user groups as messaging projects them (the channel's and organization's settings may name them). */
+  groups: GroupDirectory;
   now: number;
 }
 
@@ -134,7 +136,7 @@ export function recipientUserIds(sender: Participant, target: ChannelTarget | Di
 }
 
 function checkWildcardMention(cmd: SendMessage): void {
-  if (cmd.target.kind !== 'channel' || orgAllows(POLICY.canMentionManyUsersGroup, asMember(cmd.sender), Math.floor(cmd.now / 1000))) return;
+  if (cmd.target.kind !== 'channel' || orgAllows(POLICY.canMentionManyUsersGroup, asMember(cmd.sender), Math.floor(cmd.now / 1000), cmd.groups)) return;
   const threshold = POLICY.wildcardMentionLargeThreshold;
   if (cmd.mentions.wildcard === 'channel' && cmd.target.subscriber_ids.length > threshold) {
     throw new ApiError('STREAM_WILDCARD_MENTION_NOT_ALLOWED', 'You do not have permission to use channel wildcard mentions in this channel.', 400);
@@ -159,7 +161,7 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
     const subscribed = target.subscriber_ids.includes(sender.id);
     // In Zulip's order: the posting permission, then archiving, then access.
     const posting = { can_send_message_group: target.can_send_message_group, creator_id: null };
-    if (!hasChannelPermission(posting, 'can_send_message_group', asMember(sender), Math.floor(cmd.now / 1000))) {
+    if (!hasChannelPermission(posting, 'can_send_message_group', asMember(sender), Math.floor(cmd.now / 1000), cmd.groups)) {
       throw badRequest('You do not have permission to post in this channel.');
     }
     if (target.is_archived) throw badRequest(`Not authorized to send to channel '${target.name}'`);

@@ -4,7 +4,7 @@
  * notice (a client event and its audience) that goes to the events service over the bus.
  */
 import { badRequest, type GroupMember, type TypingEditMessageEvent, type TypingEvent, type TypingNotice, type TypingOp } from '@teamchat/contracts';
-import { hasChannelPermission, isGuest } from '@teamchat/policies';
+import { hasChannelPermission, isGuest, type GroupDirectory } from '@teamchat/policies';
 import { directParticipants, type ChannelTarget, type Participant } from './send-message';
 
 /**
@@ -47,11 +47,12 @@ export function decideChannelTyping(
   target: Omit<ChannelTarget, 'topic' | 'topics_policy'> & { topic: string },
   subscribers: Participant[],
   nowSeconds: number,
+  groups: GroupDirectory,
 ): TypingNotice {
   const subscribed = target.subscriber_ids.includes(sender.id);
   if (target.invite_only && !subscribed) throw badRequest('Invalid channel ID');
   const posting = { can_send_message_group: target.can_send_message_group, creator_id: null };
-  if (!hasChannelPermission(posting, 'can_send_message_group', asMember(sender), nowSeconds)) {
+  if (!hasChannelPermission(posting, 'can_send_message_group', asMember(sender), nowSeconds, groups)) {
     throw badRequest('You do not have permission to post in this channel.');
   }
   if (target.is_archived) throw badRequest(`Not authorized to send to channel '${target.name}'`);

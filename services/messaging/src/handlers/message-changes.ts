@@ -13,7 +13,7 @@ import {
   type UpdateMessageParams,
   type UserTopicParams,
 } from '@teamchat/contracts';
-import { channelGroupSettings, type ChannelDoc, type Directory } from '@teamchat/directory';
+import { channelGroupSettings, type ChannelDoc, type Directory, type UserGroups } from '@teamchat/directory';
 import { isMeMessage } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import {
@@ -40,6 +40,8 @@ import type { Renderer } from './rendering';
 
 export interface ChangeDeps {
   directory: Directory;
+  /** The custom user groups, which the channel's and organization's group-settings may name. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   model: MessagesReadModel;
   messages: AggregateRepository<MessageState>;
   flagStreams: AggregateRepository<FlagsStreamState>;
@@ -146,7 +148,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   const propagate = params.propagate_mode ?? 'change_one';
   const moved = moving ? await messagesToMove(deps, message, propagate) : [message];
   const audience_user_ids = await audienceOf(deps, moved, channel ? [channel.id] : []);
-  const editor = await editActor(deps, actor);
+  const [editor, groups] = await Promise.all([editActor(deps, actor), deps.userGroups.snapshot()]);
   const { append } = await deps.messages.execute(message.stream, (state) => ({
     facts: decideEditMessage(state, {
       actor: editor,
@@ -159,6 +161,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
       moved_message_ids: moved.map((m) => m._id),
       revoked_user_ids: revoked,
       audience_user_ids,
+      groups,
       now: Date.now(),
     }),
     result: undefined,
@@ -169,12 +172,13 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
 export async function deleteMessage(deps: ChangeDeps, actor: Actor, messageId: number) {
   const { message } = await accessibleMessage(deps, actor, messageId);
   const audience_user_ids = await audienceOf(deps, [message]);
-  const [deleter, grants] = await Promise.all([
+  const [deleter, grants, groups] = await Promise.all([
     editActor(deps, actor),
     message.channel_id === null ? null : deps.directory.channelById(message.channel_id).then(grantsOf),
+    deps.userGroups.snapshot(),
   ]);
   const { append } = await deps.messages.execute(message.stream, (state) => ({
-    facts: decideDeleteMessage(state, { actor: deleter, message: snapshot(message), grants, audience_user_ids, now: Date.now() }),
+    facts: decideDeleteMessage(state, { actor: deleter, message: snapshot(message), grants, audience_user_ids, groups, now: Date.now() }),
     result: undefined,
   }));
   return lastPosition(append);

@@ -4,7 +4,7 @@
  * message id is the position the store gave that fact.
  */
 import { badRequest, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
-import { channelGroupSettings, type Directory, type UserDoc } from '@teamchat/directory';
+import { channelGroupSettings, type Directory, type UserDoc, type UserGroups } from '@teamchat/directory';
 import { isMeMessage } from '@teamchat/markdown';
 import { newId, type AggregateRepository } from '@teamchat/platform';
 import {
@@ -31,6 +31,8 @@ import type { Renderer } from './rendering';
 
 export interface SendDeps {
   directory: Directory;
+  /** The custom user groups, which the channel's and organization's group-settings may name. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   model: MessagesReadModel;
   recipients: AggregateRepository<RecipientRegistry>;
   messages: AggregateRepository<MessageState>;
@@ -133,6 +135,7 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
     read_by_sender: params.read_by_sender,
     local_echo: params.queue_id !== undefined && params.local_id !== undefined ? { queue_id: params.queue_id, local_id: params.local_id } : null,
     alert_word_user_ids: alertedUserIds(deps.alertWords.matchersByUser, { sender_id: sender.id, recipient_user_ids: recipients, content: params.content, topic }),
+    groups: await deps.userGroups.snapshot(),
     now: Date.now(),
   };
   // Validate before allocating a recipient id, so a refused message leaves no trace.

@@ -4,7 +4,7 @@
  * Nothing is appended, and the reply does not wait for delivery.
  */
 import { badRequest, typingNotice, type Actor, type SetEditTypingParams, type SetTypingParams, type TypingNotice } from '@teamchat/contracts';
-import { channelGroupSettings, type Directory } from '@teamchat/directory';
+import { channelGroupSettings, type Directory, type UserGroups } from '@teamchat/directory';
 import type { Bus } from '@teamchat/platform';
 import { normalizeTopic } from '../domain/topics';
 import { decideChannelTyping, decideDirectTyping, decideEditTyping } from '../domain/typing';
@@ -14,6 +14,8 @@ import { participant } from './send-message';
 
 export interface TypingDeps {
   directory: Directory;
+  /** The custom user groups, which the channel's and organization's group-settings may name. */
+  userGroups: Pick<UserGroups, 'snapshot'>;
   model: MessagesReadModel;
   bus: Bus;
 }
@@ -49,7 +51,7 @@ export async function setTyping(deps: TypingDeps, actor: Actor, params: SetTypin
       can_send_message_group: channel.can_send_message_group ?? channelGroupSettings(channel).can_send_message_group,
     };
     const subscribers = (await directory.usersByIds(subscriberIds)).map(participant);
-    publish(deps.bus, decideChannelTyping(sender, params.op, target, subscribers, Math.floor(Date.now() / 1000)));
+    publish(deps.bus, decideChannelTyping(sender, params.op, target, subscribers, Math.floor(Date.now() / 1000), await deps.userGroups.snapshot()));
     return;
   }
   if (params.to === undefined) throw badRequest("Missing 'to' argument", { var_name: 'to' });

@@ -4,6 +4,7 @@
  * and starred messages, from the caller's own rows (what they received or flagged).
  */
 import { wantsState, type MessagingState, type StateParams, type UnreadMsgs } from '@teamchat/contracts';
+import { unreadCount, type MuteState } from '../domain/unread-count';
 import type { MessagesReadModel } from '../projections/messages';
 import type { UserMessageDoc } from '../projections/message-docs';
 
@@ -14,10 +15,25 @@ const RECENT_DIRECT_MESSAGES = 1000;
 
 type Model = Pick<MessagesReadModel, 'messages' | 'userMessages' | 'userTopics'>;
 
+/** What the unread count needs besides the rows: the channels the user muted and is subscribed to. */
+export interface MuteSources {
+  mutedChannelIds: (userId: number) => Promise<ReadonlySet<number>>;
+  subscribedChannelIds: (userId: number) => Promise<number[]>;
+}
+
+async function muteState(model: Pick<Model, 'userTopics'>, sources: MuteSources | undefined, userId: number): Promise<MuteState> {
+  const topics = await model.userTopics.find({ user_id: userId });
+  const topic_policies = new Map(topics.map((t) => [`${t.channel_id}:${t.topic_lc}`, t.visibility_policy]));
+  if (!sources) return { muted_channel_ids: new Set(), topic_policies };
+  const [muted, subscribed] = await Promise.all([sources.mutedChannelIds(userId), sources.subscribedChannelIds(userId)]);
+  // As Zulip: only a channel the user is subscribed to counts as muted.
+  return { muted_channel_ids: new Set(subscribed.filter((id) => muted.has(id))), topic_policies };
+}
+
 const byId = (a: number, b: number) => a - b;
 const participantsOf = (row: Pick<UserMessageDoc, 'dm_key'>) => (row.dm_key ? row.dm_key.split(',').map(Number) : []);
 
-export async function messagingState(model: Model, userId: number, params: StateParams): Promise<MessagingState> {
+export async function messagingState(model: Model, userId: number, params: StateParams, mutes?: MuteSources): Promise<MessagingState> {
   const want = (type: string) => wantsState(params, type);
   const state: MessagingState = {};
   if (want('message')) {
@@ -25,7 +41,7 @@ export async function messagingState(model: Model, userId: number, params: State
     state.max_message_id = newest?.message_id ?? -1;
   }
   // Zulip sends unreads to clients that follow both new messages and flag changes.
-  if (want('message') && want('update_message_flags')) state.unread_msgs = await unreadMessages(model, userId);
+  if (want('message') && want('update_message_flags')) state.unread_msgs = await unreadMessages(model, userId, await muteState(model, mutes, userId));
   if (want('recent_private_conversations')) state.recent_private_conversations = await recentConversations(model, userId);
   if (want('user_topic')) {
     const topics = await model.userTopics.find({ user_id: userId });
@@ -41,7 +57,11 @@ export async function messagingState(model: Model, userId: number, params: State
   return state;
 }
 
-export async function unreadMessages(model: Pick<Model, 'messages' | 'userMessages'>, userId: number): Promise<UnreadMsgs> {
+export async function unreadMessages(
+  model: Pick<Model, 'messages' | 'userMessages'>,
+  userId: number,
+  mutes: MuteState = { muted_channel_ids: new Set(), topic_policies: new Map() },
+): Promise<UnreadMsgs> {
   const newest = await model.userMessages.find({ user_id: userId, unread: true }, { sort: ['message_id', -1], limit: MAX_UNREAD_MESSAGES + 1 });
   const missing = newest.length > MAX_UNREAD_MESSAGES;
   const rows = newest.slice(0, MAX_UNREAD_MESSAGES).reverse();
@@ -79,7 +99,7 @@ export async function unreadMessages(model: Pick<Model, 'messages' | 'userMessag
     }
   }
   return {
-    count: rows.length,
+    count: unreadCount(rows, mutes),
     pms: [...pms.values()].sort((a, b) => a.other_user_id - b.other_user_id),
     streams: [...streams.values()].sort((a, b) => a.stream_id - b.stream_id || a.unread_message_ids[0]! - b.unread_message_ids[0]!),
     huddles: [...huddles.values()].sort((a, b) => a.user_ids_string.localeCompare(b.user_ids_string)),
