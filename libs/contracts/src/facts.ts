@@ -276,8 +276,10 @@ export const ChannelAccessChanged = z.object({
   type: z.literal('ChannelAccessChanged'),
   channel_id: int(),
   name: z.string(),
-  /** The user group whose membership changed. */
-  group_id: int(),
+  /** The user group whose membership changed; absent when a user's role changed. */
+  group_id: int().optional(),
+  /** The user whose role changed (administrators see every private channel). */
+  role_user_id: int().optional(),
   shown: ChannelShown.optional(),
   hidden_user_ids: z.array(int()).optional(),
 });

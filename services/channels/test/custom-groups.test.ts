@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { channelFromCreated, defaultChannelGroupSettings, ROLE, SYSTEM_GROUP, type GroupMember } from '@teamchat/contracts';
 import { NO_CUSTOM_GROUPS, type DirectoryGroup, type GroupDirectory } from '@teamchat/policies';
 import { decideArchiveChannel } from '../src/domain/archive-channel';
-import { decideGroupAccess, groupsBefore } from '../src/domain/group-access';
+import { decideGroupAccess, decideRoleAccess, groupsBefore } from '../src/domain/group-access';
 import { decideCreateChannels, type CreateChannels } from '../src/domain/create-channels';
 import { evolveRegistry, initialRegistry, type RegistryState } from '../src/domain/registry';
 import { decideSubscribe, decideSubscribeRequest, initialChannel } from '../src/domain/subscriptions';
@@ -197,5 +197,37 @@ describe('decideGroupAccess: a group named by a private channel gains or loses m
     expect(before.group(9)?.direct_members).toEqual([5]);
     expect(before.group(10)).toEqual(directory([4, 5]).group(10));
     expect(groupsBefore(withoutMary, removed).group(9)?.direct_members).toEqual([5]);
+  });
+});
+
+describe('decideRoleAccess: a role change across the administrator line', () => {
+  const channel = { ...channelFromCreated(club), can_add_subscribers_group: SYSTEM_GROUP.nobody, can_administer_channel_group: SYSTEM_GROUP.nobody };
+  const context = [{ channel, subscriber_ids: [2], first_message_id: 30 }];
+  const promoted = { type: 'UserRoleChanged' as const, user_id: 4, role: ROLE.administrator, old_role: ROLE.member, audience_user_ids: [] };
+
+  it('shows a new administrator every private channel, with its subscribers', () => {
+    const after = users.map((u) => (u.user_id === 4 ? { ...u, role: ROLE.administrator } : u));
+    expect(decideRoleAccess(promoted, context, after, NO_CUSTOM_GROUPS, 0)).toEqual([
+      {
+        type: 'ChannelAccessChanged',
+        channel_id: 3,
+        name: 'club',
+        role_user_id: 4,
+        shown: { user_ids: [4], channel, subscriber_ids: [2], first_message_id: 30 },
+      },
+    ]);
+  });
+
+  it('hides it from a former administrator, unless subscribed, and ignores public and archived channels', () => {
+    const demoted = { ...promoted, user_id: 2, role: ROLE.member, old_role: ROLE.administrator };
+    expect(decideRoleAccess(demoted, [{ channel, subscriber_ids: [1], first_message_id: null }], users, NO_CUSTOM_GROUPS, 0)).toMatchObject([
+      { channel_id: 3, role_user_id: 2, hidden_user_ids: [2] },
+    ]);
+    expect(decideRoleAccess(demoted, context, users, NO_CUSTOM_GROUPS, 0)).toEqual([]);
+    for (const other of [{ ...channel, invite_only: false }, { ...channel, is_archived: true }]) {
+      expect(decideRoleAccess(promoted, [{ channel: other, subscriber_ids: [2], first_message_id: null }], users, NO_CUSTOM_GROUPS, 0)).toEqual([]);
+    }
+    // Moderator to member changes nothing a private channel shows.
+    expect(decideRoleAccess({ ...promoted, role: ROLE.member, old_role: ROLE.moderator }, context, users, NO_CUSTOM_GROUPS, 0)).toEqual([]);
   });
 });

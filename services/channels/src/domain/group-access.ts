@@ -54,6 +54,39 @@ export interface AccessContext {
   first_message_id: number | null;
 }
 
+/**
+ * One ChannelAccessChanged per private channel whose audience a role change moved: an
+ * administrator sees every private channel, so crossing that line shows or hides them.
+ */
+export function decideRoleAccess(
+  fact: FactOf<'UserRoleChanged'>,
+  channels: AccessContext[],
+  users: GroupMember[],
+  groups: GroupDirectory,
+  nowSeconds: number,
+): FactOf<'ChannelAccessChanged'>[] {
+  const before = users.map((u) => (u.user_id === fact.user_id ? { ...u, role: fact.old_role } : u));
+  const after = users.map((u) => (u.user_id === fact.user_id ? { ...u, role: fact.role } : u));
+  const facts: FactOf<'ChannelAccessChanged'>[] = [];
+  for (const { channel, subscriber_ids, first_message_id } of channels) {
+    if (!channel.invite_only || channel.is_web_public || channel.is_archived) continue;
+    const subscribers = new Set(subscriber_ids);
+    const saw = metadataAudience(channel, before, subscribers, nowSeconds, groups).includes(fact.user_id);
+    const sees = metadataAudience(channel, after, subscribers, nowSeconds, groups).includes(fact.user_id);
+    if (saw === sees) continue;
+    facts.push({
+      type: 'ChannelAccessChanged',
+      channel_id: channel.channel_id,
+      name: channel.name,
+      role_user_id: fact.user_id,
+      ...(sees
+        ? { shown: { user_ids: [fact.user_id], channel, subscriber_ids: [...subscribers].sort((a, b) => a - b), first_message_id } }
+        : { hidden_user_ids: [fact.user_id] }),
+    });
+  }
+  return facts;
+}
+
 /** One ChannelAccessChanged per channel whose audience the group fact changed. */
 export function decideGroupAccess(
   fact: GroupMembershipFact,

@@ -14,7 +14,7 @@
 import { streams, type FactOf } from '@teamchat/contracts';
 import type { Directory, UserGroups } from '@teamchat/directory';
 import type { Collection, Doc, EventStore, FactHandlers, ReadModelStore, StoredFact } from '@teamchat/platform';
-import { decideGroupAccess, mayChangeAccess, type GroupMembershipFact } from '../domain/group-access';
+import { decideGroupAccess, decideRoleAccess, mayChangeAccess, type GroupMembershipFact } from '../domain/group-access';
 import type { ChannelMessages } from './channel-messages';
 
 interface SinceDoc extends Doc {
@@ -57,7 +57,30 @@ export class GroupAccessReactor {
     UserGroupMembersRemoved: (fact, stored) => this.react(fact, stored),
     UserGroupSubgroupsAdded: (fact, stored) => this.react(fact, stored),
     UserGroupSubgroupsRemoved: (fact, stored) => this.react(fact, stored),
+    UserRoleChanged: (fact, stored) => this.reactToRole(fact, stored),
   } satisfies FactHandlers;
+
+  /** A role change across the administrator line shows or hides the private channels. */
+  private async reactToRole(fact: FactOf<'UserRoleChanged'>, stored: StoredFact): Promise<void> {
+    if (stored.position <= this.since) return;
+    const { directory, userGroups, messages, store } = this.deps;
+    const candidates = (await directory.allChannels()).filter((c) => c.invite_only && !c.is_web_public && !c.is_archived);
+    if (candidates.length === 0) return;
+    const [users, groups] = await Promise.all([directory.activeUsers(), userGroups.snapshot()]);
+    const channels = [];
+    for (const channel of candidates) {
+      const [subscriber_ids, first_message_id] = await Promise.all([directory.subscriberIds(channel.channel_id), messages.firstMessageId(channel.channel_id)]);
+      channels.push({ channel, subscriber_ids, first_message_id });
+    }
+    const members = users.map((u) => ({ user_id: u._id, role: u.role, date_joined: u.date_joined }));
+    const facts = decideRoleAccess(fact, channels, members, groups, Math.floor(stored.created / 1000));
+    if (facts.length === 0) return;
+    await store.append(
+      streams.channelAccess(stored.id),
+      facts.map((data: FactOf<'ChannelAccessChanged'>) => ({ id: `${stored.id}-access-${data.channel_id}`, type: data.type, data })),
+      'any',
+    );
+  }
 
   private async react(fact: GroupMembershipFact, stored: StoredFact): Promise<void> {
     if (stored.position <= this.since) return;
