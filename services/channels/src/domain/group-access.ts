@@ -38,14 +38,15 @@ const namesCustomGroups = (value: GroupSettingValue) =>
   typeof value === 'number' ? !Object.hasOwn(SYSTEM_GROUP_NAMES, value) : value.direct_subgroups.some((id) => !Object.hasOwn(SYSTEM_GROUP_NAMES, id));
 
 /**
- * The private channels whose access the change may move: public and web-public channels
- * are seen by every member whatever the groups say. Archived channels are left out: clients
+ * The private channels whose audience a change of groups or roles may move: public and web-public channels
+ * are seen by every member whatever they say. Archived channels are left out: clients
  * that do not ask for them are never told of them.
  */
+export const isPrivateAndLive = (channel: ChannelView) => channel.invite_only && !channel.is_web_public && !channel.is_archived;
+
+/** Of those, the ones whose access a custom group's membership can move. */
 export const mayChangeAccess = (channel: ChannelView) =>
-  channel.invite_only &&
-  !channel.is_web_public &&
-  !channel.is_archived &&
+  isPrivateAndLive(channel) &&
   (namesCustomGroups(channel.can_administer_channel_group) || namesCustomGroups(channel.can_add_subscribers_group));
 
 export interface AccessContext {
@@ -69,7 +70,7 @@ export function decideRoleAccess(
   const after = users.map((u) => (u.user_id === fact.user_id ? { ...u, role: fact.role } : u));
   const facts: FactOf<'ChannelAccessChanged'>[] = [];
   for (const { channel, subscriber_ids, first_message_id } of channels) {
-    if (!channel.invite_only || channel.is_web_public || channel.is_archived) continue;
+    if (!isPrivateAndLive(channel)) continue;
     const subscribers = new Set(subscriber_ids);
     const saw = metadataAudience(channel, before, subscribers, nowSeconds, groups).includes(fact.user_id);
     const sees = metadataAudience(channel, after, subscribers, nowSeconds, groups).includes(fact.user_id);

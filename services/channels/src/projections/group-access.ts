@@ -11,10 +11,11 @@
  * this reactor first ran are not reacted to: announcing them now would tell clients of
  * long-past states.
  */
-import { streams, type FactOf } from '@teamchat/contracts';
+import { streams, type ChannelView, type FactOf, type GroupMember } from '@teamchat/contracts';
 import type { Directory, UserGroups } from '@teamchat/directory';
+import type { GroupDirectory } from '@teamchat/policies';
 import type { Collection, Doc, EventStore, FactHandlers, ReadModelStore, StoredFact } from '@teamchat/platform';
-import { decideGroupAccess, decideRoleAccess, mayChangeAccess, type GroupMembershipFact } from '../domain/group-access';
+import { decideGroupAccess, decideRoleAccess, isPrivateAndLive, mayChangeAccess, type AccessContext, type GroupMembershipFact } from '../domain/group-access';
 import type { ChannelMessages } from './channel-messages';
 
 interface SinceDoc extends Doc {
@@ -60,46 +61,41 @@ export class GroupAccessReactor {
     UserRoleChanged: (fact, stored) => this.reactToRole(fact, stored),
   } satisfies FactHandlers;
 
-  /** A role change across the administrator line shows or hides the private channels. */
-  private async reactToRole(fact: FactOf<'UserRoleChanged'>, stored: StoredFact): Promise<void> {
-    if (stored.position <= this.since) return;
-    const { directory, userGroups, messages, store } = this.deps;
-    const candidates = (await directory.allChannels()).filter((c) => c.invite_only && !c.is_web_public && !c.is_archived);
-    if (candidates.length === 0) return;
-    const [users, groups] = await Promise.all([directory.activeUsers(), userGroups.snapshot()]);
-    const channels = [];
-    for (const channel of candidates) {
-      const [subscriber_ids, first_message_id] = await Promise.all([directory.subscriberIds(channel.channel_id), messages.firstMessageId(channel.channel_id)]);
-      channels.push({ channel, subscriber_ids, first_message_id });
-    }
-    const members = users.map((u) => ({ user_id: u._id, role: u.role, date_joined: u.date_joined }));
-    const facts = decideRoleAccess(fact, channels, members, groups, Math.floor(stored.created / 1000));
-    if (facts.length === 0) return;
-    await store.append(
-      streams.channelAccess(stored.id),
-      facts.map((data: FactOf<'ChannelAccessChanged'>) => ({ id: `${stored.id}-access-${data.channel_id}`, type: data.type, data })),
-      'any',
-    );
+  private react(fact: GroupMembershipFact, stored: StoredFact): Promise<void> {
+    return this.decideAndStore(stored, mayChangeAccess, (context) => decideGroupAccess(fact, ...context));
   }
 
-  private async react(fact: GroupMembershipFact, stored: StoredFact): Promise<void> {
+  /** A role change across the administrator line shows or hides the private channels. */
+  private reactToRole(fact: FactOf<'UserRoleChanged'>, stored: StoredFact): Promise<void> {
+    return this.decideAndStore(stored, isPrivateAndLive, (context) => decideRoleAccess(fact, ...context));
+  }
+
+  /**
+   * Reads the channels `candidate` selects with their subscribers, the users and the groups
+   * as of the fact, lets `decide` say who gained or lost sight of them, and stores that.
+   */
+  private async decideAndStore(
+    stored: StoredFact,
+    candidate: (channel: ChannelView) => boolean,
+    decide: (context: [AccessContext[], GroupMember[], GroupDirectory, number]) => FactOf<'ChannelAccessChanged'>[],
+  ): Promise<void> {
     if (stored.position <= this.since) return;
     const { directory, userGroups, messages, store } = this.deps;
-    const candidates = (await directory.allChannels()).filter(mayChangeAccess);
+    const candidates = (await directory.allChannels()).filter(candidate);
     if (candidates.length === 0) return;
     const [users, groups] = await Promise.all([directory.activeUsers(), userGroups.snapshot()]);
-    const channels = [];
+    const channels: AccessContext[] = [];
     for (const channel of candidates) {
       const [subscriber_ids, first_message_id] = await Promise.all([directory.subscriberIds(channel.channel_id), messages.firstMessageId(channel.channel_id)]);
       channels.push({ channel, subscriber_ids, first_message_id });
     }
     const members = users.map((u) => ({ user_id: u._id, role: u.role, date_joined: u.date_joined }));
     // The fact's own commit time, not the clock: deciding again gives the same answer.
-    const facts = decideGroupAccess(fact, channels, members, groups, Math.floor(stored.created / 1000));
+    const facts = decide([channels, members, groups, Math.floor(stored.created / 1000)]);
     if (facts.length === 0) return;
     await store.append(
       streams.channelAccess(stored.id),
-      facts.map((data: FactOf<'ChannelAccessChanged'>) => ({ id: `${stored.id}-access-${data.channel_id}`, type: data.type, data })),
+      facts.map((data) => ({ id: `${stored.id}-access-${data.channel_id}`, type: data.type, data })),
       'any',
     );
   }
