@@ -24,6 +24,8 @@ import {
   ScheduledMessagesEvent,
   UserGroupEvent,
   UserSettingsEvent,
+  UserStatusEvent,
+  CustomProfileFieldsEvent,
 } from './feature-events';
 
 const int = () => z.number().int();
@@ -415,5 +417,7 @@ export const ClientEvent = z.union([
   RealmUserEvent,
   UserGroupEvent,
   ChannelFolderEvent,
+  UserStatusEvent,
+  CustomProfileFieldsEvent,
 ]);
 export type ClientEvent = z.infer<typeof ClientEvent>;

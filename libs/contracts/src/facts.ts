@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
+import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 
 /** Stream names, by owning service. */
 export const streams = {
@@ -445,6 +446,10 @@ export const Fact = z.discriminatedUnion('type', [
   UserGroupSubgroupsAdded,
   UserGroupSubgroupsRemoved,
   UserGroupDeactivated,
+  RealmSettingsChanged,
+  UserStatusChanged,
+  CustomProfileFieldsChanged,
+  CustomProfileDataChanged,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

@@ -5,6 +5,8 @@ export * from './groups';
 export * from './channel-settings';
 export * from './channel';
 export * from './facts';
+export * from './realm-settings';
+export * from './org-facts';
 export * from './bus';
 export * from './endpoints';
 export * from './message';

@@ -241,3 +241,4 @@ export class Directory {
   }
 }
 export * from './user-groups';
+export * from './realm-settings';

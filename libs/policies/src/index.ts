@@ -4,3 +4,4 @@ export * from './group-settings';
 export * from './organization-policy';
 export * from './channel-access';
 export * from './channel-view';
+export * from './realm-policy';

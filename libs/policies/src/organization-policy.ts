@@ -31,6 +31,8 @@ export interface OrganizationPolicy {
   enableSpectatorAccess: boolean;
   /** Who may create web-public channels, or make a channel web-public. */
   canCreateWebPublicChannelGroup: GroupSettingValue;
+  /** Whether content may be edited at all (absent: yes). */
+  allowMessageEditing?: boolean;
   /** Senders may edit their content for this long. */
   messageContentEditLimitSeconds: number;
   /** Who may move messages between topics of a channel, and for how long. */

@@ -3,7 +3,7 @@
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
 import { actorChanged, badRequest, endpoints, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged } from '@teamchat/contracts';
-import { Directory, UserGroups } from '@teamchat/directory';
+import { Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -25,6 +25,12 @@ import { createUserGroup, deactivateUserGroup, updateMembers, updateSubgroups, u
 import { groupMembers, groupSubgroups, userGroupObjects } from './queries/user-groups';
 import { channelSettingGroupIds } from './queries/channel-groups';
 import { accountsState } from './queries/register-state';
+import { evolveRealmSettings, initialRealmSettings } from './domain/realm-settings';
+import { evolveUserStatus, initialUserStatus } from './domain/user-status';
+import { evolveProfileFields, initialProfileFields } from './domain/profile-fields';
+import { OrgReadModel } from './projections/org';
+import { realmSettingGroupIds, withOrgState } from './queries/org';
+import { orgEndpoints } from './handlers/org-endpoints';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -37,6 +43,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const directory = new Directory(readModels);
   const accounts = new AccountsReadModel(readModels);
   const userGroups = new UserGroups(readModels);
+  const realmSettings = new RealmSettingsProjection(readModels);
+  const org = new OrgReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -46,6 +54,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       directory.handlers,
       accounts.handlers,
       userGroups.handlers,
+      realmSettings.handlers,
+      org.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -56,7 +66,9 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const groupDeps = {
     organization,
     userGroups: new AggregateRepository(store, { initial: initialUserGroups, evolve: evolveUserGroups }),
-    channelSettingGroupIds: async () => channelSettingGroupIds(await directory.allChannels()),
+    // Groups the organization's settings name may not be deactivated either, as in Zulip.
+    channelSettingGroupIds: async () => new Set([...channelSettingGroupIds(await directory.allChannels()), ...realmSettingGroupIds(await realmSettings.current())]),
+    policy: () => realmSettings.policy(),
   };
   const authDeps = { directory, accounts, config };
   const serve = contractServer({ bus, log, readModels: projector });
@@ -106,7 +118,9 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     serve(api.registerState, async (params, { actor }) => {
       const stateDeps = { directory, accounts, userGroups, realmUri: config.realmUri, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
       // The position is what POST /register's queue leaves out: events the state already holds.
-      const { value, position } = await projector.snapshot(() => accountsState(stateDeps, actor.user_id, params));
+      const { value, position } = await projector.snapshot(async () =>
+        withOrgState(await accountsState(stateDeps, actor.user_id, params), { org, realmSettings }, params),
+      );
       return { value: { state: value }, position };
     }),
     serve(api.createUserGroup, async (params, { actor }) => {
@@ -134,6 +148,15 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       if (!user) throw badRequest('No such user');
       const members = groupMembers(await directory.allUsers(), await userGroups.snapshot(), params.group_id, params.direct_member_only === true);
       return { value: { is_user_group_member: members.includes(user._id) } };
+    }),
+    ...orgEndpoints(serve, {
+      organization,
+      realmSettings: new AggregateRepository(store, { initial: initialRealmSettings, evolve: evolveRealmSettings }),
+      userStatus: new AggregateRepository(store, { initial: initialUserStatus, evolve: evolveUserStatus }),
+      profileFields: new AggregateRepository(store, { initial: initialProfileFields, evolve: evolveProfileFields }),
+      groups: () => userGroups.snapshot(),
+      organizationName: async () => (await accounts.organization.get('organization'))?.name ?? '',
+      org,
     }),
     serve(api.serverSettings, async () => {
       const org = await accounts.organization.get('organization');

@@ -4,7 +4,7 @@
  * in domain/.
  */
 import { endpoints } from '@teamchat/contracts';
-import { Directory } from '@teamchat/directory';
+import { Directory, RealmSettingsProjection } from '@teamchat/directory';
 import { AggregateRepository, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { evolveFolders, initialFolders } from './domain/folders';
 import { evolveRegistry, initialRegistry } from './domain/registry';
@@ -23,6 +23,8 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const messages = new ChannelMessages(readModels);
   const settings = new SubscriptionSettingsModel(readModels);
   const folders = new ChannelFolders(readModels);
+  // Its own projection of the organization's settings, for the policy its deciders take.
+  const realmSettings = new RealmSettingsProjection(readModels);
   const projector = new Projector({
     // The name changes with what the projector writes: a data directory kept under
     // another name replays the store once (the directory's writes are idempotent), so
@@ -31,7 +33,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers),
+    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers, realmSettings.handlers),
   });
   await projector.start();
   const caughtUp = (position: number | undefined) => projector.waitFor(position);
@@ -39,7 +41,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const registry = new AggregateRepository(store, { initial: initialRegistry, evolve: evolveRegistry });
   const channels = new AggregateRepository(store, { initial: initialChannel, evolve: evolveChannel });
   const folderRegistry = new AggregateRepository(store, { initial: initialFolders, evolve: evolveFolders });
-  const commands = { directory, messages, registry, channels, folders: folderRegistry, caughtUp };
+  const commands = { directory, messages, registry, channels, folders: folderRegistry, caughtUp, policy: () => realmSettings.policy() };
   const queries = { directory, messages, settings };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.channels;

@@ -4,7 +4,7 @@
  * projector and the bus endpoints; the decisions live in domain/.
  */
 import { badRequest, endpoints } from '@teamchat/contracts';
-import { Directory, UserGroups } from '@teamchat/directory';
+import { Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -43,6 +43,9 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const model = new MessagesReadModel(readModels);
   // Its own projection of the accounts' group facts, for group mentions.
   const userGroups = new UserGroups(readModels);
+  // Its own projection of the organization's settings, for the policy its deciders take.
+  const realmSettings = new RealmSettingsProjection(readModels);
+  const policy = () => realmSettings.policy();
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
@@ -51,7 +54,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, realmSettings.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -68,6 +71,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     caughtUp: (position) => projector.waitFor(position),
     renderer,
     recipientIdFor: (key) => recipientIdFor({ recipients }, key),
+    policy,
   };
 
   const serve = contractServer({ bus, log, readModels: projector });
@@ -80,7 +84,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
-      const { position, ...value } = await sendMessage({ directory, model, recipients, messages, userTopicStreams, renderer }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, model, recipients, messages, userTopicStreams, renderer, policy }, actor, params);
       return { value, position };
     }),
     serve(api.getMessages, async (params, { actor }) => {

@@ -12,6 +12,7 @@ import { messagingEndpoints } from './messaging';
 import { presenceEndpoints, typingEndpoints } from './ephemeral';
 import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints } from './register-state';
 import { userGroupsEndpoints } from './user-groups';
+import { orgEndpoints } from './org';
 
 export * from './contract';
 export * from './accounts';
@@ -23,9 +24,10 @@ export * from './events';
 export * from './ephemeral';
 export * from './register-state';
 export * from './user-groups';
+export * from './org';
 
 export const endpoints = {
-  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints },
+  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...orgEndpoints },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
   messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },

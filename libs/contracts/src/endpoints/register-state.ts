@@ -11,6 +11,7 @@ import { ApiChannelFolder } from '../feature-events';
 import { endpoint, type ServiceName } from './contract';
 import { UserProfile } from './accounts';
 import { UserGroup } from '../groups';
+import { OrgState } from './org';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -70,6 +71,7 @@ export const AccountsState = z.object({
   realm_bots: z.array(RealmBot).optional(),
   realm_user_groups: z.array(UserGroup).optional(),
   user_settings: UserSettings.optional(),
+  ...OrgState.shape,
 });
 export type AccountsState = z.infer<typeof AccountsState>;
 
@@ -95,7 +97,6 @@ export type MessagingState = z.infer<typeof MessagingState>;
 /** Sections no service fills yet: present and empty until their feature is built. */
 export const UnbuiltState = z.object({
   muted_users: z.array(z.object({ id: int(), timestamp: int() })).optional(),
-  user_status: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   presences: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   server_timestamp: z.number().optional(),
   presence_last_update_id: int().optional(),
@@ -107,8 +108,6 @@ export const UnbuiltState = z.object({
   realm_playgrounds: z.array(z.record(z.string(), z.unknown())).optional(),
   scheduled_messages: z.array(z.record(z.string(), z.unknown())).optional(),
   reminders: z.array(z.record(z.string(), z.unknown())).optional(),
-  custom_profile_fields: z.array(z.record(z.string(), z.unknown())).optional(),
-  custom_profile_field_types: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
   realm_default_stream_groups: z.array(z.record(z.string(), z.unknown())).optional(),
   onboarding_steps: z.array(z.record(z.string(), z.unknown())).optional(),
@@ -128,7 +127,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   alert_words: null,
   attachment: null,
   channel_folder: 'channels',
-  custom_profile_fields: null,
+  custom_profile_fields: 'accounts',
   default_stream_groups: null,
   default_streams: 'channels',
   delete_message: 'messaging',
@@ -173,7 +172,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   user_group: 'accounts',
   realm_user_groups: 'accounts',
   user_settings: 'accounts',
-  user_status: null,
+  user_status: 'accounts',
   user_topic: 'messaging',
   web_reload_client: null,
 };

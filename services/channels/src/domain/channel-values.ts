@@ -51,11 +51,12 @@ export function parseChannelGroupSetting(
   actor: GroupMember | undefined,
   activeUserIds: ReadonlySet<number>,
   nowSeconds: number,
+  policy: OrganizationPolicy = POLICY,
 ): GroupSettingValue {
   const parsed = parseGroupSetting(name, value, CHANNEL_GROUP_SETTING_RULES[name]);
   const unknown = directMembersOf(parsed).find((id) => !activeUserIds.has(id));
   if (unknown !== undefined) throw badRequest(`Invalid user ID: ${unknown}`);
-  if (actor && DELETE_SETTINGS.has(name) && parsed !== SYSTEM_GROUP.nobody && !orgAllows(POLICY.canSetDeleteMessagePolicyGroup, actor, nowSeconds)) {
+  if (actor && DELETE_SETTINGS.has(name) && parsed !== SYSTEM_GROUP.nobody && !orgAllows(policy.canSetDeleteMessagePolicyGroup, actor, nowSeconds)) {
     throw insufficientPermission();
   }
   return parsed;

@@ -11,7 +11,7 @@ import {
   type FactOf,
   type GroupMember,
 } from '@teamchat/contracts';
-import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience } from '@teamchat/policies';
+import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience, type OrganizationPolicy } from '@teamchat/policies';
 import { validateChannelName } from './channel-values';
 import type { FolderView } from './folders';
 import { decideCreateChannels, type ChannelCreation, type NewChannel } from './create-channels';
@@ -29,6 +29,8 @@ export interface SubscribeRequest {
   settings: ChannelCreation;
   users: GroupMember[];
   folders?: ReadonlyMap<number, FolderView>;
+  /** The organization's settings; Zulip's defaults when absent. */
+  policy?: OrganizationPolicy;
   now: number;
 }
 
@@ -52,7 +54,7 @@ export function decideSubscribeRequest(state: RegistryState, req: SubscribeReque
     if (!named.has(name.toLowerCase())) named.set(name.toLowerCase(), { ...spec, name });
   }
   const missing = [...named.entries()].filter(([lc]) => !state.byName.has(lc)).map(([, spec]) => spec);
-  const facts = missing.length ? decideCreateChannels(state, { actor, channels: missing, settings: req.settings, users: req.users, folders: req.folders, now: req.now }) : [];
+  const facts = missing.length ? decideCreateChannels(state, { actor, channels: missing, settings: req.settings, users: req.users, folders: req.folders, now: req.now, ...(req.policy ? { policy: req.policy } : {}) }) : [];
   const created = new Map(facts.map((fact) => [fact.name.toLowerCase(), channelFromCreated(fact)]));
 
   const channels: ChannelView[] = [];
@@ -69,7 +71,7 @@ export function decideSubscribeRequest(state: RegistryState, req: SubscribeReque
       unauthorized.push(channel.name);
       continue;
     }
-    if (subscribingOthers && !canAddSubscribers(channel, actor, now)) throw badRequest('Insufficient permission');
+    if (subscribingOthers && !canAddSubscribers(channel, actor, now, req.policy)) throw badRequest('Insufficient permission');
     channels.push(channel);
   }
   if (unauthorized.length && req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${unauthorized[0]}).`);

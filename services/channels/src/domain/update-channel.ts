@@ -175,7 +175,7 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const update = changes[name];
     if (update === undefined) continue;
-    const value = parseChannelGroupSetting(name, update.new, actor, activeUserIds, now);
+    const value = parseChannelGroupSetting(name, update.new, actor, activeUserIds, now, POLICY);
     // Refusing a change made against a value the client no longer sees avoids races.
     if (update.old !== undefined && !sameGroupSetting(parseGroupSetting(name, update.old, { allowEveryone: true }), current[name])) {
       throw badRequest("'old' value does not match the expected value.");

@@ -13,6 +13,7 @@ import {
 import type { Directory, UserDoc } from '@teamchat/directory';
 import { renderMarkdown } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
+import type { OrganizationPolicy } from '@teamchat/policies';
 import { decideArchiveChannel } from '../domain/archive-channel';
 import { normalizeDescription } from '../domain/channel-values';
 import { decideCreateChannels, type ChannelCreation, type NewChannel } from '../domain/create-channels';
@@ -31,6 +32,8 @@ export interface CommandDeps {
   folders: AggregateRepository<FolderState>;
   /** Resolves once the service's own read models show this position. */
   caughtUp: (position: number | undefined) => Promise<void>;
+  /** The organization's current policy, from this service's projection of its settings. */
+  policy(): Promise<OrganizationPolicy>;
 }
 
 const known = (user: UserDoc): KnownUser => ({ user_id: user._id, role: user.role, date_joined: user.date_joined, is_active: user.is_active });
@@ -96,6 +99,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
   const channels = params.subscriptions.map((s) => newChannel(s.name, s.description ?? ''));
   // `announce` is accepted but has no effect: there is no notification bot to post the
   // announcement yet.
+  const policy = await deps.policy();
   const { result: plan, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
     const { facts, plan } = decideSubscribeRequest(state, {
       actor: me,
@@ -106,6 +110,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
       settings,
       users,
       folders,
+      policy,
       now: Date.now(),
     });
     return { facts, result: plan };
@@ -145,8 +150,10 @@ export interface CreateChannel {
 /** A trusted internal caller's channel (seeding): created, then its first subscribers added. */
 export async function createChannel(deps: CommandDeps, params: CreateChannel) {
   const users = await organization(deps);
+  const policy = await deps.policy();
   const { result: channel, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
     const facts = decideCreateChannels(state, {
+      policy,
       channels: [newChannel(params.name, params.description)],
       settings: {
         invite_only: params.invite_only,
@@ -183,8 +190,10 @@ export async function updateChannel(deps: CommandDeps, actor: Actor, params: Upd
   const [hasNamedTopics, firstMessageId] = await Promise.all([deps.messages.hasNamedTopics(channelId), deps.messages.firstMessageId(channelId)]);
   const folders = changes.folder_id != null ? (await deps.folders.load(streams.channelFolders)).state.folders : undefined;
   const description = changes.description !== undefined ? normalizeDescription(changes.description) : undefined;
+  const policy = await deps.policy();
   const { append } = await deps.registry.execute(streams.channelRegistry, (state) => ({
     facts: decideUpdateChannel(state, {
+      policy,
       actor: context.me,
       channel_id: channelId,
       subscribed: context.subscribed,

@@ -4,6 +4,7 @@
  * message's own stream, so concurrent changes to one message are ordered by its revision;
  * flags and topic visibility go to the user's own streams (domain/personal-streams.ts).
  */
+import type { OrganizationPolicy } from '@teamchat/policies';
 import {
   badRequest,
   streams,
@@ -47,6 +48,8 @@ export interface ChangeDeps {
   caughtUp: (position: number) => Promise<void>;
   renderer: Renderer;
   recipientIdFor: (key: string) => Promise<number>;
+  /** The organization's current policy, from this service's projection of its settings. */
+  policy?(): Promise<OrganizationPolicy>;
 }
 
 const lastPosition = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -137,8 +140,10 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   const moved = moving ? await messagesToMove(deps, message, propagate) : [message];
   const audience_user_ids = await audienceOf(deps, moved, channel ? [channel.id] : []);
   const editor = await editActor(deps, actor);
+  const policy = await deps.policy?.();
   const { append } = await deps.messages.execute(message.stream, (state) => ({
     facts: decideEditMessage(state, {
+      ...(policy ? { policy } : {}),
       actor: editor,
       message: snapshot(message),
       source_grants,
@@ -163,8 +168,9 @@ export async function deleteMessage(deps: ChangeDeps, actor: Actor, messageId: n
     editActor(deps, actor),
     message.channel_id === null ? null : deps.directory.channelById(message.channel_id).then(grantsOf),
   ]);
+  const policy = await deps.policy?.();
   const { append } = await deps.messages.execute(message.stream, (state) => ({
-    facts: decideDeleteMessage(state, { actor: deleter, message: snapshot(message), grants, audience_user_ids, now: Date.now() }),
+    facts: decideDeleteMessage(state, { actor: deleter, message: snapshot(message), grants, audience_user_ids, now: Date.now(), ...(policy ? { policy } : {}) }),
     result: undefined,
   }));
   return lastPosition(append);

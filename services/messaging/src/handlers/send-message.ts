@@ -3,6 +3,7 @@
  * conversation's recipient id, decide, and append the message as its own stream. The
  * message id is the position the store gave that fact.
  */
+import type { OrganizationPolicy } from '@teamchat/policies';
 import { badRequest, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
 import { channelGroupSettings, type Directory, type UserDoc } from '@teamchat/directory';
 import { isMeMessage } from '@teamchat/markdown';
@@ -34,6 +35,8 @@ export interface SendDeps {
   messages: AggregateRepository<MessageState>;
   userTopicStreams: AggregateRepository<UserTopicsState>;
   renderer: Renderer;
+  /** The organization's current policy, from this service's projection of its settings. */
+  policy?(): Promise<OrganizationPolicy>;
 }
 
 const TOPIC_WILDCARD = /@_?\*\*topic\*\*/i;
@@ -130,6 +133,7 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
     read_by_sender: params.read_by_sender,
     local_echo: params.queue_id !== undefined && params.local_id !== undefined ? { queue_id: params.queue_id, local_id: params.local_id } : null,
     now: Date.now(),
+    ...(deps.policy ? { policy: await deps.policy() } : {}),
   };
   // Validate before allocating a recipient id, so a refused message leaves no trace.
   decideSendMessage({ ...command, recipient_id: 0 });
