@@ -5,6 +5,7 @@ import { subscriptionsSuite } from './subscriptions-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
+import { orgSuite } from './org-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -20,6 +21,7 @@ describeWithNats('distributed mode', () => {
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
   groupsSuite('distributed', () => startDistributed());
+  orgSuite('distributed', () => startDistributed());
   subscriptionsSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());
   ephemeralSuite('distributed', () => startDistributed());

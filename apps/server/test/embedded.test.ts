@@ -5,6 +5,7 @@ import { subscriptionsSuite } from './subscriptions-suite';
 import { convergenceSuite } from './convergence-suite';
 import { edgeSuite } from './edge-suite';
 import { groupsSuite } from './groups-suite';
+import { orgSuite } from './org-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -21,6 +22,8 @@ narrowsSuite('embedded', () => startEmbedded());
 channelsSuite('embedded', () => startEmbedded());
 
 groupsSuite('embedded', () => startEmbedded());
+
+orgSuite('embedded', () => startEmbedded());
 
 subscriptionsSuite('embedded', () => startEmbedded());
 
