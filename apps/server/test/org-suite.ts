@@ -43,12 +43,23 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
 
     type Reply = Awaited<ReturnType<Client['request']>>;
     const patchRealm = (who: Who, params: Record<string, unknown>) => clients[who].request('PATCH', '/realm', params, { query: false });
-    const register = async (who: Who, types: string[]) => (await clients[who].post('/register', { fetch_event_types: types })).body;
-    const realmState = async () => Object.fromEntries(Object.entries(await register('member', ['realm'])).filter(([key]) => key.startsWith('realm_')));
-    const statusOf = async (who: Who) => (await clients.member.get(`/users/${ids[who]}/status`)).body.status;
-    const fields = async () => (await clients.member.get('/realm/profile_fields')).body.custom_fields as any[];
-    const profileDataOf = async (who: Who) =>
-      ((await register('member', ['realm_user'])).realm_users as any[]).find((u) => u.user_id === ids[who]).profile_data;
+    /**
+     * The state is read by the bot after a write of its own (its status, which no test
+     * reads): a write is stored after every change made before it, and the bot's next
+     * requests wait until each service has applied it (read-your-writes), so the reads see
+     * every other user's earlier changes, in both modes.
+     */
+    const observer = async () => {
+      const res = await clients.bot.post('/users/me/status', { status_text: `observing ${++serial}` });
+      expect(res.body.result).toBe('success');
+      return clients.bot;
+    };
+    const realmState = async () =>
+      Object.fromEntries(Object.entries((await (await observer()).post('/register', { fetch_event_types: ['realm'] })).body).filter(([key]) => key.startsWith('realm_')));
+    const statusOf = async (who: Who) => (await (await observer()).get(`/users/${ids[who]}/status`)).body.status;
+    const fields = async () => (await (await observer()).get('/realm/profile_fields')).body.custom_fields as any[];
+    const observedRegister = async (types: string[]) => (await (await observer()).post('/register', { fetch_event_types: types })).body;
+    const profileDataOf = async (who: Who) => ((await observedRegister(['realm_user'])).realm_users as any[]).find((u) => u.user_id === ids[who]).profile_data;
 
     /** Refused with BAD_REQUEST and this message, and `state()` reads as before. */
     async function refused(request: () => Promise<Reply>, msg: string | RegExp, state: () => Promise<unknown>): Promise<void> {
@@ -117,6 +128,15 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
         await ok(patchRealm('admin', { message_content_edit_limit_seconds: 600, can_create_groups: { new: GROUP.members } }));
       });
 
+      it('renames the organization for register and GET /server_settings', async () => {
+        const before = (await realmState()).realm_name;
+        await ok(patchRealm('admin', { name: ' Renamed Org ' }));
+        expect((await realmState()).realm_name).toBe('Renamed Org');
+        await observer();
+        expect((await clients.bot.get('/server_settings')).body.realm_name).toBe('Renamed Org');
+        await ok(patchRealm('admin', { name: before }));
+      });
+
       it('lets owners change the settings only owners may change', async () => {
         await ok(patchRealm('owner', { waiting_period_threshold: 3, invite_required: false }));
         expect(await realmState()).toMatchObject({ realm_waiting_period_threshold: 3, realm_invite_required: false });
@@ -158,40 +178,51 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
     });
 
     describe('channels, messaging and user groups read the settings', () => {
+      /**
+       * Another user's change reaches each service's projection eventually; a write of the
+       * user's own is stored after it, and the user's next requests wait until the service
+       * has applied that write (read-your-writes), so the change is in effect for them.
+       */
+      const catchUp = (who: Who) => ok(clients[who].post('/users/me/status', { status_text: '' }));
+      const patchSettled = async (params: Record<string, unknown>, ...users: Who[]) => {
+        await ok(patchRealm('admin', params));
+        for (const who of users) await catchUp(who);
+      };
+
       it('channel creation follows can_create_public_channel_group', async () => {
-        await ok(patchRealm('admin', { can_create_public_channel_group: { new: GROUP.administrators } }));
+        await patchSettled({ can_create_public_channel_group: { new: GROUP.administrators } }, 'member', 'admin');
         const res = await clients.member.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('policy') }]) });
         expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
         await ok(clients.admin.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('policy') }]) }));
-        await ok(patchRealm('admin', { can_create_public_channel_group: { new: GROUP.members } }));
+        await patchSettled({ can_create_public_channel_group: { new: GROUP.members } }, 'member');
         await ok(clients.member.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: unique('policy') }]) }));
       });
 
       it('message editing follows allow_message_editing', async () => {
         const sent = await ok(clients.member.post('/messages', { type: 'stream', to: 'general', topic: 'org', content: 'first draft' }));
-        await ok(patchRealm('admin', { allow_message_editing: false }));
+        await patchSettled({ allow_message_editing: false }, 'member');
         const refusedEdit = await clients.member.request('PATCH', `/messages/${sent.body.id}`, { content: 'second draft' });
         expect(refusedEdit.body).toMatchObject({ result: 'error', msg: 'Your organization has turned off message editing.' });
-        await ok(patchRealm('admin', { allow_message_editing: true }));
+        await patchSettled({ allow_message_editing: true }, 'member');
         await ok(clients.member.request('PATCH', `/messages/${sent.body.id}`, { content: 'second draft' }));
       });
 
       it('deleting one\'s own messages follows can_delete_own_message_group', async () => {
-        await ok(patchRealm('admin', { can_delete_own_message_group: { new: GROUP.administrators } }));
+        await patchSettled({ can_delete_own_message_group: { new: GROUP.administrators } }, 'member');
         const sent = await ok(clients.member.post('/messages', { type: 'stream', to: 'general', topic: 'org', content: 'keep me' }));
         expect((await clients.member.request('DELETE', `/messages/${sent.body.id}`)).body.result).toBe('error');
-        await ok(patchRealm('admin', { can_delete_own_message_group: { new: GROUP.everyone } }));
+        await patchSettled({ can_delete_own_message_group: { new: GROUP.everyone } }, 'member');
         await ok(clients.member.request('DELETE', `/messages/${sent.body.id}`));
       });
 
       it('creating user groups follows can_create_groups, and a group a setting names cannot be deactivated', async () => {
-        await ok(patchRealm('admin', { can_create_groups: { new: GROUP.moderators } }));
+        await patchSettled({ can_create_groups: { new: GROUP.moderators } }, 'member', 'moderator');
         const create = (who: Who) => clients[who].post('/user_groups/create', { name: unique('crew'), description: 'x', members: JSON.stringify([]) });
         expect((await create('member')).body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
         const group = (await ok(create('moderator'))).body.group_id as number;
-        await ok(patchRealm('admin', { can_create_groups: { new: group } }));
+        await patchSettled({ can_create_groups: { new: group } }, 'owner');
         expect((await clients.owner.post(`/user_groups/${group}/deactivate`)).body.result).toBe('error');
-        await ok(patchRealm('admin', { can_create_groups: { new: GROUP.members } }));
+        await patchSettled({ can_create_groups: { new: GROUP.members } }, 'member');
         await ok(create('member'));
       });
     });
@@ -201,8 +232,9 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
         const queue = await queueOf('guest', ['user_status']);
         await ok(clients.member.post('/users/me/status', { status_text: ' In a meeting ', emoji_name: 'car' }));
         expect(await statusOf('member')).toEqual({ status_text: 'In a meeting', emoji_name: 'car', emoji_code: '1f697', reaction_type: 'unicode_emoji' });
-        expect((await register('guest', ['user_status'])).user_status[String(ids.member)]).toEqual(await statusOf('member'));
-        const [event] = await eventsUntil('guest', queue, (e) => e.length >= 1);
+        expect((await observedRegister(['user_status'])).user_status[String(ids.member)]).toEqual(await statusOf('member'));
+        const mine = (e: any) => e.type === 'user_status' && e.user_id === ids.member;
+        const event = (await eventsUntil('guest', queue, (e) => e.some(mine))).find(mine);
         expect(event).toMatchObject({
           type: 'user_status',
           user_id: ids.member,
@@ -213,7 +245,7 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
         });
         await ok(clients.member.post('/users/me/status', { status_text: '', emoji_name: '' }));
         expect(await statusOf('member')).toEqual({});
-        expect((await register('guest', ['user_status'])).user_status[String(ids.member)]).toBeUndefined();
+        expect((await observedRegister(['user_status'])).user_status[String(ids.member)]).toBeUndefined();
       });
 
       it("lets an administrator set another user's status", async () => {
@@ -266,7 +298,7 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
         ]);
         const events = await eventsUntil('guest', queue, (e) => e.length >= 2);
         expect(events.at(-1)).toMatchObject({ type: 'custom_profile_fields', fields: await fields() });
-        const registered = await register('guest', ['custom_profile_fields']);
+        const registered = await observedRegister(['custom_profile_fields']);
         expect(registered.custom_profile_fields).toEqual(await fields());
         expect(registered.custom_profile_field_types.SELECT).toEqual({ id: 3, name: 'List of options' });
 

@@ -168,7 +168,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
           push_notifications_enabled: false,
           realm_uri: config.realmUri,
           realm_url: config.realmUri,
-          realm_name: org?.name ?? '',
+          // PATCH /realm may have renamed it; a data directory older than the settings projection has the name only here.
+          realm_name: (await realmSettings.current()).name || (org?.name ?? ''),
           require_email_format_usernames: true,
           email_auth_enabled: false,
         },

@@ -35,7 +35,7 @@ describe('register state parameters', () => {
   });
 
   it('gives unbuilt features present, empty sections', () => {
-    expect(unbuiltSections(stateParamsOf({ event_types: ['muted_users', 'user_status', 'message'] }))).toEqual({ muted_users: [], user_status: {} });
+    expect(unbuiltSections(stateParamsOf({ event_types: ['muted_users', 'user_status', 'message'] }))).toEqual({ muted_users: [] });
     expect(unbuiltSections(stateParamsOf({}))).toMatchObject({ presences: {}, drafts: [], realm_emoji: {}, saved_snippets: [] });
   });
 });
