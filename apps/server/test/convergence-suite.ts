@@ -442,6 +442,41 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'change organization settings',
+    observers: ['owner', 'member', 'guest'],
+    perform: ({ clients }) =>
+      clients.owner.request('PATCH', '/realm', {
+        description: unique('About us'),
+        message_content_edit_limit_seconds: String(600 + (++serial % 50)),
+        can_add_custom_emoji_group: JSON.stringify({ new: serial % 2 === 0 ? 6 : 3 }),
+      }),
+  },
+  {
+    name: 'set and clear a user status',
+    observers: ['member', 'guest'],
+    perform: async ({ clients }) => {
+      await clients.member.post('/users/me/status', { status_text: unique('busy'), emoji_name: 'car' });
+      await clients.member.post('/users/me/status', { emoji_name: '' });
+      return clients.owner.post('/users/me/status', { status_text: unique('here') });
+    },
+  },
+  {
+    name: 'create, change, reorder and delete custom profile fields, and set values',
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients, ids }) => {
+      const create = async (params: Record<string, unknown>) => (await clients.owner.post('/realm/profile_fields', params)).body.id as number;
+      const text = await create({ name: unique('Nick'), field_type: '1' });
+      const people = await create({ name: unique('Buddy'), field_type: '6' });
+      const gone = await create({ name: unique('Temp'), field_type: '1' });
+      await clients.owner.request('PATCH', `/realm/profile_fields/${text}`, { hint: 'What we call you' }, { query: false });
+      await clients.member.request('PATCH', '/users/me/profile_data', { data: JSON.stringify([{ id: text, value: 'Marky' }, { id: people, value: [ids.guest] }, { id: gone, value: 'x' }]) }, { query: false });
+      await clients.member.request('DELETE', '/users/me/profile_data', { data: JSON.stringify([text]) });
+      await clients.owner.request('DELETE', `/realm/profile_fields/${gone}`);
+      const order = ((await clients.owner.get('/realm/profile_fields')).body.custom_fields as { id: number }[]).map((f) => f.id).reverse();
+      return clients.owner.request('PATCH', '/realm/profile_fields', { order: JSON.stringify(order) }, { query: false });
+    },
+  },
+  {
     name: 'make a member an administrator, seen by themselves',
     observers: ['member2'],
     // Last: the member stays an administrator.

@@ -155,6 +155,10 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
     case 'user_settings':
       applyToolsEvent(state, event);
       return;
+    case 'realm':
+    case 'user_status':
+    case 'custom_profile_fields':
+      return applyOrgEvent(state, event);
     default:
       throw new Error(`the reducer has no case for a ${event.type} event: add one`);
   }
@@ -182,6 +186,7 @@ function applyRealmUserEvent(state: State, event: Event, self: number): void {
     return;
   }
   if (event.op !== 'update') throw new Error(`the reducer has no case for realm_user op ${event.op}`);
+  if (event.person.custom_profile_field) return applyOrgEvent(state, event);
   const { person } = event;
   const all = [...(state.realm_users as Event[]), ...((state.realm_non_active_users ?? []) as Event[])];
   const user = all.find((u) => u.user_id === person.user_id);
@@ -194,6 +199,57 @@ function applyRealmUserEvent(state: State, event: Event, self: number): void {
     state.realm_non_active_users = all.filter((u) => !u.is_active).sort(byUserId);
     if (!person.is_active && 'realm_user_groups' in state) {
       for (const group of state.realm_user_groups as Event[]) group.members = without(group.members as number[], (id) => id === person.user_id);
+    }
+  }
+}
+
+/** Organization settings, user status, custom profile fields and users' values of them. */
+function applyOrgEvent(state: State, event: Event): void {
+  switch (event.type) {
+    case 'realm': {
+      const data: Event = event.op === 'update' ? { [event.property]: event.value } : event.op === 'update_dict' && event.property === 'default' ? event.data : {};
+      if (event.op !== 'update' && !(event.op === 'update_dict' && event.property === 'default')) throw new Error(`the reducer has no case for realm op ${event.op}`);
+      for (const [name, value] of Object.entries(data)) if (`realm_${name}` in state) state[`realm_${name}`] = value;
+      return;
+    }
+    case 'user_status': {
+      if (!('user_status' in state)) return;
+      const status: Event = { ...(state.user_status[String(event.user_id)] ?? {}) };
+      if ('status_text' in event) {
+        if (event.status_text === '') delete status.status_text;
+        else status.status_text = event.status_text;
+      }
+      if ('emoji_name' in event) {
+        for (const key of ['emoji_name', 'emoji_code', 'reaction_type']) {
+          if (event.emoji_name === '') delete status[key];
+          else status[key] = event[key];
+        }
+      }
+      if (Object.keys(status).length === 0) delete state.user_status[String(event.user_id)];
+      else state.user_status[String(event.user_id)] = status;
+      return;
+    }
+    case 'custom_profile_fields': {
+      if ('custom_profile_fields' in state) state.custom_profile_fields = structuredClone(event.fields);
+      // A field that is gone takes every user's value of it along (no separate event says so).
+      const kept = new Set((event.fields as Event[]).map((f) => String(f.id)));
+      for (const key of ['realm_users', 'realm_non_active_users']) {
+        for (const user of (state[key] as Event[] | undefined) ?? []) {
+          for (const id of Object.keys(user.profile_data ?? {})) if (!kept.has(id)) delete user.profile_data[id];
+        }
+      }
+      return;
+    }
+    case 'realm_user': {
+      const field = event.op === 'update' ? event.person.custom_profile_field : undefined;
+      if (!field) throw new Error(`the reducer has no case for this realm_user event: ${JSON.stringify(event)}`);
+      for (const key of ['realm_users', 'realm_non_active_users']) {
+        const user = (state[key] as Event[] | undefined)?.find((u) => u.user_id === event.person.user_id);
+        if (!user) continue;
+        if (field.value === null) delete user.profile_data[String(field.id)];
+        else user.profile_data[String(field.id)] = { value: field.value };
+      }
+      return;
     }
   }
 }

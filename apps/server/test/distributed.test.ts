@@ -9,6 +9,7 @@ import { peopleSuite } from './people-suite';
 import { groupPermissionsSuite } from './group-permissions-suite';
 import { announceSuite } from './announce-suite';
 import { PARTIAL_SUBSCRIBERS_ENV, partialSubscribersSuite } from './partial-subscribers-suite';
+import { orgSuite } from './org-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -33,6 +34,7 @@ describeWithNats('distributed mode', () => {
   groupPermissionsSuite('distributed', () => startDistributed());
   announceSuite('distributed', () => startDistributed());
   partialSubscribersSuite('distributed', () => startDistributed(PARTIAL_SUBSCRIBERS_ENV));
+  orgSuite('distributed', () => startDistributed());
   subscriptionsSuite('distributed', () => startDistributed());
   peopleSuite('distributed', () => startDistributed());
   registerSuite('distributed', () => startDistributed());

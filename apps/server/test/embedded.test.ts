@@ -9,6 +9,7 @@ import { peopleSuite } from './people-suite';
 import { groupPermissionsSuite } from './group-permissions-suite';
 import { announceSuite } from './announce-suite';
 import { PARTIAL_SUBSCRIBERS_ENV, partialSubscribersSuite } from './partial-subscribers-suite';
+import { orgSuite } from './org-suite';
 import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
@@ -32,6 +33,7 @@ groupPermissionsSuite('embedded', () => startEmbedded());
 announceSuite('embedded', () => startEmbedded());
 
 partialSubscribersSuite('embedded', () => startEmbedded(tempDataDir(), PARTIAL_SUBSCRIBERS_ENV));
+orgSuite('embedded', () => startEmbedded());
 
 subscriptionsSuite('embedded', () => startEmbedded());
 peopleSuite('embedded', () => startEmbedded());

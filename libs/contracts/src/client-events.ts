@@ -25,6 +25,8 @@ import {
   ScheduledMessagesEvent,
   UserGroupEvent,
   UserSettingsEvent,
+  UserStatusEvent,
+  CustomProfileFieldsEvent,
 } from './feature-events';
 
 const int = () => z.number().int();
@@ -417,5 +419,7 @@ export const ClientEvent = z.union([
   UserGroupEvent,
   ChannelFolderEvent,
   RealmPlaygroundsEvent,
+  UserStatusEvent,
+  CustomProfileFieldsEvent,
 ]);
 export type ClientEvent = z.infer<typeof ClientEvent>;

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
+import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 
 /** Stream names, by owning service. */
 export const streams = {
@@ -590,6 +591,10 @@ export const Fact = z.discriminatedUnion('type', [
   UserGroupDeactivated,
   ...TOOLS_FACTS,
   NewChannelAnnouncementsChannelChanged,
+  RealmSettingsChanged,
+  UserStatusChanged,
+  CustomProfileFieldsChanged,
+  CustomProfileDataChanged,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { GroupSettingValue, UserGroup } from './groups';
+import { ApiProfileField } from './org-facts';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -289,3 +290,19 @@ export const ChannelFolderEvent = z.union([
   z.strictObject({ type: z.literal('channel_folder'), op: z.literal('reorder'), order: ids() }),
 ]);
 export type ChannelFolderEvent = z.infer<typeof ChannelFolderEvent>;
+
+/** A user's status changed: only what the request set (Zulip's `user_status` event). */
+export const UserStatusEvent = z.strictObject({
+  type: z.literal('user_status'),
+  user_id: int(),
+  away: z.boolean().optional(),
+  status_text: z.string().optional(),
+  emoji_name: z.string().optional(),
+  emoji_code: z.string().optional(),
+  reaction_type: z.enum(['unicode_emoji', 'realm_emoji', 'service_extra_emoji']).optional(),
+});
+export type UserStatusEvent = z.infer<typeof UserStatusEvent>;
+
+/** Every custom profile field after a change to any of them. */
+export const CustomProfileFieldsEvent = z.strictObject({ type: z.literal('custom_profile_fields'), fields: z.array(ApiProfileField) });
+export type CustomProfileFieldsEvent = z.infer<typeof CustomProfileFieldsEvent>;

@@ -6,6 +6,8 @@ export * from './channel-settings';
 export * from './channel';
 export * from './facts';
 export * from './tools-facts';
+export * from './realm-settings';
+export * from './org-facts';
 export * from './bus';
 export * from './endpoints';
 export * from './message';

@@ -245,3 +245,4 @@ export class Directory {
 }
 export * from './user-groups';
 export * from './announcements-channel';
+export * from './realm-settings';

@@ -6,3 +6,4 @@ export * from './channel-access';
 export * from './channel-view';
 export * from './people';
 export * from './api-keys';
+export * from './realm-policy';

@@ -31,6 +31,8 @@ export interface OrganizationPolicy {
   enableSpectatorAccess: boolean;
   /** Who may create web-public channels, or make a channel web-public. */
   canCreateWebPublicChannelGroup: GroupSettingValue;
+  /** Whether content may be edited at all. */
+  allowMessageEditing: boolean;
   /** Senders may edit their content for this long. */
   messageContentEditLimitSeconds: number;
   /** Who may move messages between topics of a channel, and for how long. */
@@ -72,6 +74,7 @@ export const ORGANIZATION_POLICY: Readonly<OrganizationPolicy> = Object.freeze({
   enableSpectatorAccess: false,
   // Zulip's default: owners.
   canCreateWebPublicChannelGroup: SYSTEM_GROUP.owners,
+  allowMessageEditing: true,
   // Zulip's default: 10 minutes.
   messageContentEditLimitSeconds: 600,
   canMoveMessagesBetweenTopicsGroup: SYSTEM_GROUP.everyone,

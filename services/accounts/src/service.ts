@@ -3,7 +3,7 @@
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
 import { actorChanged, badRequest, endpoints, streams, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged } from '@teamchat/contracts';
-import { AnnouncementsChannel, Directory, UserGroups } from '@teamchat/directory';
+import { AnnouncementsChannel, Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -47,6 +47,12 @@ import {
   updateBot,
   updateUser,
 } from './handlers/people';
+import { evolveRealmSettings, initialRealmSettings } from './domain/realm-settings';
+import { evolveUserStatus, initialUserStatus } from './domain/user-status';
+import { evolveProfileFields, initialProfileFields } from './domain/profile-fields';
+import { OrgReadModel } from './projections/org';
+import { realmSettingGroupIds, withOrgState } from './queries/org';
+import { orgEndpoints } from './handlers/org-endpoints';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -68,6 +74,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const userGroups = new UserGroups(readModels);
   const toolsModel = new ToolsReadModel(readModels);
   const announcements = new AnnouncementsChannel(readModels);
+  const realmSettings = new RealmSettingsProjection(readModels);
+  const org = new OrgReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -79,6 +87,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       userGroups.handlers,
       toolsModel.handlers,
       announcements.handlers,
+      realmSettings.handlers,
+      org.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -89,7 +99,9 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const groupDeps = {
     organization,
     userGroups: new AggregateRepository(store, { initial: initialUserGroups, evolve: evolveUserGroups }),
-    channelSettingGroupIds: async () => channelSettingGroupIds(await directory.allChannels()),
+    // Groups the organization's settings name may not be deactivated either, as in Zulip.
+    channelSettingGroupIds: async () => new Set([...channelSettingGroupIds(await directory.allChannels()), ...realmSettingGroupIds(await realmSettings.current())]),
+    policy: () => realmSettings.policy(),
   };
   const authDeps = { directory, accounts, config };
   const toolsDeps = {
@@ -161,7 +173,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         const own = await toolsState(toolsModel, actor.user_id, params, { hasMeetingToken: videoCalls?.needsUserToken === false });
         // The settings built so far have their values; the rest keep Zulip's defaults.
         const user_settings = state.user_settings && { ...state.user_settings, ...settingsOf(await toolsModel.userDataOf(actor.user_id)) };
-        return { ...state, ...own, ...(user_settings ? { user_settings } : {}) };
+        return withOrgState({ ...state, ...own, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
       });
       return { value: { state: value }, position };
     }),
@@ -231,6 +243,15 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.removePlayground, async (params, { actor }) => ({ value: {}, position: await tools.removePlayground(toolsDeps, actor, params.playground_id) })),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
+    ...orgEndpoints(serve, {
+      organization,
+      realmSettings: new AggregateRepository(store, { initial: initialRealmSettings, evolve: evolveRealmSettings }),
+      userStatus: new AggregateRepository(store, { initial: initialUserStatus, evolve: evolveUserStatus }),
+      profileFields: new AggregateRepository(store, { initial: initialProfileFields, evolve: evolveProfileFields }),
+      groups: () => userGroups.snapshot(),
+      organizationName: async () => (await accounts.organization.get('organization'))?.name ?? '',
+      org,
+    }),
     serve(api.serverSettings, async () => {
       const org = await accounts.organization.get('organization');
       return {
@@ -241,7 +262,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
           push_notifications_enabled: false,
           realm_uri: config.realmUri,
           realm_url: config.realmUri,
-          realm_name: org?.name ?? '',
+          // PATCH /realm may have renamed it; a data directory older than the settings projection has the name only here.
+          realm_name: (await realmSettings.current()).name || (org?.name ?? ''),
           require_email_format_usernames: true,
           email_auth_enabled: true,
         },

@@ -4,7 +4,7 @@
  * in domain/.
  */
 import { endpoints } from '@teamchat/contracts';
-import { Directory, UserGroups } from '@teamchat/directory';
+import { Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import { AggregateRepository, callContract, combineHandlers, contractServer, Projector, type BusSubscription, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { evolveFolders, initialFolders } from './domain/folders';
 import { evolveRegistry, initialRegistry } from './domain/registry';
@@ -31,6 +31,8 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   const partial = { activity, minChannelSize: deps.config.partialSubscribersMinChannelSize };
   const groupAccess = new GroupAccessReactor(readModels, { store, directory, userGroups, messages });
   await groupAccess.start();
+  // Its own projection of the organization's settings, for the policy its deciders take.
+  const realmSettings = new RealmSettingsProjection(readModels);
   const projector = new Projector({
     // The name changes with what the projector writes: a data directory kept under
     // another name replays the store once (the directory's writes are idempotent), so
@@ -39,7 +41,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers, userGroups.handlers, groupAccess.handlers, activity.handlers),
+    handlers: combineHandlers(directory.handlers, messages.handlers, settings.handlers, folders.handlers, userGroups.handlers, groupAccess.handlers, activity.handlers, realmSettings.handlers),
   });
   await projector.start();
   const caughtUp = (position: number | undefined) => projector.waitFor(position);
@@ -57,7 +59,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
       return undefined;
     }
   };
-  const commands = { directory, userGroups, messages, registry, channels, folders: folderRegistry, caughtUp, announce };
+  const commands = { directory, userGroups, messages, registry, channels, folders: folderRegistry, caughtUp, announce, policy: () => realmSettings.policy() };
   const queries = { directory, userGroups, messages, settings, partial };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.channels;

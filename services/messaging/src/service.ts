@@ -4,7 +4,7 @@
  * projector and the bus endpoints; the decisions live in domain/.
  */
 import { badRequest, endpoints } from '@teamchat/contracts';
-import { AnnouncementsChannel, Directory, UserGroups } from '@teamchat/directory';
+import { AnnouncementsChannel, Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -52,6 +52,9 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const mutedChannels = new MutedChannels(readModels);
   // Where new channels are announced (accounts' organization setting).
   const announcements = new AnnouncementsChannel(readModels);
+  // Its own projection of the organization's settings, for the policy its deciders take.
+  const realmSettings = new RealmSettingsProjection(readModels);
+  const policy = () => realmSettings.policy();
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
@@ -60,7 +63,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, mutedChannels.handlers, announcements.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -79,6 +82,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     renderer,
     recipientIdFor: (key) => recipientIdFor({ recipients }, key),
     alertWords,
+    policy,
   };
 
   const serve = contractServer({ bus, log, readModels: projector });
@@ -95,7 +99,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
-      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, policy }, actor, params);
       return { value, position };
     }),
     serve(api.getMessages, async (params, { actor }) => {

@@ -15,6 +15,7 @@ import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints
 import { userGroupsEndpoints } from './user-groups';
 import { peopleEndpoints } from './people';
 import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
+import { orgEndpoints } from './org';
 
 export * from './contract';
 export * from './accounts';
@@ -29,9 +30,18 @@ export * from './user-groups';
 export * from './tools';
 export * from './people';
 export * from './announcements';
+export * from './org';
 
 export const endpoints = {
-  accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...toolsEndpoints, ...peopleEndpoints, ...announcementsAccountsEndpoints },
+  accounts: {
+    ...accountsEndpoints,
+    ...accountsStateEndpoints,
+    ...userGroupsEndpoints,
+    ...toolsEndpoints,
+    ...peopleEndpoints,
+    ...announcementsAccountsEndpoints,
+    ...orgEndpoints,
+  },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
   messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },

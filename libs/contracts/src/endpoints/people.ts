@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { EmptyReply, endpoint, NoParams } from './contract';
 import { UserProfile } from './accounts';
+import { ProfileDataItem } from './org';
 
 const int = () => z.number().int();
 
@@ -17,7 +18,6 @@ export const PersonObject = UserProfile.extend({
 });
 export type PersonObject = z.infer<typeof PersonObject>;
 
-export const ProfileDataItem = z.object({ id: int(), value: z.union([z.string(), z.array(int()), z.null()]) });
 
 const UserQuery = {
   /** Zulip's default for these endpoints: clients compute Gravatar URLs. */

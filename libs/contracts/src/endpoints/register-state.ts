@@ -12,6 +12,7 @@ import { endpoint, type ServiceName } from './contract';
 import { BotObject, PersonObject } from './people';
 import { UserGroup } from '../groups';
 import { StoredDraft, StoredPlayground, StoredSavedSnippet } from '../tools-facts';
+import { OrgState } from './org';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -60,6 +61,7 @@ export const AccountsState = z.object({
   alert_words: z.array(z.string()).optional(),
   realm_playgrounds: z.array(StoredPlayground).optional(),
   has_meeting_token: z.boolean().optional(),
+  ...OrgState.shape,
 });
 export type AccountsState = z.infer<typeof AccountsState>;
 
@@ -85,7 +87,6 @@ export type MessagingState = z.infer<typeof MessagingState>;
 /** Sections no service fills yet: present and empty until their feature is built. */
 export const UnbuiltState = z.object({
   muted_users: z.array(z.object({ id: int(), timestamp: int() })).optional(),
-  user_status: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   presences: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   server_timestamp: z.number().optional(),
   presence_last_update_id: int().optional(),
@@ -93,8 +94,6 @@ export const UnbuiltState = z.object({
   realm_linkifiers: z.array(z.record(z.string(), z.unknown())).optional(),
   scheduled_messages: z.array(z.record(z.string(), z.unknown())).optional(),
   reminders: z.array(z.record(z.string(), z.unknown())).optional(),
-  custom_profile_fields: z.array(z.record(z.string(), z.unknown())).optional(),
-  custom_profile_field_types: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
   realm_default_stream_groups: z.array(z.record(z.string(), z.unknown())).optional(),
   onboarding_steps: z.array(z.record(z.string(), z.unknown())).optional(),
@@ -114,7 +113,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   alert_words: 'accounts',
   attachment: null,
   channel_folder: 'channels',
-  custom_profile_fields: null,
+  custom_profile_fields: 'accounts',
   default_stream_groups: null,
   default_streams: 'channels',
   delete_message: 'messaging',
@@ -159,7 +158,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   user_group: 'accounts',
   realm_user_groups: 'accounts',
   user_settings: 'accounts',
-  user_status: null,
+  user_status: 'accounts',
   user_topic: 'messaging',
   web_reload_client: null,
 };

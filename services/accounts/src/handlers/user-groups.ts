@@ -4,7 +4,7 @@
  */
 import { streams, USER_GROUP_SETTINGS, type Actor, type CreateUserGroupParams, type Fact, type UpdateUserGroupParams } from '@teamchat/contracts';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
-import { ORGANIZATION_POLICY } from '@teamchat/policies';
+import { ORGANIZATION_POLICY, type OrganizationPolicy } from '@teamchat/policies';
 import type { OrganizationState } from '../domain/organization';
 import {
   decideCreateUserGroup,
@@ -21,15 +21,18 @@ export interface GroupCommandDeps {
   userGroups: AggregateRepository<UserGroupsState>;
   /** Group ids named by channels' group-settings, from accounts' own projection of channel facts. */
   channelSettingGroupIds(): Promise<Set<number>>;
+  /** The organization's current policy (PATCH /realm); Zulip's defaults when absent. */
+  policy?(): Promise<OrganizationPolicy>;
 }
 
 async function contextOf(deps: GroupCommandDeps): Promise<GroupContext> {
   const { state } = await deps.organization.load(streams.organization);
+  const policy = (await deps.policy?.()) ?? ORGANIZATION_POLICY;
   return {
     users: state.usersById,
     channelSettingGroupIds: await deps.channelSettingGroupIds(),
-    canCreateGroups: ORGANIZATION_POLICY.canCreateGroups,
-    canManageAllGroups: ORGANIZATION_POLICY.canManageAllGroups,
+    canCreateGroups: policy.canCreateGroups,
+    canManageAllGroups: policy.canManageAllGroups,
     now: Math.floor(Date.now() / 1000),
   };
 }

@@ -53,11 +53,12 @@ export function parseChannelGroupSetting(
   activeUserIds: ReadonlySet<number>,
   nowSeconds: number,
   groups: GroupDirectory,
+  policy: OrganizationPolicy = POLICY,
 ): GroupSettingValue {
   const parsed = parseGroupSetting(name, value, CHANNEL_GROUP_SETTING_RULES[name], groups);
   const unknown = directMembersOf(parsed).find((id) => !activeUserIds.has(id));
   if (unknown !== undefined) throw badRequest(`Invalid user ID: ${unknown}`);
-  if (actor && DELETE_SETTINGS.has(name) && parsed !== SYSTEM_GROUP.nobody && !orgAllows(POLICY.canSetDeleteMessagePolicyGroup, actor, nowSeconds, groups)) {
+  if (actor && DELETE_SETTINGS.has(name) && parsed !== SYSTEM_GROUP.nobody && !orgAllows(policy.canSetDeleteMessagePolicyGroup, actor, nowSeconds, groups)) {
     throw insufficientPermission();
   }
   return parsed;

@@ -80,7 +80,7 @@ export function decideCreateChannels(state: RegistryState, cmd: CreateChannels):
   const groupSettings = defaultChannelGroupSettings(actor?.user_id ?? null);
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const requested = settings.group_settings[name];
-    if (requested !== undefined) groupSettings[name] = parseChannelGroupSetting(name, requested, actor, activeUserIds, now, cmd.groups);
+    if (requested !== undefined) groupSettings[name] = parseChannelGroupSetting(name, requested, actor, activeUserIds, now, cmd.groups, POLICY);
   }
   // Public channels always share their history; private ones keep it from later
   // subscribers unless asked, as Zulip does.

@@ -11,7 +11,7 @@ import {
   type FactOf,
   type GroupMember,
 } from '@teamchat/contracts';
-import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience, type GroupDirectory } from '@teamchat/policies';
+import { canAddSubscribers, hasContentAccess, isGuest, metadataAudience, type GroupDirectory, type OrganizationPolicy } from '@teamchat/policies';
 import { validateChannelName } from './channel-values';
 import type { FolderView } from './folders';
 import { decideCreateChannels, type ChannelCreation, type NewChannel } from './create-channels';
@@ -31,6 +31,8 @@ export interface SubscribeRequest {
   /** The custom user groups as the channels service projects them (group-settings may name them). */
   groups: GroupDirectory;
   folders?: ReadonlyMap<number, FolderView>;
+  /** The organization's settings; Zulip's defaults when absent. */
+  policy?: OrganizationPolicy;
   now: number;
 }
 
@@ -54,7 +56,9 @@ export function decideSubscribeRequest(state: RegistryState, req: SubscribeReque
     if (!named.has(name.toLowerCase())) named.set(name.toLowerCase(), { ...spec, name });
   }
   const missing = [...named.entries()].filter(([lc]) => !state.byName.has(lc)).map(([, spec]) => spec);
-  const facts = missing.length ? decideCreateChannels(state, { actor, channels: missing, settings: req.settings, users: req.users, groups: req.groups, folders: req.folders, now: req.now }) : [];
+  const facts = missing.length
+    ? decideCreateChannels(state, { actor, channels: missing, settings: req.settings, users: req.users, groups: req.groups, folders: req.folders, now: req.now, ...(req.policy ? { policy: req.policy } : {}) })
+    : [];
   const created = new Map(facts.map((fact) => [fact.name.toLowerCase(), channelFromCreated(fact)]));
 
   const channels: ChannelView[] = [];
@@ -71,7 +75,7 @@ export function decideSubscribeRequest(state: RegistryState, req: SubscribeReque
       unauthorized.push(channel.name);
       continue;
     }
-    if (subscribingOthers && !canAddSubscribers(channel, actor, now, req.groups)) throw badRequest('Insufficient permission');
+    if (subscribingOthers && !canAddSubscribers(channel, actor, now, req.groups, req.policy)) throw badRequest('Insufficient permission');
     channels.push(channel);
   }
   if (unauthorized.length && req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${unauthorized[0]}).`);

@@ -178,7 +178,7 @@ export function decideUpdateChannel(state: RegistryState, cmd: UpdateChannel): F
   for (const name of CHANNEL_GROUP_SETTINGS) {
     const update = changes[name];
     if (update === undefined) continue;
-    const value = parseChannelGroupSetting(name, update.new, actor, activeUserIds, now, cmd.groups);
+    const value = parseChannelGroupSetting(name, update.new, actor, activeUserIds, now, cmd.groups, POLICY);
     // Refusing a change made against a value the client no longer sees avoids races.
     if (update.old !== undefined && !sameGroupSetting(parseGroupSetting(name, update.old, { allowEveryone: true }, cmd.groups), current[name])) {
       throw badRequest("'old' value does not match the expected value.");

@@ -13,6 +13,7 @@ import {
 import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { renderMarkdown } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
+import type { OrganizationPolicy } from '@teamchat/policies';
 import { decideArchiveChannel } from '../domain/archive-channel';
 import { normalizeDescription } from '../domain/channel-values';
 import { decideCreateChannels, type ChannelCreation, type NewChannel } from '../domain/create-channels';
@@ -38,6 +39,8 @@ export interface CommandDeps {
    * announcements channel) once it has seen `after`; the announcement's position, if any.
    */
   announce: (channelId: number, creatorId: number, after: number | undefined) => Promise<number | undefined>;
+  /** The organization's current policy, from this service's projection of its settings. */
+  policy(): Promise<OrganizationPolicy>;
 }
 
 const known = (user: UserDoc): KnownUser => ({ user_id: user._id, role: user.role, date_joined: user.date_joined, is_active: user.is_active });
@@ -101,7 +104,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
   const folders = params.folder_id != null ? (await deps.folders.load(streams.channelFolders)).state.folders : undefined;
   const actorChannels = new Set(await deps.directory.subscribedChannelIds(me.user_id));
   const channels = params.subscriptions.map((s) => newChannel(s.name, s.description ?? ''));
-  const groups = await deps.userGroups.snapshot();
+  const [groups, policy] = await Promise.all([deps.userGroups.snapshot(), deps.policy()]);
   const { result: plan, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
     const { facts, plan } = decideSubscribeRequest(state, {
       actor: me,
@@ -113,6 +116,7 @@ export async function subscribe(deps: CommandDeps, actor: Actor, params: Subscri
       users,
       groups,
       folders,
+      policy,
       now: Date.now(),
     });
     return { facts, result: { ...plan, created: facts.map((fact) => fact.channel_id) } };
@@ -158,9 +162,10 @@ export interface CreateChannel {
 /** A trusted internal caller's channel (seeding): created, then its first subscribers added. */
 export async function createChannel(deps: CommandDeps, params: CreateChannel) {
   const users = await organization(deps);
-  const groups = await deps.userGroups.snapshot();
+  const [groups, policy] = await Promise.all([deps.userGroups.snapshot(), deps.policy()]);
   const { result: channel, append } = await deps.registry.execute(streams.channelRegistry, (state) => {
     const facts = decideCreateChannels(state, {
+      policy,
       channels: [newChannel(params.name, params.description)],
       settings: {
         invite_only: params.invite_only,
@@ -203,8 +208,10 @@ export async function updateChannel(deps: CommandDeps, actor: Actor, params: Upd
   const [hasNamedTopics, firstMessageId] = await Promise.all([deps.messages.hasNamedTopics(channelId), deps.messages.firstMessageId(channelId)]);
   const folders = changes.folder_id != null ? (await deps.folders.load(streams.channelFolders)).state.folders : undefined;
   const description = changes.description !== undefined ? normalizeDescription(changes.description) : undefined;
+  const policy = await deps.policy();
   const { append } = await deps.registry.execute(streams.channelRegistry, (state) => ({
     facts: decideUpdateChannel(state, {
+      policy,
       actor: context.me,
       channel_id: channelId,
       subscribed: context.subscribed,

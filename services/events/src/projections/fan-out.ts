@@ -24,6 +24,7 @@ import {
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
 import type { Delivery } from './delivery';
+import { realmSettingsDeliveries, userStatusEvent } from './org-fan-out';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { toolsFanOut } from './tools-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
@@ -194,6 +195,16 @@ const fanOut = {
     },
   ],
   ...toolsFanOut,
+  RealmSettingsChanged: (fact) => realmSettingsDeliveries(fact),
+  UserStatusChanged: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
+  CustomProfileFieldsChanged: (fact) => [
+    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'custom_profile_fields', fields: fact.fields }) },
+  ],
+  CustomProfileDataChanged: (fact) =>
+    fact.changes.map(({ id, value }) => ({
+      user_ids: fact.audience_user_ids,
+      eventFor: same({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, custom_profile_field: { id, value } } }),
+    })),
 } satisfies { [T in FactType]: FanOutCase<T> };
 
 function userGroupOf(fact: FactOf<'UserGroupCreated'>): UserGroup {

@@ -164,6 +164,7 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
 
   let content: FactOf<'MessageEdited'>['content'] = null;
   if (cmd.content !== undefined) {
+    if (!policy.allowMessageEditing) throw badRequest('Your organization has turned off message editing.');
     if (actor.user_id !== message.sender_id) throw badRequest("You don't have permission to edit this message");
     if (age > policy.messageContentEditLimitSeconds) throw badRequest('The time limit for editing this message has passed');
     if (cmd.content.content.trim().length === 0) throw badRequest('Message must not be empty');

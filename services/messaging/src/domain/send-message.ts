@@ -13,7 +13,7 @@ import {
   type GroupMember,
   type GroupSettingValue,
 } from '@teamchat/contracts';
-import { codePointLength, hasChannelPermission, isGuest, orgAllows, ORGANIZATION_POLICY as POLICY, type GroupDirectory } from '@teamchat/policies';
+import { codePointLength, hasChannelPermission, isGuest, orgAllows, ORGANIZATION_POLICY, type GroupDirectory, type OrganizationPolicy } from '@teamchat/policies';
 import { normalizeTopic } from './topics';
 
 export interface Participant {
@@ -73,6 +73,8 @@ export interface SendMessage {
   /** The custom user groups as messaging projects them (the channel's and organization's settings may name them). */
   groups: GroupDirectory;
   now: number;
+  /** The organization's settings; Zulip's defaults when absent. */
+  policy?: OrganizationPolicy;
 }
 
 /** The conversation a message goes to, as the key its recipient id is allocated under. */
@@ -136,6 +138,7 @@ export function recipientUserIds(sender: Participant, target: ChannelTarget | Di
 }
 
 function checkWildcardMention(cmd: SendMessage): void {
+  const POLICY = cmd.policy ?? ORGANIZATION_POLICY;
   if (cmd.target.kind !== 'channel' || orgAllows(POLICY.canMentionManyUsersGroup, asMember(cmd.sender), Math.floor(cmd.now / 1000), cmd.groups)) return;
   const threshold = POLICY.wildcardMentionLargeThreshold;
   if (cmd.mentions.wildcard === 'channel' && cmd.target.subscriber_ids.length > threshold) {

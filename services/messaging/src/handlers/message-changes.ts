@@ -4,6 +4,7 @@
  * message's own stream, so concurrent changes to one message are ordered by its revision;
  * flags and topic visibility go to the user's own streams (domain/personal-streams.ts).
  */
+import type { OrganizationPolicy } from '@teamchat/policies';
 import {
   badRequest,
   streams,
@@ -52,6 +53,8 @@ export interface ChangeDeps {
   recipientIdFor: (key: string) => Promise<number>;
   /** Each user's alert words (messaging's own projection), by user id. */
   alertWords: { readonly matchersByUser: ReadonlyMap<number, RegExp> };
+  /** The organization's current policy, from this service's projection of its settings. */
+  policy?(): Promise<OrganizationPolicy>;
 }
 
 const lastPosition = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -148,9 +151,10 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   const propagate = params.propagate_mode ?? 'change_one';
   const moved = moving ? await messagesToMove(deps, message, propagate) : [message];
   const audience_user_ids = await audienceOf(deps, moved, channel ? [channel.id] : []);
-  const [editor, groups] = await Promise.all([editActor(deps, actor), deps.userGroups.snapshot()]);
+  const [editor, groups, policy] = await Promise.all([editActor(deps, actor), deps.userGroups.snapshot(), deps.policy?.()]);
   const { append } = await deps.messages.execute(message.stream, (state) => ({
     facts: decideEditMessage(state, {
+      ...(policy ? { policy } : {}),
       actor: editor,
       message: snapshot(message),
       source_grants,
@@ -177,8 +181,9 @@ export async function deleteMessage(deps: ChangeDeps, actor: Actor, messageId: n
     message.channel_id === null ? null : deps.directory.channelById(message.channel_id).then(grantsOf),
     deps.userGroups.snapshot(),
   ]);
+  const policy = await deps.policy?.();
   const { append } = await deps.messages.execute(message.stream, (state) => ({
-    facts: decideDeleteMessage(state, { actor: deleter, message: snapshot(message), grants, audience_user_ids, groups, now: Date.now() }),
+    facts: decideDeleteMessage(state, { actor: deleter, message: snapshot(message), grants, audience_user_ids, groups, now: Date.now(), ...(policy ? { policy } : {}) }),
     result: undefined,
   }));
   return lastPosition(append);

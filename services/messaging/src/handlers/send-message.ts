@@ -3,6 +3,7 @@
  * conversation's recipient id, decide, and append the message as its own stream. The
  * message id is the position the store gave that fact.
  */
+import type { OrganizationPolicy } from '@teamchat/policies';
 import { badRequest, streamDoesNotExist, streams, type Actor, type SendMessageParams } from '@teamchat/contracts';
 import { channelGroupSettings, type Directory, type UserDoc, type UserGroups } from '@teamchat/directory';
 import { isMeMessage } from '@teamchat/markdown';
@@ -39,6 +40,8 @@ export interface SendDeps {
   userTopicStreams: AggregateRepository<UserTopicsState>;
   renderer: Renderer;
   alertWords: Pick<AlertWordsBook, 'matchersByUser'>;
+  /** The organization's current policy, from this service's projection of its settings. */
+  policy?(): Promise<OrganizationPolicy>;
 }
 
 const TOPIC_WILDCARD = /@_?\*\*topic\*\*/i;
@@ -137,6 +140,7 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
     alert_word_user_ids: alertedUserIds(deps.alertWords.matchersByUser, { sender_id: sender.id, recipient_user_ids: recipients, content: params.content, topic }),
     groups: await deps.userGroups.snapshot(),
     now: Date.now(),
+    ...(deps.policy ? { policy: await deps.policy() } : {}),
   };
   // Validate before allocating a recipient id, so a refused message leaves no trace.
   decideSendMessage({ ...command, recipient_id: 0 });

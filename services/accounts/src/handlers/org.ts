@@ -1,0 +1,111 @@
+/**
+ * Organization settings, user status and custom profile field commands: load the
+ * command's stream, read the users (and for PATCH /realm the groups and the name) into the
+ * context, decide, append.
+ */
+import {
+  orgStreams,
+  streams,
+  type Actor,
+  type CreateProfileFieldParams,
+  type Fact,
+  type ProfileDataItem,
+  type UpdateProfileFieldParams,
+  type UpdateRealmParams,
+  type UpdateStatusParams,
+} from '@teamchat/contracts';
+import type { AggregateRepository, AppendResult } from '@teamchat/platform';
+import type { GroupDirectory } from '@teamchat/policies';
+import type { OrganizationState } from '../domain/organization';
+import {
+  decideCreateField,
+  decideDeleteField,
+  decideRemoveProfileData,
+  decideReorderFields,
+  decideUpdateField,
+  decideUpdateProfileData,
+  type ProfileContext,
+  type ProfileFieldsState,
+} from '../domain/profile-fields';
+import { decideUpdateRealm, type RealmSettingsState } from '../domain/realm-settings';
+import { decideUpdateStatus, type UserStatusState } from '../domain/user-status';
+
+export interface OrgCommandDeps {
+  organization: AggregateRepository<OrganizationState>;
+  realmSettings: AggregateRepository<RealmSettingsState>;
+  userStatus: AggregateRepository<UserStatusState>;
+  profileFields: AggregateRepository<ProfileFieldsState>;
+  /** The custom groups as accounts' projection holds them (for group-settings). */
+  groups(): Promise<GroupDirectory>;
+  /** The organization's name as created. */
+  organizationName(): Promise<string>;
+}
+
+const positionOf = (append: AppendResult | undefined) => append?.positions.at(-1);
+
+async function usersOf(deps: OrgCommandDeps): Promise<ProfileContext> {
+  const { state } = await deps.organization.load(streams.organization);
+  return { users: state.usersById };
+}
+
+export async function updateRealm(deps: OrgCommandDeps, actor: Actor, params: UpdateRealmParams) {
+  const { append } = await deps.realmSettings.executeWith(
+    orgStreams.realmSettings,
+    async () => ({ ...(await usersOf(deps)), groups: await deps.groups(), organizationName: await deps.organizationName() }),
+    (state, ctx) => ({ facts: decideUpdateRealm(state, ctx, { actor, params }), result: undefined }),
+  );
+  return positionOf(append);
+}
+
+export async function updateStatus(deps: OrgCommandDeps, actor: Actor, userId: number, params: UpdateStatusParams) {
+  const { append } = await deps.userStatus.executeWith(
+    orgStreams.userStatus(userId),
+    () => usersOf(deps),
+    (state, ctx) => ({ facts: decideUpdateStatus(state, ctx, { actor, user_id: userId, params }), result: undefined }),
+  );
+  return positionOf(append);
+}
+
+function executeOnFields<R>(deps: OrgCommandDeps, decide: (state: ProfileFieldsState, ctx: ProfileContext) => { facts: Fact[]; result: R }) {
+  return deps.profileFields.executeWith(orgStreams.customProfileFields, () => usersOf(deps), decide);
+}
+
+export async function createProfileField(deps: OrgCommandDeps, actor: Actor, params: CreateProfileFieldParams) {
+  const { result, append } = await executeOnFields(deps, (state, ctx) => {
+    const facts = decideCreateField(state, ctx, { actor, params });
+    return { facts, result: facts[0]!.fields.at(-1)!.id };
+  });
+  return { id: result, position: positionOf(append) };
+}
+
+export async function updateProfileField(deps: OrgCommandDeps, actor: Actor, params: UpdateProfileFieldParams) {
+  const { append } = await executeOnFields(deps, (state, ctx) => ({ facts: decideUpdateField(state, ctx, { actor, params }), result: undefined }));
+  return positionOf(append);
+}
+
+export async function deleteProfileField(deps: OrgCommandDeps, actor: Actor, fieldId: number) {
+  const { append } = await executeOnFields(deps, (state, ctx) => ({ facts: decideDeleteField(state, ctx, { actor, field_id: fieldId }), result: undefined }));
+  return positionOf(append);
+}
+
+export async function reorderProfileFields(deps: OrgCommandDeps, actor: Actor, order: number[]) {
+  const { append } = await executeOnFields(deps, (state, ctx) => ({ facts: decideReorderFields(state, ctx, { actor, order }), result: undefined }));
+  return positionOf(append);
+}
+
+/**
+ * Sets values of a user's fields: the actor's own, or (administrators, e.g. through
+ * PATCH /users/{id}'s profile_data) another user's.
+ */
+export async function updateProfileData(deps: OrgCommandDeps, actor: Actor, userId: number, items: ProfileDataItem[]) {
+  const { append } = await executeOnFields(deps, (state, ctx) => ({
+    facts: decideUpdateProfileData(state, ctx, { actor, user_id: userId, items }),
+    result: undefined,
+  }));
+  return positionOf(append);
+}
+
+export async function removeProfileData(deps: OrgCommandDeps, actor: Actor, fieldIds: number[]) {
+  const { append } = await executeOnFields(deps, (state, ctx) => ({ facts: decideRemoveProfileData(state, ctx, { actor, field_ids: fieldIds }), result: undefined }));
+  return positionOf(append);
+}
