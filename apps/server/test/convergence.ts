@@ -542,7 +542,25 @@ export function normalize(state: State): State {
   // Most recently edited first, as GET /drafts orders them.
   if (Array.isArray(copy.drafts)) copy.drafts.sort((a: Event, b: Event) => b.timestamp - a.timestamp || b.id - a.id);
   if (Array.isArray(copy.saved_snippets)) copy.saved_snippets.sort((a: Event, b: Event) => a.id - b.id);
+  if (copy.presences && typeof copy.presences === 'object') copy.presences = presenceAsSeen(copy.presences);
   return copy;
+}
+
+/** Zulip's OFFLINE_THRESHOLD_SECS: a timestamp this recent makes a user active or idle. */
+const PRESENCE_WINDOW_SECONDS = 140;
+
+/**
+ * Presence as a client reads it: active, idle or offline now. A report that only moves a
+ * timestamp within the window is not announced (Zulip sends presence events when a user
+ * comes online or active), so a fresh state may hold a timestamp a second later than the
+ * events gave; what a client shows from either is the same.
+ */
+function presenceAsSeen(presences: Record<string, Event>): Record<string, unknown> {
+  const now = Date.now() / 1000;
+  const recent = (t: unknown) => typeof t === 'number' && now - t < PRESENCE_WINDOW_SECONDS;
+  // Only the modern (slim) form; the legacy one is compared as it is.
+  const seen = (p: Event) => ('active_timestamp' in p ? (recent(p.active_timestamp) ? 'active' : recent(p.idle_timestamp) ? 'idle' : 'offline') : p);
+  return Object.fromEntries(Object.entries(presences).map(([id, p]) => [id, seen(p)]));
 }
 
 export interface Verified {
