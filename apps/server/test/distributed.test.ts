@@ -18,6 +18,7 @@ import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
+import { productionSuite } from './production-suite';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
 // real nats-server, sharing one SQLite event store file. The API suite runs with two
@@ -27,6 +28,7 @@ import { instancesSuite } from './instances-suite';
 describeWithNats('distributed mode', () => {
   apiSuite('distributed, two of everything', () => startDistributed({}, { instances: 2, gateways: 2 }));
   instancesSuite(() => startDistributed({}, { instances: 2, gateways: 2 }));
+  productionSuite(() => startDistributed({ TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '' }, { seed: false }));
   messagingSuite('distributed', () => startDistributed());
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());

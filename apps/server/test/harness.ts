@@ -118,6 +118,8 @@ export interface DistributedServer extends RunningServer {
   startNats(): Promise<void>;
   /** The gateways' own API URLs (`api` alternates between them when there are several). */
   gateways: string[];
+  /** The environment every process got (NATS_URL among it), for tools run beside them. */
+  env: Record<string, string | undefined>;
 }
 
 export interface DistributedOptions {
@@ -127,6 +129,8 @@ export interface DistributedOptions {
   instances?: number;
   /** Gateways (1 by default); with more than one, `api` is a local proxy handing each request to the next gateway in turn. */
   gateways?: number;
+  /** Seed the development organization before the gateways start (true by default). */
+  seed?: boolean;
 }
 
 /**
@@ -170,10 +174,12 @@ export async function startDistributed(extraEnv: Record<string, string> = {}, op
   let proxy: Proxy | undefined;
   try {
     await Promise.all((['accounts', 'channels', 'messaging', 'events'] as const).map(startService));
-    const seed = run('apps/server/dist/seed-main.js');
-    await new Promise<void>((resolve, reject) => {
-      seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seeding exited with ${code}`))));
-    });
+    if (options.seed ?? true) {
+      const seed = run('apps/server/dist/seed-main.js');
+      await new Promise<void>((resolve, reject) => {
+        seed.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seeding exited with ${code}`))));
+      });
+    }
     const gateways = await Promise.all(
       Array.from({ length: gatewayCount }, async (_, i) => {
         const line = await waitForLine(run('services/gateway/dist/main.js', { PORT: '0', TEAMCHAT_INSTANCE: `gateway-${i}` }), 'READY gateway');
@@ -185,6 +191,9 @@ export async function startDistributed(extraEnv: Record<string, string> = {}, op
     return {
       api: `${url}/api/v1`,
       gateways: gateways.map((gateway) => `${gateway}/api/v1`),
+      get env() {
+        return { ...env, NATS_URL: nats.url };
+      },
       kill: async (name) => {
         await Promise.all((services.get(name) ?? []).map(killChild));
       },
