@@ -31,6 +31,7 @@ import { createRenderer } from './handlers/rendering';
 import { recipientIdFor, sendMessage } from './handlers/send-message';
 import { setEditTyping, setTyping } from './handlers/typing';
 import { AlertWordsBook } from './projections/alert-words';
+import { UserPreferences } from './projections/user-preferences';
 import { MessagesReadModel } from './projections/messages';
 import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
@@ -48,6 +49,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const userGroups = new UserGroups(readModels);
   const alertWords = new AlertWordsBook(readModels);
   await alertWords.load();
+  const preferences = new UserPreferences(readModels);
+  await preferences.load();
   // Its own projection of the channels' muting facts, for the unread count.
   const mutedChannels = new MutedChannels(readModels);
   // Where new channels are announced (accounts' organization setting).
@@ -63,7 +66,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, preferences.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -168,11 +171,11 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       value: await channelTopics({ directory, model }, actor, params.channel_id, params.allow_empty_topic_name),
     })),
     serve(api.setTyping, async (params, { actor }) => {
-      await setTyping({ directory, userGroups, model, bus }, actor, params);
+      await setTyping({ directory, userGroups, model, bus, preferences }, actor, params);
       return { value: {} };
     }),
     serve(api.setEditTyping, async (params, { actor }) => {
-      await setEditTyping({ directory, userGroups, model, bus }, actor, params);
+      await setEditTyping({ directory, userGroups, model, bus, preferences }, actor, params);
       return { value: {} };
     }),
   ]);

@@ -95,3 +95,19 @@ describe('edit typing', () => {
     expect(() => decideEditTyping(user(2), 'start', message, [user(1), user(2)])).toThrow('permission');
   });
 });
+
+describe('receives_typing_notifications turned off', () => {
+  const optedOut = new Set([2]);
+  it('leaves those users out of direct, channel and edit typing, and no one else', () => {
+    expect(decideDirectTyping(user(3), 'start', [user(2), user(3)], optedOut).user_ids).toEqual([3]);
+    expect(decideChannelTyping(user(1), 'start', channel(), [user(1), user(2), user(3)], NOW, NO_CUSTOM_GROUPS, optedOut).user_ids).toEqual([1, 3]);
+    const message = { id: 50, sender_id: 1, recipient: { type: 'direct' as const, user_ids: [1, 2] } };
+    expect(decideEditTyping(user(1), 'start', message, [user(1), user(2)], optedOut).user_ids).toEqual([1]);
+  });
+
+  it('still names them in the event (the conversation is theirs), and refuses as before', () => {
+    const notice = decideDirectTyping(user(3), 'start', [user(2), user(3)], optedOut);
+    expect(notice.event).toMatchObject({ recipients: [{ user_id: 2 }, { user_id: 3 }] });
+    expect(() => decideDirectTyping(user(1), 'start', [], optedOut)).toThrow("Empty 'to' list");
+  });
+});

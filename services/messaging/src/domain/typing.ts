@@ -8,13 +8,11 @@ import { hasChannelPermission, isGuest, type GroupDirectory } from '@teamchat/po
 import { directParticipants, type ChannelTarget, type Participant } from './send-message';
 
 /**
- * Whether a user wants typing notifications: their `receives_typing_notifications`
- * setting, which does not exist yet (Zulip's default is true). The settings work fills
- * this in; everything that decides who hears typing goes through it.
+ * The users who turned their `receives_typing_notifications` setting off (Zulip's default
+ * is on): every decision below leaves them out of the audience.
  */
-export function receivesTypingNotifications(_user: Pick<Participant, 'id'>): boolean {
-  return true;
-}
+export type TypingOptOuts = ReadonlySet<number>;
+const NO_OPT_OUTS: TypingOptOuts = new Set();
 
 /** Zulip's max_stream_size_for_typing_notifications: busier channels get no channel typing. */
 export const MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
@@ -27,13 +25,13 @@ const who = (p: Participant) => ({ user_id: p.id, email: p.email });
  * lists them all as recipients, so clients know which conversation it is). Only active
  * users may be named, as for a direct message.
  */
-export function decideDirectTyping(sender: Participant, op: TypingOp, named: Participant[]): TypingNotice {
+export function decideDirectTyping(sender: Participant, op: TypingOp, named: Participant[], optOuts: TypingOptOuts = NO_OPT_OUTS): TypingNotice {
   if (named.length === 0) throw badRequest("Empty 'to' list");
   const inactive = named.find((u) => !u.is_active);
   if (inactive) throw badRequest(`'${inactive.email}' is no longer using this organization.`);
   const participants = directParticipants(sender, named);
   const event: TypingEvent = { type: 'typing', op, message_type: 'direct', sender: who(sender), recipients: participants.map(who) };
-  return { event, user_ids: participants.filter(receivesTypingNotifications).map((u) => u.id) };
+  return { event, user_ids: participants.filter((u) => !optOuts.has(u.id)).map((u) => u.id) };
 }
 
 /**
@@ -48,6 +46,7 @@ export function decideChannelTyping(
   subscribers: Participant[],
   nowSeconds: number,
   groups: GroupDirectory,
+  optOuts: TypingOptOuts = NO_OPT_OUTS,
 ): TypingNotice {
   const subscribed = target.subscriber_ids.includes(sender.id);
   if (target.invite_only && !subscribed) throw badRequest('Invalid channel ID');
@@ -58,7 +57,7 @@ export function decideChannelTyping(
   if (target.is_archived) throw badRequest(`Not authorized to send to channel '${target.name}'`);
   if (isGuest(sender.role) && !subscribed) throw badRequest(`Not authorized to send to channel '${target.name}'`);
   const event: TypingEvent = { type: 'typing', op, message_type: 'stream', sender: who(sender), stream_id: target.channel_id, topic: target.topic };
-  const audience = subscribers.filter((u) => u.is_active && receivesTypingNotifications(u));
+  const audience = subscribers.filter((u) => u.is_active && !optOuts.has(u.id));
   return { event, user_ids: audience.length > MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS ? [] : audience.map((u) => u.id) };
 }
 
@@ -71,10 +70,11 @@ export function decideEditTyping(
   op: TypingOp,
   message: { id: number; sender_id: number; recipient: TypingEditMessageEvent['recipient'] },
   audience: Participant[],
+  optOuts: TypingOptOuts = NO_OPT_OUTS,
 ): TypingNotice {
   if (message.sender_id !== sender.id) throw badRequest("You don't have permission to edit this message");
   const event: TypingEditMessageEvent = { type: 'typing_edit_message', op, sender_id: sender.id, message_id: message.id, recipient: message.recipient };
-  const users = audience.filter((u) => u.is_active && receivesTypingNotifications(u));
+  const users = audience.filter((u) => u.is_active && !optOuts.has(u.id));
   if (message.recipient.type === 'channel' && users.length > MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS) return { event, user_ids: [] };
   return { event, user_ids: users.map((u) => u.id) };
 }

@@ -9,6 +9,7 @@ import type { Bus } from '@teamchat/platform';
 import { normalizeTopic } from '../domain/topics';
 import { decideChannelTyping, decideDirectTyping, decideEditTyping } from '../domain/typing';
 import type { MessagesReadModel } from '../projections/messages';
+import type { UserPreferences } from '../projections/user-preferences';
 import { accessibleMessage } from '../queries/access';
 import { participant } from './send-message';
 
@@ -18,7 +19,11 @@ export interface TypingDeps {
   userGroups: Pick<UserGroups, 'snapshot'>;
   model: MessagesReadModel;
   bus: Bus;
+  /** Who turned typing notifications off (messaging's projection of their settings). */
+  preferences: Pick<UserPreferences, 'turnedOff'>;
 }
+
+const optOuts = (deps: TypingDeps) => deps.preferences.turnedOff('receives_typing_notifications');
 
 async function activeSender(directory: Directory, actor: Actor) {
   const sender = await directory.userById(actor.user_id);
@@ -51,7 +56,7 @@ export async function setTyping(deps: TypingDeps, actor: Actor, params: SetTypin
       can_send_message_group: channel.can_send_message_group ?? channelGroupSettings(channel).can_send_message_group,
     };
     const subscribers = (await directory.usersByIds(subscriberIds)).map(participant);
-    publish(deps.bus, decideChannelTyping(sender, params.op, target, subscribers, Math.floor(Date.now() / 1000), await deps.userGroups.snapshot()));
+    publish(deps.bus, decideChannelTyping(sender, params.op, target, subscribers, Math.floor(Date.now() / 1000), await deps.userGroups.snapshot(), optOuts(deps)));
     return;
   }
   if (params.to === undefined) throw badRequest("Missing 'to' argument", { var_name: 'to' });
@@ -62,7 +67,7 @@ export async function setTyping(deps: TypingDeps, actor: Actor, params: SetTypin
     throw badRequest(`Invalid user ID ${wanted.find((id) => !known.has(id))}`);
   }
   const named = found.map(participant);
-  publish(deps.bus, decideDirectTyping(sender, params.op, named));
+  publish(deps.bus, decideDirectTyping(sender, params.op, named, optOuts(deps)));
 }
 
 export async function setEditTyping(deps: TypingDeps, actor: Actor, params: SetEditTypingParams): Promise<void> {
@@ -79,5 +84,5 @@ export async function setEditTyping(deps: TypingDeps, actor: Actor, params: SetE
     audienceIds = userIds;
   }
   const audience = (await deps.directory.usersByIds(audienceIds)).map(participant);
-  publish(deps.bus, decideEditTyping(sender, params.op, { id: message._id, sender_id: message.sender_id, recipient }, audience));
+  publish(deps.bus, decideEditTyping(sender, params.op, { id: message._id, sender_id: message.sender_id, recipient }, audience, optOuts(deps)));
 }
