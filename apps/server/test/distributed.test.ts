@@ -15,6 +15,7 @@ import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
+import { emailsPageSuite } from './emails-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
 
@@ -41,6 +42,7 @@ describeWithNats('distributed mode', () => {
   convergenceSuite('distributed', () => startDistributed());
   toolsSuite('distributed', (env) => startDistributed(env));
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
+  emailsPageSuite('distributed', (env) => startDistributed(env));
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {
     const server = await startDistributed(env);
