@@ -15,6 +15,7 @@ import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints
 import { userGroupsEndpoints } from './user-groups';
 import { peopleEndpoints } from './people';
 import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
+import { systemBotMessagingEndpoints } from './system-bots';
 
 export * from './contract';
 export * from './accounts';
@@ -33,7 +34,7 @@ export * from './announcements';
 export const endpoints = {
   accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...toolsEndpoints, ...peopleEndpoints, ...announcementsAccountsEndpoints },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints },
+  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints, ...systemBotMessagingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 
