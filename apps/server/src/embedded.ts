@@ -17,6 +17,8 @@ import {
   InProcessBus,
   NotifyingEventStore,
   bridgePort,
+  createMailer,
+  developmentOutboxDir,
   openEventStore,
   openReadModels,
   type RunningService,
@@ -54,6 +56,8 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
   const store = await NotifyingEventStore.wrap(openEventStore(config), bus);
   const stores: SqliteReadModelStore[] = [];
   const running: RunningService[] = [];
+  // One mailer for the main thread's services (a thread builds its own from the same settings).
+  const mailer = createMailer(config.mail, log);
   const names = Object.keys(SERVICES) as ServiceName[];
   // Threads boot (load their modules, catch up) while the main thread's services do.
   const starting = names.filter((name) => THREADED.has(name)).map((name) => superviseServiceThread(name, bus, config, log));
@@ -62,7 +66,7 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
     for (const name of names.filter((n) => !THREADED.has(n))) {
       const readModels = openReadModels(config, name);
       stores.push(readModels);
-      running.push(await SERVICES[name]({ store, readModels, bus, log: log.child({ service: name }), config }));
+      running.push(await SERVICES[name]({ store, readModels, bus, log: log.child({ service: name }), config, mailer }));
     }
   } catch (err) {
     failure = err;
@@ -238,7 +242,7 @@ export async function startEmbeddedServer(
 ): Promise<EmbeddedServer> {
   const services = await startEmbeddedServices(config, log);
   if (config.mode === 'development') await seedDevelopmentOrganization(services.bus);
-  const app = await buildGateway({ bus: services.bus, log: log.child({ service: 'gateway' }), heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http });
+  const app = await buildGateway({ bus: services.bus, log: log.child({ service: 'gateway' }), heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http, outboxDir: developmentOutboxDir(config) });
   const url = await app.listen(listen);
   return {
     url,

@@ -2,7 +2,7 @@
  * `npm start`: the embedded server. Development mode (the default) seeds the
  * development organization on first start; TEAMCHAT_MODE=production seeds nothing.
  */
-import { createLogger, loadConfig } from '@teamchat/platform';
+import { createLogger, describeMailTransport, developmentOutboxDir, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServer } from './embedded';
 
 async function main() {
@@ -11,6 +11,10 @@ async function main() {
   const port = Number(process.env.PORT ?? 9991);
   const server = await startEmbeddedServer(config, log, { host: process.env.HOST ?? '127.0.0.1', port });
   const api = `${server.url}/api/v1`;
+  // Mail that only lands in the outbox of a production server reaches nobody: say so once.
+  if (config.mode === 'production' && config.mail.transport.kind === 'outbox') {
+    log.warn({ mail: describeMailTransport(config.mail) }, 'TEAMCHAT_SMTP_HOST is not set: emails are written to the outbox, not delivered');
+  }
   process.stdout.write(
     [
       '',
@@ -21,6 +25,7 @@ async function main() {
             'Get an API key for a development user:',
             `  curl -s -X POST ${api}/dev_fetch_api_key -d username=member@example.com`,
             `Then: curl -u member@example.com:<api_key> '${api}/messages?anchor=newest&num_before=20&num_after=0'`,
+            ...(developmentOutboxDir(config) ? [`Emails the server sends are listed at ${server.url}/emails`] : [`Email: ${describeMailTransport(config.mail)}`]),
           ]
         : ['Create the organization with: npm run create-organization -- --help']),
       '',

@@ -5,7 +5,7 @@
  * answers "ready" once serving and "stopped" once everything is closed.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { NotifyingEventStore, PortBus, openEventStore, openReadModels, type ServerConfig } from '@teamchat/platform';
+import { NotifyingEventStore, PortBus, createMailer, openEventStore, openReadModels, type ServerConfig } from '@teamchat/platform';
 import pino from 'pino';
 import { SERVICES, type ServiceName } from './services';
 
@@ -23,7 +23,8 @@ async function run(data: ServiceThreadData, control: MessagePort): Promise<void>
   const bus = new PortBus(data.busPort, data.maxPayload, { carriesBytes: true });
   const store = await NotifyingEventStore.wrap(openEventStore(data.config), bus);
   const readModels = openReadModels(data.config, data.service);
-  const service = await SERVICES[data.service]({ store, readModels, bus, log, config: data.config });
+  const mailer = createMailer(data.config.mail, log);
+  const service = await SERVICES[data.service]({ store, readModels, bus, log, config: data.config, mailer });
   control.once('message', () => {
     void (async () => {
       await service.stop();

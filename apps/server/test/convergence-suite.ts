@@ -4,6 +4,8 @@
  * sent equals a fresh registration's state. Adding an action is one row of ACTIONS.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { endpoints } from '@teamchat/contracts';
+import { callContract, type Bus } from '@teamchat/platform';
 import { verifyAction } from './convergence';
 import { Client, type RunningServer } from './harness';
 
@@ -21,6 +23,8 @@ interface Context {
   /** A message of the member's in general, for the actions on a message. */
   messageId: number;
   channelId: (name: string) => Promise<number>;
+  /** The server's bus, for what services do without an HTTP route (system bots' messages). */
+  bus: () => Promise<Bus>;
 }
 
 interface ActionRow {
@@ -51,6 +55,11 @@ const ACTIONS: ActionRow[] = [
     name: 'send a group direct message',
     observers: ['member2', 'owner'],
     perform: ({ clients, ids }) => clients.member.post('/messages', { type: 'direct', to: JSON.stringify([ids.member2, ids.owner]), content: 'all three' }),
+  },
+  {
+    name: 'the welcome bot sends a direct message',
+    observers: ['member', 'member2'],
+    perform: async ({ bus, ids }) => callContract(await bus(), endpoints.messaging.sendSystemBotMessage, { params: { bot: 'welcome', to: [ids.member], content: 'Welcome!' } }),
   },
   {
     name: 'edit a message',
@@ -491,6 +500,7 @@ export function convergenceSuite(mode: string, start: () => Promise<RunningServe
 
     beforeAll(async () => {
       server = await start();
+      ctx.bus = server.bus!;
       ctx.clients = {} as Record<Who, Client>;
       ctx.ids = {} as Record<Who, number>;
       for (const who of Object.keys(EMAILS) as Who[]) {

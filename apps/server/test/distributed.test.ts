@@ -16,6 +16,8 @@ import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
+import { emailsPageSuite } from './emails-suite';
+import { systemBotsSuite } from './system-bots-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
 import { productionSuite } from './production-suite';
@@ -45,6 +47,8 @@ describeWithNats('distributed mode', () => {
   convergenceSuite('distributed', () => startDistributed());
   toolsSuite('distributed', (env) => startDistributed(env));
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
+  emailsPageSuite('distributed', (env) => startDistributed(env));
+  systemBotsSuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {
     const server = await startDistributed(env);

@@ -16,6 +16,8 @@ import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
+import { emailsPageSuite } from './emails-suite';
+import { systemBotsSuite } from './system-bots-suite';
 import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -49,6 +51,10 @@ convergenceSuite('embedded', () => startEmbedded());
 toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
+
+emailsPageSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+
+systemBotsSuite('embedded', () => startEmbedded());
 
 // As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
 queuesSuite('embedded', async (env) => {

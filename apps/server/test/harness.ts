@@ -8,13 +8,17 @@ import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, loadConfig } from '@teamchat/platform';
+import { createLogger, loadConfig, NatsBus, type Bus } from '@teamchat/platform';
 import { startNatsServer } from '@teamchat/platform/testing';
 import { startEmbeddedServer, type ServiceThread } from '../src/embedded';
 
 export interface RunningServer {
   /** Base URL of the API, ending in /api/v1. */
   api: string;
+  /** The data directory every process of the server shares (its outbox among others). */
+  dataDir?: string;
+  /** The server's bus, for internal commands no HTTP route reaches (closed with the server). */
+  bus?: () => Promise<Bus>;
   /** The embedded mode's service threads. */
   threads?: readonly ServiceThread[];
   stop(): Promise<void>;
@@ -30,7 +34,7 @@ export async function startEmbedded(dataDir = tempDataDir(), env: Record<string,
   process.env.LOG_LEVEL ??= 'silent';
   const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: dataDir, TEAMCHAT_HEARTBEAT_SECONDS: '2', TEAMCHAT_CHECK_REPLIES: '1', ...env });
   const server = await startEmbeddedServer(config, createLogger('test'), { host: '127.0.0.1', port: 0 });
-  return { api: `${server.url}/api/v1`, threads: server.threads, stop: () => server.stop() };
+  return { api: `${server.url}/api/v1`, dataDir, bus: async () => server.bus, threads: server.threads, stop: () => server.stop() };
 }
 
 function waitForLine(child: ChildProcess, prefix: string, timeoutMs = 60_000): Promise<string> {
@@ -188,8 +192,11 @@ export async function startDistributed(extraEnv: Record<string, string> = {}, op
     );
     proxy = gateways.length > 1 ? await alternatingProxy(gateways) : undefined;
     const url = proxy?.url ?? gateways[0]!;
+    let testBus: Promise<NatsBus> | undefined;
     return {
       api: `${url}/api/v1`,
+      dataDir,
+      bus: () => (testBus ??= NatsBus.connect(nats.url, 'test')),
       gateways: gateways.map((gateway) => `${gateway}/api/v1`),
       get env() {
         return { ...env, NATS_URL: nats.url };
@@ -210,6 +217,7 @@ export async function startDistributed(extraEnv: Record<string, string> = {}, op
         nats = await startNatsServer(nats.port);
       },
       async stop() {
+        await (await testBus)?.close();
         await proxy?.close();
         await Promise.all(children.map(stopChild));
         await nats.stop();

@@ -146,8 +146,8 @@ export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
         const registered = (await clients.member.post('/register', { fetch_event_types: JSON.stringify(['realm_user', 'realm_bot']) })).body;
         expect(registered.realm_users.map((u: any) => u.user_id)).toEqual(expect.arrayContaining(Object.values(ids)));
         for (const user of registered.realm_users) for (const field of PROFILE_FIELDS) expect(user).toHaveProperty(field);
-        // The notification bot, of no organization, is the only cross-realm bot.
-        expect(registered.cross_realm_bots.map((b: any) => b.email)).toEqual(['notification-bot@zulip.com']);
+        // The system bots, of no organization, are the cross-realm bots.
+        expect(registered.cross_realm_bots.map((b: any) => b.email)).toEqual(['notification-bot@zulip.com', 'welcome-bot@zulip.com']);
         // A member sees only their own bots, an administrator every bot.
         expect(registered.realm_bots.every((b: any) => b.owner_id === ids.member)).toBe(true);
         expect((await bots('admin')).map((b) => b.user_id)).toContain(ids.bot);

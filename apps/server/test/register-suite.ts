@@ -40,9 +40,10 @@ export function registerSuite(mode: string, start: () => Promise<RunningServer>)
       expect(body).toMatchObject({ result: 'success', last_event_id: -1, zulip_merge_base: expect.any(String), realm_name: expect.any(String) });
       expect(body.realm_users.map((u: { user_id: number }) => u.user_id)).toEqual(expect.arrayContaining([ids.member, ids.guest]));
       expect(body.realm_non_active_users).toEqual([]);
-      // The notification bot, outside the organization, which announces new channels in general.
+      // The system bots, outside the organization: the notification bot (which announces new channels in general) and the welcome bot.
       expect(body.cross_realm_bots).toEqual([
-        expect.objectContaining({ user_id: NOTIFICATION_BOT_ID, email: 'notification-bot@zulip.com', full_name: 'Notification Bot', is_bot: true }),
+        expect.objectContaining({ user_id: NOTIFICATION_BOT_ID, email: 'notification-bot@zulip.com', full_name: 'Notification Bot', is_bot: true, is_system_bot: true }),
+        expect.objectContaining({ user_id: 2_000_000_002, email: 'welcome-bot@zulip.com', full_name: 'Welcome Bot', is_bot: true, is_system_bot: true }),
       ]);
       expect(body.realm_new_stream_announcements_stream_id).toBe(body.subscriptions.find((s: { name: string }) => s.name === 'general').stream_id);
       expect(body.realm_bots).toEqual([]);

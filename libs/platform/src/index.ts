@@ -11,3 +11,5 @@ export * from './kit';
 export { EsdbEventStore, type EsdbClient, type EsdbEventStoreOptions } from './adapters/esdb-event-store';
 export { connectEsdb } from './adapters/esdb-client';
 export { MongoReadModelStore, type MongoReadModelOptions } from './adapters/mongo-read-models';
+export { OutboxMailer, readOutbox, type OutboxEntry } from './adapters/outbox-mailer';
+export { MailDeliveryError, SmtpMailer, type SmtpMailerOptions } from './adapters/smtp-mailer';

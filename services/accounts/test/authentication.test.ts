@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { isApiError, ROLE } from '@teamchat/contracts';
-import { authenticatedActor, emailClaim, keyHolder, type AccountHolder } from '../src/domain/authentication';
+import { authenticatedActor, emailClaim, keyHolder, loginAddress, type AccountHolder } from '../src/domain/authentication';
 import { deriveApiKey, hashApiKey } from '../src/domain/credentials';
 
 const KEY = deriveApiKey('server-secret', 'salt');
@@ -60,5 +60,13 @@ describe('emailClaim', () => {
     ['a number', 4, 'BAD_REQUEST 400: No email specified in JSON web token claims'],
   ])('%s', (_, claim, expected) => {
     expect(refusal(() => emailClaim(claim))).toBe(expected);
+  });
+});
+
+describe('loginAddress', () => {
+  it('passes any address but a system bot\'s, which names no account to log into', () => {
+    expect(loginAddress('mark@example.com')).toBe('mark@example.com');
+    expect(loginAddress('notification-bot@zulip.com')).toBeUndefined();
+    expect(loginAddress(' Welcome-Bot@Zulip.COM ')).toBeUndefined();
   });
 });

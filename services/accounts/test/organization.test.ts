@@ -171,6 +171,9 @@ describe('decideCreateUser', () => {
       msg: "Email 'MEMBER@Acme.Example' already in use",
     }));
 
+  it.each(['welcome-bot@zulip.com', 'Notification-Bot@Zulip.com'])('refuses %j, a system bot\'s address', (email) =>
+    when(acme, { ...newMember, email }).thenThrows({ code: 'BAD_REQUEST', msg: `Email '${email}' is reserved for system bots` }));
+
   it('refuses the email of a deactivated user', () =>
     when([...acme, { type: 'UserDeactivated', user_id: 4 }], { ...newMember, email: 'member@acme.example' }).thenThrows({
       msg: /already in use/,

@@ -1,15 +1,17 @@
 /**
  * The gateway as its own process (distributed mode).
  *   NATS_URL   the bus; HOST, PORT   where to listen (default 127.0.0.1:9991)
+ *   In development mode with the outbox, GET /emails lists the outbox of TEAMCHAT_DATA_DIR:
+ *   the services that send mail must share that directory to appear there.
  */
-import { connectBus, createLogger, exitOnStartupFailure, loadConfigOrExplain, loadEngineSettings } from '@teamchat/platform';
+import { connectBus, createLogger, developmentOutboxDir, exitOnStartupFailure, loadConfigOrExplain, loadEngineSettings } from '@teamchat/platform';
 import { buildGateway } from './server';
 
 async function main() {
   const log = createLogger('gateway');
   const config = loadConfigOrExplain();
   const bus = await connectBus(loadEngineSettings('gateway'), 'gateway');
-  const app = await buildGateway({ bus, log, heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http, sharedWrites: true });
+  const app = await buildGateway({ bus, log, heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http, sharedWrites: true, outboxDir: developmentOutboxDir(config) });
   const address = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 9991) });
   process.stdout.write(`READY gateway ${address}\n`);
   const stop = async () => {

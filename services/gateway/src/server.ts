@@ -18,6 +18,7 @@ import { GatewayPeers } from './http/peers';
 import { decodeParams } from './http/decode';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
 import { joinMembers } from './http/response';
+import { registerEmailsPage } from './pages/emails';
 import { routes, type Route } from './routes';
 
 export const API_PREFIX = '/api/v1';
@@ -36,6 +37,11 @@ export interface GatewayOptions {
    * position is then shared with them, so read-your-writes holds across gateways.
    */
   sharedWrites?: boolean;
+  /**
+   * The development outbox's directory: serves GET /emails, the page that lists what was
+   * sent. Given only in development mode with the outbox transport (absent: no page).
+   */
+  outboxDir?: string;
 }
 
 const MAX_HEADER_BYTES = 256 * 1024;
@@ -250,6 +256,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   app.setNotFoundHandler({ preValidation: checkCaller(undefined) }, (request, reply) =>
     sendError(reply, { code: 'NOT_FOUND', status: 404, msg: `No such endpoint: ${request.method} ${request.url.split('?')[0]}` }),
   );
+
+  if (options.outboxDir !== undefined) registerEmailsPage(app, options.outboxDir, checkCaller(undefined));
 
   // Keyed by the path's shape: one path may name its parameter differently per method
   // (`/users/{user_id}` for DELETE, `/users/{user_id_or_email}` for GET), which the

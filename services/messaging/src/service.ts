@@ -39,6 +39,7 @@ import { getMessages, selectMessageIds } from './queries/get-messages';
 import { messagingState } from './queries/register-state';
 import { MutedChannels } from './projections/muted-channels';
 import { announceNewChannel } from './handlers/announce';
+import { sendSystemBotMessage } from './handlers/system-bot-message';
 import { renderMessages } from './queries/render-messages';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
@@ -94,6 +95,10 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.announceNewChannel, async (params) => {
       const { position, ...value } = await announceNewChannel({ directory, announcements, messages, renderer, recipientIdFor: changeDeps.recipientIdFor }, params);
+      return { value, position };
+    }),
+    serve(api.sendSystemBotMessage, async (params) => {
+      const { position, ...value } = await sendSystemBotMessage({ directory, messages, renderer, recipientIdFor: changeDeps.recipientIdFor }, params);
       return { value, position };
     }),
     serve(api.registerState, async (params, { actor }) => {

@@ -16,6 +16,7 @@ import { userGroupsEndpoints } from './user-groups';
 import { peopleEndpoints } from './people';
 import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
 import { orgEndpoints } from './org';
+import { systemBotMessagingEndpoints } from './system-bots';
 
 export * from './contract';
 export * from './accounts';
@@ -43,7 +44,7 @@ export const endpoints = {
     ...orgEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints },
+  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints, ...systemBotMessagingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 

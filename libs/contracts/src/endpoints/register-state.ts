@@ -51,7 +51,8 @@ export const AccountsState = z.object({
   me: z.record(z.string(), z.unknown()).optional(),
   realm_users: z.array(RealmUser).optional(),
   realm_non_active_users: z.array(RealmUser).optional(),
-  cross_realm_bots: z.array(RealmUser).optional(),
+  /** The system bots (system-bots.ts), marked as Zulip marks them. */
+  cross_realm_bots: z.array(RealmUser.extend({ is_system_bot: z.boolean() })).optional(),
   realm_bots: z.array(RealmBot).optional(),
   realm_user_groups: z.array(UserGroup).optional(),
   user_settings: UserSettings.optional(),

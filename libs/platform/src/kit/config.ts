@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { loadMailSettings, type MailSettings } from './mail';
 
 export interface ServerConfig {
   mode: 'development' | 'production';
@@ -35,6 +36,8 @@ export interface ServerConfig {
   partialSubscribersMinChannelSize: number;
   /** Bot storage and video calls (accounts). */
   tools: ToolSettings;
+  /** Outgoing email: the outbox or SMTP (see createMailer). */
+  mail: MailSettings;
 }
 
 export interface ToolSettings {
@@ -213,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     eventQueues: loadEventQueueSettings(env),
     tools: loadToolSettings(env),
     partialSubscribersMinChannelSize: positiveInteger(env, 'TEAMCHAT_PARTIAL_SUBSCRIBERS_MIN', 1000),
+    mail: loadMailSettings(env, dataDir, realmHost),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Bus } from '../ports/bus';
+import type { Mailer } from '../ports/mailer';
 import type { EventStore } from '../ports/event-store';
 import type { ReadModelStore } from '../ports/read-models';
 import type { ServerConfig } from './config';
@@ -11,6 +12,8 @@ export interface ServiceDeps {
   bus: Bus;
   log: Logger;
   config: ServerConfig;
+  /** Outgoing email, built once per process from config.mail (createMailer). */
+  mailer: Mailer;
   /**
    * This process's instance name in the distributed mode (TEAMCHAT_INSTANCE), where a
    * service may run as several; absent in the embedded server. The events service names

@@ -16,6 +16,7 @@ import { loadConfig } from './config';
 import type { RunningService, ServiceDeps } from './context';
 import { ConfigurationError, loadEngineSettings, maskUrl, reach, type EngineSettings } from './engines';
 import { createLogger } from './logger';
+import { createMailer } from './mail';
 import { NotifyingEventStore } from './notifying-store';
 import { openEventStore, openReadModels } from './storage';
 
@@ -102,7 +103,7 @@ export async function runServiceProcess(name: string, start: (deps: ServiceDeps)
     closers.push(() => store.close());
     const readModels = await openModels(settings, config, name);
     closers.push(() => readModels.close());
-    deps = { store, readModels, bus, log, config, instance: settings.instance };
+    deps = { store, readModels, bus, log, config, mailer: createMailer(config.mail, log), instance: settings.instance };
     service = await start(deps);
   } catch (err) {
     for (const close of closers.reverse()) await close().catch(() => undefined);

@@ -3,7 +3,7 @@
  * only active users authenticate or receive their key. Pure: the user and their
  * credential come from the caller, who looked them up.
  */
-import { ApiError, badRequest, type Actor } from '@teamchat/contracts';
+import { ApiError, badRequest, isSystemBotEmail, type Actor } from '@teamchat/contracts';
 import { apiKeyMatches } from './credentials';
 
 /** A user as authentication reads them from the directory. */
@@ -18,6 +18,15 @@ export interface AccountHolder {
 
 const invalidApiKey = () => new ApiError('INVALID_API_KEY', 'Invalid API key', 401);
 const deactivated = () => new ApiError('USER_DEACTIVATED', 'Account is deactivated', 401);
+
+/**
+ * The account an address names, for logging in: none for a system bot's address (the
+ * notification and welcome bots have no account, and never will: their addresses are
+ * refused before any lookup, so no row that might appear under one could be logged into).
+ */
+export function loginAddress(email: string): string | undefined {
+  return isSystemBotEmail(email) ? undefined : email;
+}
 
 /**
  * HTTP Basic: an unknown email and a wrong key are refused alike, so that a caller cannot

@@ -3,7 +3,7 @@
  * holds both because user ids and email uniqueness need one consistency boundary.
  * Pure: the clock, ids and key material come in with the command.
  */
-import { badRequest, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
+import { badRequest, isSystemBotEmail, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
 import { codePointLength, isAdministrator, isOwner, systemGroupOfRole } from '@teamchat/policies';
 
 export interface RegisteredUser {
@@ -158,6 +158,8 @@ export function userCreated(state: OrganizationState, user: NewUser, credentials
   const email = user.email.trim();
   if (!EMAIL.test(email)) throw badRequest(`Invalid email '${user.email}'`);
   if (state.usersByEmail.has(email.toLowerCase())) throw badRequest(`Email '${email}' already in use`);
+  // The system bots' addresses are theirs in every organization (system-bots.ts).
+  if (isSystemBotEmail(email)) throw badRequest(`Email '${email}' is reserved for system bots`);
   const fullName = user.full_name.trim();
   if (fullName.length === 0 || codePointLength(fullName) > 100) throw badRequest('Invalid full name');
   if (!ROLES.includes(user.role)) throw badRequest(`Invalid role ${user.role}`);

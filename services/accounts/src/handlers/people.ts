@@ -7,6 +7,7 @@ import { ApiError, badRequest, cachedGravatarUrls, endpoints, streams, type Acto
 import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import type { AggregateRepository, AppendResult, ServerConfig } from '@teamchat/platform';
 import { emailDomainOf } from '@teamchat/policies';
+import { loginAddress } from '../domain/authentication';
 import { deriveApiKey, newCredentials } from '../domain/credentials';
 import { checkFullName, decideCreateUser, decideReactivateUser, type OrganizationState } from '../domain/organization';
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordMatches } from '../domain/passwords';
@@ -143,7 +144,9 @@ const authenticationFailed = () => new ApiError('AUTHENTICATION_FAILED', 'Your u
  * learns that the account is deactivated.
  */
 export async function fetchApiKey(deps: PeopleDeps, params: Params<'fetchApiKey'>) {
-  const user = params.password.length <= MAX_PASSWORD_LENGTH ? await deps.directory.userByEmail(params.username.trim()) : undefined;
+  const address = loginAddress(params.username.trim());
+  // The password is still hashed for a system bot's address: the refusal takes as long as any.
+  const user = params.password.length <= MAX_PASSWORD_LENGTH && address !== undefined ? await deps.directory.userByEmail(address) : undefined;
   const stored = user && (await deps.accounts.passwords.get(user._id));
   const matches = await passwordMatches(params.password, stored?.password_hash);
   if (!user || !matches) throw authenticationFailed();

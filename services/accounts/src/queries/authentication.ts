@@ -6,7 +6,7 @@ import { ApiError, badRequest, type Actor } from '@teamchat/contracts';
 import type { Directory, UserDoc } from '@teamchat/directory';
 import type { ServerConfig } from '@teamchat/platform';
 import { jwtVerify } from 'jose';
-import { authenticatedActor, emailClaim, keyHolder } from '../domain/authentication';
+import { authenticatedActor, emailClaim, keyHolder, loginAddress } from '../domain/authentication';
 import { deriveApiKey } from '../domain/credentials';
 import type { AccountsReadModel } from '../projections/credentials';
 import { userProfile } from './profile';
@@ -18,7 +18,8 @@ export interface AuthDeps {
 }
 
 export async function authenticate(deps: AuthDeps, email: string, apiKey: string, client: string): Promise<Actor> {
-  const user = await deps.directory.userByEmail(email);
+  const address = loginAddress(email);
+  const user = address === undefined ? undefined : await deps.directory.userByEmail(address);
   const credential = user && (await deps.accounts.credentialOf(user._id));
   return authenticatedActor(user, credential, apiKey, client);
 }
@@ -32,7 +33,8 @@ export async function keyFor(deps: AuthDeps, user: UserDoc): Promise<string> {
 
 export async function devFetchApiKey(deps: AuthDeps, username: string) {
   if (deps.config.mode !== 'development') throw badRequest('DevAuthBackend not enabled.');
-  const user = keyHolder(await deps.directory.userByEmail(username), 'This user does not exist.');
+  const address = loginAddress(username);
+  const user = keyHolder(address === undefined ? undefined : await deps.directory.userByEmail(address), 'This user does not exist.');
   return { api_key: await keyFor(deps, user), email: user.email, user_id: user._id };
 }
 
@@ -45,7 +47,8 @@ export async function jwtFetchApiKey(deps: AuthDeps, token: string, includeProfi
   } catch {
     throw badRequest('Bad JSON web token');
   }
-  const user = keyHolder(await deps.directory.userByEmail(emailClaim(email)), 'Invalid email in JSON web token');
+  const address = loginAddress(emailClaim(email));
+  const user = keyHolder(address === undefined ? undefined : await deps.directory.userByEmail(address), 'Invalid email in JSON web token');
   return {
     api_key: await keyFor(deps, user),
     email: user.email,

@@ -1,0 +1,68 @@
+/**
+ * A direct message from a system bot (the notification bot, the welcome bot): what the
+ * server itself says to users, such as "your invitee joined" or the organization's welcome
+ * text. No permission applies, as for Zulip's internal sends: only trusted services reach
+ * the command. The bot has no history of its own, so only the recipients receive the
+ * message, and it is unread for each of them. Pure: the recipients (looked up), the
+ * rendering, the recipient id and the clock come from the caller.
+ */
+import { badRequest, isSystemBotId, LIMITS, type FactOf, type SystemBot } from '@teamchat/contracts';
+import { codePointLength } from '@teamchat/policies';
+
+export interface SystemBotRecipient {
+  id: number;
+  email: string;
+  full_name: string;
+  is_active: boolean;
+}
+
+export interface SystemBotMessage {
+  bot: SystemBot;
+  /** The users named, resolved; undefined where an id names nobody. */
+  recipients: { user_id: number; user: SystemBotRecipient | undefined }[];
+  content: string;
+  rendered_content: string;
+  mentioned_user_ids: number[];
+  recipient_id: number;
+  now: number;
+}
+
+/** Everyone in the conversation, the bot included, once each, by id: the recipient key's and display's order. */
+export function systemBotConversation(bot: SystemBot, recipientIds: readonly number[]): number[] {
+  return [...new Set([bot.user_id, ...recipientIds])].sort((a, b) => a - b);
+}
+
+export function decideSystemBotMessage(cmd: SystemBotMessage): FactOf<'MessageSent'> {
+  if (cmd.content.trim().length === 0) throw badRequest('Message must not be empty');
+  if (codePointLength(cmd.content) > LIMITS.max_message_length) throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
+  const users = new Map<number, SystemBotRecipient>();
+  for (const { user_id, user } of cmd.recipients) {
+    // A system bot cannot be a recipient: it has no history nor queue to receive into.
+    if (!user || isSystemBotId(user_id)) throw badRequest(`Invalid user ID ${user_id}`);
+    if (!user.is_active) throw badRequest(`'${user.email}' is no longer using Zulip.`);
+    users.set(user.id, user);
+  }
+  const recipientIds = [...users.keys()].sort((a, b) => a - b);
+  const display = [
+    { id: cmd.bot.user_id, email: cmd.bot.email, full_name: cmd.bot.full_name, is_mirror_dummy: false },
+    ...recipientIds.map((id) => ({ id, email: users.get(id)!.email, full_name: users.get(id)!.full_name, is_mirror_dummy: false })),
+  ].sort((a, b) => a.id - b.id);
+  return {
+    type: 'MessageSent',
+    sender_id: cmd.bot.user_id,
+    sender_email: cmd.bot.email,
+    sender_full_name: cmd.bot.full_name,
+    recipient: { type: 'direct', users: display },
+    content: cmd.content,
+    rendered_content: cmd.rendered_content,
+    is_me_message: false,
+    client: cmd.bot.client,
+    recipient_id: cmd.recipient_id,
+    timestamp: Math.floor(cmd.now / 1000),
+    recipient_user_ids: recipientIds,
+    mentioned_user_ids: cmd.mentioned_user_ids.filter((id) => users.has(id)),
+    wildcard_mentioned_user_ids: [],
+    read_by_sender: false,
+    local_echo: null,
+  };
+}
