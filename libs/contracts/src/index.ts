@@ -6,6 +6,7 @@ export * from './channel-settings';
 export * from './channel';
 export * from './facts';
 export * from './tools-facts';
+export * from './scheduled-facts';
 export * from './bus';
 export * from './endpoints';
 export * from './message';

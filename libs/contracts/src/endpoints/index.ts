@@ -15,6 +15,7 @@ import { accountsStateEndpoints, channelsStateEndpoints, messagingStateEndpoints
 import { userGroupsEndpoints } from './user-groups';
 import { peopleEndpoints } from './people';
 import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
+import { scheduledEndpoints } from './scheduled';
 
 export * from './contract';
 export * from './accounts';
@@ -29,11 +30,12 @@ export * from './user-groups';
 export * from './tools';
 export * from './people';
 export * from './announcements';
+export * from './scheduled';
 
 export const endpoints = {
   accounts: { ...accountsEndpoints, ...accountsStateEndpoints, ...userGroupsEndpoints, ...toolsEndpoints, ...peopleEndpoints, ...announcementsAccountsEndpoints },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints },
+  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints, ...scheduledEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 

@@ -26,6 +26,7 @@ import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
 import type { Delivery } from './delivery';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { toolsFanOut } from './tools-fan-out';
+import { scheduledFanOut } from './scheduled-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
@@ -194,6 +195,7 @@ const fanOut = {
     },
   ],
   ...toolsFanOut,
+  ...scheduledFanOut,
 } satisfies { [T in FactType]: FanOutCase<T> };
 
 function userGroupOf(fact: FactOf<'UserGroupCreated'>): UserGroup {
