@@ -15,6 +15,7 @@ import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
+import { scheduledSuite } from './scheduled-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
 
@@ -41,6 +42,19 @@ describeWithNats('distributed mode', () => {
   convergenceSuite('distributed', () => startDistributed());
   toolsSuite('distributed', (env) => startDistributed(env));
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
+  // Two messaging instances race for every delivery: each must still happen once.
+  scheduledSuite('distributed, two of everything', async () => {
+    const server = await startDistributed({}, { instances: 2, gateways: 2 });
+    return {
+      ...server,
+      api: server.api,
+      async whileMessagingIsDown(meanwhile) {
+        await server.kill('messaging');
+        await meanwhile();
+        await server.restart('messaging');
+      },
+    };
+  });
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {
     const server = await startDistributed(env);

@@ -18,7 +18,7 @@ import {
   type FactOf,
   type ScheduledSnapshot,
 } from '@teamchat/contracts';
-import { encodeHashComponent, topicNarrowPath } from '@teamchat/markdown';
+import { topicNarrowPath } from '@teamchat/markdown';
 import { codePointLength } from '@teamchat/policies';
 
 export type ScheduledStatus = 'absent' | 'pending' | 'delivering' | 'delivered' | 'failed' | 'deleted';
@@ -59,7 +59,7 @@ export const MAX_REMINDER_NOTE_LENGTH = 1000;
 
 export const scheduledNotFound = () => new ApiError('BAD_REQUEST', 'Scheduled message does not exist', 404);
 export const reminderNotFound = () => new ApiError('BAD_REQUEST', 'Reminder does not exist', 404);
-const notInFuture = () => badRequest('Scheduled delivery time must be in the future.');
+export const notInFuture = () => badRequest('Scheduled delivery time must be in the future.');
 const alreadySent = () => badRequest('Scheduled message was already sent');
 
 export function checkDeliveryTime(timestamp: number, now: number): void {
@@ -183,7 +183,7 @@ export function reminderContent(message: RemindedMessage, note: string | null, r
     const others = message.recipient.users.filter((u) => u.id !== message.sender.id);
     const shown = others.length > 0 ? others : [message.sender];
     const ids = message.recipient.users.map((u) => u.id).sort((a, b) => a - b);
-    link = `${realmUri}/#narrow/dm/${encodeHashComponent(`${ids.join(',')}-dm`)}/near/${message.id}`;
+    link = `${realmUri}/#narrow/dm/${ids.join(',')}-dm/near/${message.id}`;
     head = `You requested a reminder for the following direct message${noted}\n\n${silentMention(message.sender)} [said](${link}) to ${shown.map(silentMention).join(', ')}:`;
   }
   const fence = fenceFor(message.content);

@@ -22,6 +22,7 @@ import {
   decideEditScheduled,
   decideSchedule,
   reminderContent,
+  notInFuture,
   reminderNotFound,
   scheduledNotFound,
   type RemindedMessage,
@@ -98,6 +99,8 @@ export async function updateScheduledMessage(deps: ScheduledDeps, actor: Actor, 
   const now = clock(deps);
   if (scheduled_delivery_timestamp !== undefined) checkDeliveryTime(scheduled_delivery_timestamp, now);
   const doc = await ownDoc(deps, actor, params.scheduled_message_id, 'scheduled');
+  // Before the message is checked again, as Zulip: what failed needs a new time first (the decider holds to it too).
+  if (doc.status === 'failed' && scheduled_delivery_timestamp === undefined) throw notInFuture();
   const before = doc.scheduled;
   const timestamp = scheduled_delivery_timestamp ?? before.scheduled_delivery_timestamp;
   let scheduled: ScheduledSnapshot = { ...before, scheduled_delivery_timestamp: timestamp, client: actor.client };
