@@ -161,7 +161,8 @@ export async function createReminder(deps: ScheduledDeps & AccessDeps, actor: Ac
   const note = params.note === undefined ? null : params.note.replace(/^\n+/, '').trimEnd();
   checkNote(note);
   const content = reminderContent(remindedMessage(message), note, deps.realmUri);
-  const rendered = await deps.renderer.render(content, { sender_id: actor.user_id, recipient_user_ids: [actor.user_id], topic_participant_ids: [] });
+  // As a preview: the quoted message's group mentions were checked when it was sent, and mention nobody here.
+  const rendered = await deps.renderer.render(content, { sender_id: actor.user_id, recipient_user_ids: [actor.user_id], topic_participant_ids: [], preview: true });
   const scheduled: ScheduledSnapshot = {
     kind: 'reminder',
     user_id: actor.user_id,
