@@ -22,6 +22,7 @@ import { callContract, createLogger, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServer, type EmbeddedServer } from '@teamchat/server';
 import type autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { measureScheduledDelivery, type ScheduledReport } from './scheduled';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -344,6 +345,7 @@ async function main(): Promise<number> {
   let rssAfterSeeding = 0;
   let delivery: DeliveryReport | undefined;
   let crowdReport: CrowdReport | undefined;
+  let scheduled: ScheduledReport | undefined;
   try {
     const api = `${server.url}/api/v1`;
     const login = async (email: string) => {
@@ -400,6 +402,7 @@ async function main(): Promise<number> {
       record(row);
     }
     if (ONLY.test('event delivery')) delivery = await profiled('event delivery', () => measureDelivery(server, api, member));
+    if (ONLY.test('scheduled delivery')) scheduled = await profiled('scheduled delivery', () => measureScheduledDelivery(api, member));
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -425,14 +428,23 @@ async function main(): Promise<number> {
         `CPU per delivery: ${delivery.serverCpuPerDelivery.toFixed(0)} µs server, ${delivery.clientCpuPerDelivery.toFixed(0)} µs pollers`,
     );
   }
+  if (scheduled) {
+    console.log(
+      `scheduled delivery, ${scheduled.count} messages scheduled for the same second (scheduling took ${(scheduled.schedulingMs / 1000).toFixed(1)} s): ` +
+        `lateness from the scheduled second to the message's event p50 ${scheduled.p50.toFixed(0)} ms, p99 ${scheduled.p99.toFixed(0)} ms, max ${scheduled.max.toFixed(0)} ms; ` +
+        `${scheduled.missing} missing, ${scheduled.duplicates} twice`,
+    );
+  }
   // The server shares this process: its resident memory, read-model caches included.
   const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
   console.log(`server process memory (RSS): ${mib(rssAfterSeeding)} after seeding, ${mib(process.memoryUsage().rss)} at the end`);
   const failed = rows.filter(({ result }) => result.non2xx > 0 || result.errors > 0);
   for (const { name, result } of failed) console.error(`FAIL ${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
+  const scheduledFailed = scheduled !== undefined && (scheduled.missing > 0 || scheduled.duplicates > 0);
+  if (scheduledFailed) console.error(`FAIL scheduled delivery: ${scheduled!.missing} missing, ${scheduled!.duplicates} twice`);
   const deliveryFailed = delivery !== undefined && (delivery.missing > 0 || delivery.duplicates > 0);
   if (deliveryFailed) console.error(`FAIL event delivery: ${delivery!.missing} missing, ${delivery!.duplicates} duplicated`);
-  return failed.length || deliveryFailed ? 1 : 0;
+  return failed.length || deliveryFailed || scheduledFailed ? 1 : 0;
 }
 
 main().then(

@@ -355,6 +355,43 @@ const ACTIONS: ActionRow[] = [
       return clients.member2.request('PATCH', '/settings', { enable_drafts_synchronization: true }, { query: false });
     },
   },
+  // Scheduled messages and reminders (issue 17).
+  {
+    name: 'schedule, edit and delete scheduled messages',
+    observers: ['member', 'member2'],
+    perform: async ({ clients, ids }) => {
+      const later = Math.floor(Date.now() / 1000) + 3600;
+      const kept = await clients.member.post('/scheduled_messages', { type: 'stream', to: 'general', topic: 'later', content: unique('kept'), scheduled_delivery_timestamp: later });
+      const id = (await clients.member.post('/scheduled_messages', { type: 'direct', to: [ids.member2], content: unique('later'), scheduled_delivery_timestamp: later + 60 })).body.scheduled_message_id;
+      await clients.member.request('PATCH', `/scheduled_messages/${kept.body.scheduled_message_id}`, { content: unique('edited'), scheduled_delivery_timestamp: later + 120 }, { query: false });
+      return clients.member.request('DELETE', `/scheduled_messages/${id}`);
+    },
+  },
+  {
+    name: 'deliver a scheduled message',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      const content = unique('delivered');
+      await clients.member.post('/scheduled_messages', { type: 'stream', to: 'general', topic: 'soon', content, scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 1 });
+      // Done once the message is in the channel and the scheduled message gone from the list.
+      for (let i = 0; i < 100; i++) {
+        const listed = (await clients.member.get('/scheduled_messages')).body.scheduled_messages as { content: string }[];
+        if (!listed.some((m) => m.content === content)) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('the scheduled message was not delivered');
+    },
+  },
+  {
+    name: 'set and delete reminders',
+    observers: ['member', 'member2'],
+    perform: async ({ clients, messageId }) => {
+      const later = Math.floor(Date.now() / 1000) + 3600;
+      await clients.member.post('/reminders', { message_id: messageId, scheduled_delivery_timestamp: later, note: 'kept' });
+      const id = (await clients.member.post('/reminders', { message_id: messageId, scheduled_delivery_timestamp: later + 60 })).body.reminder_id;
+      return clients.member.request('DELETE', `/reminders/${id}`);
+    },
+  },
   {
     name: 'add, edit and delete saved snippets',
     observers: ['member', 'member2'],

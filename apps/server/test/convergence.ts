@@ -159,6 +159,10 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
     case 'user_status':
     case 'custom_profile_fields':
       return applyOrgEvent(state, event);
+    case 'scheduled_messages':
+    case 'reminders':
+      applyScheduledEvent(state, event);
+      return;
     default:
       throw new Error(`the reducer has no case for a ${event.type} event: add one`);
   }
@@ -338,6 +342,21 @@ function applyToolsEvent(state: State, event: Event): void {
       if (event.property === 'enable_drafts_synchronization' && event.value === false && state.drafts) state.drafts = [];
       return;
   }
+}
+
+/** Scheduled messages and reminders (issue 17), as a client keeps them. */
+function applyScheduledEvent(state: State, event: Event): void {
+  if (event.type === 'scheduled_messages') {
+    if (!state.scheduled_messages) return;
+    if (event.op === 'add') state.scheduled_messages.push(...event.scheduled_messages);
+    else if (event.op === 'update')
+      state.scheduled_messages = state.scheduled_messages.map((m: Event) => (m.scheduled_message_id === event.scheduled_message.scheduled_message_id ? event.scheduled_message : m));
+    else state.scheduled_messages = without(state.scheduled_messages as Event[], (m) => m.scheduled_message_id === event.scheduled_message_id);
+    return;
+  }
+  if (!state.reminders) return;
+  if (event.op === 'add') state.reminders.push(...event.reminders);
+  else state.reminders = without(state.reminders as Event[], (r) => r.reminder_id === event.reminder_id);
 }
 
 function applyStreamEvent(state: State, event: Event): void {
@@ -543,6 +562,10 @@ export function normalize(state: State): State {
   if (Array.isArray(copy.drafts)) copy.drafts.sort((a: Event, b: Event) => b.timestamp - a.timestamp || b.id - a.id);
   if (Array.isArray(copy.saved_snippets)) copy.saved_snippets.sort((a: Event, b: Event) => a.id - b.id);
   if (copy.presences && typeof copy.presences === 'object') copy.presences = presenceAsSeen(copy.presences);
+  // In delivery order, as GET /scheduled_messages and GET /reminders list them.
+  const byDelivery = (key: string) => (a: Event, b: Event) => a.scheduled_delivery_timestamp - b.scheduled_delivery_timestamp || a[key] - b[key];
+  if (Array.isArray(copy.scheduled_messages)) copy.scheduled_messages.sort(byDelivery('scheduled_message_id'));
+  if (Array.isArray(copy.reminders)) copy.reminders.sort(byDelivery('reminder_id'));
   return copy;
 }
 

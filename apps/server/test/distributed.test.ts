@@ -18,6 +18,7 @@ import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { emailsPageSuite } from './emails-suite';
 import { systemBotsSuite } from './system-bots-suite';
+import { scheduledSuite } from './scheduled-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
 import { productionSuite } from './production-suite';
@@ -49,6 +50,19 @@ describeWithNats('distributed mode', () => {
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
   emailsPageSuite('distributed', (env) => startDistributed(env));
   systemBotsSuite('distributed', () => startDistributed());
+  // Two messaging instances race for every delivery: each must still happen once.
+  scheduledSuite('distributed, two of everything', async () => {
+    const server = await startDistributed({}, { instances: 2, gateways: 2 });
+    return {
+      ...server,
+      api: server.api,
+      async whileMessagingIsDown(meanwhile) {
+        await server.kill('messaging');
+        await meanwhile();
+        await server.restart('messaging');
+      },
+    };
+  });
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {
     const server = await startDistributed(env);

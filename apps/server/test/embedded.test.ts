@@ -18,7 +18,8 @@ import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { emailsPageSuite } from './emails-suite';
 import { systemBotsSuite } from './system-bots-suite';
-import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
+import { scheduledSuite } from './scheduled-suite';
+import { freePort, startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
 
@@ -55,6 +56,26 @@ videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 emailsPageSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 systemBotsSuite('embedded', () => startEmbedded());
+// As `npm start` runs it, on a fixed port, so that it can be stopped and started again under the same address.
+scheduledSuite('embedded', async () => {
+  const dataDir = tempDataDir();
+  const env = { PORT: String(await freePort()) };
+  let current = await startEmbeddedProcess(dataDir, env);
+  return {
+    get api() {
+      return current.api;
+    },
+    async whileMessagingIsDown(meanwhile) {
+      await current.stop();
+      await meanwhile();
+      current = await startEmbeddedProcess(dataDir, env);
+    },
+    async stop() {
+      await current.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});
 
 // As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
 queuesSuite('embedded', async (env) => {

@@ -326,3 +326,15 @@ export class Client {
     return this.request('POST', path, params);
   }
 }
+
+/** A TCP port free at the moment of asking, for a server that must come back on the same address. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = http.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -9,6 +9,7 @@ import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
+import { SCHEDULED_FACTS } from './scheduled-facts';
 
 /** Stream names, by owning service. */
 export const streams = {
@@ -41,6 +42,8 @@ export const streams = {
    * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
    */
   channelAccess: (groupFactId: string) => `channel_access-${groupFactId}`,
+  /** messaging: one scheduled message or reminder; its id is the position of its first fact. */
+  scheduledMessage: (uuid: string) => `scheduled_message-${uuid}`,
 } as const;
 
 export const OrganizationCreated = z.object({
@@ -595,6 +598,7 @@ export const Fact = z.discriminatedUnion('type', [
   UserStatusChanged,
   CustomProfileFieldsChanged,
   CustomProfileDataChanged,
+  ...SCHEDULED_FACTS,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

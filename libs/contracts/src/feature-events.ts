@@ -50,7 +50,7 @@ export const SavedSnippetsEvent = z.union([
 ]);
 export type SavedSnippetsEvent = z.infer<typeof SavedSnippetsEvent>;
 
-const ApiScheduledMessage = z.strictObject({
+export const ApiScheduledMessage = z.strictObject({
   scheduled_message_id: int(),
   type: z.enum(['stream', 'private']),
   /** A channel id, or the recipients' user ids. */
@@ -68,7 +68,7 @@ export const ScheduledMessagesEvent = z.union([
 ]);
 export type ScheduledMessagesEvent = z.infer<typeof ScheduledMessagesEvent>;
 
-const ApiReminder = z.strictObject({
+export const ApiReminder = z.strictObject({
   reminder_id: int(),
   type: z.literal('private'),
   to: ids(),

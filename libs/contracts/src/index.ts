@@ -8,6 +8,7 @@ export * from './facts';
 export * from './tools-facts';
 export * from './realm-settings';
 export * from './org-facts';
+export * from './scheduled-facts';
 export * from './bus';
 export * from './endpoints';
 export * from './message';

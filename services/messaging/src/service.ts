@@ -3,7 +3,7 @@
  * (reactions, edits and moves, deletion, personal flags, topic visibility). Wires the
  * projector and the bus endpoints; the decisions live in domain/.
  */
-import { badRequest, endpoints } from '@teamchat/contracts';
+import { badRequest, endpoints, wantsState } from '@teamchat/contracts';
 import { AnnouncementsChannel, Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
@@ -41,6 +41,10 @@ import { MutedChannels } from './projections/muted-channels';
 import { announceNewChannel } from './handlers/announce';
 import { sendSystemBotMessage } from './handlers/system-bot-message';
 import { renderMessages } from './queries/render-messages';
+import { evolveScheduled, initialScheduled } from './domain/scheduled-messages';
+import { ScheduledMessages } from './projections/scheduled-messages';
+import { createReminder, createScheduledMessage, deleteScheduled, updateScheduledMessage, type ScheduledDeps } from './handlers/scheduled-messages';
+import { ScheduledDelivery } from './handlers/scheduled-delivery';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels, config } = deps;
@@ -59,15 +63,27 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   // Its own projection of the organization's settings, for the policy its deciders take.
   const realmSettings = new RealmSettingsProjection(readModels);
   const policy = () => realmSettings.policy();
+  // Scheduled messages and reminders not yet delivered: what the scheduler scans.
+  const scheduledModel = new ScheduledMessages(readModels);
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
     name: 'messaging-4',
-    collections: [...model.collections, alertWords.collection, mutedChannels.collection],
+    collections: [...model.collections, alertWords.collection, mutedChannels.collection, scheduledModel.collection],
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, preferences.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers),
+    handlers: combineHandlers(
+      directory.handlers,
+      messagesProjection(model),
+      userGroups.handlers,
+      alertWords.handlers,
+      preferences.handlers,
+      mutedChannels.handlers,
+      announcements.handlers,
+      realmSettings.handlers,
+      scheduledModel.handlers,
+    ),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -89,6 +105,21 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     policy,
   };
 
+  const scheduledDeps: ScheduledDeps = {
+    directory,
+    userGroups,
+    model,
+    recipients,
+    messages,
+    userTopicStreams,
+    renderer,
+    alertWords,
+    scheduledStreams: new AggregateRepository(store, { initial: initialScheduled, evolve: evolveScheduled }),
+    scheduledModel,
+    realmUri: config.realmUri,
+  };
+  const delivery = new ScheduledDelivery({ ...scheduledDeps, store, log });
+
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.messaging;
 
@@ -103,7 +134,11 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     }),
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
-      const { value, position } = await projector.snapshot(() => messagingState(model, actor.user_id, params, { mutedChannelIds: (id) => mutedChannels.of(id), subscribedChannelIds: (id) => directory.subscribedChannelIds(id) }));
+      const { value, position } = await projector.snapshot(async () => ({
+        ...(await messagingState(model, actor.user_id, params, { mutedChannelIds: (id) => mutedChannels.of(id), subscribedChannelIds: (id) => directory.subscribedChannelIds(id) })),
+        ...(wantsState(params, 'scheduled_messages') ? { scheduled_messages: await scheduledModel.scheduledMessagesOf(actor.user_id) } : {}),
+        ...(wantsState(params, 'reminders') ? { reminders: await scheduledModel.remindersOf(actor.user_id) } : {}),
+      }));
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
@@ -183,10 +218,38 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       await setEditTyping({ directory, userGroups, model, bus, preferences }, actor, params);
       return { value: {} };
     }),
+    serve(api.createScheduledMessage, async (params, { actor }) => {
+      const { position, ...value } = await createScheduledMessage(scheduledDeps, actor, params);
+      return { value, position };
+    }),
+    serve(api.getScheduledMessages, async (_params, { actor }) => ({
+      value: { scheduled_messages: await scheduledModel.scheduledMessagesOf(actor.user_id) },
+    })),
+    serve(api.updateScheduledMessage, async (params, { actor }) => ({
+      value: {},
+      position: await updateScheduledMessage(scheduledDeps, actor, params),
+    })),
+    serve(api.deleteScheduledMessage, async (params, { actor }) => ({
+      value: {},
+      position: await deleteScheduled(scheduledDeps, actor, params.scheduled_message_id, 'scheduled'),
+    })),
+    serve(api.createReminder, async (params, { actor }) => {
+      const { position, ...value } = await createReminder(scheduledDeps, actor, params);
+      return { value, position };
+    }),
+    serve(api.getReminders, async (_params, { actor }) => ({
+      value: { reminders: await scheduledModel.remindersOf(actor.user_id) },
+    })),
+    serve(api.deleteReminder, async (params, { actor }) => ({
+      value: {},
+      position: await deleteScheduled(scheduledDeps, actor, params.reminder_id, 'reminder'),
+    })),
   ]);
+  delivery.start();
 
   return {
     async stop() {
+      await delivery.stop();
       await Promise.all(subscriptions.map((s) => s.unsubscribe()));
       await projector.stop();
     },

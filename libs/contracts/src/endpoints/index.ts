@@ -17,6 +17,7 @@ import { peopleEndpoints } from './people';
 import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
 import { orgEndpoints } from './org';
 import { systemBotMessagingEndpoints } from './system-bots';
+import { scheduledEndpoints } from './scheduled';
 
 export * from './contract';
 export * from './accounts';
@@ -32,6 +33,7 @@ export * from './tools';
 export * from './people';
 export * from './announcements';
 export * from './org';
+export * from './scheduled';
 
 export const endpoints = {
   accounts: {
@@ -44,7 +46,15 @@ export const endpoints = {
     ...orgEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints, ...systemBotMessagingEndpoints },
+  messaging: {
+    ...messagingEndpoints,
+    ...channelTopicsEndpoints,
+    ...messagingStateEndpoints,
+    ...typingEndpoints,
+    ...announcementsMessagingEndpoints,
+    ...systemBotMessagingEndpoints,
+    ...scheduledEndpoints,
+  },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { ApiChannel, ApiSubscription } from '../client-events';
-import { ApiChannelFolder } from '../feature-events';
+import { ApiChannelFolder, ApiReminder, ApiScheduledMessage } from '../feature-events';
 import { endpoint, type ServiceName } from './contract';
 import { BotObject, PersonObject } from './people';
 import { UserGroup } from '../groups';
@@ -82,6 +82,8 @@ export const MessagingState = z.object({
   recent_private_conversations: z.array(z.object({ max_message_id: int(), user_ids: ids() })).optional(),
   user_topics: z.array(UserTopicState).optional(),
   starred_messages: ids().optional(),
+  scheduled_messages: z.array(ApiScheduledMessage).optional(),
+  reminders: z.array(ApiReminder).optional(),
 });
 export type MessagingState = z.infer<typeof MessagingState>;
 
@@ -93,8 +95,6 @@ export const UnbuiltState = z.object({
   presence_last_update_id: int().optional(),
   realm_emoji: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   realm_linkifiers: z.array(z.record(z.string(), z.unknown())).optional(),
-  scheduled_messages: z.array(z.record(z.string(), z.unknown())).optional(),
-  reminders: z.array(z.record(z.string(), z.unknown())).optional(),
   realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
   realm_default_stream_groups: z.array(z.record(z.string(), z.unknown())).optional(),
   onboarding_steps: z.array(z.record(z.string(), z.unknown())).optional(),
@@ -142,10 +142,10 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   realm_user: 'accounts',
   realm_user_settings_defaults: null,
   recent_private_conversations: 'messaging',
-  reminders: null,
+  reminders: 'messaging',
   restart: null,
   saved_snippets: 'accounts',
-  scheduled_messages: null,
+  scheduled_messages: 'messaging',
   starred_messages: 'messaging',
   stream: 'channels',
   submessage: 'messaging',

@@ -27,6 +27,7 @@ import type { Delivery } from './delivery';
 import { realmSettingsDeliveries, userStatusEvent } from './org-fan-out';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { toolsFanOut } from './tools-fan-out';
+import { scheduledFanOut } from './scheduled-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
@@ -205,6 +206,7 @@ const fanOut = {
       user_ids: fact.audience_user_ids,
       eventFor: same({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, custom_profile_field: { id, value } } }),
     })),
+  ...scheduledFanOut,
 } satisfies { [T in FactType]: FanOutCase<T> };
 
 function userGroupOf(fact: FactOf<'UserGroupCreated'>): UserGroup {

@@ -104,7 +104,11 @@ export async function recipientIdFor(deps: Pick<SendDeps, 'recipients'>, key: st
   return result;
 }
 
-export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMessageParams) {
+/**
+ * Everything POST /messages checks, without storing: the message as it would be sent now
+ * (its recipient id not yet allocated). Scheduling a message runs it too, as Zulip does.
+ */
+export async function checkMessage(deps: SendDeps, actor: Actor, params: SendMessageParams) {
   if ((params.queue_id === undefined) !== (params.local_id === undefined)) {
     const missing = params.queue_id === undefined ? 'queue_id' : 'local_id';
     throw badRequest(`Missing '${missing}' argument`, { var_name: missing });
@@ -143,11 +147,20 @@ export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMess
     ...(deps.policy ? { policy: await deps.policy() } : {}),
   };
   // Validate before allocating a recipient id, so a refused message leaves no trace.
-  decideSendMessage({ ...command, recipient_id: 0 });
+  const fact = decideSendMessage({ ...command, recipient_id: 0 });
+  return { command, sender, target, topic, fact };
+}
+
+/**
+ * `messageStream`: where to store the message (a scheduled delivery names it in its claim,
+ * so that an attempt taken up again cannot store the message twice); a new stream otherwise.
+ */
+export async function sendMessage(deps: SendDeps, actor: Actor, params: SendMessageParams, messageStream?: string) {
+  const { command, sender, target, topic } = await checkMessage(deps, actor, params);
   const startsTopic =
     target.kind === 'channel' && topic !== undefined ? !(await deps.model.topicHasMessages(target.channel_id, topic.toLowerCase())) : false;
   const fact = decideSendMessage({ ...command, recipient_id: await recipientIdFor(deps, recipientKey(sender, target)) });
-  const { positions } = await deps.messages.create(streams.message(newId()), [fact]);
+  const { positions } = await deps.messages.create(messageStream ?? streams.message(newId()), [fact]);
   const id = positions[0]!;
 
   // The sender's topic visibility may change automatically (follow topics you start).

@@ -1,0 +1,80 @@
+/**
+ * Scheduled delivery lateness: BENCH_SCHEDULED (1,000) messages scheduled for the same
+ * second, and how long after that second each one's message reaches a client. The time
+ * of arrival is when its `message` event reaches a long-polling queue of the sender (the
+ * message's timestamp has whole seconds only), so the figure includes event delivery,
+ * a few milliseconds. Every scheduled message must arrive exactly once.
+ */
+const COUNT = Number(process.env.BENCH_SCHEDULED ?? 1000);
+const SCHEDULING_CONNECTIONS = 16;
+
+export interface ScheduledReport {
+  count: number;
+  /** Milliseconds from the scheduled second to arrival. */
+  p50: number;
+  p99: number;
+  max: number;
+  missing: number;
+  duplicates: number;
+  /** How long scheduling them took (ms), for context. */
+  schedulingMs: number;
+}
+
+async function call(url: string, init: RequestInit = {}): Promise<Record<string, any>> {
+  const response = await fetch(url, init);
+  const json = (await response.json()) as Record<string, any>;
+  if (!response.ok || json.result !== 'success') throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+
+export async function measureScheduledDelivery(api: string, sender: { authorization: string }): Promise<ScheduledReport> {
+  const headers = { authorization: sender.authorization, 'content-type': 'application/x-www-form-urlencoded' };
+  const topic = `scheduled-${Date.now()}`;
+  const queue = await call(`${api}/register`, { method: 'POST', headers, body: new URLSearchParams({ event_types: '["message"]', narrow: JSON.stringify([['topic', topic]]) }) });
+  // Far enough ahead for every request to be in before the second comes.
+  const at = Math.ceil(Date.now() / 1000) + Math.max(5, Math.ceil(COUNT / 200));
+  const started = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SCHEDULING_CONNECTIONS }, async () => {
+      while (next < COUNT) {
+        const i = next++;
+        await call(`${api}/scheduled_messages`, {
+          method: 'POST',
+          headers,
+          body: new URLSearchParams({ type: 'stream', to: 'general', topic, content: `scheduled ${i}`, scheduled_delivery_timestamp: String(at) }),
+        });
+      }
+    }),
+  );
+  const schedulingMs = Date.now() - started;
+  if (Date.now() >= at * 1000) throw new Error(`scheduling ${COUNT} messages took ${schedulingMs} ms, past their time`);
+
+  const arrivals = new Map<string, number[]>();
+  let lastEventId = queue.last_event_id as number;
+  const deadline = at * 1000 + 120_000;
+  while (arrivals.size < COUNT && Date.now() < deadline) {
+    const polled = await call(`${api}/events?queue_id=${encodeURIComponent(queue.queue_id)}&last_event_id=${lastEventId}`, { headers });
+    const now = Date.now();
+    for (const event of polled.events as any[]) {
+      lastEventId = Math.max(lastEventId, event.id);
+      if (event.type !== 'message') continue;
+      const list = arrivals.get(event.message.content) ?? [];
+      list.push(now);
+      arrivals.set(event.message.content, list);
+    }
+  }
+  await fetch(`${api}/events?queue_id=${encodeURIComponent(queue.queue_id)}`, { method: 'DELETE', headers });
+  const lateness = [...arrivals.values()].map((times) => times[0]! - at * 1000).sort((a, b) => a - b);
+  return {
+    count: COUNT,
+    p50: percentile(lateness, 50),
+    p99: percentile(lateness, 99),
+    max: lateness.at(-1) ?? NaN,
+    missing: COUNT - arrivals.size,
+    duplicates: [...arrivals.values()].filter((times) => times.length > 1).length,
+    schedulingMs,
+  };
+}
