@@ -18,6 +18,7 @@ import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
+import { linkifiersSuite } from './linkifiers-suite';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
 // real nats-server, sharing one SQLite event store file. The API suite runs with two
@@ -43,6 +44,7 @@ describeWithNats('distributed mode', () => {
   convergenceSuite('distributed', () => startDistributed());
   toolsSuite('distributed', (env) => startDistributed(env));
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
+  linkifiersSuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {
     const server = await startDistributed(env);

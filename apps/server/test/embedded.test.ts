@@ -16,6 +16,7 @@ import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
+import { linkifiersSuite } from './linkifiers-suite';
 import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -49,6 +50,8 @@ convergenceSuite('embedded', () => startEmbedded());
 toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
+
+linkifiersSuite('embedded', () => startEmbedded());
 
 // As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
 queuesSuite('embedded', async (env) => {

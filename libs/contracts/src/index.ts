@@ -16,3 +16,4 @@ export * from './client-events';
 export * from './feature-events';
 export * from './queue-ids';
 export * from './notification-bot';
+export * from './linkifier-facts';

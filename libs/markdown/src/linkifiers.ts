@@ -53,15 +53,19 @@ export function checkLinkifierPattern(pattern: string): PatternCheck {
   return { ok: true, groups };
 }
 
-export type TemplateCheck = { ok: true; variables: string[] } | { ok: false };
+/** `makesWebUrl`: whether it expands (every variable given) to an http(s) URL, which is all the renderer links. */
+export type TemplateCheck = { ok: true; variables: string[]; makesWebUrl: boolean } | { ok: false };
 
 /** Whether `template` is an RFC 6570 URL template, and its variables. */
 export function checkLinkifierUrlTemplate(template: string): TemplateCheck {
   try {
-    const { parts } = parse(template).ast;
+    const parsed = parse(template);
+    const { parts } = parsed.ast;
     // The library takes a stray `}` as text; RFC 6570 literals may not hold braces.
     if (parts.some((part) => part.type === 'literal' && /[{}]/.test(part.value))) return { ok: false };
-    return { ok: true, variables: [...new Set(parts.flatMap((part) => (part.type === 'expression' ? part.variables.map((v) => v.name) : [])))] };
+    const variables = [...new Set(parts.flatMap((part) => (part.type === 'expression' ? part.variables.map((v) => v.name) : [])))];
+    const example = parsed.expand(Object.fromEntries(variables.map((name) => [name, '1'])));
+    return { ok: true, variables, makesWebUrl: isWebUrl(example) };
   } catch {
     return { ok: false };
   }

@@ -32,7 +32,8 @@ describe('linkifier patterns', () => {
   });
 
   it('reads URL templates as RFC 6570', () => {
-    expect(checkLinkifierUrlTemplate('https://e.com/{id}/{+path}')).toEqual({ ok: true, variables: ['id', 'path'] });
+    expect(checkLinkifierUrlTemplate('https://e.com/{id}/{+path}')).toEqual({ ok: true, variables: ['id', 'path'], makesWebUrl: true });
+    expect(checkLinkifierUrlTemplate('javascript:{id}')).toEqual({ ok: true, variables: ['id'], makesWebUrl: false });
     expect(checkLinkifierUrlTemplate('https://e.com/{id').ok).toBe(false);
     expect(checkLinkifierUrlTemplate('https://e.com/id}').ok).toBe(false);
   });

@@ -53,6 +53,9 @@ import { evolveProfileFields, initialProfileFields } from './domain/profile-fiel
 import { OrgReadModel } from './projections/org';
 import { realmSettingGroupIds, withOrgState } from './queries/org';
 import { orgEndpoints } from './handlers/org-endpoints';
+import { evolveLinkifiers, initialLinkifiers } from './domain/linkifiers';
+import { linkifierEndpoints, linkifiersState } from './handlers/linkifiers';
+import { LinkifiersReadModel } from './projections/linkifiers';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -76,6 +79,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const announcements = new AnnouncementsChannel(readModels);
   const realmSettings = new RealmSettingsProjection(readModels);
   const org = new OrgReadModel(readModels);
+  const linkifiersModel = new LinkifiersReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -89,6 +93,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       announcements.handlers,
       realmSettings.handlers,
       org.handlers,
+      linkifiersModel.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -173,7 +178,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         const own = await toolsState(toolsModel, actor.user_id, params, { hasMeetingToken: videoCalls?.needsUserToken === false });
         // The settings built so far have their values; the rest keep Zulip's defaults.
         const user_settings = state.user_settings && { ...state.user_settings, ...settingsOf(await toolsModel.userDataOf(actor.user_id)) };
-        return withOrgState({ ...state, ...own, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
+        const linkifiers = await linkifiersState(linkifiersModel, params);
+        return withOrgState({ ...state, ...own, ...linkifiers, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
       });
       return { value: { state: value }, position };
     }),
@@ -243,6 +249,11 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.removePlayground, async (params, { actor }) => ({ value: {}, position: await tools.removePlayground(toolsDeps, actor, params.playground_id) })),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
+    ...linkifierEndpoints(serve, {
+      directory,
+      linkifiers: new AggregateRepository(store, { initial: initialLinkifiers, evolve: evolveLinkifiers }),
+      model: linkifiersModel,
+    }),
     ...orgEndpoints(serve, {
       organization,
       realmSettings: new AggregateRepository(store, { initial: initialRealmSettings, evolve: evolveRealmSettings }),

@@ -31,6 +31,7 @@ import { createRenderer } from './handlers/rendering';
 import { recipientIdFor, sendMessage } from './handlers/send-message';
 import { setEditTyping, setTyping } from './handlers/typing';
 import { AlertWordsBook } from './projections/alert-words';
+import { LinkifiersBook } from './projections/linkifiers';
 import { MessagesReadModel } from './projections/messages';
 import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
@@ -48,6 +49,9 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const userGroups = new UserGroups(readModels);
   const alertWords = new AlertWordsBook(readModels);
   await alertWords.load();
+  // Its own projection of the accounts' linkifier facts, for rendering and topic links.
+  const linkifiers = new LinkifiersBook(readModels);
+  await linkifiers.load();
   // Its own projection of the channels' muting facts, for the unread count.
   const mutedChannels = new MutedChannels(readModels);
   // Where new channels are announced (accounts' organization setting).
@@ -59,18 +63,18 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
     name: 'messaging-4',
-    collections: [...model.collections, alertWords.collection, mutedChannels.collection],
+    collections: [...model.collections, alertWords.collection, mutedChannels.collection, linkifiers.collection],
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, linkifiers.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
   const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
   const flagStreams = new AggregateRepository(store, { initial: initialFlagsStream, evolve: evolveFlagsStream });
   const userTopicStreams = new AggregateRepository(store, { initial: initialUserTopics, evolve: evolveUserTopics });
-  const renderer = createRenderer(directory, config.realmUri, userGroups);
+  const renderer = createRenderer(directory, config.realmUri, userGroups, linkifiers);
   const changeDeps: ChangeDeps = {
     directory,
     userGroups,
@@ -82,6 +86,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     renderer,
     recipientIdFor: (key) => recipientIdFor({ recipients }, key),
     alertWords,
+    linkifiers,
     policy,
   };
 
@@ -99,7 +104,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
-      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, policy }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, linkifiers, policy }, actor, params);
       return { value, position };
     }),
     serve(api.getMessages, async (params, { actor }) => {

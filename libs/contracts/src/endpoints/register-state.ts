@@ -13,6 +13,7 @@ import { BotObject, PersonObject } from './people';
 import { UserGroup } from '../groups';
 import { StoredDraft, StoredPlayground, StoredSavedSnippet } from '../tools-facts';
 import { OrgState } from './org';
+import { StoredLinkifier } from '../linkifier-facts';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -60,6 +61,9 @@ export const AccountsState = z.object({
   saved_snippets: z.array(StoredSavedSnippet).optional(),
   alert_words: z.array(z.string()).optional(),
   realm_playgrounds: z.array(StoredPlayground).optional(),
+  // Linkifiers (issue 17); realm_filters is the same list as pre-4.0 tuples.
+  realm_linkifiers: z.array(StoredLinkifier).optional(),
+  realm_filters: z.array(z.tuple([z.string(), z.string(), int()])).optional(),
   has_meeting_token: z.boolean().optional(),
   ...OrgState.shape,
 });
@@ -91,7 +95,6 @@ export const UnbuiltState = z.object({
   server_timestamp: z.number().optional(),
   presence_last_update_id: int().optional(),
   realm_emoji: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  realm_linkifiers: z.array(z.record(z.string(), z.unknown())).optional(),
   scheduled_messages: z.array(z.record(z.string(), z.unknown())).optional(),
   reminders: z.array(z.record(z.string(), z.unknown())).optional(),
   realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
@@ -136,7 +139,8 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   realm_emoji: null,
   realm_export: null,
   realm_export_consent: null,
-  realm_linkifiers: null,
+  realm_filters: 'accounts',
+  realm_linkifiers: 'accounts',
   realm_playgrounds: 'accounts',
   realm_user: 'accounts',
   realm_user_settings_defaults: null,
