@@ -373,6 +373,19 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'add, edit, reorder and remove linkifiers',
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      const patch = (path: string, params: Record<string, unknown>) => clients.owner.request('PATCH', path, params, { query: false });
+      const a = (await clients.owner.post('/realm/filters', { pattern: `${unique('A')}-(?P<id>[0-9]+)`, url_template: 'https://a.example/{id}' })).body.id;
+      const b = (await clients.owner.post('/realm/filters', { pattern: `${unique('B')}-(?P<id>[0-9]+)`, url_template: 'https://b.example/{id}' })).body.id;
+      await patch(`/realm/filters/${a}`, { pattern: `${unique('C')}-(?P<id>[0-9]+)`, url_template: 'https://c.example/{id}' });
+      const ids = (await clients.owner.get('/realm/linkifiers')).body.linkifiers.map((l: { id: number }) => l.id);
+      await patch('/realm/linkifiers', { ordered_linkifier_ids: JSON.stringify([...ids].reverse()) });
+      return clients.owner.request('DELETE', `/realm/filters/${b}`);
+    },
+  },
+  {
     name: 'add and remove code playgrounds',
     observers: ['owner', 'member', 'guest'],
     perform: async ({ clients }) => {

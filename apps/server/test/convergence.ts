@@ -139,6 +139,13 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
       state.realm_default_streams = event.default_streams;
       return;
     }
+    // Linkifiers: each event carries the whole ordered list, in one form or the other.
+    case 'realm_linkifiers':
+      if ('realm_linkifiers' in state) state.realm_linkifiers = event.realm_linkifiers;
+      return;
+    case 'realm_filters':
+      if ('realm_filters' in state) state.realm_filters = event.realm_filters;
+      return;
     case 'channel_folder': {
       if (!('channel_folders' in state)) return;
       if (event.op === 'add') state.channel_folders = [...state.channel_folders, event.channel_folder];

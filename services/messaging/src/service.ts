@@ -32,6 +32,8 @@ import { recipientIdFor, sendMessage } from './handlers/send-message';
 import { setEditTyping, setTyping } from './handlers/typing';
 import { AlertWordsBook } from './projections/alert-words';
 import { LinkifiersBook } from './projections/linkifiers';
+import { ReadReceiptSettings } from './projections/read-receipt-settings';
+import { getMessageHistory, getReadReceipts, matchesNarrow } from './queries/message-history';
 import { MessagesReadModel } from './projections/messages';
 import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
@@ -52,6 +54,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   // Its own projection of the accounts' linkifier facts, for rendering and topic links.
   const linkifiers = new LinkifiersBook(readModels);
   await linkifiers.load();
+  // Its own projection of each user's send_read_receipts setting, for read receipts.
+  const readReceiptSettings = new ReadReceiptSettings(readModels);
   // Its own projection of the channels' muting facts, for the unread count.
   const mutedChannels = new MutedChannels(readModels);
   // Where new channels are announced (accounts' organization setting).
@@ -63,11 +67,11 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
     name: 'messaging-4',
-    collections: [...model.collections, alertWords.collection, mutedChannels.collection, linkifiers.collection],
+    collections: [...model.collections, alertWords.collection, mutedChannels.collection, linkifiers.collection, readReceiptSettings.collection],
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, linkifiers.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, linkifiers.handlers, readReceiptSettings.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -172,6 +176,13 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     serve(api.getChannelTopics, async (params, { actor }) => ({
       value: await channelTopics({ directory, model }, actor, params.channel_id, params.allow_empty_topic_name),
     })),
+    serve(api.getMessageHistory, async (params, { actor }) => ({
+      value: { message_history: await getMessageHistory({ directory, model, realmSettings, readReceiptSettings }, actor, params.message_id, params.allow_empty_topic_name ?? false) },
+    })),
+    serve(api.getReadReceipts, async (params, { actor }) => ({
+      value: { user_ids: await getReadReceipts({ directory, model, realmSettings, readReceiptSettings }, actor, params.message_id) },
+    })),
+    serve(api.matchesNarrow, async (params, { actor }) => ({ value: { messages: await matchesNarrow({ directory, model }, actor, params.msg_ids, params.narrow) } })),
     serve(api.setTyping, async (params, { actor }) => {
       await setTyping({ directory, userGroups, model, bus }, actor, params);
       return { value: {} };

@@ -17,6 +17,7 @@ import { peopleEndpoints } from './people';
 import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
 import { orgEndpoints } from './org';
 import { linkifiersEndpoints } from './linkifiers';
+import { messageHistoryEndpoints } from './message-history';
 
 export * from './contract';
 export * from './accounts';
@@ -33,6 +34,7 @@ export * from './people';
 export * from './announcements';
 export * from './org';
 export * from './linkifiers';
+export * from './message-history';
 
 export const endpoints = {
   accounts: {
@@ -46,7 +48,7 @@ export const endpoints = {
     ...linkifiersEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints },
+  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints, ...messageHistoryEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 
