@@ -19,6 +19,7 @@ import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
 import { linkifiersSuite } from './linkifiers-suite';
+import { messageHistorySuite } from './message-history-suite';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
 // real nats-server, sharing one SQLite event store file. The API suite runs with two
@@ -45,6 +46,7 @@ describeWithNats('distributed mode', () => {
   toolsSuite('distributed', (env) => startDistributed(env));
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
   linkifiersSuite('distributed', () => startDistributed());
+  messageHistorySuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {
     const server = await startDistributed(env);

@@ -17,6 +17,7 @@ import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { linkifiersSuite } from './linkifiers-suite';
+import { messageHistorySuite } from './message-history-suite';
 import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -52,6 +53,8 @@ toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 
 linkifiersSuite('embedded', () => startEmbedded());
+
+messageHistorySuite('embedded', () => startEmbedded());
 
 // As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
 queuesSuite('embedded', async (env) => {
