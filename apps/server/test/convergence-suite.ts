@@ -373,6 +373,17 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'add, change and remove navigation views',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      const fragment = `narrow/is/${unique('view')}`;
+      await clients.member.post('/navigation_views', { fragment: 'inbox', is_pinned: 'true' });
+      await clients.member.post('/navigation_views', { fragment, is_pinned: 'false', name: unique('View') });
+      await clients.member.request('PATCH', `/navigation_views/${encodeURIComponent(fragment)}`, { is_pinned: 'true', name: unique('Renamed') }, { query: false });
+      return clients.member.request('DELETE', '/navigation_views/inbox');
+    },
+  },
+  {
     name: 'add, edit, reorder and remove linkifiers',
     observers: ['owner', 'member', 'guest'],
     perform: async ({ clients }) => {

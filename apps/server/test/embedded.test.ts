@@ -18,6 +18,7 @@ import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
+import { navigationViewsSuite } from './navigation-views-suite';
 import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -55,6 +56,8 @@ videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 linkifiersSuite('embedded', () => startEmbedded());
 
 messageHistorySuite('embedded', () => startEmbedded());
+
+navigationViewsSuite('embedded', () => startEmbedded());
 
 // As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
 queuesSuite('embedded', async (env) => {

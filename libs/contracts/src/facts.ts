@@ -9,6 +9,7 @@ import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
 import { LINKIFIER_FACTS } from './linkifier-facts';
+import { NAVIGATION_VIEW_FACTS } from './navigation-view-facts';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 
 /** Stream names, by owning service. */
@@ -39,6 +40,8 @@ export const streams = {
   playgrounds: 'realm_playgrounds',
   /** accounts: the organization's linkifiers (ids, order). */
   linkifiers: 'realm_linkifiers',
+  /** accounts: one user's navigation views. */
+  navigationViews: (userId: number) => `navigation_views-${userId}`,
   /**
    * channels: who gained or lost sight of private channels when a user group's membership
    * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
@@ -601,6 +604,7 @@ export const Fact = z.discriminatedUnion('type', [
   UserGroupDeactivated,
   ...TOOLS_FACTS,
   ...LINKIFIER_FACTS,
+  ...NAVIGATION_VIEW_FACTS,
   NewChannelAnnouncementsChannelChanged,
   RealmSettingsChanged,
   UserStatusChanged,

@@ -17,3 +17,4 @@ export * from './feature-events';
 export * from './queue-ids';
 export * from './notification-bot';
 export * from './linkifier-facts';
+export * from './navigation-view-facts';

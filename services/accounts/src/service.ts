@@ -56,6 +56,9 @@ import { orgEndpoints } from './handlers/org-endpoints';
 import { evolveLinkifiers, initialLinkifiers } from './domain/linkifiers';
 import { linkifierEndpoints, linkifiersState } from './handlers/linkifiers';
 import { LinkifiersReadModel } from './projections/linkifiers';
+import { evolveNavigationViews, initialNavigationViews } from './domain/navigation-views';
+import { navigationViewEndpoints, navigationViewsState } from './handlers/navigation-views';
+import { NavigationViewsReadModel } from './projections/navigation-views';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -80,6 +83,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const realmSettings = new RealmSettingsProjection(readModels);
   const org = new OrgReadModel(readModels);
   const linkifiersModel = new LinkifiersReadModel(readModels);
+  const navigationViewsModel = new NavigationViewsReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -94,6 +98,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       realmSettings.handlers,
       org.handlers,
       linkifiersModel.handlers,
+      navigationViewsModel.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -179,7 +184,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         // The settings built so far have their values; the rest keep Zulip's defaults.
         const user_settings = state.user_settings && { ...state.user_settings, ...settingsOf(await toolsModel.userDataOf(actor.user_id)) };
         const linkifiers = await linkifiersState(linkifiersModel, params);
-        return withOrgState({ ...state, ...own, ...linkifiers, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
+        const navigationViews = await navigationViewsState(navigationViewsModel, actor.user_id, params);
+        return withOrgState({ ...state, ...own, ...linkifiers, ...navigationViews, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
       });
       return { value: { state: value }, position };
     }),
@@ -249,6 +255,10 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.removePlayground, async (params, { actor }) => ({ value: {}, position: await tools.removePlayground(toolsDeps, actor, params.playground_id) })),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
+    ...navigationViewEndpoints(serve, {
+      navigationViews: new AggregateRepository(store, { initial: initialNavigationViews, evolve: evolveNavigationViews }),
+      model: navigationViewsModel,
+    }),
     ...linkifierEndpoints(serve, {
       directory,
       linkifiers: new AggregateRepository(store, { initial: initialLinkifiers, evolve: evolveLinkifiers }),

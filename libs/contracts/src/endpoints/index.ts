@@ -18,6 +18,7 @@ import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from 
 import { orgEndpoints } from './org';
 import { linkifiersEndpoints } from './linkifiers';
 import { messageHistoryEndpoints } from './message-history';
+import { navigationViewsEndpoints } from './navigation-views';
 
 export * from './contract';
 export * from './accounts';
@@ -35,6 +36,7 @@ export * from './announcements';
 export * from './org';
 export * from './linkifiers';
 export * from './message-history';
+export * from './navigation-views';
 
 export const endpoints = {
   accounts: {
@@ -46,6 +48,7 @@ export const endpoints = {
     ...announcementsAccountsEndpoints,
     ...orgEndpoints,
     ...linkifiersEndpoints,
+    ...navigationViewsEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
   messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints, ...messageHistoryEndpoints },

@@ -14,6 +14,7 @@ import { UserGroup } from '../groups';
 import { StoredDraft, StoredPlayground, StoredSavedSnippet } from '../tools-facts';
 import { OrgState } from './org';
 import { StoredLinkifier } from '../linkifier-facts';
+import { StoredNavigationView } from '../navigation-view-facts';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -64,6 +65,7 @@ export const AccountsState = z.object({
   // Linkifiers (issue 17); realm_filters is the same list as pre-4.0 tuples.
   realm_linkifiers: z.array(StoredLinkifier).optional(),
   realm_filters: z.array(z.tuple([z.string(), z.string(), int()])).optional(),
+  navigation_views: z.array(StoredNavigationView).optional(),
   has_meeting_token: z.boolean().optional(),
   ...OrgState.shape,
 });
@@ -100,7 +102,6 @@ export const UnbuiltState = z.object({
   realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
   realm_default_stream_groups: z.array(z.record(z.string(), z.unknown())).optional(),
   onboarding_steps: z.array(z.record(z.string(), z.unknown())).optional(),
-  navigation_views: z.array(z.record(z.string(), z.unknown())).optional(),
   realm_user_settings_defaults: z.record(z.string(), z.unknown()).optional(),
   has_zoom_token: z.boolean().optional(),
   giphy_api_key: z.string().optional(),
@@ -129,7 +130,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   message: 'messaging',
   muted_topics: 'messaging',
   muted_users: null,
-  navigation_view: null,
+  navigation_view: 'accounts',
   onboarding_steps: null,
   presence: null,
   reaction: 'messaging',

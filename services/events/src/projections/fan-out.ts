@@ -27,6 +27,7 @@ import type { Delivery } from './delivery';
 import { realmSettingsDeliveries, userStatusEvent } from './org-fan-out';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { linkifierFanOut } from './linkifier-fan-out';
+import { navigationViewFanOut } from './navigation-view-fan-out';
 import { toolsFanOut } from './tools-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
@@ -197,6 +198,7 @@ const fanOut = {
   ],
   ...toolsFanOut,
   ...linkifierFanOut,
+  ...navigationViewFanOut,
   RealmSettingsChanged: (fact) => realmSettingsDeliveries(fact),
   UserStatusChanged: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
   CustomProfileFieldsChanged: (fact) => [
