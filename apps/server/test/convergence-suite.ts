@@ -373,6 +373,15 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: "change the defaults for new users' settings",
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      const patch = (params: Record<string, unknown>) => clients.owner.request('PATCH', '/realm/user_settings_defaults', params, { query: false });
+      await patch({ enter_sends: 'true', web_font_size_px: '18' });
+      return patch({ enter_sends: 'false', web_font_size_px: '16' });
+    },
+  },
+  {
     name: 'add, change and remove navigation views',
     observers: ['member', 'member2'],
     perform: async ({ clients }) => {

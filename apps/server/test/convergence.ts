@@ -139,6 +139,9 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
       state.realm_default_streams = event.default_streams;
       return;
     }
+    case 'realm_user_settings_defaults':
+      if ('realm_user_settings_defaults' in state) state.realm_user_settings_defaults[event.property] = event.value;
+      return;
     case 'navigation_view': {
       if (!('navigation_views' in state)) return;
       const views = state.navigation_views as Event[];

@@ -19,6 +19,7 @@ import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
+import { userDefaultsSuite } from './user-defaults-suite';
 import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -58,6 +59,8 @@ linkifiersSuite('embedded', () => startEmbedded());
 messageHistorySuite('embedded', () => startEmbedded());
 
 navigationViewsSuite('embedded', () => startEmbedded());
+
+userDefaultsSuite('embedded', () => startEmbedded());
 
 // As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
 queuesSuite('embedded', async (env) => {

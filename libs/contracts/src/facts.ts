@@ -10,6 +10,7 @@ import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
 import { LINKIFIER_FACTS } from './linkifier-facts';
 import { NAVIGATION_VIEW_FACTS } from './navigation-view-facts';
+import { RealmUserSettingsDefaultChanged } from './realm-user-defaults';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 
 /** Stream names, by owning service. */
@@ -42,6 +43,8 @@ export const streams = {
   linkifiers: 'realm_linkifiers',
   /** accounts: one user's navigation views. */
   navigationViews: (userId: number) => `navigation_views-${userId}`,
+  /** accounts: the organization's defaults for new users' settings. */
+  realmUserDefaults: 'realm_user_settings_defaults',
   /**
    * channels: who gained or lost sight of private channels when a user group's membership
    * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
@@ -605,6 +608,7 @@ export const Fact = z.discriminatedUnion('type', [
   ...TOOLS_FACTS,
   ...LINKIFIER_FACTS,
   ...NAVIGATION_VIEW_FACTS,
+  RealmUserSettingsDefaultChanged,
   NewChannelAnnouncementsChannelChanged,
   RealmSettingsChanged,
   UserStatusChanged,

@@ -18,3 +18,4 @@ export * from './queue-ids';
 export * from './notification-bot';
 export * from './linkifier-facts';
 export * from './navigation-view-facts';
+export * from './realm-user-defaults';

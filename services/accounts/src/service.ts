@@ -59,6 +59,9 @@ import { LinkifiersReadModel } from './projections/linkifiers';
 import { evolveNavigationViews, initialNavigationViews } from './domain/navigation-views';
 import { navigationViewEndpoints, navigationViewsState } from './handlers/navigation-views';
 import { NavigationViewsReadModel } from './projections/navigation-views';
+import { evolveRealmUserDefaults, initialRealmUserDefaults } from './domain/realm-user-defaults';
+import { applyRealmUserDefaults, realmUserDefaultsEndpoints, realmUserDefaultsState } from './handlers/navigation-views';
+import { RealmUserDefaultsReadModel } from './projections/realm-user-defaults';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -84,6 +87,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const org = new OrgReadModel(readModels);
   const linkifiersModel = new LinkifiersReadModel(readModels);
   const navigationViewsModel = new NavigationViewsReadModel(readModels);
+  const realmUserDefaultsModel = new RealmUserDefaultsReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -99,6 +103,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       org.handlers,
       linkifiersModel.handlers,
       navigationViewsModel.handlers,
+      realmUserDefaultsModel.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -122,6 +127,12 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     botStorageLimit: config.tools.botStorageLimit,
   };
   const videoCalls = videoCallProviderOf(config.tools);
+  const realmUserDefaultsDeps = {
+    directory,
+    defaults: new AggregateRepository(store, { initial: initialRealmUserDefaults, evolve: evolveRealmUserDefaults }),
+    userData: toolsDeps.userData,
+    model: realmUserDefaultsModel,
+  };
   const peopleDeps = { organization, directory, accounts, userGroups, config };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.accounts;
@@ -157,7 +168,12 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     serve(api.reactivateUser, (params, { actor }) => reactivateUser(peopleDeps, actor, params.user_id)),
     serve(api.listUsers, async (params, { actor }) => ({ value: await listUsers(peopleDeps, actor, params) })),
     serve(api.getUser, async (params, { actor }) => ({ value: await getUser(peopleDeps, actor, params) })),
-    serve(api.createUserAccount, (params, { actor }) => createUserAccount(peopleDeps, actor, params)),
+    serve(api.createUserAccount, async (params, { actor }) => {
+      const created = await createUserAccount(peopleDeps, actor, params);
+      // The organization's defaults for new users become the new user's own settings.
+      const position = await applyRealmUserDefaults(realmUserDefaultsDeps, created.value.user_id);
+      return position === undefined ? created : { ...created, position };
+    }),
     serve(api.updateUser, (params, { actor }) => updateUser(peopleDeps, actor, params)),
     serve(api.deactivateOwnUser, (_params, { actor }) => deactivateOwnUser(peopleDeps, actor)),
     serve(api.fetchApiKey, async (params) => ({ value: await fetchApiKey(peopleDeps, params) })),
@@ -185,7 +201,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         const user_settings = state.user_settings && { ...state.user_settings, ...settingsOf(await toolsModel.userDataOf(actor.user_id)) };
         const linkifiers = await linkifiersState(linkifiersModel, params);
         const navigationViews = await navigationViewsState(navigationViewsModel, actor.user_id, params);
-        return withOrgState({ ...state, ...own, ...linkifiers, ...navigationViews, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
+        const userDefaults = await realmUserDefaultsState(realmUserDefaultsModel, params);
+        return withOrgState({ ...state, ...own, ...linkifiers, ...navigationViews, ...userDefaults, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
       });
       return { value: { state: value }, position };
     }),
@@ -255,6 +272,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.removePlayground, async (params, { actor }) => ({ value: {}, position: await tools.removePlayground(toolsDeps, actor, params.playground_id) })),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
+    ...realmUserDefaultsEndpoints(serve, realmUserDefaultsDeps),
     ...navigationViewEndpoints(serve, {
       navigationViews: new AggregateRepository(store, { initial: initialNavigationViews, evolve: evolveNavigationViews }),
       model: navigationViewsModel,

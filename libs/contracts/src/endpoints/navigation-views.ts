@@ -1,6 +1,7 @@
-/** A user's navigation views (issue 17), served by accounts. */
+/** A user's navigation views and the organization's defaults for new users' settings (issue 17), served by accounts. */
 import { z } from 'zod';
 import { StoredNavigationView } from '../navigation-view-facts';
+import { UpdateRealmUserDefaultsParams } from '../realm-user-defaults';
 import { EmptyReply, endpoint, NoParams } from './contract';
 
 export const navigationViewsEndpoints = {
@@ -26,6 +27,14 @@ export const navigationViewsEndpoints = {
     http: { method: 'PATCH', path: '/navigation_views/{fragment}' },
     auth: true,
     params: z.object({ fragment: z.string(), is_pinned: z.boolean().optional(), name: z.string().nullable().optional() }),
+    reply: EmptyReply,
+  }),
+  updateRealmUserDefaults: endpoint({
+    service: 'accounts',
+    subject: 'accounts.update_realm_user_defaults',
+    http: { method: 'PATCH', path: '/realm/user_settings_defaults' },
+    auth: true,
+    params: UpdateRealmUserDefaultsParams,
     reply: EmptyReply,
   }),
   removeNavigationView: endpoint({

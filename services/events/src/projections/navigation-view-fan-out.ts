@@ -1,4 +1,7 @@
-/** What a user's own clients see of their navigation views (Zulip's `navigation_view` events). */
+/**
+ * What a user's own clients see of their navigation views (Zulip's `navigation_view`
+ * events), and what the active users see of a change to the defaults for new users.
+ */
 import type { FactOf } from '@teamchat/contracts';
 import { announce } from './announce';
 
@@ -11,5 +14,9 @@ export const navigationViewFanOut = {
   NavigationViewUpdated: (fact: FactOf<'NavigationViewUpdated'>) => [
     announce({ type: 'navigation_view', op: 'update', fragment: fact.fragment, data: { ...fact.data } }, mine(fact.user_id)),
   ],
+  RealmUserSettingsDefaultChanged: (fact: FactOf<'RealmUserSettingsDefaultChanged'>) => {
+    const event = { type: 'realm_user_settings_defaults' as const, op: 'update' as const, property: fact.property, value: fact.value };
+    return [{ user_ids: fact.audience_user_ids, eventFor: () => event }];
+  },
   NavigationViewRemoved: (fact: FactOf<'NavigationViewRemoved'>) => [announce({ type: 'navigation_view', op: 'remove', fragment: fact.fragment }, mine(fact.user_id))],
 };

@@ -92,7 +92,6 @@ export function unbuiltSections(state: StateParams) {
     ...(want('realm_domains') ? { realm_domains: [] } : {}),
     ...(want('default_stream_groups') ? { realm_default_stream_groups: [] } : {}),
     ...(want('onboarding_steps') ? { onboarding_steps: [] } : {}),
-    ...(want('realm_user_settings_defaults') ? { realm_user_settings_defaults: {} } : {}),
     ...(want('has_zoom_token') ? { has_zoom_token: false } : {}),
   };
 }
