@@ -42,7 +42,7 @@ describe('linkifiers', () => {
   });
 
   it.each([moderator, member, guest])('refuses role %#: only administrators change linkifiers', (actor) => {
-    add.given([]).when({ actor, ...issues }).thenThrows({ code: 'BAD_REQUEST', message: 'Must be an organization administrator' });
+    add.given([]).when({ actor, ...issues }).thenThrows({ code: 'BAD_REQUEST', msg: 'Must be an organization administrator' });
     update.given([first]).when({ actor, ...issues }).thenThrows({ code: 'BAD_REQUEST' });
     remove.given([first]).when({ actor, id: 1 }).thenThrows({ code: 'BAD_REQUEST' });
     reorder.given([first]).when({ actor, ids: [1] }).thenThrows({ code: 'BAD_REQUEST' });
@@ -68,18 +68,18 @@ describe('linkifiers', () => {
     update.given([first, second]).when({ actor: admin, id: 1, pattern: edited.pattern, url_template: edited.url_template }).then([
       { type: 'LinkifierUpdated', linkifier: edited, linkifiers: [edited, tickets], audience_user_ids },
     ]);
-    update.given([first]).when({ actor: admin, ...issues, id: 9 }).thenThrows({ code: 'BAD_REQUEST', message: 'Linkifier not found.' });
+    update.given([first]).when({ actor: admin, ...issues, id: 9 }).thenThrows({ code: 'BAD_REQUEST', msg: 'Linkifier not found.' });
   });
 
   it('removes a linkifier, and refuses an unknown one', () => {
     remove.given([first, second]).when({ actor: admin, id: 1 }).then([{ type: 'LinkifierRemoved', linkifier_id: 1, linkifiers: [tickets], audience_user_ids }]);
-    remove.given([first]).when({ actor: admin, id: 2 }).thenThrows({ code: 'BAD_REQUEST', message: 'Linkifier not found.' });
+    remove.given([first]).when({ actor: admin, id: 2 }).thenThrows({ code: 'BAD_REQUEST', msg: 'Linkifier not found.' });
   });
 
   it('reorders when the order names every linkifier once; the same order changes nothing', () => {
     reorder.given([first, second]).when({ actor: admin, ids: [2, 1] }).then([{ type: 'LinkifiersReordered', linkifiers: [tickets, issues], audience_user_ids }]);
     reorder.given([first, second]).when({ actor: admin, ids: [1, 2] }).then([]);
-    reorder.given([first, second]).when({ actor: admin, ids: [1, 1] }).thenThrows({ code: 'BAD_REQUEST', message: 'The ordered list must not contain duplicated linkifiers' });
+    reorder.given([first, second]).when({ actor: admin, ids: [1, 1] }).thenThrows({ code: 'BAD_REQUEST', msg: 'The ordered list must not contain duplicated linkifiers' });
     reorder.given([first, second]).when({ actor: admin, ids: [1] }).thenThrows({ code: 'BAD_REQUEST' });
     reorder.given([first, second]).when({ actor: admin, ids: [1, 3] }).thenThrows({ code: 'BAD_REQUEST' });
   });

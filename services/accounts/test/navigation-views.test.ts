@@ -28,10 +28,10 @@ describe('navigation views', () => {
   });
 
   it('refuses a named built-in view, an unnamed custom view, a duplicate fragment or name, and an empty fragment', () => {
-    add.given([]).when({ fragment: 'inbox', name: 'Mine' }).thenThrows({ code: 'BAD_REQUEST', message: 'Built-in views cannot have a custom name.' });
-    add.given([]).when({ fragment: 'narrow/is/starred' }).thenThrows({ code: 'BAD_REQUEST', message: 'Custom views must have a valid name.' });
+    add.given([]).when({ fragment: 'inbox', name: 'Mine' }).thenThrows({ code: 'BAD_REQUEST', msg: 'Built-in views cannot have a custom name.' });
+    add.given([]).when({ fragment: 'narrow/is/starred' }).thenThrows({ code: 'BAD_REQUEST', msg: 'Custom views must have a valid name.' });
     add.given([]).when({ fragment: 'narrow/is/starred', name: '  ' }).thenThrows({ code: 'BAD_REQUEST' });
-    add.given([inbox]).when({ fragment: 'inbox' }).thenThrows({ code: 'BAD_REQUEST', message: 'Navigation view already exists.' });
+    add.given([inbox]).when({ fragment: 'inbox' }).thenThrows({ code: 'BAD_REQUEST', msg: 'Navigation view already exists.' });
     add.given([custom]).when({ fragment: 'narrow/x', name: 'Alerts' }).thenThrows({ code: 'BAD_REQUEST' });
     add.given([]).when({ fragment: ' ' }).thenThrows({ code: 'BAD_REQUEST' });
     add.given([]).when({ fragment: 'x'.repeat(256), name: 'n' }).thenThrows({ code: 'BAD_REQUEST' });
@@ -46,7 +46,7 @@ describe('navigation views', () => {
     ]);
     update.given([custom]).when({ fragment: 'narrow/is/alerted', is_pinned: false }).then([]);
     update.given([inbox]).when({ fragment: 'inbox', name: 'x' }).thenThrows({ code: 'BAD_REQUEST' });
-    update.given([]).when({ fragment: 'inbox', is_pinned: true }).thenThrows({ code: 'BAD_REQUEST', message: 'Navigation view does not exist.' });
+    update.given([]).when({ fragment: 'inbox', is_pinned: true }).thenThrows({ code: 'BAD_REQUEST', msg: 'Navigation view does not exist.' });
     update.given([inbox]).when({ fragment: 'inbox' }).thenThrows({ code: 'BAD_REQUEST' });
   });
 

@@ -27,7 +27,7 @@ describe('defaults for new users', () => {
   });
 
   it.each([ROLE.moderator, ROLE.member, ROLE.guest])('refuses role %i', (role) => {
-    update.given([]).when({ actor: { ...admin, role }, changes: { enter_sends: true } }).thenThrows({ code: 'BAD_REQUEST', message: 'Must be an organization administrator' });
+    update.given([]).when({ actor: { ...admin, role }, changes: { enter_sends: true } }).thenThrows({ code: 'BAD_REQUEST', msg: 'Must be an organization administrator' });
   });
 
   it('refuses a value of the wrong type', () => {
