@@ -419,6 +419,39 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: "change the defaults for new users' settings",
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      const patch = (params: Record<string, unknown>) => clients.owner.request('PATCH', '/realm/user_settings_defaults', params, { query: false });
+      await patch({ enter_sends: 'true', web_font_size_px: '18' });
+      return patch({ enter_sends: 'false', web_font_size_px: '16' });
+    },
+  },
+  {
+    name: 'add, change and remove navigation views',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      const fragment = `narrow/is/${unique('view')}`;
+      await clients.member.post('/navigation_views', { fragment: 'inbox', is_pinned: 'true' });
+      await clients.member.post('/navigation_views', { fragment, is_pinned: 'false', name: unique('View') });
+      await clients.member.request('PATCH', `/navigation_views/${encodeURIComponent(fragment)}`, { is_pinned: 'true', name: unique('Renamed') }, { query: false });
+      return clients.member.request('DELETE', '/navigation_views/inbox');
+    },
+  },
+  {
+    name: 'add, edit, reorder and remove linkifiers',
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      const patch = (path: string, params: Record<string, unknown>) => clients.owner.request('PATCH', path, params, { query: false });
+      const a = (await clients.owner.post('/realm/filters', { pattern: `${unique('A')}-(?P<id>[0-9]+)`, url_template: 'https://a.example/{id}' })).body.id;
+      const b = (await clients.owner.post('/realm/filters', { pattern: `${unique('B')}-(?P<id>[0-9]+)`, url_template: 'https://b.example/{id}' })).body.id;
+      await patch(`/realm/filters/${a}`, { pattern: `${unique('C')}-(?P<id>[0-9]+)`, url_template: 'https://c.example/{id}' });
+      const ids = (await clients.owner.get('/realm/linkifiers')).body.linkifiers.map((l: { id: number }) => l.id);
+      await patch('/realm/linkifiers', { ordered_linkifier_ids: JSON.stringify([...ids].reverse()) });
+      return clients.owner.request('DELETE', `/realm/filters/${b}`);
+    },
+  },
+  {
     name: 'add and remove code playgrounds',
     observers: ['owner', 'member', 'guest'],
     perform: async ({ clients }) => {

@@ -139,6 +139,24 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
       state.realm_default_streams = event.default_streams;
       return;
     }
+    case 'realm_user_settings_defaults':
+      if ('realm_user_settings_defaults' in state) state.realm_user_settings_defaults[event.property] = event.value;
+      return;
+    case 'navigation_view': {
+      if (!('navigation_views' in state)) return;
+      const views = state.navigation_views as Event[];
+      if (event.op === 'add') state.navigation_views = [...views, event.navigation_view];
+      else if (event.op === 'update') Object.assign(views.find((v) => v.fragment === event.fragment) ?? {}, event.data);
+      else state.navigation_views = views.filter((v) => v.fragment !== event.fragment);
+      return;
+    }
+    // Linkifiers: each event carries the whole ordered list, in one form or the other.
+    case 'realm_linkifiers':
+      if ('realm_linkifiers' in state) state.realm_linkifiers = event.realm_linkifiers;
+      return;
+    case 'realm_filters':
+      if ('realm_filters' in state) state.realm_filters = event.realm_filters;
+      return;
     case 'channel_folder': {
       if (!('channel_folders' in state)) return;
       if (event.op === 'add') state.channel_folders = [...state.channel_folders, event.channel_folder];

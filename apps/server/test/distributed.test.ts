@@ -22,6 +22,10 @@ import { scheduledSuite } from './scheduled-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
 import { productionSuite } from './production-suite';
+import { linkifiersSuite } from './linkifiers-suite';
+import { messageHistorySuite } from './message-history-suite';
+import { navigationViewsSuite } from './navigation-views-suite';
+import { userDefaultsSuite } from './user-defaults-suite';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
 // real nats-server, sharing one SQLite event store file. The API suite runs with two
@@ -63,6 +67,10 @@ describeWithNats('distributed mode', () => {
       },
     };
   });
+  linkifiersSuite('distributed', () => startDistributed());
+  messageHistorySuite('distributed', () => startDistributed());
+  navigationViewsSuite('distributed', () => startDistributed());
+  userDefaultsSuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {
     const server = await startDistributed(env);

@@ -19,6 +19,10 @@ import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { emailsPageSuite } from './emails-suite';
 import { systemBotsSuite } from './system-bots-suite';
 import { scheduledSuite } from './scheduled-suite';
+import { linkifiersSuite } from './linkifiers-suite';
+import { messageHistorySuite } from './message-history-suite';
+import { navigationViewsSuite } from './navigation-views-suite';
+import { userDefaultsSuite } from './user-defaults-suite';
 import { freePort, startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -76,6 +80,13 @@ scheduledSuite('embedded', async () => {
     },
   };
 });
+linkifiersSuite('embedded', () => startEmbedded());
+
+messageHistorySuite('embedded', () => startEmbedded());
+
+navigationViewsSuite('embedded', () => startEmbedded());
+
+userDefaultsSuite('embedded', () => startEmbedded());
 
 // As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
 queuesSuite('embedded', async (env) => {

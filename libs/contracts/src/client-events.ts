@@ -18,6 +18,8 @@ import {
   RealmEmojiEvent,
   RealmEvent,
   RealmPlaygroundsEvent,
+  RealmLinkifiersEvent,
+  RealmFiltersEvent,
   RealmUserEvent,
   RealmUserSettingsDefaultsEvent,
   RemindersEvent,
@@ -419,6 +421,8 @@ export const ClientEvent = z.union([
   UserGroupEvent,
   ChannelFolderEvent,
   RealmPlaygroundsEvent,
+  RealmLinkifiersEvent,
+  RealmFiltersEvent,
   UserStatusEvent,
   CustomProfileFieldsEvent,
 ]);

@@ -8,6 +8,9 @@ import { z } from 'zod';
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
+import { LINKIFIER_FACTS } from './linkifier-facts';
+import { NAVIGATION_VIEW_FACTS } from './navigation-view-facts';
+import { RealmUserSettingsDefaultChanged } from './realm-user-defaults';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 import { SCHEDULED_FACTS } from './scheduled-facts';
 
@@ -37,6 +40,12 @@ export const streams = {
   botStorage: (userId: number) => `bot_storage-${userId}`,
   /** accounts: the organization's code playgrounds. */
   playgrounds: 'realm_playgrounds',
+  /** accounts: the organization's linkifiers (ids, order). */
+  linkifiers: 'realm_linkifiers',
+  /** accounts: one user's navigation views. */
+  navigationViews: (userId: number) => `navigation_views-${userId}`,
+  /** accounts: the organization's defaults for new users' settings. */
+  realmUserDefaults: 'realm_user_settings_defaults',
   /**
    * channels: who gained or lost sight of private channels when a user group's membership
    * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
@@ -369,6 +378,9 @@ export const RecipientAllocated = z.object({
   recipient_id: z.number().int(),
 });
 
+/** A link found in a topic (the message's `topic_links`). */
+const TopicLink = z.object({ text: z.string(), url: z.string() });
+
 const DisplayRecipientUser = z.object({
   id: z.number().int(),
   email: z.string(),
@@ -403,6 +415,8 @@ export const MessageSent = z.object({
   local_echo: z.object({ queue_id: z.string(), local_id: z.string() }).nullable(),
   /** Recipients with one of their alert words in the message (their `has_alert_word` flag); absent: none. */
   alert_word_user_ids: z.array(z.number().int()).optional(),
+  /** What the organization's linkifiers (and web addresses) make of the topic when sent; absent: none. */
+  topic_links: z.array(TopicLink).optional(),
 });
 
 const Reaction = z.object({
@@ -484,6 +498,8 @@ export const MessageEdited = z.object({
        * destination they are not subscribed to): the messages leave their history.
        */
       revoked_user_ids: z.array(z.number().int()),
+      /** When the topic changed: the new topic's links (absent: none). */
+      topic_links: z.array(TopicLink).optional(),
     })
     .nullable(),
   audience_user_ids: z.array(z.number().int()),
@@ -593,6 +609,9 @@ export const Fact = z.discriminatedUnion('type', [
   UserGroupSubgroupsRemoved,
   UserGroupDeactivated,
   ...TOOLS_FACTS,
+  ...LINKIFIER_FACTS,
+  ...NAVIGATION_VIEW_FACTS,
+  RealmUserSettingsDefaultChanged,
   NewChannelAnnouncementsChannelChanged,
   RealmSettingsChanged,
   UserStatusChanged,

@@ -135,6 +135,14 @@ export const RealmPlaygroundsEvent = z.strictObject({
 });
 export type RealmPlaygroundsEvent = z.infer<typeof RealmPlaygroundsEvent>;
 
+const ApiLinkifier = z.strictObject({ id: int(), pattern: z.string(), url_template: z.string() });
+/** The organization's linkifiers, the whole list in order after each change. */
+export const RealmLinkifiersEvent = z.strictObject({ type: z.literal('realm_linkifiers'), realm_linkifiers: z.array(ApiLinkifier) });
+export type RealmLinkifiersEvent = z.infer<typeof RealmLinkifiersEvent>;
+/** The same list in the form clients before Zulip 4.0 read: [pattern, URL template, id] tuples. */
+export const RealmFiltersEvent = z.strictObject({ type: z.literal('realm_filters'), realm_filters: z.array(z.tuple([z.string(), z.string(), int()])) });
+export type RealmFiltersEvent = z.infer<typeof RealmFiltersEvent>;
+
 /** Whether the user has linked a video-call account (Zulip's older name: `has_zoom_token`). */
 export const HasMeetingTokenEvent = z.strictObject({ type: z.literal('has_meeting_token'), value: z.boolean() });
 export type HasMeetingTokenEvent = z.infer<typeof HasMeetingTokenEvent>;

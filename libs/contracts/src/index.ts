@@ -18,3 +18,6 @@ export * from './feature-events';
 export * from './queue-ids';
 export * from './notification-bot';
 export * from './system-bots';
+export * from './linkifier-facts';
+export * from './navigation-view-facts';
+export * from './realm-user-defaults';

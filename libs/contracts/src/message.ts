@@ -28,6 +28,8 @@ export interface MessageView {
   edit_history?: EditHistoryEntry[];
   last_edit_timestamp?: number | null;
   last_moved_timestamp?: number | null;
+  /** Links found in the topic; absent: none. */
+  topic_links?: { text: string; url: string }[];
 }
 
 export interface MessageReaction {
@@ -113,7 +115,7 @@ export function formatMessage(view: MessageView, format: MessageFormat, avatarUr
     is_me_message: view.is_me_message,
     reactions: view.reactions ?? [],
     submessages: [],
-    topic_links: [],
+    topic_links: view.topic_links ? view.topic_links.map((link) => ({ text: link.text, url: link.url })) : [],
     type: channel ? 'stream' : 'private',
     display_recipient: channel ? channel.channel_name : (view.recipient as Extract<MessageView['recipient'], { type: 'direct' }>).users,
     subject: channel ? displayTopic(channel.topic, format.allow_empty_topic_name) : '',

@@ -23,6 +23,15 @@ export {
   serviceExtraEmojiByName,
 } from './emoji';
 export type { ServiceExtraEmoji, UnicodeEmoji } from './emoji';
+export {
+  CompiledLinkifiers,
+  MAX_LINKIFIER_PATTERN_LENGTH,
+  MAX_LINKIFIER_URL_TEMPLATE_LENGTH,
+  checkLinkifierPattern,
+  checkLinkifierUrlTemplate,
+  topicLinks,
+} from './linkifiers';
+export type { Linkifier, LinkifierMatch, PatternCheck, TemplateCheck } from './linkifiers';
 export { channelNarrowPath, channelSlug, encodeHashComponent, topicNarrowPath } from './narrow';
 
 /** A `/me` message: content starting with "/me " is shown as an action of the sender. */

@@ -8,6 +8,7 @@ import { emojiPlugin } from './plugins/emoji-syntax';
 import { createEnv } from './plugins/env';
 import { fencedBlocksPlugin } from './plugins/fenced-blocks';
 import { linksPlugin } from './plugins/links';
+import { linkifiersPlugin } from './plugins/linkifiers';
 import { mentionsPlugin } from './plugins/mentions';
 import { timestampsPlugin } from './plugins/timestamps';
 import { dialectPlugin } from './plugins/dialect';
@@ -25,7 +26,9 @@ function createMarkdown(): MarkdownIt {
     .use(channelLinksPlugin)
     .use(emojiPlugin)
     .use(timestampsPlugin)
-    .use(fencedBlocksPlugin);
+    .use(fencedBlocksPlugin)
+    // After the links plugin: its final pass must exist to run before it.
+    .use(linkifiersPlugin);
 }
 
 const md = createMarkdown();

@@ -1,3 +1,5 @@
+import type { CompiledLinkifiers } from './linkifiers';
+
 export interface MentionableUser {
   id: number;
   full_name: string;
@@ -37,6 +39,8 @@ export interface RenderContext {
   realmUrl: string;
   /** Custom emoji by name; without it only unicode emoji and `:zulip:` render. */
   realmEmojiByName?(name: string): RenderableRealmEmoji | undefined;
+  /** The organization's linkifiers; without them no text becomes a linkifier link. */
+  linkifiers?: CompiledLinkifiers;
   /** How a link to the empty topic displays its name; Zulip's default is "general chat". */
   emptyTopicDisplayName?: string;
 }

@@ -53,6 +53,15 @@ import { evolveProfileFields, initialProfileFields } from './domain/profile-fiel
 import { OrgReadModel } from './projections/org';
 import { realmSettingGroupIds, withOrgState } from './queries/org';
 import { orgEndpoints } from './handlers/org-endpoints';
+import { evolveLinkifiers, initialLinkifiers } from './domain/linkifiers';
+import { linkifierEndpoints, linkifiersState } from './handlers/linkifiers';
+import { LinkifiersReadModel } from './projections/linkifiers';
+import { evolveNavigationViews, initialNavigationViews } from './domain/navigation-views';
+import { navigationViewEndpoints, navigationViewsState } from './handlers/navigation-views';
+import { NavigationViewsReadModel } from './projections/navigation-views';
+import { evolveRealmUserDefaults, initialRealmUserDefaults } from './domain/realm-user-defaults';
+import { applyRealmUserDefaults, realmUserDefaultsEndpoints, realmUserDefaultsState } from './handlers/navigation-views';
+import { RealmUserDefaultsReadModel } from './projections/realm-user-defaults';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -76,6 +85,9 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const announcements = new AnnouncementsChannel(readModels);
   const realmSettings = new RealmSettingsProjection(readModels);
   const org = new OrgReadModel(readModels);
+  const linkifiersModel = new LinkifiersReadModel(readModels);
+  const navigationViewsModel = new NavigationViewsReadModel(readModels);
+  const realmUserDefaultsModel = new RealmUserDefaultsReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -89,6 +101,9 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       announcements.handlers,
       realmSettings.handlers,
       org.handlers,
+      linkifiersModel.handlers,
+      navigationViewsModel.handlers,
+      realmUserDefaultsModel.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -112,6 +127,12 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     botStorageLimit: config.tools.botStorageLimit,
   };
   const videoCalls = videoCallProviderOf(config.tools);
+  const realmUserDefaultsDeps = {
+    directory,
+    defaults: new AggregateRepository(store, { initial: initialRealmUserDefaults, evolve: evolveRealmUserDefaults }),
+    userData: toolsDeps.userData,
+    model: realmUserDefaultsModel,
+  };
   const peopleDeps = { organization, directory, accounts, userGroups, config };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.accounts;
@@ -147,7 +168,12 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     serve(api.reactivateUser, (params, { actor }) => reactivateUser(peopleDeps, actor, params.user_id)),
     serve(api.listUsers, async (params, { actor }) => ({ value: await listUsers(peopleDeps, actor, params) })),
     serve(api.getUser, async (params, { actor }) => ({ value: await getUser(peopleDeps, actor, params) })),
-    serve(api.createUserAccount, (params, { actor }) => createUserAccount(peopleDeps, actor, params)),
+    serve(api.createUserAccount, async (params, { actor }) => {
+      const created = await createUserAccount(peopleDeps, actor, params);
+      // The organization's defaults for new users become the new user's own settings.
+      const position = await applyRealmUserDefaults(realmUserDefaultsDeps, created.value.user_id);
+      return position === undefined ? created : { ...created, position };
+    }),
     serve(api.updateUser, (params, { actor }) => updateUser(peopleDeps, actor, params)),
     serve(api.deactivateOwnUser, (_params, { actor }) => deactivateOwnUser(peopleDeps, actor)),
     serve(api.fetchApiKey, async (params) => ({ value: await fetchApiKey(peopleDeps, params) })),
@@ -173,7 +199,10 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         const own = await toolsState(toolsModel, actor.user_id, params, { hasMeetingToken: videoCalls?.needsUserToken === false });
         // The settings built so far have their values; the rest keep Zulip's defaults.
         const user_settings = state.user_settings && { ...state.user_settings, ...settingsOf(await toolsModel.userDataOf(actor.user_id)) };
-        return withOrgState({ ...state, ...own, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
+        const linkifiers = await linkifiersState(linkifiersModel, params);
+        const navigationViews = await navigationViewsState(navigationViewsModel, actor.user_id, params);
+        const userDefaults = await realmUserDefaultsState(realmUserDefaultsModel, params);
+        return withOrgState({ ...state, ...own, ...linkifiers, ...navigationViews, ...userDefaults, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
       });
       return { value: { state: value }, position };
     }),
@@ -243,6 +272,16 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.removePlayground, async (params, { actor }) => ({ value: {}, position: await tools.removePlayground(toolsDeps, actor, params.playground_id) })),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
+    ...realmUserDefaultsEndpoints(serve, realmUserDefaultsDeps),
+    ...navigationViewEndpoints(serve, {
+      navigationViews: new AggregateRepository(store, { initial: initialNavigationViews, evolve: evolveNavigationViews }),
+      model: navigationViewsModel,
+    }),
+    ...linkifierEndpoints(serve, {
+      directory,
+      linkifiers: new AggregateRepository(store, { initial: initialLinkifiers, evolve: evolveLinkifiers }),
+      model: linkifiersModel,
+    }),
     ...orgEndpoints(serve, {
       organization,
       realmSettings: new AggregateRepository(store, { initial: initialRealmSettings, evolve: evolveRealmSettings }),

@@ -32,6 +32,8 @@ import { recipientIdFor, sendMessage } from './handlers/send-message';
 import { setEditTyping, setTyping } from './handlers/typing';
 import { AlertWordsBook } from './projections/alert-words';
 import { UserPreferences } from './projections/user-preferences';
+import { LinkifiersBook } from './projections/linkifiers';
+import { getMessageHistory, getReadReceipts, matchesNarrow } from './queries/message-history';
 import { MessagesReadModel } from './projections/messages';
 import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
@@ -56,6 +58,9 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   await alertWords.load();
   const preferences = new UserPreferences(readModels);
   await preferences.load();
+  // Its own projection of the accounts' linkifier facts, for rendering and topic links.
+  const linkifiers = new LinkifiersBook(readModels);
+  await linkifiers.load();
   // Its own projection of the channels' muting facts, for the unread count.
   const mutedChannels = new MutedChannels(readModels);
   // Where new channels are announced (accounts' organization setting).
@@ -69,7 +74,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
     name: 'messaging-4',
-    collections: [...model.collections, alertWords.collection, mutedChannels.collection, scheduledModel.collection],
+    collections: [...model.collections, alertWords.collection, preferences.collection, mutedChannels.collection, linkifiers.collection, scheduledModel.collection],
     store,
     readModels,
     log,
@@ -79,6 +84,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       userGroups.handlers,
       alertWords.handlers,
       preferences.handlers,
+      linkifiers.handlers,
       mutedChannels.handlers,
       announcements.handlers,
       realmSettings.handlers,
@@ -90,7 +96,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
   const flagStreams = new AggregateRepository(store, { initial: initialFlagsStream, evolve: evolveFlagsStream });
   const userTopicStreams = new AggregateRepository(store, { initial: initialUserTopics, evolve: evolveUserTopics });
-  const renderer = createRenderer(directory, config.realmUri, userGroups);
+  const renderer = createRenderer(directory, config.realmUri, userGroups, linkifiers);
   const changeDeps: ChangeDeps = {
     directory,
     userGroups,
@@ -102,6 +108,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     renderer,
     recipientIdFor: (key) => recipientIdFor({ recipients }, key),
     alertWords,
+    linkifiers,
     policy,
   };
 
@@ -142,7 +149,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
-      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, policy }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, linkifiers, policy }, actor, params);
       return { value, position };
     }),
     serve(api.getMessages, async (params, { actor }) => {
@@ -210,6 +217,13 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     serve(api.getChannelTopics, async (params, { actor }) => ({
       value: await channelTopics({ directory, model }, actor, params.channel_id, params.allow_empty_topic_name),
     })),
+    serve(api.getMessageHistory, async (params, { actor }) => ({
+      value: { message_history: await getMessageHistory({ directory, model, realmSettings, preferences }, actor, params.message_id, params.allow_empty_topic_name ?? false) },
+    })),
+    serve(api.getReadReceipts, async (params, { actor }) => ({
+      value: { user_ids: await getReadReceipts({ directory, model, realmSettings, preferences }, actor, params.message_id) },
+    })),
+    serve(api.matchesNarrow, async (params, { actor }) => ({ value: { messages: await matchesNarrow({ directory, model }, actor, params.msg_ids, params.narrow) } })),
     serve(api.setTyping, async (params, { actor }) => {
       await setTyping({ directory, userGroups, model, bus, preferences }, actor, params);
       return { value: {} };

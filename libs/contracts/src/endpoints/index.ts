@@ -18,6 +18,9 @@ import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from 
 import { orgEndpoints } from './org';
 import { systemBotMessagingEndpoints } from './system-bots';
 import { scheduledEndpoints } from './scheduled';
+import { linkifiersEndpoints } from './linkifiers';
+import { messageHistoryEndpoints } from './message-history';
+import { navigationViewsEndpoints } from './navigation-views';
 
 export * from './contract';
 export * from './accounts';
@@ -34,6 +37,9 @@ export * from './people';
 export * from './announcements';
 export * from './org';
 export * from './scheduled';
+export * from './linkifiers';
+export * from './message-history';
+export * from './navigation-views';
 
 export const endpoints = {
   accounts: {
@@ -44,6 +50,8 @@ export const endpoints = {
     ...peopleEndpoints,
     ...announcementsAccountsEndpoints,
     ...orgEndpoints,
+    ...linkifiersEndpoints,
+    ...navigationViewsEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
   messaging: {
@@ -54,6 +62,7 @@ export const endpoints = {
     ...announcementsMessagingEndpoints,
     ...systemBotMessagingEndpoints,
     ...scheduledEndpoints,
+    ...messageHistoryEndpoints,
   },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };

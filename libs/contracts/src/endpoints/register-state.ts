@@ -13,6 +13,8 @@ import { BotObject, PersonObject } from './people';
 import { UserGroup } from '../groups';
 import { StoredDraft, StoredPlayground, StoredSavedSnippet } from '../tools-facts';
 import { OrgState } from './org';
+import { StoredLinkifier } from '../linkifier-facts';
+import { StoredNavigationView } from '../navigation-view-facts';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -61,6 +63,11 @@ export const AccountsState = z.object({
   saved_snippets: z.array(StoredSavedSnippet).optional(),
   alert_words: z.array(z.string()).optional(),
   realm_playgrounds: z.array(StoredPlayground).optional(),
+  // Linkifiers (issue 17); realm_filters is the same list as pre-4.0 tuples.
+  realm_linkifiers: z.array(StoredLinkifier).optional(),
+  realm_filters: z.array(z.tuple([z.string(), z.string(), int()])).optional(),
+  navigation_views: z.array(StoredNavigationView).optional(),
+  realm_user_settings_defaults: z.record(z.string(), z.union([z.boolean(), int(), z.string()])).optional(),
   has_meeting_token: z.boolean().optional(),
   ...OrgState.shape,
 });
@@ -94,12 +101,9 @@ export const UnbuiltState = z.object({
   server_timestamp: z.number().optional(),
   presence_last_update_id: int().optional(),
   realm_emoji: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  realm_linkifiers: z.array(z.record(z.string(), z.unknown())).optional(),
   realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
   realm_default_stream_groups: z.array(z.record(z.string(), z.unknown())).optional(),
   onboarding_steps: z.array(z.record(z.string(), z.unknown())).optional(),
-  navigation_views: z.array(z.record(z.string(), z.unknown())).optional(),
-  realm_user_settings_defaults: z.record(z.string(), z.unknown()).optional(),
   has_zoom_token: z.boolean().optional(),
   giphy_api_key: z.string().optional(),
   video_chat_provider: int().optional(),
@@ -127,7 +131,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   message: 'messaging',
   muted_topics: 'messaging',
   muted_users: null,
-  navigation_view: null,
+  navigation_view: 'accounts',
   onboarding_steps: null,
   presence: null,
   reaction: 'messaging',
@@ -137,10 +141,11 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   realm_emoji: null,
   realm_export: null,
   realm_export_consent: null,
-  realm_linkifiers: null,
+  realm_filters: 'accounts',
+  realm_linkifiers: 'accounts',
   realm_playgrounds: 'accounts',
   realm_user: 'accounts',
-  realm_user_settings_defaults: null,
+  realm_user_settings_defaults: 'accounts',
   recent_private_conversations: 'messaging',
   reminders: 'messaging',
   restart: null,

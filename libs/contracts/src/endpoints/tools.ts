@@ -35,7 +35,7 @@ export const ApiPlayground = z.object({ id: int(), name: z.string(), lexer_langu
 const StorageKeys = z.object({ keys: z.array(z.string()).optional() });
 
 /** The settings PATCH /settings changes so far; the others end up in ignored_parameters_unsupported. */
-export const UpdateSettingsParams = z.object({ enable_drafts_synchronization: z.boolean().optional() });
+export const UpdateSettingsParams = z.object({ enable_drafts_synchronization: z.boolean().optional(), send_read_receipts: z.boolean().optional() });
 
 export const toolsEndpoints = {
   getDrafts: endpoint({

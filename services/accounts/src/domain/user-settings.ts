@@ -9,6 +9,8 @@ import type { UserDataState } from './user-data';
 /** The implemented settings and their defaults (Zulip's). */
 export const USER_SETTING_DEFAULTS = {
   enable_drafts_synchronization: true,
+  /** Whether read receipts name this user (messaging projects it for GET /messages/{id}/read_receipts). */
+  send_read_receipts: true,
 } as const satisfies Record<string, boolean | number | string>;
 export type UserSettingName = keyof typeof USER_SETTING_DEFAULTS;
 

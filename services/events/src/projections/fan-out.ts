@@ -26,6 +26,8 @@ import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
 import type { Delivery } from './delivery';
 import { realmSettingsDeliveries, userStatusEvent } from './org-fan-out';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
+import { linkifierFanOut } from './linkifier-fan-out';
+import { navigationViewFanOut } from './navigation-view-fan-out';
 import { toolsFanOut } from './tools-fan-out';
 import { scheduledFanOut } from './scheduled-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
@@ -196,6 +198,8 @@ const fanOut = {
     },
   ],
   ...toolsFanOut,
+  ...linkifierFanOut,
+  ...navigationViewFanOut,
   RealmSettingsChanged: (fact) => realmSettingsDeliveries(fact),
   UserStatusChanged: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
   CustomProfileFieldsChanged: (fact) => [
@@ -483,7 +487,7 @@ function editDelivery(fact: FactOf<'MessageEdited'>, userIds: number[]): Deliver
               stream_id: move.prev_channel_id,
               propagate_mode: move.propagate_mode,
               orig_subject: topic(move.prev_topic),
-              ...(move.topic !== move.prev_topic ? { subject: topic(move.topic), topic_links: [] } : {}),
+              ...(move.topic !== move.prev_topic ? { subject: topic(move.topic), topic_links: move.topic_links ?? [] } : {}),
               ...(move.channel_id !== move.prev_channel_id ? { new_stream_id: move.channel_id } : {}),
             }
           : {}),

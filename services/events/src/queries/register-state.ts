@@ -87,12 +87,9 @@ export function unbuiltSections(state: StateParams) {
     ...(want('muted_users') ? { muted_users: [] } : {}),
     ...(want('presence') ? { presences: {}, server_timestamp: Date.now() / 1000, presence_last_update_id: -1 } : {}),
     ...(want('realm_emoji') ? { realm_emoji: {} } : {}),
-    ...(want('realm_linkifiers') ? { realm_linkifiers: [] } : {}),
     ...(want('realm_domains') ? { realm_domains: [] } : {}),
     ...(want('default_stream_groups') ? { realm_default_stream_groups: [] } : {}),
     ...(want('onboarding_steps') ? { onboarding_steps: [] } : {}),
-    ...(want('navigation_view') ? { navigation_views: [] } : {}),
-    ...(want('realm_user_settings_defaults') ? { realm_user_settings_defaults: {} } : {}),
     ...(want('has_zoom_token') ? { has_zoom_token: false } : {}),
   };
 }

@@ -144,6 +144,8 @@ export interface EditCommand {
   moved_message_ids: number[];
   /** For a channel move: holders who may not see the messages in the destination. */
   revoked_user_ids?: number[];
+  /** The requested topic's links, when the topic changes. */
+  topic_links?: { text: string; url: string }[];
   audience_user_ids: number[];
   /** The custom user groups as messaging projects them (the grants may name them). */
   groups: GroupDirectory;
@@ -216,6 +218,7 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
         message_ids: [...new Set([...cmd.moved_message_ids, message.id])].sort((a, b) => a - b),
         recipient_id: cmd.channel?.recipient_id ?? message.recipient_id,
         revoked_user_ids: channelChanged ? [...(cmd.revoked_user_ids ?? [])].sort((a, b) => a - b) : [],
+        ...(topicChanged && cmd.topic_links?.length ? { topic_links: cmd.topic_links } : {}),
       };
     }
   }

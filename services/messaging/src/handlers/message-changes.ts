@@ -36,6 +36,7 @@ import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from 
 import { normalizeTopic } from '../domain/topics';
 import { userMessageId, type MessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
+import type { LinkifiersBook } from '../projections/linkifiers';
 import { accessibleMessage, audienceOf, channelAccessOf, invalidMessages } from '../queries/access';
 import type { Renderer } from './rendering';
 
@@ -53,6 +54,8 @@ export interface ChangeDeps {
   recipientIdFor: (key: string) => Promise<number>;
   /** Each user's alert words (messaging's own projection), by user id. */
   alertWords: { readonly matchersByUser: ReadonlyMap<number, RegExp> };
+  /** The organization's linkifiers, for a new topic's links (absent: none). */
+  linkifiers?: Pick<LinkifiersBook, 'topicLinks'>;
   /** The organization's current policy, from this service's projection of its settings. */
   policy?(): Promise<OrganizationPolicy>;
 }
@@ -164,6 +167,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
       propagate_mode: propagate,
       moved_message_ids: moved.map((m) => m._id),
       revoked_user_ids: revoked,
+      ...(topic !== undefined && deps.linkifiers ? { topic_links: deps.linkifiers.topicLinks(normalizeTopic(topic)) } : {}),
       audience_user_ids,
       groups,
       now: Date.now(),

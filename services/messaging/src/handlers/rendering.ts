@@ -5,7 +5,7 @@
  */
 import { badRequest } from '@teamchat/contracts';
 import type { Directory, UserGroupDoc, UserGroups } from '@teamchat/directory';
-import { renderMessage, type LinkableChannel, type MentionableGroup, type MentionableUser } from '@teamchat/markdown';
+import { renderMessage, type CompiledLinkifiers, type LinkableChannel, type MentionableGroup, type MentionableUser } from '@teamchat/markdown';
 import { isUserInGroupSetting } from '@teamchat/policies';
 
 export interface Rendered {
@@ -39,7 +39,12 @@ const CHANNEL_LINK = /#\*\*([^*>]+?)(?:>[^*]*)?\*\*/g;
  * groups can be mentioned by name; system groups (`role:…`) cannot, whose names the
  * reserved prefix keeps apart from custom ones.
  */
-export function createRenderer(directory: Directory, realmUrl: string, groups?: Pick<UserGroups, 'snapshot'>): Renderer {
+export function createRenderer(
+  directory: Directory,
+  realmUrl: string,
+  groups?: Pick<UserGroups, 'snapshot'>,
+  linkifiers?: { readonly compiled: CompiledLinkifiers },
+): Renderer {
   return {
     async render(content, audience) {
       const snapshot = groups && GROUP_MENTION.test(content) ? await groups.snapshot() : undefined;
@@ -80,6 +85,7 @@ export function createRenderer(directory: Directory, realmUrl: string, groups?: 
         },
         channelByName: (name) => channels.get(name.toLowerCase()),
         realmUrl,
+        ...(linkifiers ? { linkifiers: linkifiers.compiled } : {}),
       });
       const recipients = new Set(audience.recipient_user_ids);
       const wildcardTargets =

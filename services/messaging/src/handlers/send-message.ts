@@ -27,6 +27,7 @@ import {
 } from '../domain/send-message';
 import { alertedUserIds } from '../domain/alert-words';
 import type { AlertWordsBook } from '../projections/alert-words';
+import type { LinkifiersBook } from '../projections/linkifiers';
 import type { MessagesReadModel } from '../projections/messages';
 import type { Renderer } from './rendering';
 
@@ -40,6 +41,8 @@ export interface SendDeps {
   userTopicStreams: AggregateRepository<UserTopicsState>;
   renderer: Renderer;
   alertWords: Pick<AlertWordsBook, 'matchersByUser'>;
+  /** The organization's linkifiers, for the topic's links (absent: none). */
+  linkifiers?: Pick<LinkifiersBook, 'topicLinks'>;
   /** The organization's current policy, from this service's projection of its settings. */
   policy?(): Promise<OrganizationPolicy>;
 }
@@ -141,6 +144,7 @@ export async function checkMessage(deps: SendDeps, actor: Actor, params: SendMes
     client: actor.client,
     read_by_sender: params.read_by_sender,
     local_echo: params.queue_id !== undefined && params.local_id !== undefined ? { queue_id: params.queue_id, local_id: params.local_id } : null,
+    ...(topic !== undefined && deps.linkifiers ? { topic_links: deps.linkifiers.topicLinks(topic) } : {}),
     alert_word_user_ids: alertedUserIds(deps.alertWords.matchersByUser, { sender_id: sender.id, recipient_user_ids: recipients, content: params.content, topic }),
     groups: await deps.userGroups.snapshot(),
     now: Date.now(),

@@ -60,6 +60,7 @@ async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, store
     edit_history: [],
     last_edit_timestamp: null,
     last_moved_timestamp: null,
+    ...(fact.topic_links?.length ? { topic_links: fact.topic_links } : {}),
     ...features,
   });
   model.recent.remember({ _id: id, ...narrowKeys });
@@ -212,5 +213,6 @@ function moved(message: MessageDoc, move: Move, timestamp: number): Partial<Mess
     channel_id: move.channel_id,
     topic_lc: move.topic.toLowerCase(),
     last_moved_timestamp: onlyResolved ? message.last_moved_timestamp : timestamp,
+    ...(move.topic !== move.prev_topic ? { topic_links: move.topic_links ?? [] } : {}),
   };
 }

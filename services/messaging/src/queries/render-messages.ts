@@ -181,5 +181,6 @@ function viewOf(doc: MessageDoc, senderEmail: string, senderFullName: string, re
     edit_history: doc.edit_history,
     last_edit_timestamp: doc.last_edit_timestamp,
     last_moved_timestamp: doc.last_moved_timestamp,
+    ...(doc.topic_links ? { topic_links: doc.topic_links } : {}),
   };
 }

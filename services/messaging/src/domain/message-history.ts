@@ -1,0 +1,114 @@
+/**
+ * Pure rules of the message endpoints of issue 17: a message's versions (Zulip's
+ * message_history), who a read receipt names, and search terms highlighted in a match.
+ */
+import { displayTopic, type EditHistoryEntry, type MessageHistoryEntry } from '@teamchat/contracts';
+
+export interface CurrentMessage {
+  sender_id: number;
+  timestamp: number;
+  content: string;
+  rendered_content: string;
+  /** Null for a direct message. */
+  channel_id: number | null;
+  topic: string | null;
+  /** Newest first, as the message keeps it. */
+  edit_history: readonly EditHistoryEntry[];
+}
+
+/**
+ * Every version, oldest first: the message as sent (by its sender), then one entry per
+ * edit or move with what the message was after it and the `prev_*` of what it replaced,
+ * as Zulip rebuilds them by walking the edits back from the current message. Topics are
+ * shown as clients see them (the empty topic by its display name unless they take it).
+ */
+export function messageHistory(message: CurrentMessage, allowEmptyTopicName: boolean): MessageHistoryEntry[] {
+  const topic = (name: string) => displayTopic(name, allowEmptyTopicName);
+  let content = message.content;
+  let rendered = message.rendered_content;
+  let topicName = message.topic ?? '';
+  let channelId = message.channel_id;
+  const entries: MessageHistoryEntry[] = [];
+  for (const edit of message.edit_history) {
+    const entry: MessageHistoryEntry = { topic: topic(topicName), content, rendered_content: rendered, timestamp: edit.timestamp, user_id: edit.user_id };
+    if (edit.prev_topic !== undefined) {
+      topicName = edit.prev_topic;
+      entry.prev_topic = topic(topicName);
+    }
+    if (edit.prev_content !== undefined) {
+      content = edit.prev_content;
+      rendered = edit.prev_rendered_content ?? rendered;
+      entry.prev_content = content;
+      entry.prev_rendered_content = rendered;
+    }
+    if (edit.prev_stream !== undefined) {
+      entry.prev_stream = edit.prev_stream;
+      entry.stream = edit.stream ?? channelId ?? edit.prev_stream;
+      channelId = edit.prev_stream;
+    }
+    entries.push(entry);
+  }
+  const original: MessageHistoryEntry = { topic: topic(topicName), content, rendered_content: rendered, timestamp: message.timestamp, user_id: message.sender_id };
+  if (channelId !== null) original.stream = channelId;
+  entries.push(original);
+  return entries.reverse();
+}
+
+export interface Reader {
+  user_id: number;
+  read: boolean;
+  is_active: boolean;
+  /** The reader's send_read_receipts setting. */
+  sends_read_receipts: boolean;
+}
+
+/**
+ * Who a read receipt names: the active users who read the message and let others know,
+ * never its sender (who needs no receipt for their own message), as Zulip answers.
+ */
+export function readReceiptUserIds(senderId: number, readers: readonly Reader[]): number[] {
+  return readers
+    .filter((r) => r.read && r.is_active && r.sends_read_receipts && r.user_id !== senderId)
+    .map((r) => r.user_id)
+    .sort((a, b) => a - b);
+}
+
+export interface SearchTerms {
+  words: readonly string[];
+  phrases: readonly string[];
+}
+
+const WORD_CHAR = '[\\p{L}\\p{N}\\p{M}]';
+
+/** One pattern for every term: a word matches the whole word it starts, a phrase its words in order. */
+function termsPattern(terms: SearchTerms): RegExp | null {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const alternatives = [
+    ...terms.phrases.map((p) => p.trim().split(' ').map(escape).join(`(?:(?!${WORD_CHAR}).)+`)),
+    ...terms.words.map((w) => escape(w.trim())),
+  ].filter(Boolean);
+  if (alternatives.length === 0) return null;
+  return new RegExp(`(?<!${WORD_CHAR})(?:${alternatives.join('|')})${WORD_CHAR}*`, 'giu');
+}
+
+const HIGHLIGHT = (text: string) => `<span class="highlight">${text}</span>`;
+
+/**
+ * Rendered HTML with the search terms highlighted, only in its text: tags and character
+ * references are never split.
+ */
+export function highlightHtml(html: string, terms: SearchTerms): string {
+  const pattern = termsPattern(terms);
+  if (!pattern) return html;
+  return html
+    .split(/(<[^>]*>|&[#a-zA-Z0-9]+;)/)
+    .map((piece) => (piece.startsWith('<') || (piece.startsWith('&') && piece.endsWith(';')) ? piece : piece.replace(pattern, HIGHLIGHT)))
+    .join('');
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** A topic, escaped as HTML, with the search terms highlighted. */
+export function highlightTopic(topic: string, terms: SearchTerms): string {
+  return highlightHtml(escapeHtml(topic), terms);
+}

@@ -1,0 +1,66 @@
+/** The message history, read receipt and highlighting rules. */
+import { describe, expect, it } from '@jest/globals';
+import { highlightHtml, highlightTopic, messageHistory, readReceiptUserIds, type CurrentMessage } from '../src/domain/message-history';
+
+describe('message history', () => {
+  const sent: CurrentMessage = { sender_id: 5, timestamp: 100, content: 'v1', rendered_content: '<p>v1</p>', channel_id: 10, topic: 't1', edit_history: [] };
+
+  it('a message never edited has one version: as sent, by its sender, with its channel', () => {
+    expect(messageHistory(sent, false)).toEqual([{ topic: 't1', content: 'v1', rendered_content: '<p>v1</p>', timestamp: 100, user_id: 5, stream: 10 }]);
+  });
+
+  it('walks the edits back from the current message: each version with the prev_* of what it replaced', () => {
+    const current: CurrentMessage = {
+      ...sent,
+      content: 'v2',
+      rendered_content: '<p>v2</p>',
+      channel_id: 20,
+      topic: '',
+      edit_history: [
+        // Newest first: a move to channel 20 and the empty topic, then a content edit.
+        { user_id: 7, timestamp: 300, prev_stream: 10, stream: 20, prev_topic: 't1', topic: '' },
+        { user_id: 5, timestamp: 200, prev_content: 'v1', prev_rendered_content: '<p>v1</p>' },
+      ],
+    };
+    expect(messageHistory(current, false)).toEqual([
+      { topic: 't1', content: 'v1', rendered_content: '<p>v1</p>', timestamp: 100, user_id: 5, stream: 10 },
+      { topic: 't1', content: 'v2', rendered_content: '<p>v2</p>', timestamp: 200, user_id: 5, prev_content: 'v1', prev_rendered_content: '<p>v1</p>' },
+      { topic: 'general chat', content: 'v2', rendered_content: '<p>v2</p>', timestamp: 300, user_id: 7, prev_topic: 't1', prev_stream: 10, stream: 20 },
+    ]);
+    expect(messageHistory(current, true)[2]!.topic).toBe('');
+  });
+
+  it('a direct message has no channel and the empty topic', () => {
+    expect(messageHistory({ ...sent, channel_id: null, topic: null }, true)).toEqual([{ topic: '', content: 'v1', rendered_content: '<p>v1</p>', timestamp: 100, user_id: 5 }]);
+  });
+});
+
+describe('read receipts', () => {
+  const reader = (user_id: number, over: Partial<{ read: boolean; is_active: boolean; sends_read_receipts: boolean }> = {}) => ({
+    user_id,
+    read: true,
+    is_active: true,
+    sends_read_receipts: true,
+    ...over,
+  });
+  it('names active readers who send receipts, never the sender, in id order', () => {
+    expect(
+      readReceiptUserIds(1, [reader(4), reader(1), reader(2, { read: false }), reader(3, { sends_read_receipts: false }), reader(5, { is_active: false }), reader(0)]),
+    ).toEqual([0, 4]);
+  });
+});
+
+describe('highlighting search terms', () => {
+  const terms = { words: ['deploy'], phrases: ['release notes'] };
+  it('marks whole words starting with a term, and phrases, only in text', () => {
+    expect(highlightHtml('<p>Deploying the <a href="/deploy">release  notes</a> &amp; deploy</p>', terms)).toBe(
+      '<p><span class="highlight">Deploying</span> the <a href="/deploy"><span class="highlight">release  notes</span></a> &amp; <span class="highlight">deploy</span></p>',
+    );
+    expect(highlightHtml('<p>redeploy</p>', terms)).toBe('<p>redeploy</p>');
+    expect(highlightHtml('<p>x</p>', { words: [], phrases: [] })).toBe('<p>x</p>');
+  });
+  it('never splits a character reference, and escapes the topic', () => {
+    expect(highlightHtml('<p>&amp; amp</p>', { words: ['amp'], phrases: [] })).toBe('<p>&amp; <span class="highlight">amp</span></p>');
+    expect(highlightTopic('<deploy> & co', terms)).toBe('&lt;<span class="highlight">deploy</span>&gt; &amp; co');
+  });
+});
