@@ -16,6 +16,7 @@ import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
+import { uploadsSuite } from './uploads-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
 
@@ -42,6 +43,7 @@ describeWithNats('distributed mode', () => {
   edgeSuite('distributed', (env) => startDistributed(env));
   convergenceSuite('distributed', () => startDistributed());
   toolsSuite('distributed', (env) => startDistributed(env));
+  uploadsSuite('distributed', (env) => startDistributed(env));
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {

@@ -16,6 +16,7 @@ import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
+import { uploadsSuite } from './uploads-suite';
 import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -47,6 +48,8 @@ edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 convergenceSuite('embedded', () => startEmbedded());
 
 toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+
+uploadsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
+import { UPLOAD_FACTS } from './upload-facts';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 
 /** Stream names, by owning service. */
@@ -36,6 +37,10 @@ export const streams = {
   botStorage: (userId: number) => `bot_storage-${userId}`,
   /** accounts: the organization's code playgrounds. */
   playgrounds: 'realm_playgrounds',
+  /** messaging: the organization's uploaded files (ids, paths, space used). */
+  attachments: 'attachments',
+  /** accounts: the organization's custom emoji (ids, unique active names). */
+  realmEmoji: 'realm_emoji',
   /**
    * channels: who gained or lost sight of private channels when a user group's membership
    * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
@@ -595,6 +600,7 @@ export const Fact = z.discriminatedUnion('type', [
   UserStatusChanged,
   CustomProfileFieldsChanged,
   CustomProfileDataChanged,
+  ...UPLOAD_FACTS,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

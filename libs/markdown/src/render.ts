@@ -11,6 +11,7 @@ import { linksPlugin } from './plugins/links';
 import { mentionsPlugin } from './plugins/mentions';
 import { timestampsPlugin } from './plugins/timestamps';
 import { dialectPlugin } from './plugins/dialect';
+import { uploadPreviewsPlugin } from './plugins/upload-previews';
 import type { RenderContext, RenderResult } from './types';
 
 function createMarkdown(): MarkdownIt {
@@ -25,7 +26,8 @@ function createMarkdown(): MarkdownIt {
     .use(channelLinksPlugin)
     .use(emojiPlugin)
     .use(timestampsPlugin)
-    .use(fencedBlocksPlugin);
+    .use(fencedBlocksPlugin)
+    .use(uploadPreviewsPlugin);
 }
 
 const md = createMarkdown();

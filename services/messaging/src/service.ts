@@ -39,6 +39,9 @@ import { messagingState } from './queries/register-state';
 import { MutedChannels } from './projections/muted-channels';
 import { announceNewChannel } from './handlers/announce';
 import { renderMessages } from './queries/render-messages';
+import { evolveAttachments, initialAttachments } from './domain/attachments';
+import { claimAttachments, deleteAttachment, listAttachments, locateFile, uploadFile, type AttachmentDeps } from './handlers/attachments';
+import { AttachmentsReadModel } from './projections/attachments';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels, config } = deps;
@@ -55,15 +58,16 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   // Its own projection of the organization's settings, for the policy its deciders take.
   const realmSettings = new RealmSettingsProjection(readModels);
   const policy = () => realmSettings.policy();
+  const attachmentModel = new AttachmentsReadModel(readModels);
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
-    name: 'messaging-4',
-    collections: [...model.collections, alertWords.collection, mutedChannels.collection],
+    name: 'messaging-5',
+    collections: [...model.collections, alertWords.collection, mutedChannels.collection, ...attachmentModel.collections],
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers, attachmentModel.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
@@ -85,6 +89,16 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     policy,
   };
 
+  const attachmentDeps: AttachmentDeps = {
+    directory,
+    model,
+    attachments: new AggregateRepository(store, { initial: initialAttachments, evolve: evolveAttachments }),
+    attachmentModel,
+    maxFileUploadSizeMib: config.uploads.maxFileUploadSizeMib,
+  };
+  /** The later of two store positions (a claim comes after the message it is for). */
+  const later = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.messaging;
 
@@ -100,7 +114,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     }),
     serve(api.sendMessage, async (params, { actor }) => {
       const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, policy }, actor, params);
-      return { value, position };
+      const claimed = await claimAttachments(attachmentDeps, { id: value.id, sender_id: actor.user_id, content: params.content, date_sent: Math.floor(Date.now() / 1000) });
+      return { value, position: later(position, claimed) };
     }),
     serve(api.getMessages, async (params, { actor }) => {
       const { result, messagesJson } = await getMessages({ directory, model }, actor, params);
@@ -120,9 +135,22 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       const rendered = await renderer.render(params.content, { sender_id: actor.user_id, recipient_user_ids: [], preview: true });
       return { value: { rendered: rendered.html } };
     }),
-    serve(api.updateMessage, async (params, { actor }) => ({
+    serve(api.updateMessage, async (params, { actor }) => {
+      const position = await editMessage(changeDeps, actor, params);
+      if (params.content === undefined) return { value: {}, position };
+      // Only the sender edits content; the claim keeps the message's own send time.
+      const message = await model.messages.get(params.message_id);
+      const claimed = message
+        ? await claimAttachments(attachmentDeps, { id: message._id, sender_id: actor.user_id, content: params.content, date_sent: message.timestamp })
+        : undefined;
+      return { value: {}, position: later(position, claimed) };
+    }),
+    serve(api.uploadFile, async (params, { actor }) => uploadFile(attachmentDeps, actor, params.file)),
+    serve(api.downloadFile, async (params, { actor }) => ({ value: await locateFile(attachmentDeps, actor, params) })),
+    serve(api.getAttachments, async (_params, { actor }) => ({ value: await listAttachments(attachmentDeps, actor) })),
+    serve(api.deleteAttachment, async (params, { actor }) => ({
       value: {},
-      position: await editMessage(changeDeps, actor, params),
+      position: await deleteAttachment(attachmentDeps, actor, params.attachment_id),
     })),
     serve(api.deleteMessage, async (params, { actor }) => ({
       value: {},
