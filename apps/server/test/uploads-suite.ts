@@ -191,5 +191,70 @@ export function uploadsSuite(mode: string, start: (env: Record<string, string>) 
         expect((await attachmentsOf(member)).attachments.map((a: any) => a.id)).not.toContain(imageId);
       });
     });
+
+    describe('custom emoji', () => {
+      const addEmoji = (client: Client, name: string, files: { name: string; bytes: Buffer }[]) => uploadFiles(client, files, `/realm/emoji/${name}`);
+      const emojiList = async (client: Client) => (await client.get('/realm/emoji')).body.emoji as Record<string, any>;
+      let emojiId: string;
+
+      it('a member adds one: realm_emoji event to everyone, listed, in register, its image served', async () => {
+        const queue = (await member2.post('/register', { event_types: ['realm_emoji'] })).body.queue_id;
+        const added = await addEmoji(member, 'party_parrot', [{ name: 'parrot.png', bytes: PNG }]);
+        expect(added.status).toBe(200);
+        const events = await eventsOf(member2, queue, (e) => e.some((x) => x.type === 'realm_emoji'));
+        const event = events.find((e) => e.type === 'realm_emoji');
+        const entry = Object.values(event.realm_emoji as Record<string, any>).find((e: any) => e.name === 'party_parrot');
+        expect(entry).toMatchObject({ name: 'party_parrot', deactivated: false, source_url: expect.stringMatching(/^\/user_avatars\/2\/emoji\/images\/[A-Za-z0-9_-]{24}\.png$/) });
+        expect(entry.author_id).toBe((await member.get('/users/me')).body.user_id);
+        emojiId = entry.id;
+        expect((await emojiList(guest))[emojiId]).toEqual(entry);
+        expect((await guest.post('/register', { fetch_event_types: ['realm_emoji'] })).body.realm_emoji[emojiId]).toEqual(entry);
+        const image = await download(guest, entry.source_url, { anonymous: true });
+        expect(image.status).toBe(200);
+        expect(image.headers.get('content-type')).toBe('image/png');
+        expect(image.bytes.equals(PNG)).toBe(true);
+      });
+
+      it('renders :name: as its image, and takes reactions and statuses of type realm_emoji by id', async () => {
+        const sent = await send(member2, 'general', 'hello :party_parrot:');
+        const message = (await member2.get(`/messages/${sent.body.id}`)).body.message;
+        expect(message.content).toMatch(/<img alt=":party_parrot:" class="emoji" src="\/user_avatars\/2\/emoji\/images\/[^"]+\.png" title="party parrot">/);
+        const react = (client: Client, code: string) =>
+          client.post(`/messages/${sent.body.id}/reactions`, { emoji_name: 'party_parrot', emoji_code: code, reaction_type: 'realm_emoji' });
+        refusedWith(await react(guest, '999'));
+        expect((await react(guest, emojiId)).status).toBe(200);
+        const reactions = (await member2.get(`/messages/${sent.body.id}`)).body.message.reactions;
+        expect(reactions).toEqual([expect.objectContaining({ emoji_name: 'party_parrot', emoji_code: emojiId, reaction_type: 'realm_emoji' })]);
+        expect((await guest.post('/users/me/status', { emoji_name: 'party_parrot', emoji_code: emojiId, reaction_type: 'realm_emoji' })).status).toBe(200);
+        refusedWith(await guest.post('/users/me/status', { emoji_name: 'nope', reaction_type: 'realm_emoji' }));
+      });
+
+      it('refuses guests, bad names, duplicates, non-images, no file and oversized images, changing nothing', async () => {
+        const before = await emojiList(owner);
+        refusedWith(await addEmoji(guest, 'guest_emoji', [{ name: 'g.png', bytes: PNG }]));
+        for (const name of ['Bad', 'with%20space', 'ends_', 'ends-', 'x'.repeat(61), 'dot.name']) refusedWith(await addEmoji(member, name, [{ name: 'e.png', bytes: PNG }]));
+        refusedWith(await addEmoji(member, 'party_parrot', [{ name: 'e.png', bytes: PNG }]));
+        refusedWith(await addEmoji(member, 'not_image', [{ name: 'e.png', bytes: Buffer.from('<svg onload="alert(1)"/>') }]));
+        refusedWith(await addEmoji(member, 'no_file', []));
+        refusedWith(await addEmoji(member, 'two_files', [{ name: 'a.png', bytes: PNG }, { name: 'b.png', bytes: PNG }]));
+        refusedWith(await addEmoji(member, 'huge', [{ name: 'h.png', bytes: Buffer.concat([PNG, Buffer.alloc(1024 * 1024)]) }]));
+        expect(await emojiList(owner)).toEqual(before);
+      });
+
+      it('only an administrator or its author deactivates it; reactions then refuse it, the name is free again', async () => {
+        refusedWith(await del(member2, '/realm/emoji/party_parrot'));
+        refusedWith(await del(admin, '/realm/emoji/no_such_emoji'));
+        const queue = (await guest.post('/register', { event_types: ['realm_emoji'] })).body.queue_id;
+        expect((await del(member, '/realm/emoji/party_parrot')).status).toBe(200);
+        const events = await eventsOf(guest, queue, (e) => e.some((x) => x.type === 'realm_emoji'));
+        expect(events.find((e) => e.type === 'realm_emoji').realm_emoji[emojiId]).toMatchObject({ deactivated: true });
+        expect((await emojiList(member))[emojiId].deactivated).toBe(true);
+        refusedWith(await del(admin, '/realm/emoji/party_parrot'));
+        const sent = await send(member2, 'general', 'again');
+        refusedWith(await member.post(`/messages/${sent.body.id}/reactions`, { emoji_name: 'party_parrot', emoji_code: emojiId, reaction_type: 'realm_emoji' }));
+        expect((await addEmoji(admin, 'party_parrot', [{ name: 'p.png', bytes: PNG }])).status).toBe(200);
+        expect((await del(admin, '/realm/emoji/party_parrot')).status).toBe(200);
+      });
+    });
   });
 }

@@ -2,8 +2,10 @@
  * The accounts service: organization, users, API keys and the key-exchange endpoints.
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
-import { actorChanged, badRequest, endpoints, streams, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged } from '@teamchat/contracts';
-import { AnnouncementsChannel, Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
+import { actorChanged, badRequest, endpoints, streams, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged, wantsState } from '@teamchat/contracts';
+import { AnnouncementsChannel, Directory, RealmEmojiBook, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
+import { evolveRealmEmoji, initialRealmEmoji } from './domain/realm-emoji';
+import { addRealmEmoji, deactivateRealmEmoji, realmEmojiState, type RealmEmojiDeps } from './handlers/realm-emoji';
 import {
   AggregateRepository,
   combineHandlers,
@@ -76,6 +78,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const announcements = new AnnouncementsChannel(readModels);
   const realmSettings = new RealmSettingsProjection(readModels);
   const org = new OrgReadModel(readModels);
+  const realmEmojiBook = new RealmEmojiBook(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -89,6 +92,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       announcements.handlers,
       realmSettings.handlers,
       org.handlers,
+      realmEmojiBook.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -112,6 +116,14 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     botStorageLimit: config.tools.botStorageLimit,
   };
   const videoCalls = videoCallProviderOf(config.tools);
+  const emojiDeps: RealmEmojiDeps = {
+    directory,
+    userGroups,
+    realmSettings,
+    realmEmoji: new AggregateRepository(store, { initial: initialRealmEmoji, evolve: evolveRealmEmoji }),
+    book: realmEmojiBook,
+    maxEmojiFileSizeMib: config.uploads.maxEmojiFileSizeMib,
+  };
   const peopleDeps = { organization, directory, accounts, userGroups, config };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.accounts;
@@ -173,10 +185,14 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         const own = await toolsState(toolsModel, actor.user_id, params, { hasMeetingToken: videoCalls?.needsUserToken === false });
         // The settings built so far have their values; the rest keep Zulip's defaults.
         const user_settings = state.user_settings && { ...state.user_settings, ...settingsOf(await toolsModel.userDataOf(actor.user_id)) };
-        return withOrgState({ ...state, ...own, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
+        const realm_emoji = wantsState(params, 'realm_emoji') ? { realm_emoji: await realmEmojiState(realmEmojiBook) } : {};
+        return withOrgState({ ...state, ...own, ...realm_emoji, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
       });
       return { value: { state: value }, position };
     }),
+    serve(api.addRealmEmoji, async (params, { actor }) => ({ value: {}, position: await addRealmEmoji(emojiDeps, actor, params.emoji_name, params.file) })),
+    serve(api.getRealmEmoji, async () => ({ value: { emoji: await realmEmojiState(realmEmojiBook) } })),
+    serve(api.deleteRealmEmoji, async (params, { actor }) => ({ value: {}, position: await deactivateRealmEmoji(emojiDeps, actor, params.emoji_name) })),
     serve(api.setNewChannelAnnouncementsChannel, async (params) => {
       const { append } = await organization.execute(streams.organization, (state) => ({ facts: decideAnnouncementsChannel(state, params.channel_id), result: undefined }));
       return { value: {}, position: positionOf(append) };
@@ -250,6 +266,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       profileFields: new AggregateRepository(store, { initial: initialProfileFields, evolve: evolveProfileFields }),
       groups: () => userGroups.snapshot(),
       organizationName: async () => (await accounts.organization.get('organization'))?.name ?? '',
+      realmEmoji: () => realmEmojiBook.all(),
       org,
     }),
     serve(api.serverSettings, async () => {

@@ -258,6 +258,9 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       log.error({ subject: err.subject, issue: err.issue }, 'reply does not match its contract');
       return sendError(reply, { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' });
     }
+    // The multipart parser may notice a file past its route's limit outside the file hook.
+    const tooLarge = files.tooLargeError(request, err);
+    if (tooLarge) return sendError(reply, tooLarge);
     const statusCode = (err as { statusCode?: unknown }).statusCode;
     if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
       // Malformed bodies, unsupported content types, oversized payloads.

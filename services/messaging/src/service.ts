@@ -4,7 +4,7 @@
  * projector and the bus endpoints; the decisions live in domain/.
  */
 import { badRequest, endpoints } from '@teamchat/contracts';
-import { AnnouncementsChannel, Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
+import { AnnouncementsChannel, Directory, RealmEmojiBook, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -59,22 +59,24 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const realmSettings = new RealmSettingsProjection(readModels);
   const policy = () => realmSettings.policy();
   const attachmentModel = new AttachmentsReadModel(readModels);
+  // Its own projection of accounts' custom emoji, to render `:name:` and check reactions.
+  const realmEmoji = new RealmEmojiBook(readModels);
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
     name: 'messaging-5',
-    collections: [...model.collections, alertWords.collection, mutedChannels.collection, ...attachmentModel.collections],
+    collections: [...model.collections, alertWords.collection, mutedChannels.collection, ...attachmentModel.collections, realmEmoji.collection],
     store,
     readModels,
     log,
-    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers, attachmentModel.handlers),
+    handlers: combineHandlers(directory.handlers, messagesProjection(model), userGroups.handlers, alertWords.handlers, mutedChannels.handlers, announcements.handlers, realmSettings.handlers, attachmentModel.handlers, realmEmoji.handlers),
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
   const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
   const flagStreams = new AggregateRepository(store, { initial: initialFlagsStream, evolve: evolveFlagsStream });
   const userTopicStreams = new AggregateRepository(store, { initial: initialUserTopics, evolve: evolveUserTopics });
-  const renderer = createRenderer(directory, config.realmUri, userGroups);
+  const renderer = createRenderer(directory, config.realmUri, userGroups, () => realmEmoji.all());
   const changeDeps: ChangeDeps = {
     directory,
     userGroups,
@@ -87,6 +89,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     recipientIdFor: (key) => recipientIdFor({ recipients }, key),
     alertWords,
     policy,
+    realmEmoji: () => realmEmoji.all(),
   };
 
   const attachmentDeps: AttachmentDeps = {

@@ -13,6 +13,7 @@ import { BotObject, PersonObject } from './people';
 import { UserGroup } from '../groups';
 import { StoredDraft, StoredPlayground, StoredSavedSnippet } from '../tools-facts';
 import { OrgState } from './org';
+import { ApiRealmEmoji } from './uploads';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -61,6 +62,8 @@ export const AccountsState = z.object({
   alert_words: z.array(z.string()).optional(),
   realm_playgrounds: z.array(StoredPlayground).optional(),
   has_meeting_token: z.boolean().optional(),
+  /** Custom emoji by id, deactivated ones included (Zulip's `realm_emoji`). */
+  realm_emoji: z.record(z.string(), ApiRealmEmoji).optional(),
   ...OrgState.shape,
 });
 export type AccountsState = z.infer<typeof AccountsState>;
@@ -90,7 +93,6 @@ export const UnbuiltState = z.object({
   presences: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   server_timestamp: z.number().optional(),
   presence_last_update_id: int().optional(),
-  realm_emoji: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   realm_linkifiers: z.array(z.record(z.string(), z.unknown())).optional(),
   scheduled_messages: z.array(z.record(z.string(), z.unknown())).optional(),
   reminders: z.array(z.record(z.string(), z.unknown())).optional(),
@@ -133,7 +135,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   realm: 'accounts',
   realm_bot: 'accounts',
   realm_domains: null,
-  realm_emoji: null,
+  realm_emoji: 'accounts',
   realm_export: null,
   realm_export_consent: null,
   realm_linkifiers: null,

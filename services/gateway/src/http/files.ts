@@ -67,6 +67,13 @@ export class FileIntake {
     this.received.set(request, list);
   };
 
+  /** The clear refusal for a file past an upload route's limit, whichever part of the parser noticed it. */
+  tooLargeError(request: FastifyRequest, err: unknown): ApiError | undefined {
+    const endpoint = (request.routeOptions.config as { uploadEndpoint?: Endpoint } | undefined)?.uploadEndpoint;
+    if (!endpoint || (err as { code?: string }).code !== 'FST_REQ_FILE_TOO_LARGE') return undefined;
+    return badRequest(uploadLimitOf(endpoint, this.settings).tooLarge);
+  }
+
   /** Stores the request's one file and describes it; `discard` removes it again if the service refuses it. */
   async store(request: FastifyRequest, endpoint: Endpoint): Promise<{ file: UploadedFile; discard: () => Promise<void> }> {
     const files = this.received.get(request) ?? [];

@@ -3,7 +3,7 @@
  * synchronous; the names it may meet (`@**Name**`, `#**channel**`) are looked up in the
  * directory first, and the renderer is given just those.
  */
-import { badRequest } from '@teamchat/contracts';
+import { badRequest, type StoredRealmEmoji } from '@teamchat/contracts';
 import type { Directory, UserGroupDoc, UserGroups } from '@teamchat/directory';
 import { renderMessage, type LinkableChannel, type MentionableGroup, type MentionableUser } from '@teamchat/markdown';
 import { isUserInGroupSetting } from '@teamchat/policies';
@@ -39,9 +39,16 @@ const CHANNEL_LINK = /#\*\*([^*>]+?)(?:>[^*]*)?\*\*/g;
  * groups can be mentioned by name; system groups (`role:…`) cannot, whose names the
  * reserved prefix keeps apart from custom ones.
  */
-export function createRenderer(directory: Directory, realmUrl: string, groups?: Pick<UserGroups, 'snapshot'>): Renderer {
+export function createRenderer(
+  directory: Directory,
+  realmUrl: string,
+  groups?: Pick<UserGroups, 'snapshot'>,
+  /** The organization's custom emoji (messaging's own projection of accounts' facts). */
+  realmEmoji?: () => Promise<readonly StoredRealmEmoji[]>,
+): Renderer {
   return {
     async render(content, audience) {
+      const customEmoji = realmEmoji && content.includes(':') ? await realmEmoji() : [];
       const snapshot = groups && GROUP_MENTION.test(content) ? await groups.snapshot() : undefined;
       GROUP_MENTION.lastIndex = 0;
       const groupsByName = new Map<string, UserGroupDoc>();
@@ -80,6 +87,8 @@ export function createRenderer(directory: Directory, realmUrl: string, groups?: 
         },
         channelByName: (name) => channels.get(name.toLowerCase()),
         realmUrl,
+        // The active emoji of a name wins over deactivated ones that had it before.
+        realmEmojiByName: (name) => customEmoji.find((e) => e.name === name && !e.deactivated) ?? customEmoji.find((e) => e.name === name),
       });
       const recipients = new Set(audience.recipient_user_ids);
       const wildcardTargets =
