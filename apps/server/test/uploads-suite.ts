@@ -46,7 +46,8 @@ export function uploadsSuite(mode: string, start: (env: Record<string, string>) 
       [owner, admin, member, member2, guest] = await Promise.all(
         ['owner', 'admin', 'member', 'member2', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)),
       );
-    }, 60_000);
+      // Starting five processes takes long on a busy machine.
+    }, 120_000);
 
     afterAll(async () => {
       await server?.stop();
