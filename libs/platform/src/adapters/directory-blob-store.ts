@@ -15,7 +15,8 @@ export class DirectoryBlobStore implements BlobStore {
     return join(this.root, ...key.split('/'));
   }
 
-  async put(key: string, bytes: Buffer): Promise<void> {
+  /** The type is not kept: downloads take it from the owning service's record. */
+  async put(key: string, bytes: Buffer, _contentType?: string): Promise<void> {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true });
     const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;

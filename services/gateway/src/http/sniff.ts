@@ -46,8 +46,9 @@ function looksLikeText(bytes: Buffer): boolean {
   const probe = bytes.subarray(0, TEXT_PROBE_BYTES);
   if (probe.includes(0)) return false;
   try {
-    // A multi-byte character cut at the probe's end is not a reason to call it binary.
-    new TextDecoder('utf-8', { fatal: true }).decode(probe.length < bytes.length ? probe.subarray(0, Math.max(0, probe.length - 3)) : probe);
+    // A multi-byte character cut at the probe's end is not a reason to call it binary:
+    // decoding as a stream leaves an incomplete last sequence pending instead of failing.
+    new TextDecoder('utf-8', { fatal: true }).decode(probe, { stream: probe.length < bytes.length });
     return true;
   } catch {
     return false;
