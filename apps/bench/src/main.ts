@@ -8,6 +8,7 @@
  * POST /messages, without HTTP) before the reads are measured. BENCH_SECONDS sets each
  * measured run (default 5).
  */
+import { fileLine, measureFiles } from './files';
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -344,6 +345,7 @@ async function main(): Promise<number> {
   let rssAfterSeeding = 0;
   let delivery: DeliveryReport | undefined;
   let crowdReport: CrowdReport | undefined;
+  let files: Awaited<ReturnType<typeof measureFiles>> | undefined;
   try {
     const api = `${server.url}/api/v1`;
     const login = async (email: string) => {
@@ -399,6 +401,7 @@ async function main(): Promise<number> {
       });
       record(row);
     }
+    if (ONLY.test('files')) files = await profiled('files', () => measureFiles(api, member.authorization, CONNECTIONS, SECONDS));
     if (ONLY.test('event delivery')) delivery = await profiled('event delivery', () => measureDelivery(server, api, member));
   } finally {
     await server.stop();
@@ -425,14 +428,17 @@ async function main(): Promise<number> {
         `CPU per delivery: ${delivery.serverCpuPerDelivery.toFixed(0)} µs server, ${delivery.clientCpuPerDelivery.toFixed(0)} µs pollers`,
     );
   }
+  if (files) console.log(fileLine(files));
   // The server shares this process: its resident memory, read-model caches included.
   const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
   console.log(`server process memory (RSS): ${mib(rssAfterSeeding)} after seeding, ${mib(process.memoryUsage().rss)} at the end`);
   const failed = rows.filter(({ result }) => result.non2xx > 0 || result.errors > 0);
   for (const { name, result } of failed) console.error(`FAIL ${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
+  const filesFailed = files !== undefined && files.uploads.failures + files.downloads.failures > 0;
+  if (filesFailed) console.error(`FAIL files: ${files!.uploads.failures} uploads and ${files!.downloads.failures} downloads failed`);
   const deliveryFailed = delivery !== undefined && (delivery.missing > 0 || delivery.duplicates > 0);
   if (deliveryFailed) console.error(`FAIL event delivery: ${delivery!.missing} missing, ${delivery!.duplicates} duplicated`);
-  return failed.length || deliveryFailed ? 1 : 0;
+  return failed.length || deliveryFailed || filesFailed ? 1 : 0;
 }
 
 main().then(
