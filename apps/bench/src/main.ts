@@ -8,6 +8,7 @@
  * POST /messages, without HTTP) before the reads are measured. BENCH_SECONDS sets each
  * measured run (default 5).
  */
+import { fileLine, measureFiles } from './files';
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -346,6 +347,7 @@ async function main(): Promise<number> {
   let delivery: DeliveryReport | undefined;
   let crowdReport: CrowdReport | undefined;
   let scheduled: ScheduledReport | undefined;
+  let files: Awaited<ReturnType<typeof measureFiles>> | undefined;
   try {
     const api = `${server.url}/api/v1`;
     const login = async (email: string) => {
@@ -401,6 +403,7 @@ async function main(): Promise<number> {
       });
       record(row);
     }
+    if (ONLY.test('files')) files = await profiled('files', () => measureFiles(api, member.authorization, CONNECTIONS, SECONDS));
     if (ONLY.test('event delivery')) delivery = await profiled('event delivery', () => measureDelivery(server, api, member));
     if (ONLY.test('scheduled delivery')) scheduled = await profiled('scheduled delivery', () => measureScheduledDelivery(api, member));
   } finally {
@@ -435,6 +438,7 @@ async function main(): Promise<number> {
         `${scheduled.missing} missing, ${scheduled.duplicates} twice`,
     );
   }
+  if (files) console.log(fileLine(files));
   // The server shares this process: its resident memory, read-model caches included.
   const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
   console.log(`server process memory (RSS): ${mib(rssAfterSeeding)} after seeding, ${mib(process.memoryUsage().rss)} at the end`);
@@ -442,9 +446,11 @@ async function main(): Promise<number> {
   for (const { name, result } of failed) console.error(`FAIL ${name}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
   const scheduledFailed = scheduled !== undefined && (scheduled.missing > 0 || scheduled.duplicates > 0);
   if (scheduledFailed) console.error(`FAIL scheduled delivery: ${scheduled!.missing} missing, ${scheduled!.duplicates} twice`);
+  const filesFailed = files !== undefined && files.uploads.failures + files.downloads.failures > 0;
+  if (filesFailed) console.error(`FAIL files: ${files!.uploads.failures} uploads and ${files!.downloads.failures} downloads failed`);
   const deliveryFailed = delivery !== undefined && (delivery.missing > 0 || delivery.duplicates > 0);
   if (deliveryFailed) console.error(`FAIL event delivery: ${delivery!.missing} missing, ${delivery!.duplicates} duplicated`);
-  return failed.length || deliveryFailed || scheduledFailed ? 1 : 0;
+  return failed.length || deliveryFailed || scheduledFailed || filesFailed ? 1 : 0;
 }
 
 main().then(

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { buildGateway } from '@teamchat/gateway';
 import {
+  DirectoryBlobStore,
   InProcessBus,
   NotifyingEventStore,
   bridgePort,
@@ -242,7 +243,18 @@ export async function startEmbeddedServer(
 ): Promise<EmbeddedServer> {
   const services = await startEmbeddedServices(config, log);
   if (config.mode === 'development') await seedDevelopmentOrganization(services.bus);
-  const app = await buildGateway({ bus: services.bus, log: log.child({ service: 'gateway' }), heartbeatSeconds: config.heartbeatSeconds, checkReplies: config.checkReplies, http: config.http, outboxDir: developmentOutboxDir(config) });
+  // One process, one disk: the files are under the data directory.
+  const blobs = new DirectoryBlobStore(join(config.dataDir, 'uploads'));
+  const app = await buildGateway({
+    bus: services.bus,
+    log: log.child({ service: 'gateway' }),
+    heartbeatSeconds: config.heartbeatSeconds,
+    checkReplies: config.checkReplies,
+    http: config.http,
+    outboxDir: developmentOutboxDir(config),
+    blobs,
+    uploads: config.uploads,
+  });
   const url = await app.listen(listen);
   return {
     url,

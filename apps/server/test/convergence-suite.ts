@@ -8,6 +8,7 @@ import { endpoints } from '@teamchat/contracts';
 import { callContract, type Bus } from '@teamchat/platform';
 import { verifyAction } from './convergence';
 import { Client, type RunningServer } from './harness';
+import { PNG, uploadFiles } from './uploads-suite';
 
 type Who = 'owner' | 'member' | 'member2' | 'guest';
 const EMAILS: Record<Who, string> = {
@@ -458,6 +459,26 @@ const ACTIONS: ActionRow[] = [
       const id = (await clients.owner.post('/realm/playgrounds', { name: unique('Godbolt'), lexer_language: 'c', url_template: 'https://godbolt.org/z?code={code}' })).body.id;
       await clients.owner.post('/realm/playgrounds', { name: unique('Rust'), lexer_language: 'rust', url_template: 'https://play.rust-lang.org/?code={code}' });
       return clients.owner.request('DELETE', `/realm/playgrounds/${id}`);
+    },
+  },
+  {
+    name: 'add and deactivate custom emoji',
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      const name = unique('emoji').replace(/-/g, '_');
+      await uploadFiles(clients.member, [{ name: 'e.png', bytes: PNG }], `/realm/emoji/${name}_1`);
+      await uploadFiles(clients.member, [{ name: 'e.png', bytes: PNG }], `/realm/emoji/${name}_2`);
+      return clients.owner.request('DELETE', `/realm/emoji/${name}_1`);
+    },
+  },
+  {
+    name: 'upload a file, link it in a message and delete it',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      const { url } = (await uploadFiles(clients.member, [{ name: 'notes.txt', bytes: Buffer.from('notes') }])).body;
+      await clients.member.post('/messages', stream('general', 'converge', `[notes](${url})`));
+      const [attachment] = (await clients.member.get('/attachments')).body.attachments.filter((a: { path_id: string }) => url.endsWith(a.path_id));
+      return clients.member.request('DELETE', `/attachments/${attachment.id}`);
     },
   },
   {

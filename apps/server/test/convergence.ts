@@ -181,6 +181,13 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
     case 'reminders':
       applyScheduledEvent(state, event);
       return;
+    case 'realm_emoji':
+      // The whole set after each change, as register gives it.
+      if ('realm_emoji' in state) state.realm_emoji = event.realm_emoji;
+      return;
+    case 'attachment':
+      // Zulip's register has no attachments section: GET /attachments lists them.
+      return;
     default:
       throw new Error(`the reducer has no case for a ${event.type} event: add one`);
   }

@@ -19,6 +19,7 @@ import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { emailsPageSuite } from './emails-suite';
 import { systemBotsSuite } from './system-bots-suite';
 import { scheduledSuite } from './scheduled-suite';
+import { uploadsSuite } from './uploads-suite';
 import { startDistributed } from './harness';
 import { instancesSuite } from './instances-suite';
 import { productionSuite } from './production-suite';
@@ -51,6 +52,7 @@ describeWithNats('distributed mode', () => {
   edgeSuite('distributed', (env) => startDistributed(env));
   convergenceSuite('distributed', () => startDistributed());
   toolsSuite('distributed', (env) => startDistributed(env));
+  uploadsSuite('distributed', (env) => startDistributed(env));
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
   emailsPageSuite('distributed', (env) => startDistributed(env));
   systemBotsSuite('distributed', () => startDistributed());

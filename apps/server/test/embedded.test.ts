@@ -23,6 +23,7 @@ import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
+import { uploadsSuite } from './uploads-suite';
 import { freePort, startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -54,6 +55,8 @@ edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 convergenceSuite('embedded', () => startEmbedded());
 
 toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+
+uploadsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 

@@ -5,6 +5,7 @@
  * and a bad-input test for every error, each checked to have changed nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { PNG, uploadFiles } from './uploads-suite';
 import { Client, type RunningServer } from './harness';
 
 const GROUP = { everyone: 2, members: 3, moderators: 5, administrators: 6, owners: 7, nobody: 8 } as const;
@@ -383,6 +384,11 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
         ['read the profile fields', (who) => clients[who].get('/realm/profile_fields'), ROLES],
         ["read a user's status", (who) => clients[who].get(`/users/${ids.owner}/status`), ROLES],
         ['set their own profile data', (who) => clients[who].request('PATCH', '/users/me/profile_data', { data: [] }, { query: false }), ROLES],
+        // can_add_custom_emoji_group is role:members by default: guests may not.
+        ['add a custom emoji', (who) => uploadFiles(clients[who], [{ name: 'e.png', bytes: PNG }], `/realm/emoji/${unique(`by_${who}`).replace(/\W/g, '_')}`), ['owner', 'admin', 'moderator', 'member', 'bot']],
+        ['list custom emoji', (who) => clients[who].get('/realm/emoji'), ROLES],
+        ['upload a file', (who) => uploadFiles(clients[who], [{ name: 'f.txt', bytes: Buffer.from(who) }]), ROLES],
+        ['list their attachments', (who) => clients[who].get('/attachments'), ROLES],
       ];
       function createFieldAs(who: Who) {
         return clients[who].post('/realm/profile_fields', { name: unique(`By ${who}`), field_type: 1 });

@@ -11,6 +11,7 @@ import { TOOLS_FACTS } from './tools-facts';
 import { LINKIFIER_FACTS } from './linkifier-facts';
 import { NAVIGATION_VIEW_FACTS } from './navigation-view-facts';
 import { RealmUserSettingsDefaultChanged } from './realm-user-defaults';
+import { UPLOAD_FACTS } from './upload-facts';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 import { SCHEDULED_FACTS } from './scheduled-facts';
 
@@ -46,6 +47,10 @@ export const streams = {
   navigationViews: (userId: number) => `navigation_views-${userId}`,
   /** accounts: the organization's defaults for new users' settings. */
   realmUserDefaults: 'realm_user_settings_defaults',
+  /** messaging: the organization's uploaded files (ids, paths, space used). */
+  attachments: 'attachments',
+  /** accounts: the organization's custom emoji (ids, unique active names). */
+  realmEmoji: 'realm_emoji',
   /**
    * channels: who gained or lost sight of private channels when a user group's membership
    * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
@@ -618,6 +623,7 @@ export const Fact = z.discriminatedUnion('type', [
   CustomProfileFieldsChanged,
   CustomProfileDataChanged,
   ...SCHEDULED_FACTS,
+  ...UPLOAD_FACTS,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

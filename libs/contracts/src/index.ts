@@ -6,6 +6,7 @@ export * from './channel-settings';
 export * from './channel';
 export * from './facts';
 export * from './tools-facts';
+export * from './upload-facts';
 export * from './realm-settings';
 export * from './org-facts';
 export * from './scheduled-facts';

@@ -246,3 +246,4 @@ export class Directory {
 export * from './user-groups';
 export * from './announcements-channel';
 export * from './realm-settings';
+export { RealmEmojiBook } from './realm-emoji';

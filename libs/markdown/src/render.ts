@@ -12,6 +12,7 @@ import { linkifiersPlugin } from './plugins/linkifiers';
 import { mentionsPlugin } from './plugins/mentions';
 import { timestampsPlugin } from './plugins/timestamps';
 import { dialectPlugin } from './plugins/dialect';
+import { uploadPreviewsPlugin } from './plugins/upload-previews';
 import type { RenderContext, RenderResult } from './types';
 
 function createMarkdown(): MarkdownIt {
@@ -28,7 +29,8 @@ function createMarkdown(): MarkdownIt {
     .use(timestampsPlugin)
     .use(fencedBlocksPlugin)
     // After the links plugin: its final pass must exist to run before it.
-    .use(linkifiersPlugin);
+    .use(linkifiersPlugin)
+    .use(uploadPreviewsPlugin);
 }
 
 const md = createMarkdown();

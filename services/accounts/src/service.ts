@@ -2,8 +2,10 @@
  * The accounts service: organization, users, API keys and the key-exchange endpoints.
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
-import { actorChanged, badRequest, endpoints, streams, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged } from '@teamchat/contracts';
-import { AnnouncementsChannel, Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
+import { actorChanged, badRequest, endpoints, streams, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged, wantsState } from '@teamchat/contracts';
+import { AnnouncementsChannel, Directory, RealmEmojiBook, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
+import { evolveRealmEmoji, initialRealmEmoji } from './domain/realm-emoji';
+import { addRealmEmoji, deactivateRealmEmoji, realmEmojiState, type RealmEmojiDeps } from './handlers/realm-emoji';
 import {
   AggregateRepository,
   combineHandlers,
@@ -88,6 +90,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const linkifiersModel = new LinkifiersReadModel(readModels);
   const navigationViewsModel = new NavigationViewsReadModel(readModels);
   const realmUserDefaultsModel = new RealmUserDefaultsReadModel(readModels);
+  const realmEmojiBook = new RealmEmojiBook(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -104,6 +107,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       linkifiersModel.handlers,
       navigationViewsModel.handlers,
       realmUserDefaultsModel.handlers,
+      realmEmojiBook.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -132,6 +136,14 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     defaults: new AggregateRepository(store, { initial: initialRealmUserDefaults, evolve: evolveRealmUserDefaults }),
     userData: toolsDeps.userData,
     model: realmUserDefaultsModel,
+  };
+  const emojiDeps: RealmEmojiDeps = {
+    directory,
+    userGroups,
+    realmSettings,
+    realmEmoji: new AggregateRepository(store, { initial: initialRealmEmoji, evolve: evolveRealmEmoji }),
+    book: realmEmojiBook,
+    maxEmojiFileSizeMib: config.uploads.maxEmojiFileSizeMib,
   };
   const peopleDeps = { organization, directory, accounts, userGroups, config };
   const serve = contractServer({ bus, log, readModels: projector });
@@ -202,10 +214,18 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         const linkifiers = await linkifiersState(linkifiersModel, params);
         const navigationViews = await navigationViewsState(navigationViewsModel, actor.user_id, params);
         const userDefaults = await realmUserDefaultsState(realmUserDefaultsModel, params);
-        return withOrgState({ ...state, ...own, ...linkifiers, ...navigationViews, ...userDefaults, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
+        const realm_emoji = wantsState(params, 'realm_emoji') ? { realm_emoji: await realmEmojiState(realmEmojiBook) } : {};
+        return withOrgState(
+          { ...state, ...own, ...linkifiers, ...navigationViews, ...userDefaults, ...realm_emoji, ...(user_settings ? { user_settings } : {}) },
+          { org, realmSettings },
+          params,
+        );
       });
       return { value: { state: value }, position };
     }),
+    serve(api.addRealmEmoji, async (params, { actor }) => ({ value: {}, position: await addRealmEmoji(emojiDeps, actor, params.emoji_name, params.file) })),
+    serve(api.getRealmEmoji, async () => ({ value: { emoji: await realmEmojiState(realmEmojiBook) } })),
+    serve(api.deleteRealmEmoji, async (params, { actor }) => ({ value: {}, position: await deactivateRealmEmoji(emojiDeps, actor, params.emoji_name) })),
     serve(api.setNewChannelAnnouncementsChannel, async (params) => {
       const { append } = await organization.execute(streams.organization, (state) => ({ facts: decideAnnouncementsChannel(state, params.channel_id), result: undefined }));
       return { value: {}, position: positionOf(append) };
@@ -289,6 +309,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       profileFields: new AggregateRepository(store, { initial: initialProfileFields, evolve: evolveProfileFields }),
       groups: () => userGroups.snapshot(),
       organizationName: async () => (await accounts.organization.get('organization'))?.name ?? '',
+      realmEmoji: () => realmEmojiBook.all(),
       org,
     }),
     serve(api.serverSettings, async () => {

@@ -8,14 +8,15 @@
 import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import { actorChanged, ApiError, endpoints, instanceOfQueueId, instanceSubject, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
-import { callContract, describeZodIssue, ReplyMismatchError, type Bus, type HttpSettings } from '@teamchat/platform';
+import { actorChanged, ApiError, endpoints, type FileLocation, instanceOfQueueId, instanceSubject, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
+import { callContract, describeZodIssue, ReplyMismatchError, type BlobStore, type Bus, type HttpSettings, type UploadSettings } from '@teamchat/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
 import { CredentialsCache } from './http/credentials-cache';
 import { GatewayPeers } from './http/peers';
 import { decodeParams } from './http/decode';
+import { FileIntake, uploadLimitOf, uploadRouteConfig } from './http/files';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
 import { joinMembers } from './http/response';
 import { registerEmailsPage } from './pages/emails';
@@ -42,6 +43,10 @@ export interface GatewayOptions {
    * sent. Given only in development mode with the outbox transport (absent: no page).
    */
   outboxDir?: string;
+  /** Where uploaded files and custom emoji images are kept. */
+  blobs: BlobStore;
+  /** Their size limits (ServerConfig.uploads). */
+  uploads: UploadSettings;
 }
 
 const MAX_HEADER_BYTES = 256 * 1024;
@@ -53,6 +58,12 @@ const MAX_HEADER_BYTES = 256 * 1024;
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** Fastify's default; no path parameter of the API (ids, short names) comes close. */
 const MAX_PARAM_LENGTH = 100;
+
+/** A multipart body's fields without file contents (an upload's file is not a parameter). */
+function withoutFileFields(body: unknown): unknown {
+  if (!body || typeof body !== 'object') return body;
+  return Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([, value]) => !Buffer.isBuffer(value)));
+}
 
 const isMultipart = (request: FastifyRequest) => /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
 
@@ -120,7 +131,13 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   await app.register(formbody);
-  await app.register(multipart, { attachFieldsToBody: 'keyValues' });
+  const files = new FileIntake(options.blobs, options.uploads);
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    onFile(part) {
+      return files.onFile(this, part);
+    },
+  });
 
   /** Store position of each user's last write (read-your-writes token), shared with the other gateways. */
   const peers = await GatewayPeers.join(bus, options.sharedWrites ?? false);
@@ -187,6 +204,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     };
     const login = endpoint.http?.login ?? false;
     const routeByQueueId = endpoint.http?.routeByQueueId ?? false;
+    const fileKind = endpoint.http?.files;
     /** To the events instance the queue id names; a gone instance's queue is a bad queue id. */
     const routeToQueue = (queueId: unknown) => {
       const instance = instanceOfQueueId(queueId);
@@ -201,11 +219,17 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       const actor = endpoint.auth ? actors.get(request) : undefined;
       const { params, ignored, wireNameOf } = decodeParams(endpoint.params, {
         query: request.query,
-        body: request.body,
+        body: fileKind === 'upload' ? withoutFileFields(request.body) : request.body,
         path: (request.params ?? {}) as Record<string, string>,
       }, endpoint.http?.wireNames, endpoint.http?.maxJsonLength);
+      // An upload's file is stored before the service decides on it, and removed if refused.
+      const upload = fileKind === 'upload' ? await files.store(request, endpoint) : undefined;
+      if (upload) params.file = upload.file;
       const parsed = endpoint.params.safeParse(params);
-      if (!parsed.success) throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0], wireNameOf), 400);
+      if (!parsed.success) {
+        await upload?.discard();
+        throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0], wireNameOf), 400);
+      }
       const account = limiter && login ? loginAccount(parsed.data) : undefined;
       if (account !== undefined) await limiter!.checkAccount(request, reply, account);
       // Without peers the position is at hand: no await (a microtask turn) on this path.
@@ -218,8 +242,10 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       ).catch(async (err: unknown) => {
         // A refused attempt spends the named account's budget; an outage is not the client's.
         if (account !== undefined && isApiError(err) && err.status < 500) await limiter!.accountFailed(request, reply, account);
+        await upload?.discard();
         throw err;
       });
+      if (fileKind === 'download') return files.send(reply, value as unknown as FileLocation);
       if (actor && position !== undefined) await peers.wrote(actor.user_id, position);
       const body = {
         result: 'success',
@@ -238,6 +264,9 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       log.error({ subject: err.subject, issue: err.issue }, 'reply does not match its contract');
       return sendError(reply, { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' });
     }
+    // The multipart parser may notice a file past its route's limit outside the file hook.
+    const tooLarge = files.tooLargeError(request, err);
+    if (tooLarge) return sendError(reply, tooLarge);
     const statusCode = (err as { statusCode?: unknown }).statusCode;
     if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
       // Malformed bodies, unsupported content types, oversized payloads.
@@ -264,18 +293,26 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   // router takes as the same path.
   const methodsByUrl = new Map<string, { url: string; methods: Set<string> }>();
   for (const route of routes) {
+    const fileKind = route.endpoint.http?.files;
     app.route({
       method: route.method,
       url: API_PREFIX + route.url,
       onRequest: checkCaller(route.endpoint),
       bodyLimit: route.endpoint.http?.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      ...(fileKind === 'upload' ? { config: uploadRouteConfig(route.endpoint, uploadLimitOf(route.endpoint, options.uploads)) } : {}),
       handler: handlerFor(route),
     });
+    // Messages link files at the organization's root (`/user_uploads/…`), as Zulip does.
+    if (fileKind === 'download') {
+      app.route({ method: route.method, url: route.url, onRequest: checkCaller(route.endpoint), handler: handlerFor(route) });
+    }
     const shape = route.url.replace(/:\w+/g, ':');
     const entry = methodsByUrl.get(shape) ?? { url: route.url, methods: new Set<string>() };
     entry.methods.add(route.method);
     methodsByUrl.set(shape, entry);
   }
+  app.get('/user_avatars/:realm_id/emoji/images/:file', { onRequest: checkCaller(undefined) }, (request, reply) => files.sendEmojiImage(request, reply));
+
   // A known path with an unsupported method answers 405, not 404.
   const allMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
   for (const { url, methods } of methodsByUrl.values()) {

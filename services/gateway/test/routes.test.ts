@@ -1,5 +1,7 @@
 import { endpoints, httpEndpoints } from '@teamchat/contracts';
-import { InProcessBus, loadHttpSettings, serveContract } from '@teamchat/platform';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DirectoryBlobStore, InProcessBus, loadHttpSettings, loadUploadSettings, serveContract } from '@teamchat/platform';
 import pino from 'pino';
 import { buildGateway } from '../src/server';
 import { routes } from '../src/routes';
@@ -38,7 +40,15 @@ describe('reply checks at the gateway', () => {
     await serveContract({ bus, log }, endpoints.accounts.serverSettings, async () => ({
       value: { zulip_version: 'x' } as never,
     }));
-    const app = await buildGateway({ bus, log, heartbeatSeconds: 1, checkReplies, http: loadHttpSettings({}, 'development', 1) });
+    const app = await buildGateway({
+      bus,
+      log,
+      heartbeatSeconds: 1,
+      checkReplies,
+      http: loadHttpSettings({}, 'development', 1),
+      blobs: new DirectoryBlobStore(join(tmpdir(), 'teamchat-routes-test')),
+      uploads: loadUploadSettings({}),
+    });
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     const get = async (path: string) => {
       const response = await fetch(`${url}/api/v1${path}`);

@@ -4,7 +4,7 @@
  * projector and the bus endpoints; the decisions live in domain/.
  */
 import { badRequest, endpoints, wantsState } from '@teamchat/contracts';
-import { AnnouncementsChannel, Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
+import { AnnouncementsChannel, Directory, RealmEmojiBook, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
   combineHandlers,
@@ -47,6 +47,9 @@ import { evolveScheduled, initialScheduled } from './domain/scheduled-messages';
 import { ScheduledMessages } from './projections/scheduled-messages';
 import { createReminder, createScheduledMessage, deleteScheduled, updateScheduledMessage, type ScheduledDeps } from './handlers/scheduled-messages';
 import { ScheduledDelivery } from './handlers/scheduled-delivery';
+import { evolveAttachments, initialAttachments } from './domain/attachments';
+import { claimAttachments, deleteAttachment, listAttachments, locateFile, uploadFile, type AttachmentDeps } from './handlers/attachments';
+import { AttachmentsReadModel } from './projections/attachments';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels, config } = deps;
@@ -70,11 +73,23 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const policy = () => realmSettings.policy();
   // Scheduled messages and reminders not yet delivered: what the scheduler scans.
   const scheduledModel = new ScheduledMessages(readModels);
+  const attachmentModel = new AttachmentsReadModel(readModels);
+  // Its own projection of accounts' custom emoji, to render `:name:` and check reactions.
+  const realmEmoji = new RealmEmojiBook(readModels);
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
-    name: 'messaging-4',
-    collections: [...model.collections, alertWords.collection, preferences.collection, mutedChannels.collection, linkifiers.collection, scheduledModel.collection],
+    name: 'messaging-5',
+    collections: [
+      ...model.collections,
+      alertWords.collection,
+      preferences.collection,
+      mutedChannels.collection,
+      linkifiers.collection,
+      scheduledModel.collection,
+      ...attachmentModel.collections,
+      realmEmoji.collection,
+    ],
     store,
     readModels,
     log,
@@ -89,6 +104,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       announcements.handlers,
       realmSettings.handlers,
       scheduledModel.handlers,
+      attachmentModel.handlers,
+      realmEmoji.handlers,
     ),
   });
   await projector.start();
@@ -96,7 +113,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
   const flagStreams = new AggregateRepository(store, { initial: initialFlagsStream, evolve: evolveFlagsStream });
   const userTopicStreams = new AggregateRepository(store, { initial: initialUserTopics, evolve: evolveUserTopics });
-  const renderer = createRenderer(directory, config.realmUri, userGroups, linkifiers);
+  const renderer = createRenderer(directory, config.realmUri, userGroups, linkifiers, () => realmEmoji.all());
   const changeDeps: ChangeDeps = {
     directory,
     userGroups,
@@ -110,6 +127,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     alertWords,
     linkifiers,
     policy,
+    realmEmoji: () => realmEmoji.all(),
   };
 
   const scheduledDeps: ScheduledDeps = {
@@ -126,6 +144,15 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     realmUri: config.realmUri,
   };
   const delivery = new ScheduledDelivery({ ...scheduledDeps, store, log });
+  const attachmentDeps: AttachmentDeps = {
+    directory,
+    model,
+    attachments: new AggregateRepository(store, { initial: initialAttachments, evolve: evolveAttachments }),
+    attachmentModel,
+    maxFileUploadSizeMib: config.uploads.maxFileUploadSizeMib,
+  };
+  /** The later of two store positions (a claim comes after the message it is for). */
+  const later = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.messaging;
@@ -150,7 +177,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     }),
     serve(api.sendMessage, async (params, { actor }) => {
       const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, linkifiers, policy }, actor, params);
-      return { value, position };
+      const claimed = await claimAttachments(attachmentDeps, { id: value.id, sender_id: actor.user_id, content: params.content, date_sent: Math.floor(Date.now() / 1000) });
+      return { value, position: later(position, claimed) };
     }),
     serve(api.getMessages, async (params, { actor }) => {
       const { result, messagesJson } = await getMessages({ directory, model }, actor, params);
@@ -170,9 +198,22 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       const rendered = await renderer.render(params.content, { sender_id: actor.user_id, recipient_user_ids: [], preview: true });
       return { value: { rendered: rendered.html } };
     }),
-    serve(api.updateMessage, async (params, { actor }) => ({
+    serve(api.updateMessage, async (params, { actor }) => {
+      const position = await editMessage(changeDeps, actor, params);
+      if (params.content === undefined) return { value: {}, position };
+      // Only the sender edits content; the claim keeps the message's own send time.
+      const message = await model.messages.get(params.message_id);
+      const claimed = message
+        ? await claimAttachments(attachmentDeps, { id: message._id, sender_id: actor.user_id, content: params.content, date_sent: message.timestamp })
+        : undefined;
+      return { value: {}, position: later(position, claimed) };
+    }),
+    serve(api.uploadFile, async (params, { actor }) => uploadFile(attachmentDeps, actor, params.file)),
+    serve(api.downloadFile, async (params, { actor }) => ({ value: await locateFile(attachmentDeps, actor, params) })),
+    serve(api.getAttachments, async (_params, { actor }) => ({ value: await listAttachments(attachmentDeps, actor) })),
+    serve(api.deleteAttachment, async (params, { actor }) => ({
       value: {},
-      position: await editMessage(changeDeps, actor, params),
+      position: await deleteAttachment(attachmentDeps, actor, params.attachment_id),
     })),
     serve(api.deleteMessage, async (params, { actor }) => ({
       value: {},

@@ -42,6 +42,12 @@ export interface HttpBinding {
    * such instance is running.
    */
   routeByQueueId?: boolean;
+  /**
+   * `upload`: a multipart request carrying one file, which the gateway stores in the blob
+   * store and describes to the service as the `file` parameter. `download`: the reply
+   * says where a file is (FileLocation), and the gateway answers with its bytes.
+   */
+  files?: 'upload' | 'download';
 }
 
 export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject = ZodObject, A extends boolean = boolean> {

@@ -21,6 +21,7 @@ import { scheduledEndpoints } from './scheduled';
 import { linkifiersEndpoints } from './linkifiers';
 import { messageHistoryEndpoints } from './message-history';
 import { navigationViewsEndpoints } from './navigation-views';
+import { emojiEndpoints, uploadsEndpoints } from './uploads';
 
 export * from './contract';
 export * from './accounts';
@@ -40,6 +41,7 @@ export * from './scheduled';
 export * from './linkifiers';
 export * from './message-history';
 export * from './navigation-views';
+export * from './uploads';
 
 export const endpoints = {
   accounts: {
@@ -52,6 +54,7 @@ export const endpoints = {
     ...orgEndpoints,
     ...linkifiersEndpoints,
     ...navigationViewsEndpoints,
+    ...emojiEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
   messaging: {
@@ -63,6 +66,7 @@ export const endpoints = {
     ...systemBotMessagingEndpoints,
     ...scheduledEndpoints,
     ...messageHistoryEndpoints,
+    ...uploadsEndpoints,
   },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };

@@ -15,6 +15,7 @@ import { StoredDraft, StoredPlayground, StoredSavedSnippet } from '../tools-fact
 import { OrgState } from './org';
 import { StoredLinkifier } from '../linkifier-facts';
 import { StoredNavigationView } from '../navigation-view-facts';
+import { ApiRealmEmoji } from './uploads';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -69,6 +70,8 @@ export const AccountsState = z.object({
   navigation_views: z.array(StoredNavigationView).optional(),
   realm_user_settings_defaults: z.record(z.string(), z.union([z.boolean(), int(), z.string()])).optional(),
   has_meeting_token: z.boolean().optional(),
+  /** Custom emoji by id, deactivated ones included (Zulip's `realm_emoji`). */
+  realm_emoji: z.record(z.string(), ApiRealmEmoji).optional(),
   ...OrgState.shape,
 });
 export type AccountsState = z.infer<typeof AccountsState>;
@@ -100,7 +103,6 @@ export const UnbuiltState = z.object({
   presences: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   server_timestamp: z.number().optional(),
   presence_last_update_id: int().optional(),
-  realm_emoji: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
   realm_default_stream_groups: z.array(z.record(z.string(), z.unknown())).optional(),
   onboarding_steps: z.array(z.record(z.string(), z.unknown())).optional(),
@@ -138,7 +140,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   realm: 'accounts',
   realm_bot: 'accounts',
   realm_domains: null,
-  realm_emoji: null,
+  realm_emoji: 'accounts',
   realm_export: null,
   realm_export_consent: null,
   realm_filters: 'accounts',

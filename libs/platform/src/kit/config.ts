@@ -38,6 +38,22 @@ export interface ServerConfig {
   tools: ToolSettings;
   /** Outgoing email: the outbox or SMTP (see createMailer). */
   mail: MailSettings;
+  /** File and custom emoji size limits (the gateway reads at most this much; the owners check it too). */
+  uploads: UploadSettings;
+}
+
+export interface UploadSettings {
+  /** Zulip's `max_file_upload_size_mib` (default 25). */
+  maxFileUploadSizeMib: number;
+  /** Zulip's `max_emoji_file_size_mib` (default 5). */
+  maxEmojiFileSizeMib: number;
+}
+
+export function loadUploadSettings(env: NodeJS.ProcessEnv): UploadSettings {
+  return {
+    maxFileUploadSizeMib: positiveInteger(env, 'TEAMCHAT_MAX_FILE_UPLOAD_SIZE_MIB', 25),
+    maxEmojiFileSizeMib: positiveInteger(env, 'TEAMCHAT_MAX_EMOJI_FILE_SIZE_MIB', 5),
+  };
 }
 
 export interface ToolSettings {
@@ -215,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     http: loadHttpSettings(env, mode, heartbeatSeconds),
     eventQueues: loadEventQueueSettings(env),
     tools: loadToolSettings(env),
+    uploads: loadUploadSettings(env),
     partialSubscribersMinChannelSize: positiveInteger(env, 'TEAMCHAT_PARTIAL_SUBSCRIBERS_MIN', 1000),
     mail: loadMailSettings(env, dataDir, realmHost),
   };

@@ -11,3 +11,4 @@ export * from './storage';
 export * from './fact-handlers';
 export * from './engines';
 export * from './mail';
+export * from './blobs';

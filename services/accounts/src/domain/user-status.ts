@@ -6,6 +6,7 @@
  * Pure: the emoji catalogue is a pure library, the users come with the context.
  */
 import { badRequest, REACTION_TYPES, type Actor, type Fact, type FactOf, type UpdateStatusParams } from '@teamchat/contracts';
+import type { StoredRealmEmoji } from '@teamchat/contracts';
 import { emojiByCode, emojiByName, isValidUnicodeEmoji, SERVICE_EXTRA_EMOJI } from '@teamchat/markdown';
 import { codePointLength, isAdministrator } from '@teamchat/policies';
 import type { RegisteredUser } from './organization';
@@ -32,6 +33,8 @@ export function evolveUserStatus(state: UserStatusState, fact: Fact): UserStatus
 
 export interface StatusContext {
   users: ReadonlyMap<number, RegisteredUser>;
+  /** The organization's custom emoji (none: only built-in emoji). */
+  custom_emoji?: readonly StoredRealmEmoji[];
 }
 
 export interface UpdateStatus {
@@ -42,9 +45,19 @@ export interface UpdateStatus {
 }
 
 /** A validated (name, code, type) triple from the catalogue (no custom emoji exist yet). */
-function resolveEmoji(name: string, code: string | undefined, type: string): Pick<UserStatusState, 'emoji_name' | 'emoji_code' | 'reaction_type'> {
+function resolveEmoji(
+  name: string,
+  code: string | undefined,
+  type: string,
+  customEmoji: readonly StoredRealmEmoji[] = [],
+): Pick<UserStatusState, 'emoji_name' | 'emoji_code' | 'reaction_type'> {
   if (!(REACTION_TYPES as readonly string[]).includes(type)) throw badRequest(`Invalid reaction_type '${type}'`);
-  if (type === 'realm_emoji') throw badRequest('Invalid custom emoji.');
+  if (type === 'realm_emoji') {
+    // The code is the custom emoji's id; an active one of that name and id.
+    const custom = customEmoji.find((e) => !e.deactivated && e.name === name && (code === undefined || e.id === code));
+    if (!custom) throw badRequest('Invalid custom emoji.');
+    return { emoji_name: custom.name, emoji_code: custom.id, reaction_type: 'realm_emoji' };
+  }
   if (type === 'service_extra_emoji') {
     const extra = SERVICE_EXTRA_EMOJI.find((e) => e.name === name);
     if (!extra) throw badRequest(`Emoji '${name}' does not exist`);
@@ -88,7 +101,7 @@ export function decideUpdateStatus(state: UserStatusState, ctx: StatusContext, c
     const emoji =
       params.emoji_name === ''
         ? { emoji_name: '', emoji_code: '', reaction_type: 'unicode_emoji' as const }
-        : resolveEmoji(params.emoji_name, params.emoji_code, params.reaction_type ?? 'unicode_emoji');
+        : resolveEmoji(params.emoji_name, params.emoji_code, params.reaction_type ?? 'unicode_emoji', ctx.custom_emoji);
     Object.assign(next, emoji);
     changed.push('emoji');
   }

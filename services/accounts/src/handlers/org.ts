@@ -14,6 +14,7 @@ import {
   type UpdateRealmParams,
   type UpdateStatusParams,
 } from '@teamchat/contracts';
+import type { StoredRealmEmoji } from '@teamchat/contracts';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import type { GroupDirectory } from '@teamchat/policies';
 import type { OrganizationState } from '../domain/organization';
@@ -39,6 +40,8 @@ export interface OrgCommandDeps {
   groups(): Promise<GroupDirectory>;
   /** The organization's name as created. */
   organizationName(): Promise<string>;
+  /** The organization's custom emoji (for statuses of reaction type realm_emoji). */
+  realmEmoji?(): Promise<readonly StoredRealmEmoji[]>;
 }
 
 const positionOf = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -60,7 +63,7 @@ export async function updateRealm(deps: OrgCommandDeps, actor: Actor, params: Up
 export async function updateStatus(deps: OrgCommandDeps, actor: Actor, userId: number, params: UpdateStatusParams) {
   const { append } = await deps.userStatus.executeWith(
     orgStreams.userStatus(userId),
-    () => usersOf(deps),
+    async () => ({ ...(await usersOf(deps)), custom_emoji: deps.realmEmoji ? await deps.realmEmoji() : [] }),
     (state, ctx) => ({ facts: decideUpdateStatus(state, ctx, { actor, user_id: userId, params }), result: undefined }),
   );
   return positionOf(append);

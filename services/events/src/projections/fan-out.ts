@@ -30,6 +30,7 @@ import { linkifierFanOut } from './linkifier-fan-out';
 import { navigationViewFanOut } from './navigation-view-fan-out';
 import { toolsFanOut } from './tools-fan-out';
 import { scheduledFanOut } from './scheduled-fan-out';
+import { uploadsFanOut } from './uploads-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
@@ -200,6 +201,7 @@ const fanOut = {
   ...toolsFanOut,
   ...linkifierFanOut,
   ...navigationViewFanOut,
+  ...uploadsFanOut,
   RealmSettingsChanged: (fact) => realmSettingsDeliveries(fact),
   UserStatusChanged: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
   CustomProfileFieldsChanged: (fact) => [

@@ -14,6 +14,7 @@ import {
   type UpdateMessageParams,
   type UserTopicParams,
 } from '@teamchat/contracts';
+import type { StoredRealmEmoji } from '@teamchat/contracts';
 import { channelGroupSettings, type ChannelDoc, type Directory, type UserGroups } from '@teamchat/directory';
 import { isMeMessage } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
@@ -58,6 +59,8 @@ export interface ChangeDeps {
   linkifiers?: Pick<LinkifiersBook, 'topicLinks'>;
   /** The organization's current policy, from this service's projection of its settings. */
   policy?(): Promise<OrganizationPolicy>;
+  /** The organization's custom emoji, for reactions of type realm_emoji. */
+  realmEmoji?(): Promise<readonly StoredRealmEmoji[]>;
 }
 
 const lastPosition = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -86,7 +89,7 @@ const grantsOf = (channel: ChannelDoc | undefined): ChannelGrants | null => (cha
 
 export async function changeReaction(deps: ChangeDeps, actor: Actor, params: ReactionParams, op: 'add' | 'remove') {
   const { message } = await accessibleMessage(deps, actor, params.message_id);
-  const emoji = reactionEmoji(op, params, actor.user_id, message.reactions);
+  const emoji = reactionEmoji(op, params, actor.user_id, message.reactions, deps.realmEmoji ? await deps.realmEmoji() : []);
   const audience_user_ids = await audienceOf(deps, [message]);
   const { append } = await deps.messages.execute(message.stream, (state) => ({
     facts: decideReaction(state, { op, message_id: message._id, user_id: actor.user_id, emoji, audience_user_ids }),

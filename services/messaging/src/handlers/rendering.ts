@@ -3,7 +3,7 @@
  * synchronous; the names it may meet (`@**Name**`, `#**channel**`) are looked up in the
  * directory first, and the renderer is given just those.
  */
-import { badRequest } from '@teamchat/contracts';
+import { badRequest, type StoredRealmEmoji } from '@teamchat/contracts';
 import type { Directory, UserGroupDoc, UserGroups } from '@teamchat/directory';
 import { renderMessage, type CompiledLinkifiers, type LinkableChannel, type MentionableGroup, type MentionableUser } from '@teamchat/markdown';
 import { isUserInGroupSetting } from '@teamchat/policies';
@@ -44,9 +44,12 @@ export function createRenderer(
   realmUrl: string,
   groups?: Pick<UserGroups, 'snapshot'>,
   linkifiers?: { readonly compiled: CompiledLinkifiers },
+  /** The organization's custom emoji (messaging's own projection of accounts' facts). */
+  realmEmoji?: () => Promise<readonly StoredRealmEmoji[]>,
 ): Renderer {
   return {
     async render(content, audience) {
+      const customEmoji = realmEmoji && content.includes(':') ? await realmEmoji() : [];
       const snapshot = groups && GROUP_MENTION.test(content) ? await groups.snapshot() : undefined;
       GROUP_MENTION.lastIndex = 0;
       const groupsByName = new Map<string, UserGroupDoc>();
@@ -86,6 +89,8 @@ export function createRenderer(
         channelByName: (name) => channels.get(name.toLowerCase()),
         realmUrl,
         ...(linkifiers ? { linkifiers: linkifiers.compiled } : {}),
+        // The active emoji of a name wins over deactivated ones that had it before.
+        realmEmojiByName: (name) => customEmoji.find((e) => e.name === name && !e.deactivated) ?? customEmoji.find((e) => e.name === name),
       });
       const recipients = new Set(audience.recipient_user_ids);
       const wildcardTargets =

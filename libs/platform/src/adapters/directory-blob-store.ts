@@ -1,0 +1,41 @@
+/**
+ * Blobs as files under one directory (the data directory's `uploads`): each written to a
+ * temporary file and renamed into place, so a reader sees the whole file or none.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { checkBlobKey, type BlobStore } from '../ports/blob-store';
+
+export class DirectoryBlobStore implements BlobStore {
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string): string {
+    checkBlobKey(key);
+    return join(this.root, ...key.split('/'));
+  }
+
+  /** The type is not kept: downloads take it from the owning service's record. */
+  async put(key: string, bytes: Buffer, _contentType?: string): Promise<void> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temporary, bytes, { flush: true });
+    await rename(temporary, path);
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      return await readFile(this.pathOf(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,65 @@
+/**
+ * Blobs in MongoDB GridFS (distributed mode): one GridFS file per key, its filename the
+ * key. A replacement is uploaded before the older versions are removed, so a reader in
+ * between still finds a whole file (the newest by upload date).
+ */
+import { GridFSBucket, MongoClient, type Db } from 'mongodb';
+import { checkBlobKey, type BlobStore } from '../ports/blob-store';
+
+const BUCKET = 'blobs';
+
+export class GridFsBlobStore implements BlobStore {
+  private readonly bucket: GridFSBucket;
+
+  private constructor(
+    private readonly client: MongoClient | undefined,
+    db: Db,
+  ) {
+    this.bucket = new GridFSBucket(db, { bucketName: BUCKET });
+  }
+
+  static async connect(url: string, database: string): Promise<GridFsBlobStore> {
+    const client = await MongoClient.connect(url);
+    return new GridFsBlobStore(client, client.db(database));
+  }
+
+  /** Over a database the caller owns (and closes). */
+  static over(db: Db): GridFsBlobStore {
+    return new GridFsBlobStore(undefined, db);
+  }
+
+  private async idsOf(key: string) {
+    return (await this.bucket.find({ filename: key }, { projection: { _id: 1 } }).toArray()).map((f) => f._id);
+  }
+
+  async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
+    checkBlobKey(key);
+    const older = await this.idsOf(key);
+    await new Promise<void>((resolve, reject) => {
+      const upload = this.bucket.openUploadStream(key, { metadata: { content_type: contentType } });
+      upload.once('error', reject);
+      upload.once('finish', () => resolve());
+      upload.end(bytes);
+    });
+    for (const id of older) await this.bucket.delete(id).catch(() => undefined);
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    checkBlobKey(key);
+    const [newest] = await this.bucket.find({ filename: key }).sort({ uploadDate: -1 }).limit(1).toArray();
+    if (!newest) return undefined;
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.bucket.openDownloadStream(newest._id)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  async delete(key: string): Promise<void> {
+    checkBlobKey(key);
+    // Another instance may have removed it already: a missing file is not an error.
+    for (const id of await this.idsOf(key)) await this.bucket.delete(id).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.client?.close();
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The blob store port: the bytes of uploaded files and custom emoji, by key. Which
+ * adapter answers is configuration: a directory under the data directory (embedded
+ * mode, or processes sharing one disk) or MongoDB GridFS (distributed mode), so the
+ * gateway that reads and writes bytes never knows where they are.
+ *
+ * Keys are chosen by the server, never taken from a request (see `isBlobKey`): a
+ * download names a stored path, and the service owning it answers with the key.
+ */
+export interface BlobStore {
+  /** Stores (or replaces) the bytes under `key`; resolves once they are durable. */
+  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /** The bytes under `key`, or undefined where there are none. */
+  get(key: string): Promise<Buffer | undefined>;
+  /** Removes the bytes under `key`; nothing happens where there are none. */
+  delete(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A key is 1-8 segments of letters, digits, `_`, `-` and inner dots, separated by `/`:
+ * no empty, `.` or `..` segment, no backslash, no leading slash. A directory adapter
+ * may then join it under its root as it is.
+ */
+export function isBlobKey(key: string): boolean {
+  if (key.length === 0 || key.length > 300) return false;
+  const segments = key.split('/');
+  return segments.length <= 8 && segments.every((s) => /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(s) && !s.includes('..'));
+}
+
+export function checkBlobKey(key: string): void {
+  if (!isBlobKey(key)) throw new Error(`Invalid blob key: ${JSON.stringify(key.slice(0, 80))}`);
+}

@@ -1,0 +1,49 @@
+/**
+ * What clients see of uploads and custom emoji: attachment events to the uploader's own
+ * queues (add, update when a message claims the file, remove), and the organization's
+ * whole custom emoji set to the active users the fact names.
+ */
+import type { FactOf, StoredAttachment, StoredRealmEmoji } from '@teamchat/contracts';
+import { announce } from './announce';
+import type { Delivery } from './delivery';
+
+const apiAttachment = (a: StoredAttachment, messages: readonly { id: number; date_sent: number }[]) => ({
+  id: a.id,
+  name: a.name,
+  path_id: a.path_id,
+  size: a.size,
+  // Milliseconds, as Zulip's attachment dictionaries give it.
+  create_time: a.create_time * 1000,
+  messages: messages.map((m) => ({ id: m.id, date_sent: m.date_sent })),
+});
+
+/** Zulip's realm_emoji dictionary: by id, each without the server's storage details. */
+export const apiRealmEmojiSet = (set: readonly StoredRealmEmoji[]) =>
+  Object.fromEntries(
+    set.map((e) => [e.id, { id: e.id, name: e.name, source_url: e.source_url, still_url: null, deactivated: e.deactivated, author_id: e.author_id }]),
+  );
+
+const emojiDelivery = (fact: FactOf<'RealmEmojiAdded' | 'RealmEmojiDeactivated'>): Delivery[] => {
+  const event = { type: 'realm_emoji' as const, op: 'update' as const, realm_emoji: apiRealmEmojiSet(fact.realm_emoji) };
+  return [{ user_ids: fact.audience_user_ids, eventFor: () => event }];
+};
+
+export const uploadsFanOut = {
+  AttachmentUploaded: (fact: FactOf<'AttachmentUploaded'>) => [
+    announce(
+      { type: 'attachment', op: 'add', attachment: apiAttachment(fact.attachment, []), upload_space_used: fact.upload_space_used },
+      { acting_user_id: fact.attachment.owner_id },
+    ),
+  ],
+  AttachmentClaimed: (fact: FactOf<'AttachmentClaimed'>) => [
+    announce(
+      { type: 'attachment', op: 'update', attachment: apiAttachment(fact.attachment, fact.messages), upload_space_used: fact.upload_space_used },
+      { acting_user_id: fact.attachment.owner_id },
+    ),
+  ],
+  AttachmentRemoved: (fact: FactOf<'AttachmentRemoved'>) => [
+    announce({ type: 'attachment', op: 'remove', attachment: { id: fact.attachment_id }, upload_space_used: fact.upload_space_used }, { acting_user_id: fact.owner_id }),
+  ],
+  RealmEmojiAdded: emojiDelivery,
+  RealmEmojiDeactivated: emojiDelivery,
+};

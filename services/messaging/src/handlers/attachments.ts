@@ -1,0 +1,95 @@
+/**
+ * Uploads and attachments: record a stored file, claim files a sent or edited message
+ * links, delete a file, and decide who may download one (the uploader, and whoever may
+ * see a message of theirs that links it; anyone else is told the file does not exist).
+ */
+import { ApiError, streams, type Actor, type FileLocation, type UploadedFile } from '@teamchat/contracts';
+import type { AggregateRepository } from '@teamchat/platform';
+import {
+  decideClaimAttachments,
+  decideDeleteAttachment,
+  decideUploadFile,
+  linkedUploadPaths,
+  type AttachmentsState,
+} from '../domain/attachments';
+import type { AttachmentsReadModel } from '../projections/attachments';
+import { accessibleMessage, type AccessDeps } from '../queries/access';
+
+export interface AttachmentDeps extends AccessDeps {
+  attachments: AggregateRepository<AttachmentsState>;
+  attachmentModel: AttachmentsReadModel;
+  maxFileUploadSizeMib: number;
+}
+
+const MIB = 1024 * 1024;
+
+export async function uploadFile(deps: AttachmentDeps, actor: Actor, file: UploadedFile) {
+  const { result, append } = await deps.attachments.execute(streams.attachments, (state) => {
+    const { facts, attachment } = decideUploadFile(state, {
+      actor,
+      file,
+      maxBytes: deps.maxFileUploadSizeMib * MIB,
+      maxMib: deps.maxFileUploadSizeMib,
+      now: Date.now(),
+    });
+    return { facts, result: attachment };
+  });
+  const url = `/user_uploads/${result.path_id.split('/').map(encodeURIComponent).join('/')}`;
+  return { value: { uri: url, url, filename: result.name }, position: append?.positions.at(-1) };
+}
+
+/** After a message is stored: its sender's files that it links are claimed (no-op without links). */
+export async function claimAttachments(deps: AttachmentDeps, message: { id: number; sender_id: number; content: string; date_sent: number }) {
+  if (!message.content.includes('/user_uploads/')) return undefined;
+  const path_ids = linkedUploadPaths(message.content);
+  if (path_ids.length === 0) return undefined;
+  const { append } = await deps.attachments.execute(streams.attachments, (state) => ({
+    facts: decideClaimAttachments(state, { sender_id: message.sender_id, message_id: message.id, date_sent: message.date_sent, path_ids }),
+    result: undefined,
+  }));
+  return append?.positions.at(-1);
+}
+
+export async function deleteAttachment(deps: AttachmentDeps, actor: Actor, attachmentId: number) {
+  const { append } = await deps.attachments.execute(streams.attachments, (state) => ({
+    facts: decideDeleteAttachment(state, { actor, attachment_id: attachmentId }),
+    result: undefined,
+  }));
+  return append?.positions.at(-1);
+}
+
+const fileNotFound = () => new ApiError('NOT_FOUND', 'File not found', 404);
+
+export async function locateFile(deps: AttachmentDeps, actor: Actor, params: { realm_id: string; dir: string; key: string; filename: string }): Promise<FileLocation> {
+  const pathId = [params.realm_id, params.dir, params.key, params.filename].join('/');
+  const doc = await deps.attachmentModel.byPath(pathId);
+  if (!doc) throw fileNotFound();
+  let allowed = doc.owner_id === actor.user_id;
+  for (const message of doc.messages) {
+    if (allowed) break;
+    allowed = await accessibleMessage(deps, actor, message.id).then(
+      () => true,
+      () => false,
+    );
+  }
+  if (!allowed) throw fileNotFound();
+  return { blob_key: doc.blob_key, content_type: doc.content_type, name: doc.name, size: doc.size };
+}
+
+export async function listAttachments(deps: AttachmentDeps, actor: Actor) {
+  const docs = await deps.attachmentModel.ownedBy(actor.user_id);
+  const attachments = [];
+  for (const doc of docs) {
+    // A deleted message no longer uses the file.
+    const existing = new Set((await deps.model.messages.getMany(doc.messages.map((m) => m.id))).map((m) => m._id));
+    attachments.push({
+      id: doc._id,
+      name: doc.name,
+      path_id: doc.path_id,
+      size: doc.size,
+      create_time: doc.create_time * 1000,
+      messages: doc.messages.filter((m) => existing.has(m.id)).map((m) => ({ id: m.id, date_sent: m.date_sent })),
+    });
+  }
+  return { attachments, upload_space_used: await deps.attachmentModel.spaceUsed() };
+}
