@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
+import { SETTINGS_FACTS } from './settings-facts';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 
 /** Stream names, by owning service. */
@@ -595,6 +596,7 @@ export const Fact = z.discriminatedUnion('type', [
   UserStatusChanged,
   CustomProfileFieldsChanged,
   CustomProfileDataChanged,
+  ...SETTINGS_FACTS,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

@@ -47,6 +47,14 @@ export const UserSettingChanged = z.object({
   user_id: int(),
   property: z.string(),
   value: z.union([z.boolean(), int(), z.string()]),
+  /** Who changed it when not the user (an administrator's target_users): absent means the user. */
+  acting_user_id: int().optional(),
+  /**
+   * For `timezone`, which is also part of the user's profile: who hears the realm_user
+   * update, and the email shown in it (the dummy one when the user hides theirs).
+   */
+  audience_user_ids: z.array(int()).optional(),
+  email: z.string().optional(),
 });
 
 export const SavedSnippetAdded = z.object({ type: z.literal('SavedSnippetAdded'), user_id: int(), saved_snippet: StoredSavedSnippet });

@@ -16,6 +16,7 @@ import { userGroupsEndpoints } from './user-groups';
 import { peopleEndpoints } from './people';
 import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
 import { orgEndpoints } from './org';
+import { settingsEndpoints } from './settings';
 
 export * from './contract';
 export * from './accounts';
@@ -31,6 +32,7 @@ export * from './tools';
 export * from './people';
 export * from './announcements';
 export * from './org';
+export * from './settings';
 
 export const endpoints = {
   accounts: {
@@ -41,6 +43,7 @@ export const endpoints = {
     ...peopleEndpoints,
     ...announcementsAccountsEndpoints,
     ...orgEndpoints,
+    ...settingsEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
   messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints },
