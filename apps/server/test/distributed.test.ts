@@ -16,7 +16,8 @@ import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
-import { startDistributed } from './harness';
+import { startDistributed, tempDataDir } from './harness';
+import { settingsSuite } from './settings-suite';
 import { instancesSuite } from './instances-suite';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
@@ -37,6 +38,9 @@ describeWithNats('distributed mode', () => {
   orgSuite('distributed', () => startDistributed());
   subscriptionsSuite('distributed', () => startDistributed());
   peopleSuite('distributed', () => startDistributed());
+  // Its own data directory: the suite reads the development mail file there.
+  const settingsDir = tempDataDir();
+  settingsSuite('distributed', (dir) => startDistributed({ TEAMCHAT_DATA_DIR: dir }), () => settingsDir);
   registerSuite('distributed', () => startDistributed());
   ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));

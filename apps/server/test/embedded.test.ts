@@ -17,6 +17,7 @@ import { registerSuite } from './register-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
+import { settingsSuite } from './settings-suite';
 
 apiSuite('embedded', () => startEmbedded());
 
@@ -37,6 +38,9 @@ orgSuite('embedded', () => startEmbedded());
 
 subscriptionsSuite('embedded', () => startEmbedded());
 peopleSuite('embedded', () => startEmbedded());
+
+const settingsDir = tempDataDir();
+settingsSuite('embedded', (dir) => startEmbedded(dir), () => settingsDir);
 
 registerSuite('embedded', () => startEmbedded());
 
