@@ -60,7 +60,8 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
         clients[who] = await Client.login(server.api, EMAILS[who]);
         ids[who] = (await clients[who].get('/users/me')).body.user_id;
       }
-    }, 60_000);
+      // The distributed mode starts five processes and seeds: slow on a loaded machine.
+    }, 180_000);
 
     afterAll(async () => {
       await server?.stop();
