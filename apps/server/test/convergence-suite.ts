@@ -517,6 +517,14 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'hide the own email address from members, then from everyone, then show it again',
+    observers: ['member', 'owner'],
+    perform: async ({ clients }) => {
+      for (const value of [3, 4]) await clients.member2.request('PATCH', '/settings', { email_address_visibility: value }, { query: false });
+      return clients.member2.request('PATCH', '/settings', { email_address_visibility: 1 }, { query: false });
+    },
+  },
+  {
     name: 'make a member an administrator, seen by themselves',
     observers: ['member2'],
     // Last: the member stays an administrator.

@@ -55,6 +55,11 @@ export const UserSettingChanged = z.object({
    */
   audience_user_ids: z.array(int()).optional(),
   email: z.string().optional(),
+  /**
+   * For `email_address_visibility`: the viewers whose view of the user's address changed,
+   * with what they see now (realm_user updates of new_email and delivery_email).
+   */
+  email_views: z.array(z.object({ user_ids: z.array(int()), email: z.string(), delivery_email: z.string().nullable() })).optional(),
 });
 
 export const SavedSnippetAdded = z.object({ type: z.literal('SavedSnippetAdded'), user_id: int(), saved_snippet: StoredSavedSnippet });

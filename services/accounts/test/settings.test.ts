@@ -94,6 +94,18 @@ describe('decideUpdateSettings', () => {
       .when({ user_id: 1, changes: { enter_sends: false, color_scheme: 3 }, acting_user_id: 9, skip_if_already_edited: true })
       .then([changed('color_scheme', 3, { acting_user_id: 9 })]));
 
+  it('a change of the own email visibility tells the viewers who gain or lose sight of the address', () => {
+    // Viewer 2 an administrator, 3 a member; visibility 3 is administrators only.
+    const maySee = (viewer: number, own: number) => own === 1 || (own === 3 && viewer === 2);
+    const emailViewers = { viewer_ids: [2, 3], email: 'u1@acme.test', dummy: 'user1@acme.test', maySee };
+    userData.given([]).when({ user_id: 1, changes: { email_address_visibility: 3 }, emailViewers }).then([
+      changed('email_address_visibility', 3, { email_views: [{ user_ids: [3], email: 'user1@acme.test', delivery_email: null }] }),
+    ]);
+    userData.given([changed('email_address_visibility', 4)]).when({ user_id: 1, changes: { email_address_visibility: 3 }, emailViewers }).then([
+      changed('email_address_visibility', 3, { email_views: [{ user_ids: [2], email: 'u1@acme.test', delivery_email: 'u1@acme.test' }] }),
+    ]);
+  });
+
   it('without skip_if_already_edited an administrator overrides the user', () =>
     userData
       .given([changed('enter_sends', true)])

@@ -80,6 +80,26 @@ export interface UpdateSettings {
   skip_if_already_edited?: boolean;
   /** A time zone is also part of the profile: who hears the realm_user update, and the email it shows. */
   profile?: { audience_user_ids: number[]; email: string };
+  /**
+   * For email_address_visibility: the active viewers, the user's addresses, and who may
+   * see the real one under a given own setting (the organization's setting applied).
+   */
+  emailViewers?: {
+    viewer_ids: number[];
+    email: string;
+    dummy: string;
+    maySee: (viewerId: number, own: number) => boolean;
+  };
+}
+
+/** The viewers whose view of the address changes from `before` to `after`, grouped by what they now see. */
+function emailViewsOf(viewers: NonNullable<UpdateSettings['emailViewers']>, before: number, after: number) {
+  const gained = viewers.viewer_ids.filter((id) => !viewers.maySee(id, before) && viewers.maySee(id, after));
+  const lost = viewers.viewer_ids.filter((id) => viewers.maySee(id, before) && !viewers.maySee(id, after));
+  return [
+    ...(gained.length ? [{ user_ids: gained, email: viewers.email, delivery_email: viewers.email }] : []),
+    ...(lost.length ? [{ user_ids: lost, email: viewers.dummy, delivery_email: null }] : []),
+  ];
 }
 
 /** Only values that change are recorded (Zulip sends no event for an unchanged setting). */
@@ -96,6 +116,9 @@ export function decideUpdateSettings(state: UserDataState, cmd: UpdateSettings):
       value,
       ...(byOther ? { acting_user_id: cmd.acting_user_id } : {}),
       ...(name === 'timezone' && cmd.profile ? { audience_user_ids: cmd.profile.audience_user_ids, email: cmd.profile.email } : {}),
+      ...(name === 'email_address_visibility' && cmd.emailViewers
+        ? { email_views: emailViewsOf(cmd.emailViewers, Number(settingOf(state, name)), Number(value)) }
+        : {}),
     };
     facts.push(changed);
     // The spec's transition: with synchronization off the server keeps no drafts.

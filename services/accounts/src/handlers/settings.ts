@@ -65,15 +65,31 @@ async function applySettings(deps: SettingsDeps, actor: Actor, userId: number, c
   const user = await deps.directory.userById(userId);
   if (!user) return undefined;
   const realm = await deps.realmSettings.current();
-  const audience = changes.timezone !== undefined ? personAudience((await deps.organization.load(streams.organization)).state, [userId]) : [];
+  const profileChange = changes.timezone !== undefined || changes.email_address_visibility !== undefined;
+  const orgState = profileChange ? (await deps.organization.load(streams.organization)).state : undefined;
+  const audience = orgState ? personAudience(orgState, [userId]) : [];
+  const host = emailDomainOf(deps.config.realmHost);
+  const emailViewers = orgState && changes.email_address_visibility !== undefined
+    ? {
+        viewer_ids: audience.filter((id) => id !== userId),
+        email: user.email,
+        dummy: dummyEmail(userId, host),
+        maySee: (viewerId: number, own: number) => {
+          const viewer = orgState.usersById.get(viewerId);
+          const subject = { user_id: userId, is_bot: user.is_bot };
+          return viewer !== undefined && maySeeRealEmail(viewer, subject, realm.email_address_visibility) && maySeeRealEmail(viewer, subject, own);
+        },
+      }
+    : undefined;
   const { append } = await deps.userData.execute(streams.userData(userId), (state) => ({
     facts: decideUpdateSettings(state, {
       user_id: userId,
       changes,
       ...(actor.user_id !== userId ? { acting_user_id: actor.user_id, skip_if_already_edited: skip } : {}),
       ...(changes.timezone !== undefined
-        ? { profile: { audience_user_ids: audience, email: shownEmail(user, state, realm, emailDomainOf(deps.config.realmHost)) } }
+        ? { profile: { audience_user_ids: audience, email: shownEmail(user, state, realm, host) } }
         : {}),
+      ...(emailViewers ? { emailViewers } : {}),
     }),
     result: undefined,
   }));

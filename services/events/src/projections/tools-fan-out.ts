@@ -36,6 +36,11 @@ export const toolsFanOut = {
     ...(fact.property === 'timezone' && fact.audience_user_ids?.length
       ? [{ user_ids: fact.audience_user_ids, eventFor: () => ({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, email: fact.email, timezone: fact.value } }) as ClientEvent }]
       : []),
+    // Viewers who gained or lost sight of the real address (email_address_visibility).
+    ...(fact.email_views ?? []).flatMap(({ user_ids, email, delivery_email }) => [
+      { user_ids, eventFor: () => ({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, new_email: email } }) as ClientEvent },
+      { user_ids, eventFor: () => ({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, delivery_email } }) as ClientEvent },
+    ]),
   ],
   SavedSnippetAdded: (fact: FactOf<'SavedSnippetAdded'>) => [
     announce({ type: 'saved_snippets', op: 'add', saved_snippet: { ...fact.saved_snippet } }, mine(fact.user_id)),
