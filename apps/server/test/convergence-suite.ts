@@ -577,6 +577,54 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'change personal settings, the language among them',
+    observers: ['member'],
+    // Two changes, so that at least one setting really changes whatever the state was.
+    perform: async ({ clients }) => {
+      await clients.member.request('PATCH', '/settings', { color_scheme: 2, default_language: 'de', enter_sends: true }, { query: false });
+      return clients.member.request('PATCH', '/settings', { color_scheme: 3, default_language: 'fr', enter_sends: false }, { query: false });
+    },
+  },
+  {
+    name: 'change personal settings, for clients without the user_settings object',
+    observers: ['member'],
+    register: { client_capabilities: JSON.stringify({ user_settings_object: false }) },
+    perform: async ({ clients }) => {
+      await clients.member.request('PATCH', '/settings/display', { emojiset: 'text' }, { query: false });
+      return clients.member.request('PATCH', '/settings/display', { emojiset: 'twitter' }, { query: false });
+    },
+  },
+  {
+    name: 'change the time zone',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      await clients.member.request('PATCH', '/settings', { timezone: 'Asia/Tokyo' }, { query: false });
+      return clients.member.request('PATCH', '/settings', { timezone: 'Europe/Paris' }, { query: false });
+    },
+  },
+  {
+    name: 'change the own name through settings',
+    observers: ['member', 'member2'],
+    perform: ({ clients }) => clients.member2.request('PATCH', '/settings', { full_name: `Mary ${unique('Member')}` }, { query: false }),
+  },
+  {
+    name: "change other users' settings with target_users",
+    observers: ['member', 'member2'],
+    perform: async ({ clients, ids }) => {
+      const target_users = JSON.stringify({ user_ids: [ids.member, ids.member2] });
+      await clients.owner.request('PATCH', '/settings', { target_users, web_font_size_px: 15 }, { query: false });
+      return clients.owner.request('PATCH', '/settings', { target_users, web_font_size_px: 16 }, { query: false });
+    },
+  },
+  {
+    name: 'hide the own email address from members, then from everyone, then show it again',
+    observers: ['member', 'owner'],
+    perform: async ({ clients }) => {
+      for (const value of [3, 4]) await clients.member2.request('PATCH', '/settings', { email_address_visibility: value }, { query: false });
+      return clients.member2.request('PATCH', '/settings', { email_address_visibility: 1 }, { query: false });
+    },
+  },
+  {
     name: 'make a member an administrator, seen by themselves',
     observers: ['member2'],
     // Last: the member stays an administrator.

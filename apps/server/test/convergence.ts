@@ -200,8 +200,10 @@ function applyRealmUserEvent(state: State, event: Event, self: number): void {
   if (!('realm_users' in state)) return;
   // The client's own account, beside the lists, as Zulip's apply_events keeps it.
   if (event.op === 'update' && event.person.user_id === self) {
-    const { role, full_name } = event.person;
+    const { role, full_name, new_email, delivery_email } = event.person;
     if (full_name !== undefined) state.full_name = full_name;
+    if (new_email !== undefined) state.email = new_email;
+    if (delivery_email !== undefined) state.delivery_email = delivery_email;
     if (role !== undefined) {
       Object.assign(state, ROLE_FLAGS(role), { role, is_moderator: role === 300 });
       for (const key of ['can_create_streams', 'can_create_public_streams', 'can_create_private_streams', 'can_subscribe_other_users']) state[key] = role !== 600;
@@ -220,7 +222,10 @@ function applyRealmUserEvent(state: State, event: Event, self: number): void {
   const all = [...(state.realm_users as Event[]), ...((state.realm_non_active_users ?? []) as Event[])];
   const user = all.find((u) => u.user_id === person.user_id);
   if (!user) throw new Error(`realm_user update of a user the state does not hold: ${person.user_id}`);
-  const { user_id: _id, ...change } = person;
+  // A new API email replaces `email`; a time zone's event carries the (deprecated) email as it was.
+  const { user_id: _id, new_email, ...change } = person;
+  if (new_email !== undefined) change.email = new_email;
+  if (person.timezone !== undefined) delete change.email;
   Object.assign(user, change, person.role === undefined ? {} : ROLE_FLAGS(person.role));
   if (person.is_active !== undefined) {
     const byUserId = (a: Event, b: Event) => a.user_id - b.user_id;

@@ -20,7 +20,8 @@ import { emailsPageSuite } from './emails-suite';
 import { systemBotsSuite } from './system-bots-suite';
 import { scheduledSuite } from './scheduled-suite';
 import { uploadsSuite } from './uploads-suite';
-import { startDistributed } from './harness';
+import { settingsSuite } from './settings-suite';
+import { startDistributed, tempDataDir } from './harness';
 import { instancesSuite } from './instances-suite';
 import { productionSuite } from './production-suite';
 import { linkifiersSuite } from './linkifiers-suite';
@@ -47,6 +48,9 @@ describeWithNats('distributed mode', () => {
   orgSuite('distributed', () => startDistributed());
   subscriptionsSuite('distributed', () => startDistributed());
   peopleSuite('distributed', () => startDistributed());
+  // Its own data directory: the suite reads the development mail file there.
+  const settingsDir = tempDataDir();
+  settingsSuite('distributed', (dir) => startDistributed({ TEAMCHAT_DATA_DIR: dir }), () => settingsDir);
   registerSuite('distributed', () => startDistributed());
   ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));

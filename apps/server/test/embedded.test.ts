@@ -24,6 +24,7 @@ import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
 import { uploadsSuite } from './uploads-suite';
+import { settingsSuite } from './settings-suite';
 import { freePort, startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -45,6 +46,9 @@ orgSuite('embedded', () => startEmbedded());
 
 subscriptionsSuite('embedded', () => startEmbedded());
 peopleSuite('embedded', () => startEmbedded());
+
+const settingsDir = tempDataDir();
+settingsSuite('embedded', (dir) => startEmbedded(dir), () => settingsDir);
 
 registerSuite('embedded', () => startEmbedded());
 

@@ -12,6 +12,7 @@ import { LINKIFIER_FACTS } from './linkifier-facts';
 import { NAVIGATION_VIEW_FACTS } from './navigation-view-facts';
 import { RealmUserSettingsDefaultChanged } from './realm-user-defaults';
 import { UPLOAD_FACTS } from './upload-facts';
+import { SETTINGS_FACTS } from './settings-facts';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 import { SCHEDULED_FACTS } from './scheduled-facts';
 
@@ -624,6 +625,7 @@ export const Fact = z.discriminatedUnion('type', [
   CustomProfileDataChanged,
   ...SCHEDULED_FACTS,
   ...UPLOAD_FACTS,
+  ...SETTINGS_FACTS,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

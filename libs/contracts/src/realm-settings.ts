@@ -71,6 +71,8 @@ export const REALM_SETTINGS = {
   require_unique_names: flag(),
   presence_disabled: flag(),
   enable_spectator_access: flag(true),
+  /** Who sees users' real email addresses (Zulip's EMAIL_ADDRESS_VISIBILITY values); each user may restrict theirs further. */
+  email_address_visibility: { type: { kind: 'choice' as const, values: [1, 2, 3, 4, 5] as readonly number[] }, event: 'update' as const },
   video_chat_provider: { type: { kind: 'choice' as const, values: Object.values(VIDEO_CHAT_PROVIDERS) as readonly number[] }, event: 'update' as const },
   can_add_custom_emoji_group: group(false),
   can_add_subscribers_group: group(false),
@@ -144,6 +146,7 @@ export const DEFAULT_REALM_SETTINGS: Readonly<Omit<RealmSettings, 'name'>> = Obj
   require_unique_names: false,
   presence_disabled: false,
   enable_spectator_access: false,
+  email_address_visibility: 1,
   video_chat_provider: VIDEO_CHAT_PROVIDERS.jitsi_meet,
   can_add_custom_emoji_group: SYSTEM_GROUP.members,
   can_add_subscribers_group: SYSTEM_GROUP.members,

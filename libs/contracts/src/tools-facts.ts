@@ -47,6 +47,19 @@ export const UserSettingChanged = z.object({
   user_id: int(),
   property: z.string(),
   value: z.union([z.boolean(), int(), z.string()]),
+  /** Who changed it when not the user (an administrator's target_users): absent means the user. */
+  acting_user_id: int().optional(),
+  /**
+   * For `timezone`, which is also part of the user's profile: who hears the realm_user
+   * update, and the email shown in it (the dummy one when the user hides theirs).
+   */
+  audience_user_ids: z.array(int()).optional(),
+  email: z.string().optional(),
+  /**
+   * For `email_address_visibility`: the viewers whose view of the user's address changed,
+   * with what they see now (realm_user updates of new_email and delivery_email).
+   */
+  email_views: z.array(z.object({ user_ids: z.array(int()), email: z.string(), delivery_email: z.string().nullable() })).optional(),
 });
 
 export const SavedSnippetAdded = z.object({ type: z.literal('SavedSnippetAdded'), user_id: int(), saved_snippet: StoredSavedSnippet });

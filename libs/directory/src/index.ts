@@ -101,6 +101,15 @@ export class Directory {
     UserRoleChanged: (fact) => this.changeUser(fact.user_id, { role: fact.role }),
     UserFullNameChanged: (fact) => this.changeUser(fact.user_id, { full_name: fact.full_name, full_name_lc: fact.full_name.toLowerCase() }),
     BotOwnerChanged: (fact) => this.changeUser(fact.user_id, { bot_owner_id: fact.bot_owner_id }),
+    // The time zone is a setting (PATCH /settings) that is also part of the profile.
+    UserSettingChanged: async (fact) => {
+      if (fact.property === 'timezone' && typeof fact.value === 'string') await this.changeUser(fact.user_id, { timezone: fact.value });
+    },
+    UserEmailChanged: async (fact) => {
+      // The old address no longer finds the user.
+      if (this.userIdByEmail.get(fact.old_email.toLowerCase()) === fact.user_id) this.userIdByEmail.delete(fact.old_email.toLowerCase());
+      await this.changeUser(fact.user_id, { email: fact.new_email, email_lc: fact.new_email.toLowerCase() });
+    },
     ChannelCreated: async (fact) => {
       const channel = docOf(channelFromCreated(fact));
       await this.channels.put(channel);

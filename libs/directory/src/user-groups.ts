@@ -6,7 +6,7 @@
  */
 import { USER_GROUP_SETTINGS, type FactOf, type UserGroupSettings } from '@teamchat/contracts';
 import type { Collection, Doc, FactHandlers, ReadModelStore } from '@teamchat/platform';
-import type { DirectoryGroup, GroupDirectory } from '@teamchat/policies';
+import { FULL_MEMBER_WAITING_PERIOD_DAYS, type DirectoryGroup, type GroupDirectory } from '@teamchat/policies';
 
 export interface UserGroupDoc extends Doc, UserGroupSettings {
   _id: number;
@@ -24,7 +24,10 @@ const sorted = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b
 
 /** A consistent, synchronous view of the groups as they stood when it was taken. */
 class GroupSnapshot implements GroupDirectory {
-  constructor(private readonly groups: ReadonlyMap<number, UserGroupDoc>) {}
+  constructor(
+    private readonly groups: ReadonlyMap<number, UserGroupDoc>,
+    readonly waitingPeriodDays: number = FULL_MEMBER_WAITING_PERIOD_DAYS,
+  ) {}
 
   group(id: number): DirectoryGroup | undefined {
     const doc = this.groups.get(id);
@@ -42,7 +45,14 @@ class GroupSnapshot implements GroupDirectory {
 export type { GroupSnapshot };
 
 /** A snapshot of the given groups: what `UserGroups.snapshot()` returns, for pure callers and tests. */
-export const groupSnapshotOf = (docs: readonly UserGroupDoc[]): GroupSnapshot => new GroupSnapshot(new Map(docs.map((doc) => [doc._id, doc])));
+export const groupSnapshotOf = (docs: readonly UserGroupDoc[], waitingPeriodDays?: number): GroupSnapshot =>
+  new GroupSnapshot(new Map(docs.map((doc) => [doc._id, doc])), waitingPeriodDays);
+
+/** Where the organization's waiting period is kept beside the groups (one document). */
+interface WaitingPeriodDoc extends Doc {
+  _id: string;
+  days: number;
+}
 
 /**
  * Groups are few (an organization has tens, not thousands), so all of them are kept in
@@ -51,10 +61,13 @@ export const groupSnapshotOf = (docs: readonly UserGroupDoc[]): GroupSnapshot =>
  */
 export class UserGroups {
   private readonly collection: Collection<UserGroupDoc>;
+  private readonly settings: Collection<WaitingPeriodDoc>;
   private loaded: Map<number, UserGroupDoc> | undefined;
+  private waitingPeriodDays: number | undefined;
 
   constructor(readModels: ReadModelStore) {
     this.collection = readModels.collection<UserGroupDoc>('dir_user_groups');
+    this.settings = readModels.collection<WaitingPeriodDoc>('dir_full_members');
   }
 
   /** The projection: every write is a full put of the group the fact names, so a replay changes nothing. */
@@ -80,11 +93,19 @@ export class UserGroups {
       this.change(fact.group_id, (doc) => ({ ...doc, subgroup_ids: sorted([...doc.subgroup_ids, ...fact.subgroup_ids]) })),
     UserGroupSubgroupsRemoved: (fact) => this.change(fact.group_id, (doc) => ({ ...doc, subgroup_ids: without(doc.subgroup_ids, fact.subgroup_ids) })),
     UserGroupDeactivated: (fact: FactOf<'UserGroupDeactivated'>) => this.change(fact.group_id, (doc) => ({ ...doc, deactivated: true })),
+    // Who is a full member follows the organization's waiting period (PATCH /realm).
+    RealmSettingsChanged: async (fact: FactOf<'RealmSettingsChanged'>) => {
+      const days = fact.changes.waiting_period_threshold;
+      if (typeof days !== 'number') return;
+      await this.settings.put({ _id: 'waiting_period_threshold', days });
+      this.waitingPeriodDays = days;
+    },
   } satisfies FactHandlers;
 
-  /** Every custom group as it stands now. */
+  /** Every custom group as it stands now, with the organization's waiting period. */
   async snapshot(): Promise<GroupSnapshot> {
-    return new GroupSnapshot(new Map(await this.groups()));
+    this.waitingPeriodDays ??= (await this.settings.get('waiting_period_threshold'))?.days ?? FULL_MEMBER_WAITING_PERIOD_DAYS;
+    return new GroupSnapshot(new Map(await this.groups()), this.waitingPeriodDays);
   }
 
   private async groups(): Promise<Map<number, UserGroupDoc>> {

@@ -22,19 +22,24 @@ export interface DirectoryGroup {
 export interface GroupDirectory {
   /** The custom group with this id, deactivated or not; undefined for system groups and unknown ids. */
   group(id: number): DirectoryGroup | undefined;
+  /**
+   * The organization's waiting_period_threshold (days before a member is a full member),
+   * as the projection that made this directory saw it; absent: Zulip's default.
+   */
+  readonly waitingPeriodDays?: number;
 }
 
 /** No custom groups: what a caller without a projection of them sees. */
 export const NO_CUSTOM_GROUPS: GroupDirectory = { group: () => undefined };
 
 /**
- * Members become full members after this many days (Zulip's `waiting_period_threshold`).
- * Zulip's default is 0 and there are no organization settings yet, so every member is a
- * full member.
+ * Members become full members after this many days (Zulip's `waiting_period_threshold`),
+ * unless the organization's settings say otherwise (GroupDirectory.waitingPeriodDays).
+ * Zulip's default is 0: every member is a full member.
  */
 export const FULL_MEMBER_WAITING_PERIOD_DAYS = 0;
 
-function inSystemGroup(groupId: number, user: GroupMember, nowSeconds: number): boolean {
+function inSystemGroup(groupId: number, user: GroupMember, nowSeconds: number, waitingPeriodDays: number): boolean {
   switch (groupId) {
     case SYSTEM_GROUP.internet:
     case SYSTEM_GROUP.everyone:
@@ -46,7 +51,7 @@ function inSystemGroup(groupId: number, user: GroupMember, nowSeconds: number): 
       // has role:moderators as a subgroup).
       return (
         user.role < ROLE.member ||
-        (user.role === ROLE.member && nowSeconds - user.date_joined >= FULL_MEMBER_WAITING_PERIOD_DAYS * 24 * 3600)
+        (user.role === ROLE.member && nowSeconds - user.date_joined >= waitingPeriodDays * 24 * 3600)
       );
     case SYSTEM_GROUP.moderators:
       return isModerator(user.role);
@@ -72,7 +77,7 @@ export function isUserInGroupSetting(
 ): boolean {
   const visited = new Set<number>();
   const inGroup = (id: number): boolean => {
-    if (isSystemGroup(id)) return inSystemGroup(id, user, nowSeconds);
+    if (isSystemGroup(id)) return inSystemGroup(id, user, nowSeconds, groups.waitingPeriodDays ?? FULL_MEMBER_WAITING_PERIOD_DAYS);
     if (visited.has(id)) return false;
     visited.add(id);
     const group = groups.group(id);

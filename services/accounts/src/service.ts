@@ -2,7 +2,7 @@
  * The accounts service: organization, users, API keys and the key-exchange endpoints.
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
-import { actorChanged, badRequest, endpoints, streams, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type ActorChanged, wantsState } from '@teamchat/contracts';
+import { actorChanged, badRequest, endpoints, orgStreams, streams, wantsState, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type Actor, type ActorChanged, type ProfileDataItem } from '@teamchat/contracts';
 import { AnnouncementsChannel, Directory, RealmEmojiBook, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import { evolveRealmEmoji, initialRealmEmoji } from './domain/realm-emoji';
 import { addRealmEmoji, deactivateRealmEmoji, realmEmojiState, type RealmEmojiDeps } from './handlers/realm-emoji';
@@ -34,7 +34,7 @@ import { evolveUserData, initialUserData } from './domain/user-data';
 import * as tools from './handlers/tools';
 import { createVideoCall, videoCallProviderOf } from './handlers/video-calls';
 import { ToolsReadModel } from './projections/tools';
-import { getBotStorage, getDrafts, getSavedSnippets, settingsOf, toolsState } from './queries/tools';
+import { getBotStorage, getDrafts, getSavedSnippets, toolsState } from './queries/tools';
 import {
   createBot,
   createUserAccount,
@@ -51,7 +51,8 @@ import {
 } from './handlers/people';
 import { evolveRealmSettings, initialRealmSettings } from './domain/realm-settings';
 import { evolveUserStatus, initialUserStatus } from './domain/user-status';
-import { evolveProfileFields, initialProfileFields } from './domain/profile-fields';
+import { decideUpdateProfileData, evolveProfileFields, initialProfileFields } from './domain/profile-fields';
+import { updateProfileData } from './handlers/org';
 import { OrgReadModel } from './projections/org';
 import { realmSettingGroupIds, withOrgState } from './queries/org';
 import { orgEndpoints } from './handlers/org-endpoints';
@@ -64,6 +65,8 @@ import { NavigationViewsReadModel } from './projections/navigation-views';
 import { evolveRealmUserDefaults, initialRealmUserDefaults } from './domain/realm-user-defaults';
 import { applyRealmUserDefaults, realmUserDefaultsEndpoints, realmUserDefaultsState } from './handlers/navigation-views';
 import { RealmUserDefaultsReadModel } from './projections/realm-user-defaults';
+import { confirmEmailChange, updateSettings } from './handlers/settings';
+import { developmentMailer } from './adapters/dev-mailer';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -74,6 +77,8 @@ function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
     UserReactivated: changed,
     UserRoleChanged: changed,
     UserFullNameChanged: changed,
+    // The old address no longer authenticates.
+    UserEmailChanged: changed,
     BotApiKeyRegenerated: changed,
   };
 }
@@ -130,6 +135,17 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     playgrounds: new AggregateRepository(store, { initial: initialPlaygrounds, evolve: evolvePlaygrounds }),
     botStorageLimit: config.tools.botStorageLimit,
   };
+  const settingsDeps = {
+    organization,
+    userData: toolsDeps.userData,
+    directory,
+    accounts,
+    userGroups,
+    realmSettings,
+    // No Mailer reaches the services yet: the development stand-in (refuses in production).
+    mailer: developmentMailer(config, log),
+    config,
+  };
   const videoCalls = videoCallProviderOf(config.tools);
   const realmUserDefaultsDeps = {
     directory,
@@ -145,7 +161,34 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     book: realmEmojiBook,
     maxEmojiFileSizeMib: config.uploads.maxEmojiFileSizeMib,
   };
-  const peopleDeps = { organization, directory, accounts, userGroups, config };
+  const profileFields = new AggregateRepository(store, { initial: initialProfileFields, evolve: evolveProfileFields });
+  const orgCommandDeps = {
+    organization,
+    realmSettings: new AggregateRepository(store, { initial: initialRealmSettings, evolve: evolveRealmSettings }),
+    userStatus: new AggregateRepository(store, { initial: initialUserStatus, evolve: evolveUserStatus }),
+    profileFields,
+    groups: () => userGroups.snapshot(),
+    organizationName: async () => (await accounts.organization.get('organization'))?.name ?? '',
+    realmEmoji: () => realmEmojiBook.all(),
+  };
+  const userSettings = async (userId: number) => (await toolsModel.userDataOf(userId)).settings;
+  const peopleDeps = {
+    organization,
+    directory,
+    accounts,
+    userGroups,
+    config,
+    realmSettings,
+    userSettings,
+    profileValues: () => org.allValues(),
+    profileData: {
+      check: async (actor: Actor, userId: number, items: ProfileDataItem[]) => {
+        const { state } = await profileFields.load(orgStreams.customProfileFields);
+        decideUpdateProfileData(state, { users: (await organization.load(streams.organization)).state.usersById }, { actor, user_id: userId, items });
+      },
+      apply: (actor: Actor, userId: number, items: ProfileDataItem[]) => updateProfileData(orgCommandDeps, actor, userId, items),
+    },
+  };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.accounts;
   const positionOf = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -204,13 +247,23 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       return { value: userProfile(user) };
     }),
     serve(api.registerState, async (params, { actor }) => {
-      const stateDeps = { directory, accounts, userGroups, announcements, realmUri: config.realmUri, realmHost: config.realmHost, apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user) };
+      const stateDeps = {
+        directory,
+        accounts,
+        userGroups,
+        announcements,
+        realmSettings,
+        userSettings,
+        realmUri: config.realmUri,
+        realmHost: config.realmHost,
+        apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user),
+      };
       // The position is what POST /register's queue leaves out: events the state already holds.
       const { value, position } = await projector.snapshot(async () => {
         const state = await accountsState(stateDeps, actor.user_id, params);
         const own = await toolsState(toolsModel, actor.user_id, params, { hasMeetingToken: videoCalls?.needsUserToken === false });
-        // The settings built so far have their values; the rest keep Zulip's defaults.
-        const user_settings = state.user_settings && { ...state.user_settings, ...settingsOf(await toolsModel.userDataOf(actor.user_id)) };
+        // Every setting: the user's changes over Zulip's defaults.
+        const user_settings = state.user_settings && { ...state.user_settings, ...(await toolsModel.userDataOf(actor.user_id)).settings };
         const linkifiers = await linkifiersState(linkifiersModel, params);
         const navigationViews = await navigationViewsState(navigationViewsModel, actor.user_id, params);
         const userDefaults = await realmUserDefaultsState(realmUserDefaultsModel, params);
@@ -263,7 +316,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.editDraft, async (params, { actor }) => ({ value: {}, position: await tools.editDraft(toolsDeps, actor, params.draft_id, params.draft) })),
     serve(api.deleteDraft, async (params, { actor }) => ({ value: {}, position: await tools.deleteDraft(toolsDeps, actor, params.draft_id) })),
-    serve(api.updateSettings, async (params, { actor }) => ({ value: {}, position: await tools.updateSettings(toolsDeps, actor, params) })),
+    serve(api.updateSettings, (params, { actor }) => updateSettings(settingsDeps, actor, params)),
+    serve(api.confirmEmailChange, (params) => confirmEmailChange(settingsDeps, params.confirmation_key)),
     serve(api.getSavedSnippets, async (_params, { actor }) => ({ value: await getSavedSnippets(toolsModel, actor.user_id) })),
     serve(api.createSavedSnippet, async (params, { actor }) => {
       const { saved_snippet_id, position } = await tools.createSavedSnippet(toolsDeps, actor, params.title, params.content);
@@ -302,16 +356,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       linkifiers: new AggregateRepository(store, { initial: initialLinkifiers, evolve: evolveLinkifiers }),
       model: linkifiersModel,
     }),
-    ...orgEndpoints(serve, {
-      organization,
-      realmSettings: new AggregateRepository(store, { initial: initialRealmSettings, evolve: evolveRealmSettings }),
-      userStatus: new AggregateRepository(store, { initial: initialUserStatus, evolve: evolveUserStatus }),
-      profileFields: new AggregateRepository(store, { initial: initialProfileFields, evolve: evolveProfileFields }),
-      groups: () => userGroups.snapshot(),
-      organizationName: async () => (await accounts.organization.get('organization'))?.name ?? '',
-      realmEmoji: () => realmEmojiBook.all(),
-      org,
-    }),
+    ...orgEndpoints(serve, { ...orgCommandDeps, org }),
     serve(api.serverSettings, async () => {
       const org = await accounts.organization.get('organization');
       return {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { StateParams } from '@teamchat/contracts';
+import { realmSettingsOf, type RealmSettings, type StateParams } from '@teamchat/contracts';
+import { organizationPolicyOf } from '@teamchat/policies';
 import { groupSnapshotOf, type UserDoc, type UserGroupDoc } from '@teamchat/directory';
 import type { AccountsReadModel } from '../src/projections/credentials';
 import { accountsState, systemGroups } from '../src/queries/register-state';
@@ -39,7 +40,11 @@ const deps = {
   userGroups: { snapshot: async () => groupSnapshotOf(groups) },
   realmUri: 'http://acme.test',
   apiKeyOf: async (bot: UserDoc) => `key-${bot._id}`,
+  realmSettings: { current: async () => realm, policy: async () => organizationPolicyOf(realm) },
+  userSettings: async (id: number): Promise<Record<string, unknown>> => ownSettings.get(id) ?? {},
 };
+let realm: RealmSettings = realmSettingsOf('Acme');
+const ownSettings = new Map<number, Record<string, unknown>>();
 
 describe('accounts register state', () => {
   it('lists active and deactivated users apart, with the caller own fields and the organization settings', async () => {

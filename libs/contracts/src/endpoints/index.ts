@@ -22,6 +22,7 @@ import { linkifiersEndpoints } from './linkifiers';
 import { messageHistoryEndpoints } from './message-history';
 import { navigationViewsEndpoints } from './navigation-views';
 import { emojiEndpoints, uploadsEndpoints } from './uploads';
+import { settingsEndpoints } from './settings';
 
 export * from './contract';
 export * from './accounts';
@@ -42,6 +43,7 @@ export * from './linkifiers';
 export * from './message-history';
 export * from './navigation-views';
 export * from './uploads';
+export * from './settings';
 
 export const endpoints = {
   accounts: {
@@ -55,6 +57,7 @@ export const endpoints = {
     ...linkifiersEndpoints,
     ...navigationViewsEndpoints,
     ...emojiEndpoints,
+    ...settingsEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
   messaging: {

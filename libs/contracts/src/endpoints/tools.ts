@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { MAX_WIRE_BYTES_PER_CODE_POINT } from '../limits';
 import { StoredDraft } from '../tools-facts';
 import { EmptyReply, endpoint, NoParams } from './contract';
+import { UpdateSettingsParams } from './settings';
 
 const int = () => z.number().int();
 
@@ -34,8 +35,6 @@ export const ApiPlayground = z.object({ id: int(), name: z.string(), lexer_langu
 
 const StorageKeys = z.object({ keys: z.array(z.string()).optional() });
 
-/** The settings PATCH /settings changes so far; the others end up in ignored_parameters_unsupported. */
-export const UpdateSettingsParams = z.object({ enable_drafts_synchronization: z.boolean().optional(), send_read_receipts: z.boolean().optional() });
 
 export const toolsEndpoints = {
   getDrafts: endpoint({

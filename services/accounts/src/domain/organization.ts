@@ -28,6 +28,8 @@ export interface OrganizationState {
   usersByEmail: Map<string, RegisteredUser>;
   usersById: Map<number, RegisteredUser>;
   lastUserId: number;
+  /** Email changes waiting for their link to be opened, by the SHA-256 of the link's key. */
+  pendingEmailChanges: ReadonlyMap<string, { user_id: number; new_email: string; requested_at: number }>;
 }
 
 export const initialOrganization = (): OrganizationState => ({
@@ -35,6 +37,7 @@ export const initialOrganization = (): OrganizationState => ({
   usersByEmail: new Map(),
   usersById: new Map(),
   lastUserId: 0,
+  pendingEmailChanges: new Map(),
 });
 
 export function evolveOrganization(state: OrganizationState, fact: Fact): OrganizationState {
@@ -70,6 +73,22 @@ export function evolveOrganization(state: OrganizationState, fact: Fact): Organi
       return changeUser(state, fact.user_id, { bot_owner_id: fact.bot_owner_id });
     case 'BotApiKeyRegenerated':
       return changeUser(state, fact.user_id, { api_key_salt: fact.api_key_salt });
+    case 'EmailChangeRequested': {
+      // A newer request replaces the user's earlier one: only the latest link works.
+      const pending = new Map([...state.pendingEmailChanges].filter(([, p]) => p.user_id !== fact.user_id));
+      pending.set(fact.key_hash, { user_id: fact.user_id, new_email: fact.new_email, requested_at: fact.requested_at });
+      return { ...state, pendingEmailChanges: pending };
+    }
+    case 'UserEmailChanged': {
+      const user = state.usersById.get(fact.user_id);
+      if (!user) return state;
+      const updated = { ...user, email: fact.new_email };
+      const usersByEmail = new Map(state.usersByEmail);
+      usersByEmail.delete(user.email.toLowerCase());
+      usersByEmail.set(fact.new_email.toLowerCase(), updated);
+      const pending = new Map([...state.pendingEmailChanges].filter(([, p]) => p.user_id !== fact.user_id));
+      return { ...state, usersByEmail, usersById: new Map(state.usersById).set(fact.user_id, updated), pendingEmailChanges: pending };
+    }
     case 'BotSettingsChanged': {
       const user = state.usersById.get(fact.user_id);
       return user ? changeUser(state, fact.user_id, { bot_settings: { ...(user.bot_settings ?? NO_BOT_SETTINGS), ...fact.changes } }) : state;
@@ -152,7 +171,7 @@ export function checkFullName(name: string): string {
 
 // A deliberately loose check: one @, something on each side, no spaces. Deliverability
 // is the invitation flow's business, not the registry's.
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+export const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export function userCreated(state: OrganizationState, user: NewUser, credentials: NewCredentials, now: number, userId: number): FactOf<'UserCreated'> {
   const email = user.email.trim();

@@ -30,24 +30,13 @@ function userOf(state: OrganizationState, userId: number): RegisteredUser {
 
 const activeOwners = (state: OrganizationState) => [...state.usersById.values()].filter((u) => u.is_active && isOwner(u.role));
 
-/** A custom profile field's value as PATCH /users/{id} names it. */
-export interface ProfileDataItem {
-  id: number;
-  value: string | number[] | null;
-}
-
 export interface UpdateUser {
   actor: Actor;
   user_id: number;
   full_name?: string;
   role?: number;
-  profile_data?: ProfileDataItem[];
+  /** profile_data is decided by the custom profile fields' decider (storedProfileValue), on their stream. */
   new_email?: string;
-  /**
-   * The organization's custom profile field ids. None exist until custom profile fields
-   * are built, so every id is unknown; that feature validates values by field type here.
-   */
-  profile_field_ids: ReadonlySet<number>;
 }
 
 /**
@@ -60,10 +49,9 @@ export function decideUpdateUser(state: OrganizationState, cmd: UpdateUser): Fac
   const { actor } = cmd;
   if (!isAdministrator(actor.role)) throw insufficient();
   const target = userOf(state, cmd.user_id);
-  if (cmd.new_email !== undefined) throw badRequest('User not authorized to change user emails');
-  for (const item of cmd.profile_data ?? []) {
-    if (!cmd.profile_field_ids.has(item.id)) throw badRequest(`Field id ${item.id} not found.`);
-  }
+  // Zulip's can_change_user_emails is a server-level grant to owners (a management
+  // command); this server grants it to nobody, so an owner is refused for want of it.
+  if (cmd.new_email !== undefined) throw badRequest(isOwner(actor.role) ? 'User not authorized to change user emails' : 'Must be an organization owner');
   const facts: Fact[] = [];
   let current = state;
   if (cmd.full_name !== undefined) {

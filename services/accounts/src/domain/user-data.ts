@@ -10,6 +10,8 @@ import type { Fact, StoredDraft, StoredSavedSnippet } from '@teamchat/contracts'
 export interface UserDataState {
   /** Settings changed from their defaults (see user-settings.ts). */
   settings: ReadonlyMap<string, boolean | number | string>;
+  /** The settings the user changed themselves (target_users' skip_if_already_edited leaves them). */
+  selfEdited: ReadonlySet<string>;
   drafts: ReadonlyMap<number, StoredDraft>;
   lastDraftId: number;
   snippets: ReadonlyMap<number, StoredSavedSnippet>;
@@ -19,6 +21,7 @@ export interface UserDataState {
 
 export const initialUserData = (): UserDataState => ({
   settings: new Map(),
+  selfEdited: new Set(),
   drafts: new Map(),
   lastDraftId: 0,
   snippets: new Map(),
@@ -29,7 +32,11 @@ export const initialUserData = (): UserDataState => ({
 export function evolveUserData(state: UserDataState, fact: Fact): UserDataState {
   switch (fact.type) {
     case 'UserSettingChanged':
-      return { ...state, settings: new Map(state.settings).set(fact.property, fact.value) };
+      return {
+        ...state,
+        settings: new Map(state.settings).set(fact.property, fact.value),
+        selfEdited: fact.acting_user_id === undefined || fact.acting_user_id === fact.user_id ? new Set(state.selfEdited).add(fact.property) : state.selfEdited,
+      };
     case 'DraftsAdded': {
       const drafts = new Map(state.drafts);
       for (const draft of fact.drafts) drafts.set(draft.id, draft);

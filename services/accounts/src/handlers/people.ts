@@ -3,7 +3,7 @@
  * stream, the channels a bot may default to, group memberships), decide, append. Password
  * hashing and key derivation happen here, outside the deciders.
  */
-import { ApiError, badRequest, cachedGravatarUrls, endpoints, streams, type Actor, type Fact, type ParamsOf } from '@teamchat/contracts';
+import { ApiError, badRequest, cachedGravatarUrls, endpoints, streams, type Actor, type Fact, type ParamsOf, type ProfileDataItem, type RealmSettings } from '@teamchat/contracts';
 import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import type { AggregateRepository, AppendResult, ServerConfig } from '@teamchat/platform';
 import { emailDomainOf } from '@teamchat/policies';
@@ -21,7 +21,7 @@ import {
   type ChannelRef,
 } from '../domain/people';
 import type { AccountsReadModel } from '../projections/credentials';
-import { botObject, botsOf, personObject, userByIdOrEmail } from '../queries/people';
+import { botObject, botsOf, emailVisibilityOf, personObject, userByIdOrEmail } from '../queries/people';
 
 export interface PeopleDeps {
   organization: AggregateRepository<OrganizationState>;
@@ -29,6 +29,20 @@ export interface PeopleDeps {
   accounts: AccountsReadModel;
   userGroups: Pick<UserGroups, 'snapshot'>;
   config: ServerConfig;
+  /** The organization's settings (email visibility). */
+  realmSettings: { current(): Promise<RealmSettings> };
+  /** A user's own settings as they changed them (email visibility). */
+  userSettings(userId: number): Promise<Record<string, unknown>>;
+  /** Every user's custom profile field values: user id → field id → value. */
+  profileValues(): Promise<Map<number, Record<string, string>>>;
+  /**
+   * PATCH /users/{id}'s profile_data, through the custom profile fields' decider: `check`
+   * refuses what it would refuse without storing anything, `apply` stores it.
+   */
+  profileData: {
+    check(actor: Actor, userId: number, items: ProfileDataItem[]): Promise<void>;
+    apply(actor: Actor, userId: number, items: ProfileDataItem[]): Promise<number | undefined>;
+  };
 }
 
 type Params<K extends keyof typeof endpoints.accounts> = ParamsOf<(typeof endpoints.accounts)[K]>;
@@ -53,20 +67,25 @@ function decide(deps: PeopleDeps, run: (state: OrganizationState) => Fact[]) {
 
 // --- Reads -----------------------------------------------------------------------------
 
+/** `profile_data` as GET /users gives it: field id → {value}. */
+const profileDataOf = (values: Record<string, string> | undefined) => Object.fromEntries(Object.entries(values ?? {}).map(([id, value]) => [id, { value }]));
+
 export async function listUsers(deps: PeopleDeps, actor: Actor, params: Params<'listUsers'>) {
   const me = await viewerOf(deps, actor);
-  const options = { client_gravatar: params.client_gravatar ?? true, host: emailDomainOf(deps.config.realmHost) };
   const users = (await deps.directory.allUsers()).sort((a, b) => a._id - b._id);
-  // Custom profile fields are not built yet: asked for, every user's set is empty.
-  const extra = params.include_custom_profile_fields ? { profile_data: {} } : {};
-  return { members: users.map((user) => ({ ...personObject(me, user, options), ...extra })) };
+  const emailVisibility = await emailVisibilityOf(deps, users.map((u) => u._id));
+  const options = { client_gravatar: params.client_gravatar ?? true, host: emailDomainOf(deps.config.realmHost), emailVisibility };
+  const values = params.include_custom_profile_fields ? await deps.profileValues() : undefined;
+  return { members: users.map((user) => ({ ...personObject(me, user, options), ...(values ? { profile_data: profileDataOf(values.get(user._id)) } : {}) })) };
 }
 
 export async function getUser(deps: PeopleDeps, actor: Actor, params: Params<'getUser'>) {
   const me = await viewerOf(deps, actor);
   const user = await userByIdOrEmail(deps.directory, params.user_id_or_email, emailDomainOf(deps.config.realmHost));
-  const options = { client_gravatar: params.client_gravatar ?? true, host: emailDomainOf(deps.config.realmHost) };
-  return { user: { ...personObject(me, user, options), ...(params.include_custom_profile_fields ? { profile_data: {} } : {}) } };
+  const emailVisibility = await emailVisibilityOf(deps, [user._id]);
+  const options = { client_gravatar: params.client_gravatar ?? true, host: emailDomainOf(deps.config.realmHost), emailVisibility };
+  const values = params.include_custom_profile_fields ? await deps.profileValues() : undefined;
+  return { user: { ...personObject(me, user, options), ...(values ? { profile_data: profileDataOf(values.get(user._id)) } : {}) } };
 }
 
 export async function listBots(deps: PeopleDeps, actor: Actor) {
@@ -103,19 +122,22 @@ export async function createUserAccount(deps: PeopleDeps, actor: Actor, params: 
 
 export async function updateUser(deps: PeopleDeps, actor: Actor, params: Params<'updateUser'>) {
   const target = await userByIdOrEmail(deps.directory, params.user_id_or_email, emailDomainOf(deps.config.realmHost));
-  const { append } = await decide(deps, (state) =>
-    decideUpdateUser(state, {
-      actor,
-      user_id: target._id,
-      ...(params.full_name !== undefined ? { full_name: params.full_name } : {}),
-      ...(params.role !== undefined ? { role: params.role } : {}),
-      ...(params.profile_data !== undefined ? { profile_data: params.profile_data } : {}),
-      ...(params.new_email !== undefined ? { new_email: params.new_email } : {}),
-      // The seam for custom profile fields: their ids, once the feature exists.
-      profile_field_ids: new Set(),
-    }),
-  );
-  return { value: {}, position: positionOf(append) };
+  const command = () => ({
+    actor,
+    user_id: target._id,
+    ...(params.full_name !== undefined ? { full_name: params.full_name } : {}),
+    ...(params.role !== undefined ? { role: params.role } : {}),
+    ...(params.new_email !== undefined ? { new_email: params.new_email } : {}),
+  });
+  // The whole request is checked before anything is stored: the user's changes on the
+  // organization's stream, the values against their fields' types on the fields' stream.
+  const { state } = await deps.organization.load(streams.organization);
+  decideUpdateUser(state, command());
+  if (params.profile_data?.length) await deps.profileData.check(actor, target._id, params.profile_data);
+  const { append } = await decide(deps, (current) => decideUpdateUser(current, command()));
+  let position = positionOf(append);
+  if (params.profile_data?.length) position = (await deps.profileData.apply(actor, target._id, params.profile_data)) ?? position;
+  return { value: {}, position };
 }
 
 export async function deactivateOwnUser(deps: PeopleDeps, actor: Actor) {

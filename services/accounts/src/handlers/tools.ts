@@ -13,7 +13,6 @@ import { decideCreateDrafts, decideDeleteDraft, decideEditDraft, type Addressees
 import { decideAddPlayground, decideRemovePlayground, type PlaygroundsState } from '../domain/playgrounds';
 import { decideCreateSavedSnippet, decideDeleteSavedSnippet, decideEditSavedSnippet } from '../domain/saved-snippets';
 import type { UserDataState } from '../domain/user-data';
-import { decideUpdateSettings, type UpdateSettings } from '../domain/user-settings';
 import { parseUrlTemplate } from './url-template';
 
 export interface ToolsDeps {
@@ -64,14 +63,6 @@ export async function editDraft(deps: ToolsDeps, actor: Actor, draftId: number, 
 export async function deleteDraft(deps: ToolsDeps, actor: Actor, draftId: number) {
   const { append } = await deps.userData.execute(streams.userData(actor.user_id), (state) => ({
     facts: decideDeleteDraft(state, { user_id: actor.user_id, draft_id: draftId }),
-    result: undefined,
-  }));
-  return positionOf(append);
-}
-
-export async function updateSettings(deps: ToolsDeps, actor: Actor, changes: UpdateSettings['changes']) {
-  const { append } = await deps.userData.execute(streams.userData(actor.user_id), (state) => ({
-    facts: decideUpdateSettings(state, { user_id: actor.user_id, changes }),
     result: undefined,
   }));
   return positionOf(append);

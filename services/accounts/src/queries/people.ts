@@ -11,19 +11,46 @@ import { userProfile } from './profile';
 
 const avatarUrls = cachedGravatarUrls();
 
+/**
+ * Who may see a user's real address: the organization's email_address_visibility and the
+ * user's own setting must both allow it (a user can only restrict further).
+ */
+export interface EmailVisibility {
+  realm: number;
+  /** Users' own settings where they changed them (absent: everyone). */
+  own: ReadonlyMap<number, number>;
+}
+
 export interface PersonOptions {
   client_gravatar: boolean;
   /** The organization's host, for the addresses shown instead of hidden ones. */
   host: string;
-  emailAddressVisibility?: number;
+  /** Absent: the defaults (everyone sees every address). */
+  emailVisibility?: EmailVisibility;
+}
+
+/** The visibility settings as they stand, from the organization's settings and each user's own. */
+export async function emailVisibilityOf(
+  deps: { realmSettings: { current(): Promise<{ email_address_visibility: number }> }; userSettings(userId: number): Promise<Record<string, unknown>> },
+  userIds: readonly number[],
+): Promise<EmailVisibility> {
+  const own = new Map<number, number>();
+  for (const id of userIds) {
+    const value = (await deps.userSettings(id)).email_address_visibility;
+    if (typeof value === 'number') own.set(id, value);
+  }
+  return { realm: (await deps.realmSettings.current()).email_address_visibility, own };
+}
+
+export function maySeeEmailOf(viewer: Pick<UserDoc, '_id' | 'role'>, user: Pick<UserDoc, '_id' | 'is_bot'>, visibility: EmailVisibility | undefined): boolean {
+  const v = { user_id: viewer._id, role: viewer.role };
+  const s = { user_id: user._id, is_bot: user.is_bot };
+  const realm = visibility?.realm ?? ORGANIZATION_POLICY.emailAddressVisibility;
+  return maySeeRealEmail(v, s, realm) && maySeeRealEmail(v, s, visibility?.own.get(user._id) ?? 1);
 }
 
 export function personObject(viewer: Pick<UserDoc, '_id' | 'role'>, user: UserDoc, options: PersonOptions): PersonObject {
-  const visible = maySeeRealEmail(
-    { user_id: viewer._id, role: viewer.role },
-    { user_id: user._id, is_bot: user.is_bot },
-    options.emailAddressVisibility ?? ORGANIZATION_POLICY.emailAddressVisibility,
-  );
+  const visible = maySeeEmailOf(viewer, user, options.emailVisibility);
   const profile = userProfile(user);
   return {
     ...profile,

@@ -2,14 +2,14 @@
  * Accounts' sections of POST /register: the organization's settings, its users and bots,
  * the system groups and the caller's settings, from accounts' own read models.
  */
-import { SYSTEM_GROUP, wantsState, type AccountsState, type GroupSettingValue, type StateParams } from '@teamchat/contracts';
+import { SYSTEM_GROUP, USER_SETTING_DEFAULTS, wantsState, type AccountsState, type GroupSettingValue, type RealmSettings, type StateParams } from '@teamchat/contracts';
 import type { AnnouncementsChannel, Directory, UserDoc, UserGroups } from '@teamchat/directory';
-import { emailDomainOf, isAdministrator, isOwner, ORGANIZATION_POLICY } from '@teamchat/policies';
+import { emailDomainOf, isAdministrator, isOwner, isUserInGroupSetting, ORGANIZATION_POLICY, webPublicRefusal, type OrganizationPolicy } from '@teamchat/policies';
 import type { AccountsReadModel } from '../projections/credentials';
 import { systemBotUsers } from './system-bots';
 import { userProfile } from './profile';
 import { userGroupObjects } from './user-groups';
-import { botObject, botsOf, personObject } from './people';
+import { botObject, botsOf, emailVisibilityOf, personObject } from './people';
 
 export { systemGroups } from './user-groups';
 
@@ -23,6 +23,10 @@ export interface AccountsStateDeps {
   announcements?: Pick<AnnouncementsChannel, 'channelId'>;
   realmUri: string;
   apiKeyOf(user: UserDoc): Promise<string>;
+  /** The organization's settings as they stand (email visibility, the can_* flags). */
+  realmSettings: { current(): Promise<RealmSettings>; policy(): Promise<OrganizationPolicy> };
+  /** A user's own settings as they changed them. */
+  userSettings(userId: number): Promise<Record<string, unknown>>;
 }
 
 const ROLE_MODERATOR = 300;
@@ -37,7 +41,8 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
   const users = needUsers ? (await deps.directory.allUsers()).sort((a, b) => a._id - b._id) : [];
   if (want('realm')) state.realm = await realmSettings(deps);
   if (want('realm_user')) {
-    const options = { client_gravatar: params.client_gravatar === true, host: emailDomainOf(deps.realmHost) };
+    const emailVisibility = await emailVisibilityOf(deps, users.map((u) => u._id));
+    const options = { client_gravatar: params.client_gravatar === true, host: emailDomainOf(deps.realmHost), emailVisibility };
     // Custom profile fields are not built yet: every user's profile data is empty.
     const realmUser = (user: UserDoc) => ({ ...personObject(me, user, options), profile_data: {} });
     state.realm_users = users.filter((u) => u.is_active).map(realmUser);
@@ -58,12 +63,7 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
       avatar_source: 'G',
       avatar_url: params.client_gravatar ? null : userProfile(me).avatar_url,
       avatar_url_medium: userProfile(me).avatar_url,
-      can_create_streams: me.role !== ROLE_GUEST,
-      can_create_public_streams: me.role !== ROLE_GUEST,
-      can_create_private_streams: me.role !== ROLE_GUEST,
-      can_create_web_public_streams: false,
-      can_subscribe_other_users: me.role !== ROLE_GUEST,
-      can_invite_others_to_realm: isAdministrator(me.role),
+      ...(await permissionFlags(deps, me)),
       user_list_incomplete: false,
     };
   }
@@ -77,6 +77,26 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
   // The legacy types ask for the same settings, which the events service puts at the top level.
   if (want('user_settings') || want('update_display_settings') || want('update_global_notifications')) state.user_settings = defaultUserSettings(me);
   return state;
+}
+
+/** The user's can_* flags, from the organization's settings as they stand (Zulip's legacy register fields). */
+async function permissionFlags(deps: AccountsStateDeps, me: UserDoc) {
+  const settings = await deps.realmSettings.current();
+  const policy = await deps.realmSettings.policy();
+  const groups = await deps.userGroups.snapshot();
+  const member = { user_id: me._id, role: me.role, date_joined: me.date_joined };
+  const now = Math.floor(Date.now() / 1000);
+  const allows = (setting: GroupSettingValue) => isUserInGroupSetting(setting, member, now, groups);
+  const publicChannels = allows(settings.can_create_public_channel_group);
+  const privateChannels = allows(settings.can_create_private_channel_group);
+  return {
+    can_create_streams: publicChannels || privateChannels,
+    can_create_public_streams: publicChannels,
+    can_create_private_streams: privateChannels,
+    can_create_web_public_streams: webPublicRefusal(policy, member, now, groups) === null,
+    can_subscribe_other_users: allows(settings.can_add_subscribers_group),
+    can_invite_others_to_realm: allows(settings.can_invite_users_group),
+  };
 }
 
 async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, unknown>> {
@@ -175,71 +195,7 @@ async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, un
   };
 }
 
-/** Zulip's defaults for a new user (settings are not configurable here yet). */
+/** Every setting at Zulip's default for a new user; the user's changes are laid over them (service.ts). */
 function defaultUserSettings(me: UserDoc): NonNullable<AccountsState['user_settings']> {
-  return {
-    twenty_four_hour_time: false,
-    dense_mode: true,
-    web_font_size_px: 14,
-    web_line_height_percent: 122,
-    starred_message_counts: true,
-    receives_typing_notifications: true,
-    fluid_layout_width: false,
-    high_contrast_mode: false,
-    color_scheme: 1,
-    translate_emoticons: false,
-    display_emoji_reaction_users: true,
-    default_language: 'en',
-    web_home_view: 'inbox',
-    web_escape_navigates_to_home_view: true,
-    emojiset: 'google',
-    demote_inactive_streams: 1,
-    user_list_style: 2,
-    web_animate_image_previews: 'always',
-    web_stream_unreads_count_display_policy: 2,
-    web_channel_default_view: 1,
-    hide_ai_features: false,
-    timezone: me.timezone,
-    enter_sends: false,
-    enable_drafts_synchronization: true,
-    enable_stream_desktop_notifications: false,
-    enable_stream_email_notifications: false,
-    enable_stream_push_notifications: false,
-    enable_stream_audible_notifications: false,
-    notification_sound: 'zulip',
-    enable_desktop_notifications: true,
-    enable_sounds: true,
-    email_notifications_batching_period_seconds: 120,
-    enable_offline_email_notifications: true,
-    enable_offline_push_notifications: true,
-    enable_online_push_notifications: true,
-    enable_digest_emails: true,
-    enable_marketing_emails: true,
-    enable_login_emails: true,
-    message_content_in_email_notifications: true,
-    pm_content_in_desktop_notifications: true,
-    wildcard_mentions_notify: true,
-    enable_followed_topic_desktop_notifications: true,
-    enable_followed_topic_email_notifications: true,
-    enable_followed_topic_push_notifications: true,
-    enable_followed_topic_audible_notifications: true,
-    enable_followed_topic_wildcard_mentions_notify: true,
-    desktop_icon_count_display: 1,
-    realm_name_in_email_notifications_policy: 1,
-    automatically_follow_topics_policy: 3,
-    automatically_unmute_topics_in_muted_streams_policy: 2,
-    automatically_follow_topics_where_mentioned: true,
-    resolved_topic_notice_auto_read_policy: 'except_followed',
-    presence_enabled: true,
-    email_address_visibility: 1,
-    send_private_typing_notifications: true,
-    send_stream_typing_notifications: true,
-    send_read_receipts: true,
-    allow_private_data_export: false,
-    web_mark_read_on_scroll_policy: 1,
-    web_suggest_update_timezone: true,
-    web_left_sidebar_show_channel_folders: true,
-    web_left_sidebar_unreads_count_summary: true,
-    web_navigate_to_sent_message: true,
-  };
+  return { ...USER_SETTING_DEFAULTS, timezone: me.timezone };
 }

@@ -2,8 +2,7 @@
 import { wantsState, type AccountsState, type Actor, type StateParams } from '@teamchat/contracts';
 import { checkBot, readBotStorage } from '../domain/bot-storage';
 import { byMostRecentEdit } from '../domain/drafts';
-import { USER_SETTING_DEFAULTS } from '../domain/user-settings';
-import type { ToolsReadModel, UserDataDoc } from '../projections/tools';
+import type { ToolsReadModel } from '../projections/tools';
 
 export async function getDrafts(model: ToolsReadModel, userId: number) {
   const drafts = [...(await model.userDataOf(userId)).drafts].sort(byMostRecentEdit);
@@ -21,7 +20,6 @@ export async function getBotStorage(model: ToolsReadModel, actor: Actor, keys: s
 }
 
 /** The implemented settings' current values, over the defaults register state starts from. */
-export const settingsOf = (doc: UserDataDoc): Record<string, boolean | number | string> => ({ ...USER_SETTING_DEFAULTS, ...doc.settings });
 
 /** Accounts' sections of POST /register for the tools. */
 export async function toolsState(

@@ -31,6 +31,7 @@ import { navigationViewFanOut } from './navigation-view-fan-out';
 import { toolsFanOut } from './tools-fan-out';
 import { scheduledFanOut } from './scheduled-fan-out';
 import { uploadsFanOut } from './uploads-fan-out';
+import { settingsFanOut } from './settings-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
@@ -202,6 +203,7 @@ const fanOut = {
   ...linkifierFanOut,
   ...navigationViewFanOut,
   ...uploadsFanOut,
+  ...settingsFanOut,
   RealmSettingsChanged: (fact) => realmSettingsDeliveries(fact),
   UserStatusChanged: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
   CustomProfileFieldsChanged: (fact) => [

@@ -3,7 +3,7 @@
  * fact goes to its user's queues through the audience table (announce), a playground
  * change to the active users its fact names, with the whole list.
  */
-import type { FactOf, StoredDraft } from '@teamchat/contracts';
+import { LANGUAGES, type ClientEvent, type FactOf, type StoredDraft } from '@teamchat/contracts';
 import { announce } from './announce';
 import type { Delivery } from './delivery';
 
@@ -20,8 +20,27 @@ export const toolsFanOut = {
   DraftRemoved: (fact: FactOf<'DraftRemoved'>) => [announce({ type: 'drafts', op: 'remove', draft_id: fact.draft_id }, mine(fact.user_id))],
   // The spec's Drafts transition: turning synchronization off deletes them without an event.
   DraftsCleared: null,
-  UserSettingChanged: (fact: FactOf<'UserSettingChanged'>) => [
-    announce({ type: 'user_settings', op: 'update', property: fact.property, value: fact.value }, mine(fact.user_id)),
+  UserSettingChanged: (fact: FactOf<'UserSettingChanged'>): Delivery[] => [
+    announce(
+      {
+        type: 'user_settings',
+        op: 'update',
+        property: fact.property,
+        value: fact.value,
+        // The spec: language_name only with default_language.
+        ...(fact.property === 'default_language' && typeof fact.value === 'string' ? { language_name: LANGUAGES[fact.value] ?? fact.value } : {}),
+      },
+      mine(fact.user_id),
+    ),
+    // A time zone is part of the profile too: everyone who may access the user hears it.
+    ...(fact.property === 'timezone' && fact.audience_user_ids?.length
+      ? [{ user_ids: fact.audience_user_ids, eventFor: () => ({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, email: fact.email, timezone: fact.value } }) as ClientEvent }]
+      : []),
+    // Viewers who gained or lost sight of the real address (email_address_visibility).
+    ...(fact.email_views ?? []).flatMap(({ user_ids, email, delivery_email }) => [
+      { user_ids, eventFor: () => ({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, new_email: email } }) as ClientEvent },
+      { user_ids, eventFor: () => ({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, delivery_email } }) as ClientEvent },
+    ]),
   ],
   SavedSnippetAdded: (fact: FactOf<'SavedSnippetAdded'>) => [
     announce({ type: 'saved_snippets', op: 'add', saved_snippet: { ...fact.saved_snippet } }, mine(fact.user_id)),
