@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { CHANNEL_GROUP_SETTINGS, TOPICS_POLICIES } from './channel-settings';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
+import { INVITE_FACTS } from './invite-facts';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 
 /** Stream names, by owning service. */
@@ -36,6 +37,10 @@ export const streams = {
   botStorage: (userId: number) => `bot_storage-${userId}`,
   /** accounts: the organization's code playgrounds. */
   playgrounds: 'realm_playgrounds',
+  /** accounts: the organization's allowed email domains. */
+  realmDomains: 'realm_domains',
+  /** accounts: every invitation, by email and reusable link (ids, the daily limit). */
+  invitations: 'invitations',
   /**
    * channels: who gained or lost sight of private channels when a user group's membership
    * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
@@ -590,6 +595,7 @@ export const Fact = z.discriminatedUnion('type', [
   UserGroupSubgroupsRemoved,
   UserGroupDeactivated,
   ...TOOLS_FACTS,
+  ...INVITE_FACTS,
   NewChannelAnnouncementsChannelChanged,
   RealmSettingsChanged,
   UserStatusChanged,

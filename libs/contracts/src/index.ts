@@ -6,6 +6,8 @@ export * from './channel-settings';
 export * from './channel';
 export * from './facts';
 export * from './tools-facts';
+export * from './invite-facts';
+export * from './welcome-bot';
 export * from './realm-settings';
 export * from './org-facts';
 export * from './bus';

@@ -2,6 +2,7 @@ export * from './ports/event-store';
 export * from './ports/read-models';
 export * from './ports/bus';
 export * from './ports/mailer';
+export * from './adapters/fallback-mailer';
 export * from './adapters/in-process-bus';
 export * from './adapters/nats-bus';
 export { PortBus, bridgePort } from './adapters/port-bus';

@@ -8,6 +8,7 @@ import {
   AggregateRepository,
   combineHandlers,
   contractServer,
+  fallbackMailer,
   Projector,
   type AppendResult,
   type FactHandlers,
@@ -53,6 +54,10 @@ import { evolveProfileFields, initialProfileFields } from './domain/profile-fiel
 import { OrgReadModel } from './projections/org';
 import { realmSettingGroupIds, withOrgState } from './queries/org';
 import { orgEndpoints } from './handlers/org-endpoints';
+import { evolveInvitations, initialInvitations } from './domain/invitations';
+import { evolveRealmDomains, initialRealmDomains } from './domain/realm-domains';
+import * as invites from './handlers/invitations';
+import { RealmDomainsReadModel } from './projections/realm-domains';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -76,6 +81,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const announcements = new AnnouncementsChannel(readModels);
   const realmSettings = new RealmSettingsProjection(readModels);
   const org = new OrgReadModel(readModels);
+  const realmDomainsModel = new RealmDomainsReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -89,6 +95,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       announcements.handlers,
       realmSettings.handlers,
       org.handlers,
+      realmDomainsModel.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -113,6 +120,22 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   };
   const videoCalls = videoCallProviderOf(config.tools);
   const peopleDeps = { organization, directory, accounts, userGroups, config };
+  const inviteDeps: invites.InvitationDeps = {
+    organization,
+    invitations: new AggregateRepository(store, { initial: initialInvitations, evolve: evolveInvitations }),
+    realmDomains: new AggregateRepository(store, { initial: initialRealmDomains, evolve: evolveRealmDomains }),
+    userGroups: groupDeps.userGroups,
+    groups: userGroups,
+    directory,
+    realmSettings,
+    channelSettingGroupIds: groupDeps.channelSettingGroupIds,
+    mailer: deps.mailer ?? fallbackMailer(config, log),
+    bus,
+    config,
+    log,
+    defaultValidityMinutes: config.invitations.validityMinutes,
+    dailyLimit: config.invitations.dailyLimit,
+  };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.accounts;
   const positionOf = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -171,6 +194,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       const { value, position } = await projector.snapshot(async () => {
         const state = await accountsState(stateDeps, actor.user_id, params);
         const own = await toolsState(toolsModel, actor.user_id, params, { hasMeetingToken: videoCalls?.needsUserToken === false });
+        if (params.fetch_event_types === null || params.fetch_event_types.includes('realm_domains')) Object.assign(own, { realm_domains: await realmDomainsModel.domains() });
         // The settings built so far have their values; the rest keep Zulip's defaults.
         const user_settings = state.user_settings && { ...state.user_settings, ...settingsOf(await toolsModel.userDataOf(actor.user_id)) };
         return withOrgState({ ...state, ...own, ...(user_settings ? { user_settings } : {}) }, { org, realmSettings }, params);
@@ -242,6 +266,24 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       return { value: { id }, position };
     }),
     serve(api.removePlayground, async (params, { actor }) => ({ value: {}, position: await tools.removePlayground(toolsDeps, actor, params.playground_id) })),
+    serve(api.sendInvites, async (params, { actor }) => ({ value: {}, position: await invites.sendInvites(inviteDeps, actor, params) })),
+    serve(api.listInvites, async (_params, { actor }) => ({ value: { invites: await invites.listInvites(inviteDeps, actor) } })),
+    serve(api.revokeInvite, async (params, { actor }) => ({ value: {}, position: await invites.revokeInvite(inviteDeps, actor, params.invite_id, false) })),
+    serve(api.resendInvite, async (params, { actor }) => ({ value: {}, position: await invites.resendInvite(inviteDeps, actor, params.invite_id) })),
+    serve(api.createMultiuseInvite, async (params, { actor }) => {
+      const { invite_link, position } = await invites.createMultiuseInvite(inviteDeps, actor, { ...params, stream_ids: params.stream_ids ?? [] });
+      return { value: { invite_link }, position };
+    }),
+    serve(api.revokeMultiuseInvite, async (params, { actor }) => ({ value: {}, position: await invites.revokeInvite(inviteDeps, actor, params.invite_id, true) })),
+    serve(api.invitationStatus, async (params) => ({ value: await invites.statusOfKey(inviteDeps, params.key) })),
+    serve(api.acceptInvitation, (params) => invites.acceptInvitation(inviteDeps, params)),
+    serve(api.listRealmDomains, async () => ({ value: { domains: await realmDomainsModel.domains() } })),
+    serve(api.addRealmDomain, async (params, { actor }) => {
+      const { new_domain, position } = await invites.addRealmDomain(inviteDeps, actor, params);
+      return { value: { new_domain }, position };
+    }),
+    serve(api.changeRealmDomain, async (params, { actor }) => ({ value: {}, position: await invites.changeRealmDomain(inviteDeps, actor, params) })),
+    serve(api.removeRealmDomain, async (params, { actor }) => ({ value: {}, position: await invites.removeRealmDomain(inviteDeps, actor, params.domain) })),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
     ...orgEndpoints(serve, {
       organization,

@@ -5,6 +5,7 @@
  * so that their next request waits for the services to have seen it, and who each
  * Authorization header authenticated as (http/credentials-cache.ts).
  */
+import { registerSignupPage } from './routes/registration';
 import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -268,6 +269,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     entry.methods.add(route.method);
     methodsByUrl.set(shape, entry);
   }
+  registerSignupPage(app, bus, log);
   // A known path with an unsupported method answers 405, not 404.
   const allMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
   for (const { url, methods } of methodsByUrl.values()) {

@@ -3,6 +3,7 @@
  * (reactions, edits and moves, deletion, personal flags, topic visibility). Wires the
  * projector and the bus endpoints; the decisions live in domain/.
  */
+import { sendBotMessage } from './handlers/bot-message';
 import { badRequest, endpoints } from '@teamchat/contracts';
 import { AnnouncementsChannel, Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
@@ -89,6 +90,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const api = endpoints.messaging;
 
   const subscriptions: BusSubscription[] = await Promise.all([
+    serve(api.sendBotMessage, (params) => sendBotMessage({ directory, messages, renderer, recipientIdFor: changeDeps.recipientIdFor }, params)),
     serve(api.announceNewChannel, async (params) => {
       const { position, ...value } = await announceNewChannel({ directory, announcements, messages, renderer, recipientIdFor: changeDeps.recipientIdFor }, params);
       return { value, position };

@@ -16,6 +16,7 @@ import { userGroupsEndpoints } from './user-groups';
 import { peopleEndpoints } from './people';
 import { announcementsAccountsEndpoints, announcementsMessagingEndpoints } from './announcements';
 import { orgEndpoints } from './org';
+import { invitesChannelsEndpoints, invitesEndpoints, invitesMessagingEndpoints } from './invites';
 
 export * from './contract';
 export * from './accounts';
@@ -31,6 +32,7 @@ export * from './tools';
 export * from './people';
 export * from './announcements';
 export * from './org';
+export * from './invites';
 
 export const endpoints = {
   accounts: {
@@ -41,9 +43,10 @@ export const endpoints = {
     ...peopleEndpoints,
     ...announcementsAccountsEndpoints,
     ...orgEndpoints,
+    ...invitesEndpoints,
   },
-  channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
-  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints },
+  channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints, ...invitesChannelsEndpoints },
+  messaging: { ...messagingEndpoints, ...channelTopicsEndpoints, ...messagingStateEndpoints, ...typingEndpoints, ...announcementsMessagingEndpoints, ...invitesMessagingEndpoints },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };
 

@@ -61,6 +61,8 @@ export const AccountsState = z.object({
   alert_words: z.array(z.string()).optional(),
   realm_playgrounds: z.array(StoredPlayground).optional(),
   has_meeting_token: z.boolean().optional(),
+  // Allowed email domains (issue 16).
+  realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
   ...OrgState.shape,
 });
 export type AccountsState = z.infer<typeof AccountsState>;
@@ -94,7 +96,6 @@ export const UnbuiltState = z.object({
   realm_linkifiers: z.array(z.record(z.string(), z.unknown())).optional(),
   scheduled_messages: z.array(z.record(z.string(), z.unknown())).optional(),
   reminders: z.array(z.record(z.string(), z.unknown())).optional(),
-  realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
   realm_default_stream_groups: z.array(z.record(z.string(), z.unknown())).optional(),
   onboarding_steps: z.array(z.record(z.string(), z.unknown())).optional(),
   navigation_views: z.array(z.record(z.string(), z.unknown())).optional(),
@@ -132,7 +133,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   reaction: 'messaging',
   realm: 'accounts',
   realm_bot: 'accounts',
-  realm_domains: null,
+  realm_domains: 'accounts',
   realm_emoji: null,
   realm_export: null,
   realm_export_consent: null,

@@ -35,6 +35,22 @@ export interface ServerConfig {
   partialSubscribersMinChannelSize: number;
   /** Bot storage and video calls (accounts). */
   tools: ToolSettings;
+  /** Invitations (accounts). */
+  invitations: InvitationSettings;
+}
+
+export interface InvitationSettings {
+  /** The validity of an invitation that names none (Zulip's INVITATION_LINK_VALIDITY_MINUTES: ten days). */
+  validityMinutes: number;
+  /** Invitations by email one organization may send in 24 hours (Zulip's INVITES_DEFAULT_REALM_DAILY_MAX). */
+  dailyLimit: number;
+}
+
+export function loadInvitationSettings(env: NodeJS.ProcessEnv): InvitationSettings {
+  return {
+    validityMinutes: positiveInteger(env, 'TEAMCHAT_INVITATION_VALIDITY_MINUTES', 14_400),
+    dailyLimit: positiveInteger(env, 'TEAMCHAT_INVITES_DAILY_LIMIT', 100),
+  };
 }
 
 export interface ToolSettings {
@@ -212,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     http: loadHttpSettings(env, mode, heartbeatSeconds),
     eventQueues: loadEventQueueSettings(env),
     tools: loadToolSettings(env),
+    invitations: loadInvitationSettings(env),
     partialSubscribersMinChannelSize: positiveInteger(env, 'TEAMCHAT_PARTIAL_SUBSCRIBERS_MIN', 1000),
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Bus } from '../ports/bus';
 import type { EventStore } from '../ports/event-store';
+import type { Mailer } from '../ports/mailer';
 import type { ReadModelStore } from '../ports/read-models';
 import type { ServerConfig } from './config';
 
@@ -17,6 +18,11 @@ export interface ServiceDeps {
    * its queues after it.
    */
   instance?: string;
+  /**
+   * Outgoing email (invitations). Chosen by the composition root; absent, accounts uses the
+   * fallback outbox (adapters/fallback-mailer.ts).
+   */
+  mailer?: Mailer;
 }
 
 export interface RunningService {

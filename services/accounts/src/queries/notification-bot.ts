@@ -1,5 +1,5 @@
 /** The notification bot as register's `cross_realm_bots` lists it: a bot of no organization. */
-import { cachedGravatarUrls, NOTIFICATION_BOT, ROLE, type RealmUser } from '@teamchat/contracts';
+import { cachedGravatarUrls, NOTIFICATION_BOT, ROLE, WELCOME_BOT, type RealmUser } from '@teamchat/contracts';
 import type { z } from 'zod';
 
 const avatarUrls = cachedGravatarUrls();
@@ -26,5 +26,17 @@ export function notificationBotUser(clientGravatar: boolean): z.infer<typeof Rea
     is_imported_stub: false,
     is_billing_admin: false,
     profile_data: {},
+  };
+}
+
+/** The welcome bot, listed beside it: the same kind of system user. */
+export function welcomeBotUser(clientGravatar: boolean): z.infer<typeof RealmUser> {
+  return {
+    ...notificationBotUser(clientGravatar),
+    user_id: WELCOME_BOT.user_id,
+    delivery_email: WELCOME_BOT.email,
+    email: WELCOME_BOT.email,
+    full_name: WELCOME_BOT.full_name,
+    avatar_url: clientGravatar ? null : avatarUrls(WELCOME_BOT.email),
   };
 }

@@ -6,7 +6,7 @@ import { SYSTEM_GROUP, wantsState, type AccountsState, type GroupSettingValue, t
 import type { AnnouncementsChannel, Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { emailDomainOf, isAdministrator, isOwner, ORGANIZATION_POLICY } from '@teamchat/policies';
 import type { AccountsReadModel } from '../projections/credentials';
-import { notificationBotUser } from './notification-bot';
+import { notificationBotUser, welcomeBotUser } from './notification-bot';
 import { userProfile } from './profile';
 import { userGroupObjects } from './user-groups';
 import { botObject, botsOf, personObject } from './people';
@@ -43,7 +43,7 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
     state.realm_users = users.filter((u) => u.is_active).map(realmUser);
     state.realm_non_active_users = users.filter((u) => !u.is_active).map(realmUser);
     // The notification bot, a system user outside the organization, as Zulip lists its cross-realm bots.
-    state.cross_realm_bots = [notificationBotUser(params.client_gravatar === true)];
+    state.cross_realm_bots = [notificationBotUser(params.client_gravatar === true), welcomeBotUser(params.client_gravatar === true)];
     state.me = {
       user_id: me._id,
       email: me.email,

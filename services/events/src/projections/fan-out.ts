@@ -27,6 +27,7 @@ import type { Delivery } from './delivery';
 import { realmSettingsDeliveries, userStatusEvent } from './org-fan-out';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { toolsFanOut } from './tools-fan-out';
+import { inviteFanOut } from './invite-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
@@ -195,6 +196,7 @@ const fanOut = {
     },
   ],
   ...toolsFanOut,
+  ...inviteFanOut,
   RealmSettingsChanged: (fact) => realmSettingsDeliveries(fact),
   UserStatusChanged: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
   CustomProfileFieldsChanged: (fact) => [

@@ -90,7 +90,6 @@ export function unbuiltSections(state: StateParams) {
     ...(want('realm_linkifiers') ? { realm_linkifiers: [] } : {}),
     ...(want('scheduled_messages') ? { scheduled_messages: [] } : {}),
     ...(want('reminders') ? { reminders: [] } : {}),
-    ...(want('realm_domains') ? { realm_domains: [] } : {}),
     ...(want('default_stream_groups') ? { realm_default_stream_groups: [] } : {}),
     ...(want('onboarding_steps') ? { onboarding_steps: [] } : {}),
     ...(want('navigation_view') ? { navigation_views: [] } : {}),
