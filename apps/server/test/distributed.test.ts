@@ -1,3 +1,4 @@
+import { invitesSuite } from './invites-suite';
 import { describeWithNats } from '@teamchat/platform/testing';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
@@ -42,6 +43,7 @@ describeWithNats('distributed mode', () => {
   edgeSuite('distributed', (env) => startDistributed(env));
   convergenceSuite('distributed', () => startDistributed());
   toolsSuite('distributed', (env) => startDistributed(env));
+  invitesSuite('distributed', (env) => startDistributed(env));
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {

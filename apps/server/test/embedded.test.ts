@@ -1,3 +1,4 @@
+import { invitesSuite } from './invites-suite';
 import { rmSync } from 'node:fs';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
@@ -47,6 +48,8 @@ edgeSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 convergenceSuite('embedded', () => startEmbedded());
 
 toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+
+invitesSuite('embedded', (env) => startEmbedded(env.TEAMCHAT_DATA_DIR, env));
 
 videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 
