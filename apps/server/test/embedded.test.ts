@@ -49,7 +49,7 @@ convergenceSuite('embedded', () => startEmbedded());
 
 toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
-invitesSuite('embedded', (env) => startEmbedded(env.TEAMCHAT_DATA_DIR, env));
+invitesSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 

@@ -17,6 +17,8 @@ export interface RunningServer {
   api: string;
   /** The embedded mode's service threads. */
   threads?: readonly ServiceThread[];
+  /** The data directory the server writes (the development mail outbox is there). */
+  dataDir?: string;
   stop(): Promise<void>;
 }
 
@@ -30,7 +32,7 @@ export async function startEmbedded(dataDir = tempDataDir(), env: Record<string,
   process.env.LOG_LEVEL ??= 'silent';
   const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: dataDir, TEAMCHAT_HEARTBEAT_SECONDS: '2', TEAMCHAT_CHECK_REPLIES: '1', ...env });
   const server = await startEmbeddedServer(config, createLogger('test'), { host: '127.0.0.1', port: 0 });
-  return { api: `${server.url}/api/v1`, threads: server.threads, stop: () => server.stop() };
+  return { api: `${server.url}/api/v1`, threads: server.threads, dataDir, stop: () => server.stop() };
 }
 
 function waitForLine(child: ChildProcess, prefix: string, timeoutMs = 60_000): Promise<string> {
@@ -184,6 +186,7 @@ export async function startDistributed(extraEnv: Record<string, string> = {}, op
     const url = proxy?.url ?? gateways[0]!;
     return {
       api: `${url}/api/v1`,
+      dataDir,
       gateways: gateways.map((gateway) => `${gateway}/api/v1`),
       kill: async (name) => {
         await Promise.all((services.get(name) ?? []).map(killChild));

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, tempDataDir, type RunningServer } from './harness';
+import { Client, type RunningServer } from './harness';
 
 type Reply = Awaited<ReturnType<Client['request']>>;
 
@@ -19,12 +19,13 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
     let admin: Client;
     let member: Client;
     let guest: Client;
-    const dataDir = tempDataDir();
+    let dataDir: string;
     const ids: Record<string, number> = {};
     const channels: Record<string, number> = {};
 
     beforeAll(async () => {
-      server = await start({ TEAMCHAT_DATA_DIR: dataDir, TEAMCHAT_INVITES_DAILY_LIMIT: '12' });
+      server = await start({ TEAMCHAT_INVITES_DAILY_LIMIT: '12' });
+      dataDir = server.dataDir!;
       base = server.api.replace(/\/api\/v1$/, '');
       [owner, admin, member, guest] = await Promise.all(['owner', 'admin', 'member', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)));
       for (const [name, client] of Object.entries({ owner, admin, member, guest })) ids[name] = (await client.get('/users/me')).body.user_id;
