@@ -24,7 +24,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
     const channels: Record<string, number> = {};
 
     beforeAll(async () => {
-      server = await start({ TEAMCHAT_INVITES_DAILY_LIMIT: '12' });
+      server = await start({ TEAMCHAT_INVITES_DAILY_LIMIT: '20' });
       dataDir = server.dataDir!;
       base = server.api.replace(/\/api\/v1$/, '');
       [owner, admin, member, guest] = await Promise.all(['owner', 'admin', 'member', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)));
@@ -155,7 +155,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         refusedWith(await admin.post('/invites', { ...valid, group_ids: [987654] }));
         refusedWith(await admin.post('/invites', { ...valid, invite_expires_in_minutes: -5 }));
         refusedWith(await admin.post('/invites', { ...valid, welcome_message_custom_text: '😀'.repeat(8001) }));
-        refusedWith(await admin.post('/invites', { ...valid, invitee_emails: Array.from({ length: 13 }, (_, i) => `bulk${i}@example.org`).join(',') }), 'INVITATION_FAILED');
+        refusedWith(await admin.post('/invites', { ...valid, invitee_emails: Array.from({ length: 21 }, (_, i) => `bulk${i}@example.org`).join(',') }), 'INVITATION_FAILED');
         expect(await invites()).toEqual(before);
         expect(outbox()).toHaveLength(mails);
       });
@@ -189,6 +189,37 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         expect(page.status).toBe(410);
         expect(await page.text()).toContain('revoked');
       });
+    });
+
+    describe('authorization matrix', () => {
+      type Who = 'owner' | 'admin' | 'moderator' | 'member' | 'guest' | 'bot';
+      const ROLES: Who[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
+      const clients = {} as Record<Who, Client>;
+      let serial = 0;
+      const unique = (who: Who) => `${who}-${++serial}`;
+      beforeAll(async () => {
+        Object.assign(clients, { owner, admin, member, guest });
+        clients.moderator = await Client.login(server.api, 'moderator@example.com');
+        clients.bot = await Client.login(server.api, 'echo-bot@example.com');
+      });
+      const matrix: [string, (who: Who) => Promise<Reply>, Who[]][] = [
+        ['add an allowed domain', (who) => clients[who].post('/realm/domains', { domain: `${unique(who)}.example`, allow_subdomains: false }), ['owner']],
+        ['change an allowed domain', (who) => clients[who].request('PATCH', '/realm/domains/acme.example', { allow_subdomains: true }, { query: false }), ['owner']],
+        ['list the allowed domains', (who) => clients[who].get('/realm/domains'), ROLES],
+        ['invite by email', (who) => clients[who].post('/invites', { invitee_emails: `${unique(who)}@example.net`, stream_ids: [] }), ['owner', 'admin']],
+        ['invite an administrator', (who) => clients[who].post('/invites', { invitee_emails: `${unique(who)}@example.net`, stream_ids: [], invite_as: 200 }), ['owner', 'admin']],
+        ['invite an owner', (who) => clients[who].post('/invites', { invitee_emails: `${unique(who)}@example.net`, stream_ids: [], invite_as: 100 }), ['owner']],
+        ['create a reusable link', (who) => clients[who].post('/invites/multiuse', { stream_ids: [] }), ['owner', 'admin']],
+        ['list invitations', (who) => clients[who].get('/invites'), ROLES],
+      ];
+      it.each(matrix.flatMap(([operation, request, allowed]) => ROLES.map((who) => [operation, who, allowed.includes(who), request] as const)))(
+        '%s: %s → allowed %s',
+        async (_, who, allowed, request) => {
+          const res = await request(who);
+          expect(res.body.result).toBe(allowed ? 'success' : 'error');
+          if (!allowed) expect(res.body.code).toBe('BAD_REQUEST');
+        },
+      );
     });
 
     describe('accepting', () => {
@@ -252,7 +283,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         const made = await admin.post('/invites/multiuse', { stream_ids: [channels.general], invite_as: 600 });
         expect(made.body.invite_link).toMatch(/\/join\//);
         const link = made.body.invite_link.replace(/^https?:\/\/[^/]+/, base);
-        const listed = (await invites()).find((i) => i.is_multiuse);
+        const listed = (await invites()).find((i) => i.link_url === made.body.invite_link);
         expect(listed).toMatchObject({ invited_as: 600, link_url: made.body.invite_link });
         for (const name of ['ida', 'jon']) {
           expect((await signUp(link, { email: `${name}@example.org`, full_name: name, password: 'long enough' })).status).toBe(200);
