@@ -269,7 +269,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     entry.methods.add(route.method);
     methodsByUrl.set(shape, entry);
   }
-  registerSignupPage(app, bus, log);
+  registerSignupPage(app, bus, log, limiter && ((request, reply) => limiter.anonymous(request, reply, { login: request.method === 'POST' })));
   // A known path with an unsupported method answers 405, not 404.
   const allMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
   for (const { url, methods } of methodsByUrl.values()) {

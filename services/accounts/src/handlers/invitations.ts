@@ -132,6 +132,12 @@ async function invitationContext(deps: InvitationDeps, actor: Actor, opts: Invit
 
 // --- Emails ----------------------------------------------------------------------------
 
+/** Sends every invitation's email; one that fails does not stop the others, and the request then says so. */
+async function sendInvitationEmails(deps: InvitationDeps, invitations: readonly StoredInvitation[], inviterName: string) {
+  const failed = (await Promise.allSettled(invitations.map((invitation) => sendInvitationEmail(deps, invitation, inviterName)))).find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
 async function sendInvitationEmail(deps: InvitationDeps, invitation: StoredInvitation, inviterName: string) {
   const link = invitationLink(deps.config, invitationKey(deps.config.serverSecret, invitation));
   const realm = (await deps.realmSettings.current()).name || 'the organization';
@@ -166,7 +172,7 @@ export async function sendInvites(deps: InvitationDeps, actor: Actor, params: Se
     return { facts: decided.facts, result: decided };
   });
   const inviter = org.usersById.get(actor.user_id);
-  for (const invitation of result.invitations) await sendInvitationEmail(deps, invitation, inviter?.full_name ?? 'Someone');
+  await sendInvitationEmails(deps, result.invitations, inviter?.full_name ?? 'Someone');
   if (result.skipped.length > 0) {
     throw new ApiError('INVITATION_FAILED', "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!", 400, {
       errors: result.skipped,

@@ -91,11 +91,16 @@ function send(reply: FastifyReply, status: number, html: string) {
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
     .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-    .header('referrer-policy', 'no-referrer')
+    // The link's key is in the path: it never leaves for another site (and same-origin, unlike no-referrer, keeps the form's Origin header, which the CSRF check reads).
+    .header('referrer-policy', 'same-origin')
     .send(html);
 }
 
-export function registerSignupPage(app: FastifyInstance, bus: Bus, log: Logger): void {
+/**
+ * `limit` spends the caller's budget (the gateway's anonymous rate limits; a submission the
+ * stricter login budget, since it hashes a password), and throws when it is spent.
+ */
+export function registerSignupPage(app: FastifyInstance, bus: Bus, log: Logger, limit?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>): void {
   const status = async (key: string) => (await callContract(bus, endpoints.accounts.invitationStatus, { params: { key } })).value;
   const newToken = (reply: FastifyReply) => {
     const token = randomBytes(32).toString('hex');
@@ -159,7 +164,7 @@ export function registerSignupPage(app: FastifyInstance, bus: Bus, log: Logger):
   };
 
   for (const url of ['/join/:key', '/join/:key/']) {
-    app.get(url, show);
-    app.post(url, { bodyLimit: 64 * 1024 }, submit);
+    app.get<{ Params: { key: string } }>(url, { ...(limit ? { onRequest: limit } : {}) }, show);
+    app.post<{ Params: { key: string } }>(url, { bodyLimit: 64 * 1024, ...(limit ? { onRequest: limit } : {}) }, submit);
   }
 }
