@@ -42,6 +42,7 @@ async function signUp(link: string, fields: Record<string, string>) {
   const token = /name="csrf_token" value="([0-9a-f]+)"/.exec(await page.text())![1]!;
   const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
   const res = await fetch(link, { method: 'POST', headers: { cookie }, body: new URLSearchParams({ ...fields, csrf_token: token }) });
+  await res.text();
   if (res.status !== 200) throw new Error(`sign-up refused (${res.status})`);
   return res;
 }
