@@ -46,7 +46,7 @@ describe('accounts register state', () => {
     const state = await accountsState(deps, 3, all);
     expect(state.realm_users?.map((u) => u.user_id)).toEqual([1, 2, 3, 4, 6, 7]);
     expect(state.realm_non_active_users?.map((u) => u.user_id)).toEqual([5]);
-    expect(state.cross_realm_bots?.map((u) => [u.email, u.is_bot])).toEqual([['notification-bot@zulip.com', true]]);
+    expect(state.cross_realm_bots?.map((u) => [u.email, u.is_bot])).toEqual([['notification-bot@zulip.com', true], ['welcome-bot@zulip.com', true]]);
     expect(state.realm_users?.[0]?.avatar_url).toBeNull();
     expect(state.me).toMatchObject({ user_id: 3, is_admin: false, is_guest: false, role: 400 });
     expect(state.realm).toMatchObject({ realm_name: 'Acme', realm_url: 'http://acme.test', realm_date_created: 5 });
