@@ -3,6 +3,8 @@
  * convergence.ts): for each observer, the registration's state plus the events the action
  * sent equals a fresh registration's state. Adding an action is one row of ACTIONS.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { endpoints } from '@teamchat/contracts';
 import { callContract, type Bus } from '@teamchat/platform';
@@ -26,6 +28,28 @@ interface Context {
   channelId: (name: string) => Promise<number>;
   /** The server's bus, for what services do without an HTTP route (system bots' messages). */
   bus: () => Promise<Bus>;
+  /** The server's origin (pages outside /api/v1) and data directory (the development mail outbox). */
+  base: string;
+  dataDir: string;
+}
+
+/** The invitation link last mailed to `email`, on this server's origin. */
+function mailedLink(ctx: Context, email: string): string {
+  const dir = join(ctx.dataDir, 'outbox');
+  const mails = readdirSync(dir).filter((n) => n.endsWith('.json')).sort().map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { to: string; text: string });
+  const text = mails.filter((m) => m.to === email).at(-1)!.text;
+  return /(https?:\/\/\S+\/join\/\S+\/)/.exec(text)![1]!.replace(/^https?:\/\/[^/]+/, ctx.base);
+}
+
+/** Fills in and submits the registration form a link opens, as a browser does (its cookie and token). */
+async function signUp(link: string, fields: Record<string, string>) {
+  const page = await fetch(link);
+  const token = /name="csrf_token" value="([0-9a-f]+)"/.exec(await page.text())![1]!;
+  const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+  const res = await fetch(link, { method: 'POST', headers: { cookie }, body: new URLSearchParams({ ...fields, csrf_token: token }) });
+  await res.text();
+  if (res.status !== 200) throw new Error(`sign-up refused (${res.status})`);
+  return res;
 }
 
 interface ActionRow {
@@ -482,6 +506,36 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'add, change and remove allowed domains',
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      const domain = `${unique('d')}.example`;
+      await clients.owner.post('/realm/domains', { domain, allow_subdomains: false });
+      await clients.owner.post('/realm/domains', { domain: `x${domain}`, allow_subdomains: false });
+      await clients.owner.request('PATCH', `/realm/domains/${domain}`, { allow_subdomains: true }, { query: false });
+      return clients.owner.request('DELETE', `/realm/domains/x${domain}`);
+    },
+  },
+  {
+    name: 'send and revoke invitations',
+    observers: ['owner', 'member'],
+    perform: async ({ clients }) => {
+      const email = `${unique('invitee')}@example.org`;
+      await clients.owner.post('/invites', { invitee_emails: email, stream_ids: '[]' });
+      const id = ((await clients.owner.get('/invites')).body.invites as { id: number; email?: string }[]).find((i) => i.email === email)!.id;
+      return clients.owner.request('DELETE', `/invites/${id}`);
+    },
+  },
+  {
+    name: 'accept an invitation: the account, its channels and groups, the referrer told',
+    observers: ['owner', 'member', 'guest'],
+    perform: async (ctx) => {
+      const email = `${unique('joiner')}@example.org`;
+      await ctx.clients.owner.post('/invites', { invitee_emails: email, stream_ids: JSON.stringify([await ctx.channelId('engineering')]), include_realm_default_subscriptions: 'true' });
+      return signUp(mailedLink(ctx, email), { full_name: 'Joiner', password: 'a good password' });
+    },
+  },
+  {
     name: 'create a user',
     observers: ['member', 'guest'],
     perform: ({ clients }) => clients.owner.post('/users', { email: `${unique('newcomer')}@example.com`, full_name: 'New Comer', password: 'a good password' }),
@@ -646,6 +700,8 @@ export function convergenceSuite(mode: string, start: () => Promise<RunningServe
         ctx.clients[who] = await Client.login(server.api, EMAILS[who]);
         ctx.ids[who] = (await ctx.clients[who].get('/users/me')).body.user_id;
       }
+      ctx.base = server.api.replace(/\/api\/v1$/, '');
+      ctx.dataDir = server.dataDir!;
       ctx.messageId = (await ctx.clients.member.post('/messages', stream('general', 'converge', 'the target'))).body.id;
       const channels = new Map<string, number>();
       ctx.channelId = async (name) => {

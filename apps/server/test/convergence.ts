@@ -187,6 +187,14 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
       return;
     case 'attachment':
       // Zulip's register has no attachments section: GET /attachments lists them.
+    case 'realm_domains':
+      if (!state.realm_domains) return;
+      if (event.op === 'add') state.realm_domains = [...state.realm_domains, event.realm_domain];
+      else if (event.op === 'change') state.realm_domains = (state.realm_domains as Event[]).map((d) => (d.domain === event.realm_domain.domain ? event.realm_domain : d));
+      else state.realm_domains = without(state.realm_domains as Event[], (d) => d.domain === event.domain);
+      return;
+    case 'invites_changed':
+      // No state: clients fetch GET /invites again.
       return;
     default:
       throw new Error(`the reducer has no case for a ${event.type} event: add one`);

@@ -1,3 +1,4 @@
+import { invitesSuite } from './invites-suite';
 import { describeWithNats } from '@teamchat/platform/testing';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
@@ -57,6 +58,7 @@ describeWithNats('distributed mode', () => {
   convergenceSuite('distributed', () => startDistributed());
   toolsSuite('distributed', (env) => startDistributed(env));
   uploadsSuite('distributed', (env) => startDistributed(env));
+  invitesSuite('distributed', (env) => startDistributed(env));
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
   emailsPageSuite('distributed', (env) => startDistributed(env));
   systemBotsSuite('distributed', () => startDistributed());

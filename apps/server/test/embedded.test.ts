@@ -1,3 +1,4 @@
+import { invitesSuite } from './invites-suite';
 import { rmSync } from 'node:fs';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
@@ -61,6 +62,7 @@ convergenceSuite('embedded', () => startEmbedded());
 toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 uploadsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+invitesSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 

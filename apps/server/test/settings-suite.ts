@@ -7,7 +7,7 @@
  * members following the organization's settings. Every refusal is checked to have changed
  * nothing.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { USER_SETTING_NAMES, USER_SETTINGS, type UserSettingName } from '@teamchat/contracts';
@@ -250,10 +250,12 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
         expect((await patch(person.client, { email: newEmail })).body.result).toBe('success');
         // Nothing changes until the link is opened.
         expect((await me(person.client)).email).toBe(person.email);
-        const mail = readFileSync(join(dataDir(), 'dev-mail.jsonl'), 'utf8')
-          .trim()
-          .split('\n')
-          .map((line) => JSON.parse(line))
+        // The development outbox: one JSON file per message, named in sending order.
+        const outbox = join(dataDir(), 'outbox');
+        const mail = readdirSync(outbox)
+          .filter((name) => name.endsWith('.json'))
+          .sort()
+          .map((name) => JSON.parse(readFileSync(join(outbox, name), 'utf8')))
           .filter((m) => m.to === newEmail);
         expect(mail).toHaveLength(1);
         const link = /\/settings\/email\/confirm\/([A-Za-z0-9_-]+)/.exec(mail[0].text)![1]!;

@@ -13,6 +13,7 @@ import { NAVIGATION_VIEW_FACTS } from './navigation-view-facts';
 import { RealmUserSettingsDefaultChanged } from './realm-user-defaults';
 import { UPLOAD_FACTS } from './upload-facts';
 import { SETTINGS_FACTS } from './settings-facts';
+import { INVITE_FACTS } from './invite-facts';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 import { SCHEDULED_FACTS } from './scheduled-facts';
 
@@ -52,6 +53,10 @@ export const streams = {
   attachments: 'attachments',
   /** accounts: the organization's custom emoji (ids, unique active names). */
   realmEmoji: 'realm_emoji',
+  /** accounts: the organization's allowed email domains. */
+  realmDomains: 'realm_domains',
+  /** accounts: every invitation, by email and reusable link (ids, the daily limit). */
+  invitations: 'invitations',
   /**
    * channels: who gained or lost sight of private channels when a user group's membership
    * changed, one stream per group fact (named by that fact's id, so deciding again appends nothing).
@@ -618,6 +623,7 @@ export const Fact = z.discriminatedUnion('type', [
   ...LINKIFIER_FACTS,
   ...NAVIGATION_VIEW_FACTS,
   RealmUserSettingsDefaultChanged,
+  ...INVITE_FACTS,
   NewChannelAnnouncementsChannelChanged,
   RealmSettingsChanged,
   UserStatusChanged,

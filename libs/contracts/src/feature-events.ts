@@ -188,6 +188,10 @@ export const RealmDomainsEvent = z.union([
 ]);
 export type RealmDomainsEvent = z.infer<typeof RealmDomainsEvent>;
 
+/** The invitation list changed; clients fetch GET /invites again (Zulip's `invites_changed`). */
+export const InvitesChangedEvent = z.strictObject({ type: z.literal('invites_changed') });
+export type InvitesChangedEvent = z.infer<typeof InvitesChangedEvent>;
+
 const ApiBot = z.strictObject({
   user_id: int(),
   email: z.string(),

@@ -66,7 +66,10 @@ import { evolveRealmUserDefaults, initialRealmUserDefaults } from './domain/real
 import { applyRealmUserDefaults, realmUserDefaultsEndpoints, realmUserDefaultsState } from './handlers/navigation-views';
 import { RealmUserDefaultsReadModel } from './projections/realm-user-defaults';
 import { confirmEmailChange, updateSettings } from './handlers/settings';
-import { developmentMailer } from './adapters/dev-mailer';
+import { evolveInvitations, initialInvitations } from './domain/invitations';
+import { evolveRealmDomains, initialRealmDomains } from './domain/realm-domains';
+import * as invites from './handlers/invitations';
+import { RealmDomainsReadModel } from './projections/realm-domains';
 
 /** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
@@ -96,6 +99,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const navigationViewsModel = new NavigationViewsReadModel(readModels);
   const realmUserDefaultsModel = new RealmUserDefaultsReadModel(readModels);
   const realmEmojiBook = new RealmEmojiBook(readModels);
+  const realmDomainsModel = new RealmDomainsReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store,
@@ -113,6 +117,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       navigationViewsModel.handlers,
       realmUserDefaultsModel.handlers,
       realmEmojiBook.handlers,
+      realmDomainsModel.handlers,
       actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
     ),
   });
@@ -143,7 +148,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     userGroups,
     realmSettings,
     // No Mailer reaches the services yet: the development stand-in (refuses in production).
-    mailer: developmentMailer(config, log),
+    mailer: deps.mailer,
     config,
   };
   const videoCalls = videoCallProviderOf(config.tools);
@@ -188,6 +193,22 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       },
       apply: (actor: Actor, userId: number, items: ProfileDataItem[]) => updateProfileData(orgCommandDeps, actor, userId, items),
     },
+  };
+  const inviteDeps: invites.InvitationDeps = {
+    organization,
+    invitations: new AggregateRepository(store, { initial: initialInvitations, evolve: evolveInvitations }),
+    realmDomains: new AggregateRepository(store, { initial: initialRealmDomains, evolve: evolveRealmDomains }),
+    userGroups: groupDeps.userGroups,
+    groups: userGroups,
+    directory,
+    realmSettings,
+    channelSettingGroupIds: groupDeps.channelSettingGroupIds,
+    mailer: deps.mailer,
+    bus,
+    config,
+    log,
+    defaultValidityMinutes: config.invitations.validityMinutes,
+    dailyLimit: config.invitations.dailyLimit,
   };
   const serve = contractServer({ bus, log, readModels: projector });
   const api = endpoints.accounts;
@@ -262,6 +283,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       const { value, position } = await projector.snapshot(async () => {
         const state = await accountsState(stateDeps, actor.user_id, params);
         const own = await toolsState(toolsModel, actor.user_id, params, { hasMeetingToken: videoCalls?.needsUserToken === false });
+        if (wantsState(params, 'realm_domains')) Object.assign(own, { realm_domains: await realmDomainsModel.domains() });
         // Every setting: the user's changes over Zulip's defaults.
         const user_settings = state.user_settings && { ...state.user_settings, ...(await toolsModel.userDataOf(actor.user_id)).settings };
         const linkifiers = await linkifiersState(linkifiersModel, params);
@@ -345,6 +367,24 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       return { value: { id }, position };
     }),
     serve(api.removePlayground, async (params, { actor }) => ({ value: {}, position: await tools.removePlayground(toolsDeps, actor, params.playground_id) })),
+    serve(api.sendInvites, async (params, { actor }) => ({ value: {}, position: await invites.sendInvites(inviteDeps, actor, params) })),
+    serve(api.listInvites, async (_params, { actor }) => ({ value: { invites: await invites.listInvites(inviteDeps, actor) } })),
+    serve(api.revokeInvite, async (params, { actor }) => ({ value: {}, position: await invites.revokeInvite(inviteDeps, actor, params.invite_id, false) })),
+    serve(api.resendInvite, async (params, { actor }) => ({ value: {}, position: await invites.resendInvite(inviteDeps, actor, params.invite_id) })),
+    serve(api.createMultiuseInvite, async (params, { actor }) => {
+      const { invite_link, position } = await invites.createMultiuseInvite(inviteDeps, actor, { ...params, stream_ids: params.stream_ids ?? [] });
+      return { value: { invite_link }, position };
+    }),
+    serve(api.revokeMultiuseInvite, async (params, { actor }) => ({ value: {}, position: await invites.revokeInvite(inviteDeps, actor, params.invite_id, true) })),
+    serve(api.invitationStatus, async (params) => ({ value: await invites.statusOfKey(inviteDeps, params.key) })),
+    serve(api.acceptInvitation, (params) => invites.acceptInvitation(inviteDeps, params)),
+    serve(api.listRealmDomains, async () => ({ value: { domains: await realmDomainsModel.domains() } })),
+    serve(api.addRealmDomain, async (params, { actor }) => {
+      const { new_domain, position } = await invites.addRealmDomain(inviteDeps, actor, params);
+      return { value: { new_domain }, position };
+    }),
+    serve(api.changeRealmDomain, async (params, { actor }) => ({ value: {}, position: await invites.changeRealmDomain(inviteDeps, actor, params) })),
+    serve(api.removeRealmDomain, async (params, { actor }) => ({ value: {}, position: await invites.removeRealmDomain(inviteDeps, actor, params.domain) })),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
     ...realmUserDefaultsEndpoints(serve, realmUserDefaultsDeps),
     ...navigationViewEndpoints(serve, {

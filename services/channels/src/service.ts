@@ -11,6 +11,7 @@ import { evolveRegistry, initialRegistry } from './domain/registry';
 import { evolveChannel, initialChannel } from './domain/subscriptions';
 import { archiveChannel, createChannel, subscribe, updateChannel } from './handlers/commands';
 import { createFolder, setDefaultChannel, unsubscribe, updateFolder, updateSubscriptionProperties } from './handlers/subscription-commands';
+import { subscribeNewUser } from './handlers/new-user';
 import { ChannelFolders } from './projections/channel-folders';
 import { ChannelMessages } from './projections/channel-messages';
 import { GroupAccessReactor } from './projections/group-access';
@@ -75,6 +76,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
       return { value: { channel_id: channelId }, position };
     }),
     serve(api.subscribe, (params, { actor }) => subscribe(commands, actor, params)),
+    serve(api.subscribeNewUser, (params) => subscribeNewUser(commands, params)),
     serve(api.updateChannel, async (params, { actor }) => ({
       value: {},
       position: await updateChannel(commands, actor, params),

@@ -5,6 +5,7 @@
  * so that their next request waits for the services to have seen it, and who each
  * Authorization header authenticated as (http/credentials-cache.ts).
  */
+import { registerSignupPage } from './routes/registration';
 import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -313,6 +314,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   }
   app.get('/user_avatars/:realm_id/emoji/images/:file', { onRequest: checkCaller(undefined) }, (request, reply) => files.sendEmojiImage(request, reply));
 
+  registerSignupPage(app, bus, log, limiter && ((request, reply) => limiter.anonymous(request, reply, { login: request.method === 'POST' })));
   // A known path with an unsupported method answers 405, not 404.
   const allMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
   for (const { url, methods } of methodsByUrl.values()) {

@@ -23,6 +23,7 @@ import { messageHistoryEndpoints } from './message-history';
 import { navigationViewsEndpoints } from './navigation-views';
 import { emojiEndpoints, uploadsEndpoints } from './uploads';
 import { settingsEndpoints } from './settings';
+import { invitesChannelsEndpoints, invitesEndpoints } from './invites';
 
 export * from './contract';
 export * from './accounts';
@@ -44,6 +45,7 @@ export * from './message-history';
 export * from './navigation-views';
 export * from './uploads';
 export * from './settings';
+export * from './invites';
 
 export const endpoints = {
   accounts: {
@@ -58,8 +60,9 @@ export const endpoints = {
     ...navigationViewsEndpoints,
     ...emojiEndpoints,
     ...settingsEndpoints,
+    ...invitesEndpoints,
   },
-  channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints },
+  channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints, ...invitesChannelsEndpoints },
   messaging: {
     ...messagingEndpoints,
     ...channelTopicsEndpoints,

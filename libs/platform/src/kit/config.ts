@@ -40,6 +40,8 @@ export interface ServerConfig {
   mail: MailSettings;
   /** File and custom emoji size limits (the gateway reads at most this much; the owners check it too). */
   uploads: UploadSettings;
+  /** Invitations (accounts). */
+  invitations: InvitationSettings;
 }
 
 export interface UploadSettings {
@@ -53,6 +55,20 @@ export function loadUploadSettings(env: NodeJS.ProcessEnv): UploadSettings {
   return {
     maxFileUploadSizeMib: positiveInteger(env, 'TEAMCHAT_MAX_FILE_UPLOAD_SIZE_MIB', 25),
     maxEmojiFileSizeMib: positiveInteger(env, 'TEAMCHAT_MAX_EMOJI_FILE_SIZE_MIB', 5),
+  };
+}
+
+export interface InvitationSettings {
+  /** The validity of an invitation that names none (Zulip's INVITATION_LINK_VALIDITY_MINUTES: ten days). */
+  validityMinutes: number;
+  /** Invitations by email one organization may send in 24 hours (Zulip's INVITES_DEFAULT_REALM_DAILY_MAX). */
+  dailyLimit: number;
+}
+
+export function loadInvitationSettings(env: NodeJS.ProcessEnv): InvitationSettings {
+  return {
+    validityMinutes: positiveInteger(env, 'TEAMCHAT_INVITATION_VALIDITY_MINUTES', 14_400),
+    dailyLimit: positiveInteger(env, 'TEAMCHAT_INVITES_DAILY_LIMIT', 100),
   };
 }
 
@@ -232,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     eventQueues: loadEventQueueSettings(env),
     tools: loadToolSettings(env),
     uploads: loadUploadSettings(env),
+    invitations: loadInvitationSettings(env),
     partialSubscribersMinChannelSize: positiveInteger(env, 'TEAMCHAT_PARTIAL_SUBSCRIBERS_MIN', 1000),
     mail: loadMailSettings(env, dataDir, realmHost),
   };

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Bus } from '../ports/bus';
-import type { Mailer } from '../ports/mailer';
 import type { EventStore } from '../ports/event-store';
+import type { Mailer } from '../ports/mailer';
 import type { ReadModelStore } from '../ports/read-models';
 import type { ServerConfig } from './config';
 

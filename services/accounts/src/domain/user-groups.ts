@@ -146,6 +146,23 @@ function permitted(state: UserGroupsState, ctx: GroupContext, actor: Actor, grou
 
 const insufficient = () => badRequest('Insufficient permission');
 
+/** Whether the actor may add members to a group, as an invitation naming it asks (Zulip's can_add_members_group). */
+export function mayAddMembers(state: UserGroupsState, ctx: GroupContext, actor: Actor, groupId: number): 'ok' | 'invalid' | 'insufficient' {
+  const group = state.groups.get(groupId);
+  if (isSystemGroupId(groupId) || !group || group.deactivated) return 'invalid';
+  return permitted(state, ctx, actor, group, 'can_add_members_group') ? 'ok' : 'insufficient';
+}
+
+/** Someone who joined by invitation enters the groups it named that are still active (no actor: the inviter was checked). */
+export function decideAddInvitee(state: UserGroupsState, ctx: GroupContext, cmd: { user_id: number; group_ids: number[] }): Fact[] {
+  const audience_user_ids = activeUserIds(ctx);
+  return cmd.group_ids.flatMap((id): Fact[] => {
+    const group = state.groups.get(id);
+    if (!group || group.deactivated || group.members.includes(cmd.user_id)) return [];
+    return [{ type: 'UserGroupMembersAdded', group_id: id, user_ids: [cmd.user_id], audience_user_ids }];
+  });
+}
+
 /** The group a command changes: a custom group that exists and is active. */
 function groupToChange(state: UserGroupsState, groupId: number): GroupRecord {
   if (isSystemGroupId(groupId)) throw badRequest('System groups cannot be modified.');

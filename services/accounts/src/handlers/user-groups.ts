@@ -25,7 +25,7 @@ export interface GroupCommandDeps {
   policy?(): Promise<OrganizationPolicy>;
 }
 
-async function contextOf(deps: GroupCommandDeps): Promise<GroupContext> {
+export async function contextOf(deps: GroupCommandDeps): Promise<GroupContext> {
   const { state } = await deps.organization.load(streams.organization);
   const policy = (await deps.policy?.()) ?? ORGANIZATION_POLICY;
   return {

@@ -52,7 +52,7 @@ async function actorMember(deps: CommandDeps, actor: Actor): Promise<GroupMember
   return activeActor(user && known(user));
 }
 
-const organization = async (deps: CommandDeps) => (await deps.directory.activeUsers()).map(member);
+export const organization = async (deps: CommandDeps) => (await deps.directory.activeUsers()).map(member);
 
 function newChannel(name: string, description: string): NewChannel {
   const normalized = normalizeDescription(description);
@@ -67,7 +67,7 @@ function requestedGroupSettings(params: SubscribeParams): Partial<ChannelGroupSe
 }
 
 /** Adds subscribers to one channel; returns who was added and who already was. */
-async function addSubscribers(deps: CommandDeps, channel: ChannelView, userIds: number[], users: GroupMember[]) {
+export async function addSubscribers(deps: CommandDeps, channel: ChannelView, userIds: number[], users: GroupMember[]) {
   const [firstMessageId, groups] = await Promise.all([deps.messages.firstMessageId(channel.channel_id), deps.userGroups.snapshot()]);
   return deps.channels.execute(streams.channel(channel.channel_id), (state) => {
     const facts = decideSubscribe(state, { channel, user_ids: userIds, users, groups, first_message_id: firstMessageId, now: Date.now() });

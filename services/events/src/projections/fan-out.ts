@@ -32,6 +32,7 @@ import { toolsFanOut } from './tools-fan-out';
 import { scheduledFanOut } from './scheduled-fan-out';
 import { uploadsFanOut } from './uploads-fan-out';
 import { settingsFanOut } from './settings-fan-out';
+import { inviteFanOut } from './invite-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
@@ -204,6 +205,7 @@ const fanOut = {
   ...navigationViewFanOut,
   ...uploadsFanOut,
   ...settingsFanOut,
+  ...inviteFanOut,
   RealmSettingsChanged: (fact) => realmSettingsDeliveries(fact),
   UserStatusChanged: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
   CustomProfileFieldsChanged: (fact) => [

@@ -86,7 +86,6 @@ export function unbuiltSections(state: StateParams) {
   return {
     ...(want('muted_users') ? { muted_users: [] } : {}),
     ...(want('presence') ? { presences: {}, server_timestamp: Date.now() / 1000, presence_last_update_id: -1 } : {}),
-    ...(want('realm_domains') ? { realm_domains: [] } : {}),
     ...(want('default_stream_groups') ? { realm_default_stream_groups: [] } : {}),
     ...(want('onboarding_steps') ? { onboarding_steps: [] } : {}),
     ...(want('has_zoom_token') ? { has_zoom_token: false } : {}),
