@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { actorChanged, ApiError, endpoints, instanceOfQueueId, instanceSubject, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
-import { callContract, describeZodIssue, ReplyMismatchError, type Bus, type HttpSettings } from '@teamchat/platform';
+import { callContract, describeZodIssue, ReplyMismatchError, stageTracing, traceStage, type Bus, type HttpSettings } from '@teamchat/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
@@ -113,6 +113,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
+  // The stage trace's last line of a request: its reply is written to the socket.
+  if (stageTracing) app.addHook('onResponse', async (request) => traceStage('http.response', `${request.method} ${request.url.split('?')[0]}`));
   await app.register(formbody);
   await app.register(multipart, { attachFieldsToBody: 'keyValues' });
 
@@ -159,6 +161,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
    * each access.
    */
   const checkCaller = (endpoint: Endpoint | undefined) => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (stageTracing) traceStage('http.request', `${request.method} ${request.url.split('?')[0]}`);
     if (endpoint?.auth) {
       let actor: Actor;
       try {
@@ -204,6 +207,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (account !== undefined) await limiter!.checkAccount(request, reply, account);
       // Without peers the position is at hand: no await (a microtask turn) on this path.
       const after = actor ? (peers.shared ? await peers.lastWriteOf(actor.user_id) : peers.known(actor.user_id)) : undefined;
+      if (stageTracing) traceStage('gateway.call', endpoint.subject);
       const { value, position, json } = await callContract(
         bus,
         endpoint,
@@ -214,6 +218,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
         if (account !== undefined && isApiError(err) && err.status < 500) await limiter!.accountFailed(request, reply, account);
         throw err;
       });
+      if (stageTracing) traceStage('gateway.replied', position);
       if (actor && position !== undefined) await peers.wrote(actor.user_id, position);
       const body = {
         result: 'success',

@@ -19,15 +19,21 @@
  */
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import { stageTracing } from '../kit/stage-trace';
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 5000');
+const { threadId } = require('node:worker_threads');
+const now = () => (performance.timeOrigin + performance.now()).toFixed(3);
 const checkpoint = (id) => {
   try {
+    const started = workerData.trace ? now() : undefined;
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (started) process.stderr.write('stage-trace ' + started + ' ' + threadId + ' checkpoint.start ' + workerData.path + '\\n' +
+      'stage-trace ' + now() + ' ' + threadId + ' checkpoint.end ' + result.checkpointed + '/' + result.log + '\\n');
     parentPort.postMessage({ id, log: result.log, checkpointed: result.checkpointed });
   } catch (err) {
     parentPort.postMessage({ id, error: String(err) });
@@ -100,7 +106,7 @@ export class BackgroundCheckpointer {
     db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver: require.resolve('better-sqlite3'), path: db.name, intervalMs: options.intervalMs ?? 500 },
+      workerData: { driver: require.resolve('better-sqlite3'), path: db.name, intervalMs: options.intervalMs ?? 500, trace: stageTracing },
     });
     // The worker must not keep a process alive that has nothing else to do.
     worker.unref();

@@ -10,3 +10,4 @@ export * from './ids';
 export * from './storage';
 export * from './fact-handlers';
 export * from './engines';
+export * from './stage-trace';
