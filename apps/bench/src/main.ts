@@ -10,7 +10,7 @@
  */
 import { fileLine, measureFiles } from './files';
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -24,6 +24,7 @@ import { startEmbeddedServer, type EmbeddedServer } from '@teamchat/server';
 import type autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { measureScheduledDelivery, type ScheduledReport } from './scheduled';
+import type { OneClientPlan, OneClientResult } from './one-client';
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -100,6 +101,80 @@ async function autocannonRun(name: string, target: Target): Promise<Row> {
   const cpu = process.cpuUsage(before);
   const result = JSON.parse(stdout) as autocannon.Result;
   return { name, result, cpuPerRequest: (cpu.user + cpu.system) / Math.max(1, result.requests.total) };
+}
+
+/** A single-client line (see one-client.ts): one connection, one request at a time. */
+interface OneClientRow {
+  name: string;
+  result: OneClientResult;
+  /** Server CPU (every thread) per request, in µs. */
+  cpuPerRequest: number;
+}
+
+const ONE_CLIENT_WARM_UP = 50;
+
+async function measureOneClient(name: string, plan: Omit<OneClientPlan, 'seconds' | 'warmUp'>): Promise<OneClientRow | undefined> {
+  if (!ONLY.test(name)) return undefined;
+  return profiled(name, async () => {
+    const full: OneClientPlan = { ...plan, seconds: SECONDS, warmUp: ONE_CLIENT_WARM_UP };
+    const before = process.cpuUsage();
+    const { stdout } = await run(process.execPath, [join(__dirname, 'one-client.js'), JSON.stringify(full)], { maxBuffer: 1024 * 1024 });
+    const cpu = process.cpuUsage(before);
+    const result = JSON.parse(stdout) as OneClientResult;
+    // The warm-up's CPU is in the figure too; it is a small share of a run.
+    return { name, result, cpuPerRequest: (cpu.user + cpu.system) / Math.max(1, result.requests + ONE_CLIENT_WARM_UP) };
+  });
+}
+
+interface FsyncReport {
+  p50: number;
+  p99: number;
+  count: number;
+}
+
+/**
+ * The machine's durable-write latency, the floor of an acknowledged send: 4 KiB appended
+ * to a file in the data directory (beside the event store) and fsynced, one at a time,
+ * for a second. Milliseconds.
+ */
+function measureFsync(dir: string): FsyncReport {
+  const file = join(dir, 'fsync-probe');
+  const fd = openSync(file, 'w');
+  const block = Buffer.alloc(4096, 7);
+  const durations: number[] = [];
+  try {
+    const deadline = performance.now() + 1000;
+    for (let offset = 0; performance.now() < deadline || durations.length < 100; offset = (offset + block.length) % (4 * 1024 * 1024)) {
+      const started = performance.now();
+      writeSync(fd, block, 0, block.length, offset);
+      fsyncSync(fd);
+      durations.push(performance.now() - started);
+    }
+  } finally {
+    closeSync(fd);
+    unlinkSync(file);
+  }
+  durations.sort((a, b) => a - b);
+  return { p50: durations[Math.floor(durations.length / 2)]!, p99: durations[Math.floor(durations.length * 0.99)]!, count: durations.length };
+}
+
+function printOneClientTable(rows: OneClientRow[], fsync: FsyncReport | undefined): void {
+  const header = ['single client', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'p50/fsync', 'p99/p50', 'non-2xx', 'server CPU µs/req'];
+  const lines = rows.map(({ name, result, cpuPerRequest }) => [
+    name,
+    ((1000 * result.requests) / (SECONDS * 1000)).toFixed(0),
+    result.p50.toFixed(2),
+    result.p99.toFixed(2),
+    result.max.toFixed(2),
+    fsync ? (result.p50 / fsync.p50).toFixed(1) : '-',
+    (result.p99 / result.p50).toFixed(1),
+    String(result.non2xx),
+    cpuPerRequest.toFixed(0),
+  ]);
+  if (fsync) lines.unshift(['fsync 4 KiB (data dir)', (fsync.count).toFixed(0), fsync.p50.toFixed(2), fsync.p99.toFixed(2), '', '1.0', (fsync.p99 / fsync.p50).toFixed(1), '', '']);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log([format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(format)].join('\n'));
 }
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
@@ -348,6 +423,8 @@ async function main(): Promise<number> {
   let crowdReport: CrowdReport | undefined;
   let scheduled: ScheduledReport | undefined;
   let files: Awaited<ReturnType<typeof measureFiles>> | undefined;
+  let fsync: FsyncReport | undefined;
+  const oneClientRows: OneClientRow[] = [];
   try {
     const api = `${server.url}/api/v1`;
     const login = async (email: string) => {
@@ -364,6 +441,53 @@ async function main(): Promise<number> {
     seedRate = await seed(server, [people[0]!.actor, member.actor], created, MESSAGES);
     rssAfterSeeding = process.memoryUsage().rss;
     console.log(`${seedRate.toFixed(0)} messages/s`);
+
+    // One person at a time: each line's latency against the machine's fsync, measured now.
+    if (ONLY.test('single client') || ONLY.test('fsync')) fsync = measureFsync(dataDir);
+    const path = (url: string) => new URL(url).pathname + new URL(url).search;
+    const formHeaders = (who: { authorization: string }) => ({ authorization: who.authorization, 'content-type': 'application/x-www-form-urlencoded' });
+    const single = (name: string) => `${name} (single client)`;
+    const recordOne = (row: OneClientRow | undefined) => {
+      if (row) oneClientRows.push(row);
+    };
+    recordOne(
+      await measureOneClient(single('POST /messages'), {
+        url: api,
+        requests: [{ method: 'POST', path: path(`${api}/messages`), headers: formHeaders(member), body: form({ type: 'stream', to: 'general', topic: 'single', content: 'One message with **some** markdown.' }) }],
+      }),
+    );
+    recordOne(
+      await measureOneClient(single('POST /messages direct'), {
+        url: api,
+        requests: [{ method: 'POST', path: path(`${api}/messages`), headers: formHeaders(member), body: form({ type: 'direct', to: JSON.stringify([reader.user_id]), content: 'A direct message.' }) }],
+      }),
+    );
+    if (ONLY.test(single('PATCH /messages')) || ONLY.test(single('POST /messages/flags'))) {
+      const { id } = await http(`${api}/messages`, { method: 'POST', headers: formHeaders(member), body: form({ type: 'stream', to: 'general', topic: 'edited', content: 'to be edited' }) });
+      // Two contents in turn: every request is a real edit.
+      recordOne(
+        await measureOneClient(single('PATCH /messages'), {
+          url: api,
+          requests: ['first', 'second'].map((word) => ({ method: 'PATCH', path: path(`${api}/messages/${id}`), headers: formHeaders(member), body: form({ content: `The ${word} version.` }) })),
+        }),
+      );
+      // Star, unstar: every request changes a flag.
+      recordOne(
+        await measureOneClient(single('POST /messages/flags'), {
+          url: api,
+          requests: ['add', 'remove'].map((op) => ({ method: 'POST', path: path(`${api}/messages/flags`), headers: formHeaders(reader), body: form({ messages: JSON.stringify([id]), op, flag: 'starred' }) })),
+        }),
+      );
+    }
+    {
+      const narrow = [{ operator: 'channel', operand: channels[3] }, { operator: 'topic', operand: 'topic-4' }];
+      recordOne(
+        await measureOneClient(single('GET channel+topic (100)'), {
+          url: api,
+          requests: [{ method: 'GET', path: path(`${api}/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrowQuery(narrow)}`), headers: { authorization: reader.authorization } }],
+        }),
+      );
+    }
 
     // The fixed cost of any API call: HTTP, authentication, one bus round trip, a trivial handler.
     record(await measure('GET /users/me', { url: `${api}/users/me`, headers: { authorization: member.authorization } }));
@@ -413,6 +537,10 @@ async function main(): Promise<number> {
 
   console.log();
   printTable(rows, rows.find((row) => row.name === 'noop')?.result.requests.average ?? NaN);
+  if (fsync || oneClientRows.length > 0) {
+    console.log();
+    printOneClientTable(oneClientRows, fsync);
+  }
   console.log(`\nseeding through the bus: ${seedRate.toFixed(0)} messages/s`);
   if (crowdReport) {
     const crowdRow = rows.find((row) => row.name === 'POST /messages (crowd)');
@@ -448,9 +576,11 @@ async function main(): Promise<number> {
   if (scheduledFailed) console.error(`FAIL scheduled delivery: ${scheduled!.missing} missing, ${scheduled!.duplicates} twice`);
   const filesFailed = files !== undefined && files.uploads.failures + files.downloads.failures > 0;
   if (filesFailed) console.error(`FAIL files: ${files!.uploads.failures} uploads and ${files!.downloads.failures} downloads failed`);
+  const failedOne = oneClientRows.filter(({ result }) => result.non2xx > 0);
+  for (const { name, result } of failedOne) console.error(`FAIL ${name}: ${result.non2xx} non-2xx responses (first: ${result.firstRefusal})`);
   const deliveryFailed = delivery !== undefined && (delivery.missing > 0 || delivery.duplicates > 0);
   if (deliveryFailed) console.error(`FAIL event delivery: ${delivery!.missing} missing, ${delivery!.duplicates} duplicated`);
-  return failed.length || deliveryFailed || scheduledFailed || filesFailed ? 1 : 0;
+  return failed.length || failedOne.length || deliveryFailed || scheduledFailed || filesFailed ? 1 : 0;
 }
 
 main().then(

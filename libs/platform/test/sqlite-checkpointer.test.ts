@@ -36,6 +36,39 @@ describe('background WAL checkpoints', () => {
     await store.close();
   });
 
+  it('leave a small WAL for up to maxDelayMs, so that its fsyncs do not come at every interval', async () => {
+    const file = join(dir, 'rm.sqlite');
+    const store = SqliteReadModelStore.open(file, { backgroundCheckpoints: { intervalMs: 50, minFrames: 1000, maxDelayMs: 1500 } });
+    const docs = store.collection<{ _id: number; text: string }>('docs');
+    try {
+      const before = statSync(file).size;
+      // About 50 frames: far below minFrames.
+      await store.batch(async () => {
+        for (let i = 0; i < 50; i++) await docs.put({ _id: i, text: 'x'.repeat(3000) });
+      });
+      await sleep(700);
+      expect(statSync(file).size).toBe(before);
+      expect(await sizeReaches(file, before + 100_000, 5000)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('checkpoint at once when minFrames wait, long before maxDelayMs', async () => {
+    const file = join(dir, 'rm.sqlite');
+    const store = SqliteReadModelStore.open(file, { backgroundCheckpoints: { intervalMs: 50, minFrames: 20, maxDelayMs: 60_000 } });
+    const docs = store.collection<{ _id: number; text: string }>('docs');
+    try {
+      const before = statSync(file).size;
+      await store.batch(async () => {
+        for (let i = 0; i < 50; i++) await docs.put({ _id: i, text: 'x'.repeat(3000) });
+      });
+      expect(await sizeReaches(file, before + 100_000, 5000)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
   /** Four 2,000-character documents or facts per write. */
   const BYTES_PER_WRITE = 4 * 2000;
   const text = (c: string) => c.repeat(BYTES_PER_WRITE / 4);

@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { actorChanged, ApiError, endpoints, type FileLocation, instanceOfQueueId, instanceSubject, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
-import { callContract, describeZodIssue, ReplyMismatchError, type BlobStore, type Bus, type HttpSettings, type UploadSettings } from '@teamchat/platform';
+import { callContract, describeZodIssue, ReplyMismatchError, stageTracing, traceStage, type BlobStore, type Bus, type HttpSettings, type UploadSettings } from '@teamchat/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
@@ -131,6 +131,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
+  // The stage trace's last line of a request: its reply is written to the socket.
+  if (stageTracing) app.addHook('onResponse', async (request) => traceStage('http.response', `${request.method} ${request.url.split('?')[0]}`));
   await app.register(formbody);
   const files = new FileIntake(options.blobs, options.uploads);
   await app.register(multipart, {
@@ -183,6 +185,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
    * each access.
    */
   const checkCaller = (endpoint: Endpoint | undefined) => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (stageTracing) traceStage('http.request', `${request.method} ${request.url.split('?')[0]}`);
     if (endpoint?.auth) {
       let actor: Actor;
       try {
@@ -235,6 +238,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (account !== undefined) await limiter!.checkAccount(request, reply, account);
       // Without peers the position is at hand: no await (a microtask turn) on this path.
       const after = actor ? (peers.shared ? await peers.lastWriteOf(actor.user_id) : peers.known(actor.user_id)) : undefined;
+      if (stageTracing) traceStage('gateway.call', endpoint.subject);
       const { value, position, json } = await callContract(
         bus,
         endpoint,
@@ -246,6 +250,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
         await upload?.discard();
         throw err;
       });
+      if (stageTracing) traceStage('gateway.replied', position);
       if (fileKind === 'download') return files.send(reply, value as unknown as FileLocation);
       if (actor && position !== undefined) await peers.wrote(actor.user_id, position);
       const body = {

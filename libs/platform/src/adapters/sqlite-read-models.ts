@@ -3,6 +3,7 @@ import { checkName } from './sqlite-collection-schema';
 import { SqliteCollection, type Engine } from './sqlite-collection';
 import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
 import { enterWalMode } from './sqlite-wal';
+import { traceStage } from '../kit/stage-trace';
 import type { Collection, CollectionOptions, Doc, IndexSpec, ReadModelStore } from '../ports/read-models';
 
 /**
@@ -185,6 +186,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
     if (!this.db.inTransaction) return;
+    traceStage('readmodels.commit');
     try {
       this.db.exec('COMMIT');
     } catch (err) {
@@ -203,6 +205,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    * go on meanwhile; only the projectors' next batches wait.
    */
   private async restartWal(): Promise<void> {
+    traceStage('readmodels.wal-restart');
     this.walRestartWanted = false;
     this.commitNow();
     try {

@@ -23,6 +23,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isBusError, type Bus, type BusSubscription, type Json } from '../ports/bus';
 import { isEngineUnavailable } from './engines';
+import { stageTracing, traceStage } from './stage-trace';
 
 export interface HandlerResult<V = Record<string, unknown>> {
   value: V;
@@ -79,9 +80,13 @@ export function serveContract<E extends Endpoint>(
         if (endpoint.auth && !request.actor) throw badRequest('Authentication required');
         // Most requests carry no position: they skip the await (a turn of the microtask
         // queue each) rather than wait for a promise that is already resolved.
+        if (stageTracing) traceStage('serve.received', endpoint.subject);
         if (readModels && request.after !== undefined) await readModels.waitFor(request.after);
+        if (stageTracing) traceStage('serve.handler', request.after);
         const result = await handler(parsed.data as z.output<E['params']>, { actor: request.actor as RequestContext<E['auth']>['actor'], log });
+        if (stageTracing) traceStage('serve.handled', result.position);
         if (readModels && result.position !== undefined) await readModels.waitFor(result.position);
+        if (stageTracing) traceStage('serve.reply', endpoint.subject);
         reply = {
           ok: true,
           value: result.value,

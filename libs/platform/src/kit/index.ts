@@ -12,3 +12,4 @@ export * from './fact-handlers';
 export * from './engines';
 export * from './mail';
 export * from './blobs';
+export * from './stage-trace';

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { EventStore, StoredFact, Subscription } from '../ports/event-store';
 import type { ReadModelStore } from '../ports/read-models';
 import { applyFact, handledTypes, type FactHandlers } from './fact-handlers';
+import { stageTracing, traceStage } from './stage-trace';
 
 export interface ProjectorOptions {
   name: string;
@@ -155,6 +156,7 @@ export class Projector {
     // from handing a queue the same event twice.
     if (fact.position <= this.received) return;
     this.received = fact.position;
+    if (stageTracing) traceStage('projector.received', `${this.options.name} ${fact.position}`);
     this.queue.push(fact);
     if (!this.writing) this.writing = this.drain();
     if (this.queue.length >= MAX_BATCH) return this.writing;
@@ -166,8 +168,10 @@ export class Projector {
       await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.splice(0, MAX_BATCH);
+        if (stageTracing) traceStage('projector.batch', `${this.options.name} ${batch.length}`);
         await this.exclusive(async () => {
           await this.apply(batch);
+          if (stageTracing) traceStage('projector.applied', `${this.options.name} ${batch[batch.length - 1]!.position}`);
           this.advance(batch[batch.length - 1]!.position);
         });
       }
