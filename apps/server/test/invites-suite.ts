@@ -261,6 +261,11 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         expect(events.find((e) => e.type === 'message')?.message).toMatchObject({ sender_email: 'notification-bot@zulip.com', type: 'private' });
         expect(events.some((e) => e.type === 'realm_user' && e.op === 'add' && e.person.user_id === user_id)).toBe(true);
         expect(events.some((e) => e.type === 'invites_changed')).toBe(true);
+        // The newcomer is mailed a welcome (after the invitation itself), the password never in it.
+        const mails = outbox().filter((m) => m.to === 'gina@example.org');
+        expect(mails.map((m) => m.subject)).toEqual([expect.stringContaining('invited you'), expect.stringContaining('Welcome to')]);
+        expect(mails[1]!.text).toContain('gina@example.org');
+        expect(mails[1]!.text).not.toContain('correct horse battery');
         // A single-use link is refused once used, and creates nothing more.
         const again = await fetch(link);
         expect(again.status).toBe(410);
@@ -271,6 +276,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         await admin.post('/invites', { invitee_emails: 'hal@example.org', stream_ids: [], notify_referrer_on_join: false });
         const link = linkFor('hal@example.org');
         const users = (await admin.get('/users')).body.members.length;
+        const mailed = outbox().length;
         expect((await signUp(link, { full_name: 'Hal', password: 'long enough' }, { csrf: 'omit' })).status).toBe(403);
         const short = await signUp(link, { full_name: 'Hal', password: 'abc' });
         expect(short.status).toBe(400);
@@ -281,6 +287,8 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         expect((await statusOf(`${base}/join/1-${'A'.repeat(32)}/`))).toBe(404);
         expect((await statusOf(`${base}/join/garbage/`))).toBe(404);
         expect((await admin.get('/users')).body.members.length).toBe(users);
+        // Refused sign-ups mail nothing.
+        expect(outbox().length).toBe(mailed);
         expect((await signUp(link, { full_name: 'Hal', password: 'long enough' })).status).toBe(200);
       });
 

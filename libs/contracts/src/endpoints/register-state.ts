@@ -72,6 +72,8 @@ export const AccountsState = z.object({
   has_meeting_token: z.boolean().optional(),
   /** Custom emoji by id, deactivated ones included (Zulip's `realm_emoji`). */
   realm_emoji: z.record(z.string(), ApiRealmEmoji).optional(),
+  // Allowed email domains (issue 16).
+  realm_domains: z.array(z.object({ domain: z.string(), allow_subdomains: z.boolean() })).optional(),
   ...OrgState.shape,
 });
 export type AccountsState = z.infer<typeof AccountsState>;

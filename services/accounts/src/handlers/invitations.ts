@@ -154,6 +154,24 @@ async function sendInvitationEmail(deps: InvitationDeps, invitation: StoredInvit
   }
 }
 
+/**
+ * The welcome email a new account gets (as Zulip's followup_day1): where to log in and
+ * with which address. Best effort: the account exists whether or not the mail leaves, and
+ * a failure is logged without the address's mail content.
+ */
+async function sendWelcomeEmail(deps: InvitationDeps, email: string, fullName: string) {
+  const realm = (await deps.realmSettings.current()).name || 'the organization';
+  try {
+    await deps.mailer.send({
+      to: email,
+      subject: `Welcome to ${realm}`,
+      text: `Welcome to ${realm}, ${fullName}!\n\nYour account is ready at ${deps.config.realmUri}\nLog in with your email address, ${email}, and the password you chose.\n`,
+    });
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, 'welcome email not sent');
+  }
+}
+
 // --- Commands --------------------------------------------------------------------------
 
 export interface SendInvitesParams extends InvitationOptions {
@@ -308,6 +326,7 @@ export async function acceptInvitation(deps: InvitationDeps, params: { key: stri
       callContract(deps.bus, endpoints.messaging.sendSystemBotMessage, { params: { bot: 'welcome', to: [userId], content: welcome }, ...(position ? { after: position } : {}) }),
     );
   }
+  await sendWelcomeEmail(deps, email, full_name);
   return { value: { user_id: userId, email }, position };
 }
 
