@@ -78,6 +78,28 @@ export function ephemeralSuite(mode: string, start: () => Promise<RunningServer>
         expect(events[1]).toMatchObject({ type: 'typing', op: 'stop', message_type: 'direct' });
       });
 
+      it('leaves out a participant who turned receives_typing_notifications off, until they turn it on again', async () => {
+        const setting = async (value: boolean) => {
+          const changed = await member2.request('PATCH', '/settings', { receives_typing_notifications: value }, { query: false });
+          // A read of member2's at messaging waits (read-your-writes) until messaging has seen the change.
+          await member2.get('/messages', { anchor: 'newest', num_before: 0, num_after: 0 });
+          return changed;
+        };
+        expect((await setting(false)).body.result).toBe('success');
+        try {
+          const [theirs, mine] = await Promise.all([register(member2, { event_types: ['typing'] }), register(member, { event_types: ['typing'] })]);
+          expect((await typingTo(member, [ids.member2])).body.result).toBe('success');
+          // The sender hears it (so the notice went out), the participant who opted out does not.
+          expect(await eventsUntil(member, mine, (e) => e.length > 0)).toHaveLength(1);
+          expect(await eventsUntil(member2, theirs, (e) => e.length > 0)).toEqual([]);
+          expect((await setting(true)).body.result).toBe('success');
+          await typingTo(member, [ids.member2], 'stop');
+          expect((await eventsUntil(member2, theirs, (e) => e.length > 0))[0]).toMatchObject({ type: 'typing', op: 'stop', sender: who('member') });
+        } finally {
+          await setting(true);
+        }
+      });
+
       it('tells a channel’s subscribers, only on queues that declared stream_typing_notifications', async () => {
         const capable = await register(member2, { event_types: ['typing'], client_capabilities: { stream_typing_notifications: true } });
         const legacy = await register(member2, { event_types: ['typing'] });
