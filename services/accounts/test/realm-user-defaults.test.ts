@@ -34,6 +34,12 @@ describe('defaults for new users', () => {
     update.given([]).when({ actor: admin, changes: { enter_sends: 'yes' } }).thenThrows({ code: 'BAD_REQUEST' });
   });
 
+  it('refuses a value outside its setting’s kind, as PATCH /settings does, recording nothing of the request', () => {
+    update.given([]).when({ actor: admin, changes: { color_scheme: 7 } }).thenThrows({ code: 'BAD_REQUEST', msg: 'Invalid color_scheme: 7' });
+    update.given([]).when({ actor: admin, changes: { enter_sends: true, web_font_size_px: 100 } }).thenThrows({ code: 'BAD_REQUEST', msg: 'Invalid web_font_size_px: 100' });
+    update.given([]).when({ actor: admin, changes: { default_language: 'xx' } }).thenThrows({ code: 'BAD_REQUEST', msg: 'Invalid default_language: "xx"' });
+  });
+
   it('a new user starts with the settings that differ from Zulip defaults', () => {
     const state = [readReceiptsOff, { ...readReceiptsOff, property: 'enter_sends', value: true }, { ...readReceiptsOff, property: 'enter_sends', value: false }].reduce(
       (s, f) => evolveRealmUserDefaults(s, f as Fact),

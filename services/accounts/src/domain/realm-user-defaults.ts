@@ -4,6 +4,7 @@
  * and value). A new user starts with them as their own settings. Pure.
  */
 import { badRequest, REALM_USER_SETTING_DEFAULTS, type Actor, type Fact, type RealmUserSettingName } from '@teamchat/contracts';
+import { checkSetting } from './user-settings';
 import { isAdministrator } from '@teamchat/policies';
 
 type Value = boolean | number | string;
@@ -39,9 +40,10 @@ export function decideUpdateRealmUserDefaults(
   const facts: Fact[] = [];
   for (const [property, value] of Object.entries(cmd.changes)) {
     if (value === undefined || !Object.hasOwn(REALM_USER_SETTING_DEFAULTS, property)) continue;
-    if (typeof value !== typeof REALM_USER_SETTING_DEFAULTS[property as RealmUserSettingName]) throw badRequest(`Invalid ${property}`);
-    if (current[property] === value) continue;
-    facts.push({ type: 'RealmUserSettingsDefaultChanged', property, value, audience_user_ids: cmd.audience_user_ids });
+    // Checked as PATCH /settings checks the user's own value: the same kinds and bounds.
+    const checked = checkSetting(property as RealmUserSettingName, value);
+    if (current[property] === checked) continue;
+    facts.push({ type: 'RealmUserSettingsDefaultChanged', property, value: checked, audience_user_ids: cmd.audience_user_ids });
   }
   return facts;
 }
