@@ -134,9 +134,9 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
       it('turning enable_drafts_synchronization off deletes every draft without a drafts event, and refuses new ones', async () => {
         await member2.post('/drafts', { drafts: [draft(), draft({ content: 'two' })] });
         const queue = await register(member2, ['drafts', 'user_settings']);
-        const off = await patch(member2, '/settings', { enable_drafts_synchronization: false, twenty_four_hour_time: true });
+        const off = await patch(member2, '/settings', { enable_drafts_synchronization: false, no_such_setting: true });
         expect(off.body.result).toBe('success');
-        expect(off.body.ignored_parameters_unsupported).toEqual(['twenty_four_hour_time']);
+        expect(off.body.ignored_parameters_unsupported).toEqual(['no_such_setting']);
         expect((await member2.get('/drafts')).body).toMatchObject({ count: 0, drafts: [] });
         const events = await eventsOf(member2, queue.queue_id, (e) => e.some((x) => x.type === 'user_settings'));
         expect(events).toEqual([{ id: expect.any(Number), type: 'user_settings', op: 'update', property: 'enable_drafts_synchronization', value: false }]);
