@@ -36,10 +36,12 @@ describe('register state parameters', () => {
 
   it('gives unbuilt features present, empty sections', () => {
     expect(unbuiltSections(stateParamsOf({ event_types: ['muted_users', 'user_status', 'message'] }))).toEqual({ muted_users: [] });
-    expect(unbuiltSections(stateParamsOf({}))).toMatchObject({ presences: {}, realm_emoji: {} });
+    expect(unbuiltSections(stateParamsOf({}))).toMatchObject({ presences: {}, muted_users: [] });
     // Built features' sections come from their owners (drafts and snippets: accounts; scheduled messages and reminders: messaging).
     expect(unbuiltSections(stateParamsOf({}))).not.toHaveProperty('drafts');
     expect(unbuiltSections(stateParamsOf({}))).not.toHaveProperty('scheduled_messages');
+    expect(unbuiltSections(stateParamsOf({}))).not.toHaveProperty('realm_emoji');
+    expect(unbuiltSections(stateParamsOf({}))).not.toHaveProperty('realm_domains');
     expect(unbuiltSections(stateParamsOf({}))).not.toHaveProperty('reminders');
   });
 });
