@@ -37,7 +37,7 @@ interface Context {
 function mailedLink(ctx: Context, email: string): string {
   const dir = join(ctx.dataDir, 'outbox');
   const mails = readdirSync(dir).filter((n) => n.endsWith('.json')).sort().map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { to: string; text: string });
-  const text = mails.filter((m) => m.to === email).at(-1)!.text;
+  const text = mails.filter((m) => m.to === email && m.text.includes('/join/')).at(-1)!.text;
   return /(https?:\/\/\S+\/join\/\S+\/)/.exec(text)![1]!.replace(/^https?:\/\/[^/]+/, ctx.base);
 }
 

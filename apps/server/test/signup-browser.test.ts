@@ -37,7 +37,7 @@ browserSuite('the registration page in a headless browser', (browser) => {
       .filter((n) => n.endsWith('.json'))
       .sort()
       .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { to: string; text: string })
-      .filter((m) => m.to === email)
+      .filter((m) => m.to === email && m.text.includes('/join/'))
       .at(-1)!.text;
     return /(https?:\/\/\S+\/join\/\S+\/)/.exec(text)![1]!.replace(/^https?:\/\/[^/]+/, base);
   };
