@@ -187,6 +187,7 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
       return;
     case 'attachment':
       // Zulip's register has no attachments section: GET /attachments lists them.
+      return;
     case 'realm_domains':
       if (!state.realm_domains) return;
       if (event.op === 'add') state.realm_domains = [...state.realm_domains, event.realm_domain];
