@@ -44,39 +44,49 @@ describe('rebuilding the invitation and domain read models from the event store'
     const dataDir = tempDataDir();
     dirs.push(dataDir);
     const first = await startEmbedded(dataDir);
-    const base = (api: string) => api.replace(/\/api\/v1$/, '');
-    const [owner, admin, member] = await Promise.all(['owner', 'admin', 'member'].map((n) => Client.login(first.api, `${n}@example.com`)));
-    await owner.post('/realm/domains', { domain: 'kept.example', allow_subdomains: false });
-    await owner.post('/realm/domains', { domain: 'gone.example', allow_subdomains: true });
-    await owner.request('PATCH', '/realm/domains/kept.example', { allow_subdomains: true }, { query: false });
-    await owner.request('DELETE', '/realm/domains/gone.example');
-    await admin.post('/invites', { invitee_emails: 'kim@example.org, lee@example.org', stream_ids: [] });
-    expect((await signUp(base(first.api) + linkIn(dataDir, 'kim@example.org'))).status).toBe(200);
-
-    const snapshot = async (api: string, clients: Client[]) => {
-      const views: unknown[] = [];
-      for (const client of clients) {
-        const { queue_id: _q, last_event_id: _l, ...state } = (await client.post('/register', { fetch_event_types: ['realm_domains'] })).body;
-        views.push(state, (await client.get('/realm/domains')).body, (await client.get('/invites')).body);
-      }
-      views.push(await statusOf(base(api) + linkIn(dataDir, 'kim@example.org')), await statusOf(base(api) + linkIn(dataDir, 'lee@example.org')));
-      return views;
+    // Stopped however the first half ends, so that no server outlives its removed directory.
+    let firstStopped = false;
+    const stopFirst = async () => {
+      if (!firstStopped) await first.stop();
+      firstStopped = true;
     };
-    const before = await snapshot(first.api, [owner, admin, member]);
-    expect(JSON.stringify(before)).toContain('kept.example');
-    expect(before.slice(-2)).toEqual([410, 200]);
-    await first.stop();
-
-    for (const file of readdirSync(dataDir).filter((f) => f.includes('read-models'))) rmSync(join(dataDir, file));
-    const second = await startEmbedded(dataDir);
     try {
-      const again = [owner, admin, member].map((client) => new Client(second.api, client.email, client.apiKey));
-      expect(await snapshot(second.api, again)).toEqual(before);
-      const key = await fetch(`${second.api}/fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: 'kim@example.org', password: 'a good password' }) });
-      expect(key.status).toBe(200);
-      await key.text();
+      const base = (api: string) => api.replace(/\/api\/v1$/, '');
+      const [owner, admin, member] = await Promise.all(['owner', 'admin', 'member'].map((n) => Client.login(first.api, `${n}@example.com`)));
+      await owner.post('/realm/domains', { domain: 'kept.example', allow_subdomains: false });
+      await owner.post('/realm/domains', { domain: 'gone.example', allow_subdomains: true });
+      await owner.request('PATCH', '/realm/domains/kept.example', { allow_subdomains: true }, { query: false });
+      await owner.request('DELETE', '/realm/domains/gone.example');
+      await admin.post('/invites', { invitee_emails: 'kim@example.org, lee@example.org', stream_ids: [] });
+      expect((await signUp(base(first.api) + linkIn(dataDir, 'kim@example.org'))).status).toBe(200);
+
+      const snapshot = async (api: string, clients: Client[]) => {
+        const views: unknown[] = [];
+        for (const client of clients) {
+          const { queue_id: _q, last_event_id: _l, ...state } = (await client.post('/register', { fetch_event_types: ['realm_domains'] })).body;
+          views.push(state, (await client.get('/realm/domains')).body, (await client.get('/invites')).body);
+        }
+        views.push(await statusOf(base(api) + linkIn(dataDir, 'kim@example.org')), await statusOf(base(api) + linkIn(dataDir, 'lee@example.org')));
+        return views;
+      };
+      const before = await snapshot(first.api, [owner, admin, member]);
+      expect(JSON.stringify(before)).toContain('kept.example');
+      expect(before.slice(-2)).toEqual([410, 200]);
+      await stopFirst();
+
+      for (const file of readdirSync(dataDir).filter((f) => f.includes('read-models'))) rmSync(join(dataDir, file));
+      const second = await startEmbedded(dataDir);
+      try {
+        const again = [owner, admin, member].map((client) => new Client(second.api, client.email, client.apiKey));
+        expect(await snapshot(second.api, again)).toEqual(before);
+        const key = await fetch(`${second.api}/fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: 'kim@example.org', password: 'a good password' }) });
+        expect(key.status).toBe(200);
+        await key.text();
+      } finally {
+        await second.stop();
+      }
     } finally {
-      await second.stop();
+      await stopFirst();
     }
   }, 60_000);
 });
