@@ -8,7 +8,8 @@ import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, loadConfig, NatsBus, type Bus } from '@teamchat/platform';
+import { endpoints } from '@teamchat/contracts';
+import { callContract, createLogger, loadConfig, NatsBus, type Bus } from '@teamchat/platform';
 import { startNatsServer } from '@teamchat/platform/testing';
 import { startEmbeddedServer, type ServiceThread } from '../src/embedded';
 
@@ -337,4 +338,13 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * What the operator's change-user-role tool does, over the server's bus: gives (or takes)
+ * a user the server-level permission to change other users' addresses.
+ */
+export async function setEmailChangePermission(server: RunningServer, email: string, granted: boolean): Promise<void> {
+  if (!server.bus) throw new Error('this server offers no bus to the tests');
+  await callContract(await server.bus(), endpoints.accounts.changeServerPermission, { params: { email, permission: 'can_change_user_emails', granted } });
 }

@@ -7,7 +7,7 @@
  * to have changed nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { Client, setEmailChangePermission, type RunningServer } from './harness';
 
 const GROUP = { everyone: 2, fullmembers: 4, moderators: 5, administrators: 6, owners: 7 } as const;
 
@@ -472,6 +472,19 @@ export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
         ['PATCH /users/{id} full_name', ['owner', 'admin'], async (who) => patchUser(who, (await newUser()).user_id, { full_name: 'Matrix Name' })],
         ['PATCH /users/{id} role', ['owner', 'admin'], async (who) => patchUser(who, (await newUser()).user_id, { role: 300 })],
         ['PATCH /users/{email}', ['owner', 'admin'], async (who) => patchUser(who, (await newUser()).email, { full_name: 'By Email' })],
+        [
+          'PATCH /users/{id} new_email (the owner holding the server permission)',
+          ['owner'],
+          async (who) => {
+            const { user_id } = await newUser();
+            await setEmailChangePermission(server, EMAILS.owner, true);
+            try {
+              return await patchUser(who, user_id, { new_email: `${unique('moved')}@example.com` });
+            } finally {
+              await setEmailChangePermission(server, EMAILS.owner, false);
+            }
+          },
+        ],
         ['DELETE /users/{id}', ['owner', 'admin'], async (who) => clients[who].request('DELETE', `/users/${(await newUser()).user_id}`)],
         ['POST /bots', ['owner', 'admin', 'moderator', 'member', 'member2'], (who) => clients[who].post('/bots', { full_name: 'M Bot', short_name: unique('m') })],
         ['GET /bots', everyone, (who) => clients[who].get('/bots')],

@@ -12,6 +12,7 @@ export function productionSuite(start: () => Promise<DistributedServer>) {
   describe('production mode, distributed', () => {
     let server: DistributedServer;
     const toolDir = tempDataDir();
+    let bossKey: string | undefined;
     beforeAll(async () => {
       server = await start();
     }, 120_000);
@@ -36,6 +37,7 @@ export function productionSuite(start: () => Promise<DistributedServer>) {
 
       const apiKey = /API key: (\S+)/.exec(createOrganization('boss@acme.test'))?.[1];
       expect(apiKey).toMatch(/^[A-Za-z0-9]{32}$/);
+      bossKey = apiKey;
       const boss = new Client(server.api, 'boss@acme.test', apiKey);
       const me = await boss.get('/users/me');
       expect(me.body).toMatchObject({ result: 'success', email: 'boss@acme.test', role: 100, is_owner: true });
@@ -44,6 +46,32 @@ export function productionSuite(start: () => Promise<DistributedServer>) {
       expect(created.body).toMatchObject({ result: 'success', subscribed: { [String(me.body.user_id)]: ['launch'] } });
 
       expect(() => createOrganization('again@acme.test')).toThrow(/exists|already/i);
+    }, 60_000);
+
+    const changeUserRole = (...args: string[]) =>
+      execFileSync(process.execPath, [join(__dirname, '..', 'dist', 'change-user-role.js'), ...args], {
+        env: { ...process.env, ...server.env, TEAMCHAT_DATA_DIR: toolDir, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
+
+    it("change-user-role gives the owner, over the bus, the permission to change users' addresses, and takes it back", async () => {
+      // The owner the test above created with the tool.
+      expect(bossKey).toBeDefined();
+      const boss = new Client(server.api, 'boss@acme.test', bossKey);
+      const created = await boss.post('/users', { email: 'worker@acme.test', full_name: 'Wes Worker' });
+      expect(created.body.result).toBe('success');
+      const move = (email: string) => boss.request('PATCH', `/users/${created.body.user_id}`, { new_email: email }, { query: false });
+      expect((await move('wes@acme.test')).body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User not authorized to change user emails' });
+
+      expect(changeUserRole('boss@acme.test', 'can_change_user_emails')).toMatch(/boss@acme\.test \(user \d+\) now holds can_change_user_emails/);
+      expect((await move('wes@acme.test')).body.result).toBe('success');
+      expect((await boss.get(`/users/${created.body.user_id}`)).body.user.email).toBe('wes@acme.test');
+
+      expect(changeUserRole('boss@acme.test', 'can_change_user_emails', '--revoke')).toMatch(/no longer holds/);
+      expect((await move('wes2@acme.test')).body).toMatchObject({ msg: 'User not authorized to change user emails' });
+      expect(() => changeUserRole('ghost@acme.test', 'can_change_user_emails')).toThrow(/No user with the email ghost@acme\.test/);
+      expect(() => changeUserRole('boss@acme.test', 'can_forge_everything')).toThrow();
     }, 60_000);
   });
 }

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { USER_SETTING_NAMES, USER_SETTINGS, type UserSettingName } from '@teamchat/contracts';
-import { Client, type RunningServer } from './harness';
+import { Client, setEmailChangePermission, type RunningServer } from './harness';
 
 type Who = 'owner' | 'admin' | 'moderator' | 'member' | 'member2' | 'guest' | 'bot';
 const EMAILS: Record<Who, string> = {
@@ -333,6 +333,32 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
         const me2 = () => clients.member2.get('/users/me').then((r) => r.body);
         await refused(() => clients.admin.request('PATCH', `/users/${ids.member2}`, { new_email: 'x@example.com' }, { query: false }), 'Must be an organization owner', me2);
         await refused(() => clients.owner.request('PATCH', `/users/${ids.member2}`, { new_email: 'x@example.com' }, { query: false }), 'User not authorized to change user emails', me2);
+      });
+
+      it("new_email changes another user's address once the operator gives the owner the permission", async () => {
+        const person = await newMember();
+        const moved = `${unique('moved')}@example.com`;
+        const change = (email: string) => clients.owner.request('PATCH', `/users/${person.id}`, { new_email: email }, { query: false });
+        const seenByAdmin = () => clients.admin.get(`/users/${person.id}`).then((r) => r.body.user);
+        await setEmailChangePermission(server, EMAILS.owner, true);
+        try {
+          await refused(() => change('not an address'), "Invalid email 'not an address'", seenByAdmin);
+          await refused(() => change(EMAILS.member), `Email '${EMAILS.member}' already in use`, seenByAdmin);
+          const q = await queue('admin', ['realm_user']);
+          expect((await change(moved)).body.result).toBe('success');
+          expect((await seenByAdmin()).email).toBe(moved);
+          const events = await eventsUntil('admin', q, (e) => e.length >= 2);
+          expect(events.map((e) => e.person)).toEqual([
+            { user_id: person.id, new_email: moved },
+            { user_id: person.id, delivery_email: moved },
+          ]);
+          // The user's key stays; the old address no longer authenticates, the new one does.
+          expect((await person.client.get('/users/me')).status).toBe(401);
+          expect((await new Client(server.api, moved, person.client.apiKey).get('/users/me')).body.email).toBe(moved);
+        } finally {
+          await setEmailChangePermission(server, EMAILS.owner, false);
+        }
+        await refused(() => change(`${unique('again')}@example.com`), 'User not authorized to change user emails', seenByAdmin);
       });
     });
 

@@ -1,7 +1,7 @@
 /**
  * Facts of a user's account changes through PATCH /settings that live on the
  * organization's stream (email uniqueness needs its consistency boundary): an email change
- * asked for, and confirmed.
+ * asked for, and confirmed; the server-level permission to change other users' addresses.
  */
 import { z } from 'zod';
 
@@ -36,4 +36,16 @@ export const UserEmailChanged = z.object({
   bot_audience_user_ids: z.array(int()).optional(),
 });
 
-export const SETTINGS_FACTS = [EmailChangeRequested, UserEmailChanged] as const;
+/**
+ * The server operator gave or took a server-level permission (Zulip's management command
+ * change_user_role): today only `can_change_user_emails`, which lets an owner change other
+ * users' addresses with PATCH /users/{id} `new_email`. No API request can grant it.
+ */
+export const ServerPermissionChanged = z.object({
+  type: z.literal('ServerPermissionChanged'),
+  user_id: int(),
+  permission: z.literal('can_change_user_emails'),
+  granted: z.boolean(),
+});
+
+export const SETTINGS_FACTS = [EmailChangeRequested, UserEmailChanged, ServerPermissionChanged] as const;

@@ -19,7 +19,7 @@ import {
 } from '@teamchat/platform';
 import { decideAnnouncementsChannel } from './domain/announcements';
 import { evolveOrganization, initialOrganization } from './domain/organization';
-import { createOrganization, createUser, deactivateUser } from './handlers/commands';
+import { changeServerPermission, createOrganization, createUser, deactivateUser } from './handlers/commands';
 import { AccountsReadModel } from './projections/credentials';
 import { authenticate, devFetchApiKey, jwtFetchApiKey, keyFor } from './queries/authentication';
 import { userProfile } from './queries/profile';
@@ -232,6 +232,10 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       if (!owner) throw new Error('owner missing after organization creation');
       // The command-line tool prints this key: the operator's only way in.
       return { value: { user_id: owner._id, email: owner.email, api_key: await keyFor(authDeps, owner) }, position };
+    }),
+    serve(api.changeServerPermission, async (params, { actor }) => {
+      if (actor) throw badRequest('Server-level permissions are given with the command-line tool');
+      return changeServerPermission(commandDeps, params);
     }),
     serve(api.createUser, async (params, { actor }) => {
       const { user_id, append } = await createUser(commandDeps, actor, params);

@@ -302,6 +302,7 @@ describe('evolveOrganization', () => {
       date_joined: expect.any(Number),
       api_key_salt: 'salt',
       bot_settings: null,
+      can_change_user_emails: false,
     });
     expect(state.usersByEmail.get('member@acme.example')).toEqual(state.usersById.get(4));
     expect(state.lastUserId).toBe(5);

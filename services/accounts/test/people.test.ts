@@ -8,6 +8,7 @@ import {
   decideDeactivateBot,
   decideDeactivateOwnAccount,
   decideRegenerateBotKey,
+  decideServerPermission,
   decideUpdateBot,
   decideUpdateUser,
   type CreateBot,
@@ -180,8 +181,41 @@ describe('decideUpdateUser', () => {
   it('refuses a new email from an administrator who is not an owner', () =>
     when({ actor: admin, user_id: 6, new_email: 'six@acme.example' }).thenThrows({ msg: 'Must be an organization owner' }));
 
-  it('refuses a new email: nobody holds the permission to change addresses', () =>
+  it("refuses a new email from an owner without the server's permission to change addresses", () =>
     when({ actor: owner, user_id: 6, new_email: 'six@acme.example' }).thenThrows({ msg: 'User not authorized to change user emails' }));
+
+  describe('with the permission given by the operator', () => {
+    const granted: Fact[] = [...acme, { type: 'ServerPermissionChanged', user_id: 1, permission: 'can_change_user_emails', granted: true }];
+    // Administrators see every real address; the others see none in this example.
+    const maySeeRealEmail = (viewer: { role: number }) => viewer.role <= ROLE.administrator;
+
+    it('changes the address, telling those who may see the real one', () =>
+      when({ actor: owner, user_id: 6, new_email: ' six@new.example ', maySeeRealEmail }, granted).then([
+        { type: 'UserEmailChanged', user_id: 6, old_email: 'user6@acme.example', new_email: 'six@new.example', audience_user_ids: [1, 2] },
+      ]));
+
+    it("tells a bot's owner and the administrators of a bot's new address", () =>
+      when({ actor: owner, user_id: 7, new_email: 'bot7@new.example', maySeeRealEmail }, granted).then([
+        { type: 'UserEmailChanged', user_id: 7, old_email: 'user7@acme.example', new_email: 'bot7@new.example', audience_user_ids: [1, 2], bot_audience_user_ids: [1, 2, 4] },
+      ]));
+
+    it('changes nothing for the same address, in any case', () =>
+      when({ actor: owner, user_id: 6, new_email: 'USER6@acme.example', maySeeRealEmail }, granted).then([]));
+
+    it.each([
+      ['not an address', "Invalid email 'not an address'"],
+      ['user4@acme.example', "Email 'user4@acme.example' already in use"],
+    ])('refuses the address %j', (new_email, msg) => when({ actor: owner, user_id: 6, new_email, maySeeRealEmail }, granted).thenThrows({ code: 'BAD_REQUEST', msg }));
+
+    it('is refused again once the permission is taken back', () =>
+      when({ actor: owner, user_id: 6, new_email: 'six@new.example' }, [
+        ...granted,
+        { type: 'ServerPermissionChanged', user_id: 1, permission: 'can_change_user_emails', granted: false },
+      ]).thenThrows({ msg: 'User not authorized to change user emails' }));
+
+    it('still needs the owner role: a granted user demoted to administrator is refused', () =>
+      when({ actor: actor(1, ROLE.administrator), user_id: 6, new_email: 'six@new.example' }, granted).thenThrows({ msg: 'Must be an organization owner' }));
+  });
 
   it('refuses an unknown user', () => when({ actor: admin, user_id: 99, full_name: 'Ghost' }).thenThrows({ msg: 'No such user' }));
 });
@@ -404,4 +438,30 @@ describe('passwords', () => {
     expect(unknown.ms).toBeGreaterThan(known.ms / 4);
     expect(await passwordMatches('p', 'not a hash')).toBe(false);
   });
+});
+
+describe('decideServerPermission', () => {
+  const change = spec<Parameters<typeof decideServerPermission>[1]>(decideServerPermission);
+
+  it('gives the permission to a user named by email, in any case', () =>
+    change.given(acme).when({ email: 'USER1@acme.example', permission: 'can_change_user_emails', granted: true }).then([
+      { type: 'ServerPermissionChanged', user_id: 1, permission: 'can_change_user_emails', granted: true },
+    ]));
+
+  it('changes nothing when the permission is already as asked', () => {
+    change.given(acme).when({ email: 'user1@acme.example', permission: 'can_change_user_emails', granted: false }).then([]);
+    change
+      .given([...acme, { type: 'ServerPermissionChanged', user_id: 1, permission: 'can_change_user_emails', granted: true }])
+      .when({ email: 'user1@acme.example', permission: 'can_change_user_emails', granted: true })
+      .then([]);
+  });
+
+  it('takes it back', () =>
+    change
+      .given([...acme, { type: 'ServerPermissionChanged', user_id: 1, permission: 'can_change_user_emails', granted: true }])
+      .when({ email: 'user1@acme.example', permission: 'can_change_user_emails', granted: false })
+      .then([{ type: 'ServerPermissionChanged', user_id: 1, permission: 'can_change_user_emails', granted: false }]));
+
+  it('refuses an unknown email', () =>
+    change.given(acme).when({ email: 'ghost@acme.example', permission: 'can_change_user_emails', granted: true }).thenThrows({ code: 'BAD_REQUEST', msg: 'No user with the email ghost@acme.example' }));
 });

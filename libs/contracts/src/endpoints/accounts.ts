@@ -123,6 +123,14 @@ export const accountsEndpoints = {
     params: z.object({ name: z.string(), owner_email: z.string(), owner_full_name: z.string() }),
     reply: z.object({ user_id: int(), email: z.string(), api_key: z.string() }),
   }),
+  /** The operator's tool (change-user-role): gives or takes a server-level permission; never over HTTP. */
+  changeServerPermission: endpoint({
+    service: 'accounts',
+    subject: 'accounts.change_server_permission',
+    auth: false,
+    params: z.object({ email: z.string(), permission: z.literal('can_change_user_emails'), granted: z.boolean() }),
+    reply: z.object({ user_id: int(), changed: z.boolean() }),
+  }),
   /** Seeding's (no actor) and, later, administrators'. */
   createUser: endpoint({
     service: 'accounts',

@@ -20,6 +20,8 @@ export interface RegisteredUser {
   /** The salt the user's key is derived from (not the key). */
   api_key_salt: string;
   bot_settings: BotSettings | null;
+  /** Server-level permission to change other users' addresses (given by the operator's tool). */
+  can_change_user_emails: boolean;
 }
 
 export interface OrganizationState {
@@ -57,6 +59,7 @@ export function evolveOrganization(state: OrganizationState, fact: Fact): Organi
         date_joined: fact.date_joined,
         api_key_salt: fact.api_key_salt,
         bot_settings: fact.bot_settings ?? (fact.is_bot ? NO_BOT_SETTINGS : null),
+        can_change_user_emails: false,
       };
       const usersByEmail = new Map(state.usersByEmail).set(fact.email.toLowerCase(), user);
       const usersById = new Map(state.usersById).set(fact.user_id, user);
@@ -89,6 +92,8 @@ export function evolveOrganization(state: OrganizationState, fact: Fact): Organi
       const pending = new Map([...state.pendingEmailChanges].filter(([, p]) => p.user_id !== fact.user_id));
       return { ...state, usersByEmail, usersById: new Map(state.usersById).set(fact.user_id, updated), pendingEmailChanges: pending };
     }
+    case 'ServerPermissionChanged':
+      return changeUser(state, fact.user_id, { [fact.permission]: fact.granted });
     case 'BotSettingsChanged': {
       const user = state.usersById.get(fact.user_id);
       return user ? changeUser(state, fact.user_id, { bot_settings: { ...(user.bot_settings ?? NO_BOT_SETTINGS), ...fact.changes } }) : state;

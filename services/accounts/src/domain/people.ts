@@ -7,6 +7,7 @@
  */
 import { badRequest, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
 import { isAdministrator, isGuest, isOwner, isUserInGroupSetting, ORGANIZATION_POLICY, type GroupDirectory, type OrganizationPolicy } from '@teamchat/policies';
+import { checkNewEmail } from './account-settings';
 import {
   audiencesOf,
   botAudience,
@@ -21,6 +22,20 @@ import {
 } from './organization';
 
 const insufficient = () => badRequest('Insufficient permission');
+
+/**
+ * The operator's tool (change-user-role) gives or takes a server-level permission; no
+ * API request reaches this. Giving what is held, or taking what is not, changes nothing.
+ */
+export function decideServerPermission(
+  state: OrganizationState,
+  cmd: { email: string; permission: 'can_change_user_emails'; granted: boolean },
+): FactOf<'ServerPermissionChanged'>[] {
+  const user = state.usersByEmail.get(cmd.email.trim().toLowerCase());
+  if (!user) throw badRequest(`No user with the email ${cmd.email}`);
+  if (user[cmd.permission] === cmd.granted) return [];
+  return [{ type: 'ServerPermissionChanged', user_id: user.user_id, permission: cmd.permission, granted: cmd.granted }];
+}
 
 function userOf(state: OrganizationState, userId: number): RegisteredUser {
   const user = state.usersById.get(userId);
@@ -37,22 +52,32 @@ export interface UpdateUser {
   role?: number;
   /** profile_data is decided by the custom profile fields' decider (storedProfileValue), on their stream. */
   new_email?: string;
+  /** Who may see the target's real address (told of a new one); nobody when absent. */
+  maySeeRealEmail?: (viewer: RegisteredUser, subject: RegisteredUser) => boolean;
 }
 
 /**
  * PATCH /users/{id}: administrators only. Only owners give or take the owner role, the
  * only owner keeps it, and a guest is not made an administrator in one step. Changing an
- * address (`new_email`) needs an owner with the server's can-change-user-emails
- * permission, which no user of this server holds.
+ * address (`new_email`) needs an owner holding the server's can_change_user_emails
+ * permission, which only the operator's tool gives (decideServerPermission).
  */
 export function decideUpdateUser(state: OrganizationState, cmd: UpdateUser): Fact[] {
   const { actor } = cmd;
   if (!isAdministrator(actor.role)) throw insufficient();
   const target = userOf(state, cmd.user_id);
-  // Zulip's can_change_user_emails is a server-level grant to owners (a management
-  // command); this server grants it to nobody, so an owner is refused for want of it.
-  if (cmd.new_email !== undefined) throw badRequest(isOwner(actor.role) ? 'User not authorized to change user emails' : 'Must be an organization owner');
   const facts: Fact[] = [];
+  if (cmd.new_email !== undefined) {
+    if (!isOwner(actor.role)) throw badRequest('Must be an organization owner');
+    if (!state.usersById.get(actor.user_id)?.can_change_user_emails) throw badRequest('User not authorized to change user emails');
+    const email = checkNewEmail(state, target, cmd.new_email);
+    if (email !== undefined) {
+      const { audience_user_ids, ...bots } = audiencesOf(state, target);
+      const maySee = cmd.maySeeRealEmail ?? (() => false);
+      const viewers = audience_user_ids.filter((id) => maySee(state.usersById.get(id)!, target));
+      facts.push({ type: 'UserEmailChanged', user_id: target.user_id, old_email: target.email, new_email: email, audience_user_ids: viewers, ...bots });
+    }
+  }
   let current = state;
   if (cmd.full_name !== undefined) {
     const fullName = checkFullName(cmd.full_name);

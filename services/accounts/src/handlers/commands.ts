@@ -2,6 +2,7 @@
 import { streams, type Actor } from '@teamchat/contracts';
 import type { AggregateRepository, ServerConfig } from '@teamchat/platform';
 import { newCredentials } from '../domain/credentials';
+import { decideServerPermission } from '../domain/people';
 import {
   decideCreateOrganization,
   decideCreateUser,
@@ -44,4 +45,13 @@ export async function deactivateUser(deps: CommandDeps, actor: Actor, userId: nu
     result: undefined,
   }));
   return append;
+}
+
+/** The operator's tool: a server-level permission given or taken (see decideServerPermission). */
+export async function changeServerPermission(deps: CommandDeps, params: { email: string; permission: 'can_change_user_emails'; granted: boolean }) {
+  const { result, append } = await deps.organization.execute(streams.organization, (state) => {
+    const facts = decideServerPermission(state, params);
+    return { facts, result: { user_id: state.usersByEmail.get(params.email.trim().toLowerCase())!.user_id, changed: facts.length > 0 } };
+  });
+  return { value: result, position: append?.positions.at(-1) };
 }

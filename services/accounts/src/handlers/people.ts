@@ -6,7 +6,7 @@
 import { ApiError, badRequest, cachedGravatarUrls, endpoints, streams, type Actor, type Fact, type ParamsOf, type ProfileDataItem, type RealmSettings } from '@teamchat/contracts';
 import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import type { AggregateRepository, AppendResult, ServerConfig } from '@teamchat/platform';
-import { emailDomainOf } from '@teamchat/policies';
+import { emailDomainOf, maySeeRealEmail } from '@teamchat/policies';
 import { loginAddress } from '../domain/authentication';
 import { deriveApiKey, newCredentials } from '../domain/credentials';
 import { checkFullName, decideCreateUser, decideReactivateUser, type OrganizationState } from '../domain/organization';
@@ -122,12 +122,17 @@ export async function createUserAccount(deps: PeopleDeps, actor: Actor, params: 
 
 export async function updateUser(deps: PeopleDeps, actor: Actor, params: Params<'updateUser'>) {
   const target = await userByIdOrEmail(deps.directory, params.user_id_or_email, emailDomainOf(deps.config.realmHost));
+  // A new address is told to those who may see the real one: the organization's and the user's own setting.
+  const realm = params.new_email !== undefined ? await deps.realmSettings.current() : undefined;
+  const own = params.new_email !== undefined ? Number((await deps.userSettings(target._id)).email_address_visibility ?? 1) : 1;
+  const mayEmail = (viewer: { user_id: number; role: number }, subject: { user_id: number; is_bot: boolean }) =>
+    realm !== undefined && maySeeRealEmail(viewer, subject, realm.email_address_visibility) && maySeeRealEmail(viewer, subject, own);
   const command = () => ({
     actor,
     user_id: target._id,
     ...(params.full_name !== undefined ? { full_name: params.full_name } : {}),
     ...(params.role !== undefined ? { role: params.role } : {}),
-    ...(params.new_email !== undefined ? { new_email: params.new_email } : {}),
+    ...(params.new_email !== undefined ? { new_email: params.new_email, maySeeRealEmail: mayEmail } : {}),
   });
   // The whole request is checked before anything is stored: the user's changes on the
   // organization's stream, the values against their fields' types on the fields' stream.

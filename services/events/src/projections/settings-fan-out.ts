@@ -2,7 +2,8 @@
  * What clients see of PATCH /settings beyond the `user_settings` events (tools-fan-out):
  * a confirmed email change as `realm_user` updates (the new API email and delivery email)
  * to those who may see the real address, and `realm_bot` for a bot's administrators.
- * A requested change is not an event: nothing changed yet.
+ * A requested change is not an event: nothing changed yet. Nor is a server-level
+ * permission, which Zulip's clients are not told of.
  */
 import type { ClientEvent, FactOf } from '@teamchat/contracts';
 import type { Delivery } from './delivery';
@@ -12,6 +13,7 @@ const person = (user_ids: number[] | undefined, person: Record<string, unknown>)
 
 export const settingsFanOut = {
   EmailChangeRequested: null,
+  ServerPermissionChanged: null,
   UserEmailChanged: (fact: FactOf<'UserEmailChanged'>): Delivery[] => [
     ...person(fact.audience_user_ids, { user_id: fact.user_id, new_email: fact.new_email }),
     ...person(fact.audience_user_ids, { user_id: fact.user_id, delivery_email: fact.new_email }),
