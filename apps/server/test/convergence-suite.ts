@@ -558,6 +558,21 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: "an owner given can_change_user_emails changes a user's address",
+    observers: ['member', 'owner'],
+    perform: async ({ clients, bus }) => {
+      const { user_id } = (await clients.owner.post('/users', { email: `${unique('mover')}@example.com`, full_name: 'Mover' })).body;
+      const permission = async (granted: boolean) =>
+        callContract(await bus(), endpoints.accounts.changeServerPermission, { params: { email: clients.owner.email!, permission: 'can_change_user_emails', granted } });
+      await permission(true);
+      try {
+        return await clients.owner.request('PATCH', `/users/${user_id}`, { new_email: `${unique('moved')}@example.com` }, { query: false });
+      } finally {
+        await permission(false);
+      }
+    },
+  },
+  {
     name: "change a user's full name",
     observers: ['member', 'owner'],
     perform: ({ clients, ids }) => clients.owner.request('PATCH', `/users/${ids.member2}`, { full_name: unique('Mary ') }, { query: false }),
