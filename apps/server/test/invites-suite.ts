@@ -103,6 +103,28 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         ]);
       });
 
+      it('removing the last domain lifts the restriction to the allowed domains, told as a realm update', async () => {
+        const restricted = async () => (await member.post('/register', { fetch_event_types: ['realm'] })).body.realm_emails_restricted_to_domains;
+        const kept = (await owner.get('/realm/domains')).body.domains as { domain: string; allow_subdomains: boolean }[];
+        await owner.post('/realm/domains', { domain: 'spare.example', allow_subdomains: false });
+        expect((await owner.request('PATCH', '/realm', { emails_restricted_to_domains: true }, { query: false })).body.result).toBe('success');
+        try {
+          const queue = (await member.post('/register', { event_types: ['realm'] })).body;
+          expect((await del(owner, '/realm/domains/spare.example')).body.result).toBe('success');
+          // Another domain is left: the restriction stays.
+          expect(await restricted()).toBe(kept.length > 0);
+          for (const { domain } of kept) expect((await del(owner, `/realm/domains/${domain}`)).body.result).toBe('success');
+          expect((await owner.get('/realm/domains')).body.domains).toEqual([]);
+          expect(await restricted()).toBe(false);
+          const events = await eventsOf(member, queue.queue_id, (e) => e.some((x) => x.type === 'realm'));
+          expect(events.filter((e) => e.type === 'realm')).toEqual([expect.objectContaining({ op: 'update', property: 'emails_restricted_to_domains', value: false })]);
+        } finally {
+          await owner.request('PATCH', '/realm', { emails_restricted_to_domains: false }, { query: false });
+          for (const entry of kept) await owner.post('/realm/domains', entry);
+        }
+        expect((await owner.get('/realm/domains')).body.domains).toEqual(kept);
+      });
+
       it('refuses non-owners, invalid and duplicate domains, and unknown ones, changing nothing', async () => {
         const before = (await owner.get('/realm/domains')).body.domains;
         for (const client of [admin, member, guest]) refusedWith(await client.post('/realm/domains', { domain: 'new.example', allow_subdomains: false }));

@@ -52,7 +52,7 @@ import {
 import { evolveRealmSettings, initialRealmSettings } from './domain/realm-settings';
 import { evolveUserStatus, initialUserStatus } from './domain/user-status';
 import { decideUpdateProfileData, evolveProfileFields, initialProfileFields } from './domain/profile-fields';
-import { updateProfileData } from './handlers/org';
+import { updateProfileData, updateRealm } from './handlers/org';
 import { OrgReadModel } from './projections/org';
 import { realmSettingGroupIds, withOrgState } from './queries/org';
 import { orgEndpoints } from './handlers/org-endpoints';
@@ -388,7 +388,15 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       return { value: { new_domain }, position };
     }),
     serve(api.changeRealmDomain, async (params, { actor }) => ({ value: {}, position: await invites.changeRealmDomain(inviteDeps, actor, params) })),
-    serve(api.removeRealmDomain, async (params, { actor }) => ({ value: {}, position: await invites.removeRealmDomain(inviteDeps, actor, params.domain) })),
+    serve(api.removeRealmDomain, async (params, { actor }) => {
+      let position = await invites.removeRealmDomain(inviteDeps, actor, params.domain);
+      // As Zulip does: removing the last domain lifts the restriction to the organization's
+      // domains, which would otherwise refuse every address (a no-op when it is not set).
+      if ((await inviteDeps.realmDomains.load(streams.realmDomains)).state.domains.length === 0) {
+        position = (await updateRealm(orgCommandDeps, actor, { emails_restricted_to_domains: false })) ?? position;
+      }
+      return { value: {}, position };
+    }),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
     ...realmUserDefaultsEndpoints(serve, realmUserDefaultsDeps),
     ...navigationViewEndpoints(serve, {
