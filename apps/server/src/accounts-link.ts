@@ -5,6 +5,7 @@
  * set, as in every service's environment): the tool asks the running accounts service over
  * the bus, like any gateway would, so it works on whatever engines the services use.
  */
+import { isApiError } from '@teamchat/contracts';
 import { connectBus, createLogger, loadConfig, loadEngineSettings, type Bus } from '@teamchat/platform';
 import { startEmbeddedServices } from './embedded';
 
@@ -16,4 +17,20 @@ export async function reachAccounts(tool: string): Promise<{ bus: Bus; stop(): P
   }
   const services = await startEmbeddedServices(loadConfig(), createLogger(tool));
   return { bus: services.bus, stop: () => services.stop() };
+}
+
+/**
+ * Runs one tool's request against the accounts service: what it prints on success, a
+ * one-line `error: ...` on stderr and exit code 1 on refusal, the connection closed either way.
+ */
+export async function runTool(tool: string, request: (bus: Bus) => Promise<string>): Promise<void> {
+  const accounts = await reachAccounts(tool);
+  try {
+    process.stdout.write(await request(accounts.bus));
+  } catch (err) {
+    process.stderr.write(`error: ${isApiError(err) ? err.msg : String(err)}\n`);
+    process.exitCode = 1;
+  } finally {
+    await accounts.stop();
+  }
 }

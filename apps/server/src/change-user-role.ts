@@ -7,9 +7,9 @@
  *   npm run change-user-role -- owner@acme.test can_change_user_emails --revoke
  */
 import { parseArgs } from 'node:util';
-import { endpoints, isApiError } from '@teamchat/contracts';
+import { endpoints } from '@teamchat/contracts';
 import { callContract } from '@teamchat/platform';
-import { reachAccounts } from './accounts-link';
+import { runTool } from './accounts-link';
 
 const PERMISSIONS = ['can_change_user_emails'] as const;
 type Permission = (typeof PERMISSIONS)[number];
@@ -23,17 +23,11 @@ async function main() {
     process.exit(values.help ? 0 : 2);
   }
   const granted = !values.revoke;
-  const accounts = await reachAccounts('change-user-role');
-  try {
-    const { value } = await callContract(accounts.bus, endpoints.accounts.changeServerPermission, { params: { email, permission, granted } });
+  await runTool('change-user-role', async (bus) => {
+    const { value } = await callContract(bus, endpoints.accounts.changeServerPermission, { params: { email, permission, granted } });
     const what = granted ? `now holds ${permission}` : `no longer holds ${permission}`;
-    process.stdout.write(`${value.changed ? '' : 'Unchanged: '}${email} (user ${value.user_id}) ${what}\n`);
-  } catch (err) {
-    process.stderr.write(`error: ${isApiError(err) ? err.msg : String(err)}\n`);
-    process.exitCode = 1;
-  } finally {
-    await accounts.stop();
-  }
+    return `${value.changed ? '' : 'Unchanged: '}${email} (user ${value.user_id}) ${what}\n`;
+  });
 }
 
 void main();

@@ -8,9 +8,9 @@
  *   npm run create-organization -- --name "Acme" --email owner@acme.test --full-name "Ada Owner"
  */
 import { parseArgs } from 'node:util';
-import { endpoints, isApiError } from '@teamchat/contracts';
+import { endpoints } from '@teamchat/contracts';
 import { callContract } from '@teamchat/platform';
-import { reachAccounts } from './accounts-link';
+import { runTool } from './accounts-link';
 
 async function main() {
   const { values } = parseArgs({
@@ -21,22 +21,17 @@ async function main() {
       help: { type: 'boolean' },
     },
   });
-  if (values.help || !values.name || !values.email || !values['full-name']) {
+  const { name, email, 'full-name': fullName } = values;
+  if (values.help || !name || !email || !fullName) {
     process.stdout.write('usage: create-organization --name <organization> --email <owner email> --full-name <owner name>\n');
     process.exit(values.help ? 0 : 2);
   }
-  const accounts = await reachAccounts('create-organization');
-  try {
-    const { value } = await callContract(accounts.bus, endpoints.accounts.createOrganization, {
-      params: { name: values.name, owner_email: values.email, owner_full_name: values['full-name'] },
+  await runTool('create-organization', async (bus) => {
+    const { value } = await callContract(bus, endpoints.accounts.createOrganization, {
+      params: { name, owner_email: email, owner_full_name: fullName },
     });
-    process.stdout.write(`Organization created. Owner ${value.email} (user ${value.user_id})\nAPI key: ${value.api_key}\n`);
-  } catch (err) {
-    process.stderr.write(`error: ${isApiError(err) ? err.msg : String(err)}\n`);
-    process.exitCode = 1;
-  } finally {
-    await accounts.stop();
-  }
+    return `Organization created. Owner ${value.email} (user ${value.user_id})\nAPI key: ${value.api_key}\n`;
+  });
 }
 
 void main();
