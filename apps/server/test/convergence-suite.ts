@@ -525,6 +525,17 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'link an uploaded file in two messages, edit the link out of one and delete the other',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      const { url } = (await uploadFiles(clients.member, [{ name: 'plan.txt', bytes: Buffer.from('plan') }])).body;
+      const first = (await clients.member.post('/messages', stream('general', 'converge', `[plan](${url})`))).body.id;
+      const second = (await clients.member.post('/messages', stream('general', 'converge', `again: [plan](${url})`))).body.id;
+      await clients.member.request('PATCH', `/messages/${first}`, { content: 'no plan after all' }, { query: false });
+      return clients.owner.request('DELETE', `/messages/${second}`);
+    },
+  },
+  {
     name: 'add, change and remove allowed domains',
     observers: ['owner', 'member', 'guest'],
     perform: async ({ clients }) => {

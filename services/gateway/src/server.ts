@@ -253,10 +253,12 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (stageTracing) traceStage('gateway.replied', position);
       if (fileKind === 'download') return files.send(reply, value as unknown as FileLocation);
       if (actor && position !== undefined) await peers.wrote(actor.user_id, position);
+      // The blob keys are the server's own business: removed here, never shown.
+      const shown = fileKind === 'delete' ? await files.removeBlobs(value as { removed_blobs?: string[] }) : value;
       const body = {
         result: 'success',
         msg: '',
-        ...value,
+        ...shown,
         ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
       };
       if (json === undefined) return reply.send(body);

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, REALM_ID, type Endpoint, type FileLocation, type UploadedFile } from '@teamchat/contracts';
-import type { BlobStore, UploadSettings } from '@teamchat/platform';
+import { isBlobKey, type BlobStore, type UploadSettings } from '@teamchat/platform';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { INLINE_IMAGE_TYPES, sniffContentType } from './sniff';
@@ -92,6 +92,17 @@ export class FileIntake {
       file: { blob_key, name: filename || 'uploaded-file', size: bytes.length, content_type },
       discard: () => this.blobs.delete(blob_key).catch(() => undefined),
     };
+  }
+
+  /**
+   * Deletes the bytes of files whose records the owning service removed, and gives the
+   * reply without their keys. A failure here leaves bytes no record names (so no link
+   * reaches them): logged by the caller's error path, not the client's fault.
+   */
+  async removeBlobs(value: { removed_blobs?: string[] }): Promise<Record<string, unknown>> {
+    const { removed_blobs = [], ...rest } = value;
+    for (const key of removed_blobs) if (isBlobKey(key)) await this.blobs.delete(key);
+    return rest;
   }
 
   /** Answers with the bytes of a file the owning service allowed. */
