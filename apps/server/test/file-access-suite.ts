@@ -5,11 +5,11 @@
  * message gave (the uploader keeps it); a scheduled message's files are claimed by the
  * message it becomes. Attachment events and GET /attachments follow each change.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, type RunningServer } from './harness';
-import { download, uploadFiles, UPLOADS_ENV } from './uploads-suite';
+import { download, PNG, uploadFiles, UPLOADS_ENV } from './uploads-suite';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -63,6 +63,40 @@ export function fileAccessSuite(mode: string, start: (env: Record<string, string
         await sleep(50);
       }
     }
+
+    /** Every file under the blob store's directory, temporary ones included. */
+    const storedFiles = () => {
+      const root = join(server.dataDir!, 'uploads');
+      return existsSync(root) ? (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort() : [];
+    };
+
+    it('streams an upload into the blob store: whole files only; one past the limit, an empty one or a second file leave nothing behind', async () => {
+      const member = c.member!;
+      const before = storedFiles();
+      // Past the 1 MiB limit after several chunks: refused while streaming, the partial file removed.
+      const big = await uploadFiles(member, [{ name: 'big.bin', bytes: Buffer.alloc(3 * 1024 * 1024, 7) }]);
+      expect(big.status).toBe(400);
+      expect(big.body.msg).toContain('1 MiB');
+      expect((await uploadFiles(member, [{ name: 'empty.txt', bytes: Buffer.alloc(0) }])).status).toBe(400);
+      const two = await uploadFiles(member, [
+        { name: 'a.txt', bytes: Buffer.alloc(600 * 1024, 0x61) },
+        { name: 'b.txt', bytes: Buffer.alloc(600 * 1024, 0x62) },
+      ]);
+      expect(two.status).toBe(400);
+      expect(storedFiles()).toEqual(before);
+      // Just under the limit: stored whole, its type sniffed from its first bytes.
+      const { url, file } = await upload(member, 'notes.txt');
+      const almost = await uploadFiles(member, [{ name: 'almost.bin', bytes: Buffer.concat([PNG, Buffer.alloc(1024 * 1024 - PNG.length, 1)]) }]);
+      expect(almost.body.result).toBe('success');
+      const served = await download(member, almost.body.url);
+      expect(served.bytes.length).toBe(1024 * 1024);
+      expect(served.headers.get('content-type')).toBe('image/png');
+      const added = storedFiles().filter((f) => !before.includes(f));
+      expect(added).toHaveLength(2);
+      expect(added).toContain(file);
+      for (const f of added) expect(f).toMatch(/uploads\/uploads\/[0-9a-f]{2}\/[A-Za-z0-9_-]{24}$/);
+      expect(await statusOf(member, url)).toBe(200);
+    });
 
     it('deleting an attachment deletes its bytes: the file is gone from the blob store and its URL answers 404', async () => {
       const member = c.member!;

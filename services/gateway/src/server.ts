@@ -135,6 +135,11 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   if (stageTracing) app.addHook('onResponse', async (request) => traceStage('http.response', `${request.method} ${request.url.split('?')[0]}`));
   await app.register(formbody);
   const files = new FileIntake(options.blobs, options.uploads);
+  // An upload's bytes stored before its request failed (a later part broken, a refusal) are removed.
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (!isMultipart(request)) return done();
+    files.discardUnclaimed(request).then(() => done(), done);
+  });
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
     onFile(part) {
