@@ -70,7 +70,7 @@ export function fileAccessSuite(mode: string, start: (env: Record<string, string
       return existsSync(root) ? (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort() : [];
     };
 
-    it('streams an upload into the blob store: whole files only; one past the limit, an empty one or a second file leave nothing behind', async () => {
+    it('streams an upload into the blob store: whole files only; one past the limit, an empty one, a second file or a cut-off body leave nothing behind', async () => {
       const member = c.member!;
       const before = storedFiles();
       // Past the 1 MiB limit after several chunks: refused while streaming, the partial file removed.
@@ -83,6 +83,12 @@ export function fileAccessSuite(mode: string, start: (env: Record<string, string
         { name: 'b.txt', bytes: Buffer.alloc(600 * 1024, 0x62) },
       ]);
       expect(two.status).toBe(400);
+      // A body cut off inside the file: refused as unparseable, the partial file removed.
+      const boundary = 'cut-boundary';
+      const cut = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\nContent-Type: text/plain\r\n\r\n${'x'.repeat(300_000)}`;
+      const broken = await member.request('POST', '/user_uploads', {}, { rawBody: cut, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+      expect(broken.status).toBe(400);
+      expect(broken.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
       expect(storedFiles()).toEqual(before);
       // Just under the limit: stored whole, its type sniffed from its first bytes.
       const { url, file } = await upload(member, 'notes.txt');
