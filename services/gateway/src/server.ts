@@ -134,7 +134,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   // The stage trace's last line of a request: its reply is written to the socket.
   if (stageTracing) app.addHook('onResponse', async (request) => traceStage('http.response', `${request.method} ${request.url.split('?')[0]}`));
   await app.register(formbody);
-  const files = new FileIntake(options.blobs, options.uploads);
+  const files = new FileIntake(options.blobs, options.uploads, log);
   // An upload's bytes stored before its request failed (a later part broken, a refusal) are removed.
   app.addHook('onResponse', (request, _reply, done) => {
     if (!isMultipart(request)) return done();

@@ -10,6 +10,7 @@ import { ApiError, badRequest, REALM_ID, type Endpoint, type FileLocation, type 
 import { isBlobKey, type BlobStore, type UploadSettings } from '@teamchat/platform';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { INLINE_IMAGE_TYPES, SNIFF_HEAD_BYTES, sniffContentType } from './sniff';
 
 const MIB = 1024 * 1024;
@@ -45,6 +46,7 @@ export class FileIntake {
   constructor(
     private readonly blobs: BlobStore,
     private readonly settings: UploadSettings,
+    private readonly log?: Pick<Logger, 'warn'>,
   ) {}
 
   /**
@@ -131,12 +133,16 @@ export class FileIntake {
 
   /**
    * Deletes the bytes of files whose records the owning service removed, and gives the
-   * reply without their keys. A failure here leaves bytes no record names (so no link
-   * reaches them): logged by the caller's error path, not the client's fault.
+   * reply without their keys. The record is already gone, so the deletion has happened
+   * for the client: a failure here leaves bytes no record names (no link reaches them)
+   * and is logged for the operator, not answered as an error.
    */
   async removeBlobs(value: { removed_blobs?: string[] }): Promise<Record<string, unknown>> {
     const { removed_blobs = [], ...rest } = value;
-    for (const key of removed_blobs) if (isBlobKey(key)) await this.blobs.delete(key);
+    for (const key of removed_blobs) {
+      if (!isBlobKey(key)) continue;
+      await this.blobs.delete(key).catch((err: unknown) => this.log?.warn({ err, blob_key: key }, 'bytes of a deleted file not removed'));
+    }
     return rest;
   }
 
