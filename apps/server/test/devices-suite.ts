@@ -115,10 +115,24 @@ export function devicesSuite(mode: string, start: () => Promise<RunningServer>) 
       refusedWith(await member.post('/mobile_push/register', { ...full, push_key_id: 2 ** 32 }), /push_key_id/);
       refusedWith(await member.post('/mobile_push/register', { ...full, token_kind: 'sms' }), /token_kind/);
       refusedWith(await member.post('/mobile_push/register', { ...full, token_id: 'not base64!' }), 'Invalid token_id');
+      refusedWith(await member.post('/mobile_push/register', { ...full, bouncer_public_key: ' ' }), 'Invalid bouncer_public_key');
+      refusedWith(await member.post('/mobile_push/register', { ...full, encrypted_push_registration: '' }), 'Invalid encrypted_push_registration');
       expect(await devicesOf(member)).toEqual(before);
       // The other user's refused attempts left the device in place.
       expect((await member.post('/remove_client_device', { device_id })).body.result).toBe('success');
       refusedWith(await member.post('/remove_client_device', { device_id }), 'Invalid device ID');
+    });
+
+    it('refuses a device past the per-user limit until one is removed', async () => {
+      const admin = c.admin!;
+      const ids: number[] = [];
+      for (let i = 0; i < 100; i++) ids.push((await admin.post('/register_client_device', {})).body.device_id);
+      expect(new Set(ids).size).toBe(100);
+      refusedWith(await admin.post('/register_client_device', {}), /at most 100 devices/);
+      expect(Object.keys(await devicesOf(admin))).toHaveLength(100);
+      await admin.post('/remove_client_device', { device_id: ids.pop() });
+      ids.push((await admin.post('/register_client_device', {})).body.device_id);
+      for (const device_id of ids) expect((await admin.post('/remove_client_device', { device_id })).body.result).toBe('success');
     });
   });
 }
