@@ -464,6 +464,25 @@ const ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'register logged-in devices, register one for push, remove another',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      const first = (await clients.member.post('/register_client_device', {})).body.device_id;
+      const second = (await clients.member.post('/register_client_device', {})).body.device_id;
+      const push_key = Buffer.concat([Buffer.from([0x31]), Buffer.alloc(32, 5)]).toString('base64');
+      await clients.member.post('/mobile_push/register', {
+        device_id: first,
+        push_key_id: 77,
+        push_key,
+        token_kind: 'apns',
+        token_id: 'AAECAwQFBgc=',
+        bouncer_public_key: 'bouncer-key',
+        encrypted_push_registration: 'sealed',
+      });
+      return clients.member.post('/remove_client_device', { device_id: second });
+    },
+  },
+  {
     name: 'add, edit, reorder and remove linkifiers',
     observers: ['owner', 'member', 'guest'],
     perform: async ({ clients }) => {
@@ -503,6 +522,17 @@ const ACTIONS: ActionRow[] = [
       await clients.member.post('/messages', stream('general', 'converge', `[notes](${url})`));
       const [attachment] = (await clients.member.get('/attachments')).body.attachments.filter((a: { path_id: string }) => url.endsWith(a.path_id));
       return clients.member.request('DELETE', `/attachments/${attachment.id}`);
+    },
+  },
+  {
+    name: 'link an uploaded file in two messages, edit the link out of one and delete the other',
+    observers: ['member', 'member2'],
+    perform: async ({ clients }) => {
+      const { url } = (await uploadFiles(clients.member, [{ name: 'plan.txt', bytes: Buffer.from('plan') }])).body;
+      const first = (await clients.member.post('/messages', stream('general', 'converge', `[plan](${url})`))).body.id;
+      const second = (await clients.member.post('/messages', stream('general', 'converge', `again: [plan](${url})`))).body.id;
+      await clients.member.request('PATCH', `/messages/${first}`, { content: 'no plan after all' }, { query: false });
+      return clients.owner.request('DELETE', `/messages/${second}`);
     },
   },
   {

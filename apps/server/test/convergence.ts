@@ -143,6 +143,16 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
     case 'realm_user_settings_defaults':
       if ('realm_user_settings_defaults' in state) state.realm_user_settings_defaults[event.property] = event.value;
       return;
+    case 'device': {
+      if (!('devices' in state)) return;
+      const devices = state.devices as Record<string, Event>;
+      const { type: _type, id: _id, op, device_id, ...changes } = event;
+      if (op === 'add') {
+        devices[device_id] = { push_key_id: null, push_token_id: null, pending_push_token_id: null, push_token_last_updated_timestamp: null, push_registration_error_code: null };
+      } else if (op === 'update') Object.assign(devices[device_id] ?? {}, changes);
+      else delete devices[device_id];
+      return;
+    }
     case 'navigation_view': {
       if (!('navigation_views' in state)) return;
       const views = state.navigation_views as Event[];

@@ -28,6 +28,8 @@ import { productionSuite } from './production-suite';
 import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
+import { devicesSuite } from './devices-suite';
+import { fileAccessSuite } from './file-access-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
@@ -78,6 +80,8 @@ describeWithNats('distributed mode', () => {
   linkifiersSuite('distributed', () => startDistributed());
   messageHistorySuite('distributed', () => startDistributed());
   navigationViewsSuite('distributed', () => startDistributed());
+  devicesSuite('distributed', () => startDistributed());
+  fileAccessSuite('distributed', (env) => startDistributed(env));
   userDefaultsSuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {

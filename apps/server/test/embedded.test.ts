@@ -23,6 +23,8 @@ import { scheduledSuite } from './scheduled-suite';
 import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
+import { devicesSuite } from './devices-suite';
+import { fileAccessSuite } from './file-access-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
 import { uploadsSuite } from './uploads-suite';
 import { settingsSuite } from './settings-suite';
@@ -94,6 +96,10 @@ linkifiersSuite('embedded', () => startEmbedded());
 messageHistorySuite('embedded', () => startEmbedded());
 
 navigationViewsSuite('embedded', () => startEmbedded());
+
+devicesSuite('embedded', () => startEmbedded());
+
+fileAccessSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 userDefaultsSuite('embedded', () => startEmbedded());
 

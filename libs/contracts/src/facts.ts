@@ -10,6 +10,7 @@ import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
 import { LINKIFIER_FACTS } from './linkifier-facts';
 import { NAVIGATION_VIEW_FACTS } from './navigation-view-facts';
+import { DEVICE_FACTS } from './device-facts';
 import { RealmUserSettingsDefaultChanged } from './realm-user-defaults';
 import { UPLOAD_FACTS } from './upload-facts';
 import { SETTINGS_FACTS } from './settings-facts';
@@ -47,6 +48,8 @@ export const streams = {
   linkifiers: 'realm_linkifiers',
   /** accounts: one user's navigation views. */
   navigationViews: (userId: number) => `navigation_views-${userId}`,
+  /** accounts: every user's logged-in devices (one stream, so device ids are allocated in order). */
+  devices: 'devices',
   /** accounts: the organization's defaults for new users' settings. */
   realmUserDefaults: 'realm_user_settings_defaults',
   /** messaging: the organization's uploaded files (ids, paths, space used). */
@@ -622,6 +625,7 @@ export const Fact = z.discriminatedUnion('type', [
   ...TOOLS_FACTS,
   ...LINKIFIER_FACTS,
   ...NAVIGATION_VIEW_FACTS,
+  ...DEVICE_FACTS,
   RealmUserSettingsDefaultChanged,
   ...INVITE_FACTS,
   NewChannelAnnouncementsChannelChanged,

@@ -24,4 +24,5 @@ export * from './notification-bot';
 export * from './system-bots';
 export * from './linkifier-facts';
 export * from './navigation-view-facts';
+export * from './device-facts';
 export * from './realm-user-defaults';

@@ -52,6 +52,18 @@ export const AttachmentClaimed = z.object({
   messages: z.array(AttachmentMessage),
   upload_space_used: int(),
 });
+/**
+ * A message of the uploader no longer links the attachment (its content was edited, or it
+ * was deleted): its readers no longer get the file through it. `messages` is the whole
+ * list after the change, as with a claim.
+ */
+export const AttachmentReleased = z.object({
+  type: z.literal('AttachmentReleased'),
+  attachment: StoredAttachment,
+  message_id: int(),
+  messages: z.array(AttachmentMessage),
+  upload_space_used: int(),
+});
 export const AttachmentRemoved = z.object({
   type: z.literal('AttachmentRemoved'),
   attachment_id: int(),
@@ -88,4 +100,4 @@ export const RealmEmojiDeactivated = z.object({
   audience_user_ids: z.array(int()),
 });
 
-export const UPLOAD_FACTS = [AttachmentUploaded, AttachmentClaimed, AttachmentRemoved, RealmEmojiAdded, RealmEmojiDeactivated] as const;
+export const UPLOAD_FACTS = [AttachmentUploaded, AttachmentClaimed, AttachmentReleased, AttachmentRemoved, RealmEmojiAdded, RealmEmojiDeactivated] as const;

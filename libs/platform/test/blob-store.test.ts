@@ -48,6 +48,22 @@ function blobStoreContract(name: string, open: () => Promise<BlobStore>) {
       expect((await store.get('emoji/big'))?.equals(big)).toBe(true);
     });
 
+    it('streams bytes in as they come, and stores nothing when the source fails part way', async () => {
+      const chunks = Array.from({ length: 40 }, (_, i) => Buffer.alloc(64 * 1024, i));
+      const source = async function* () {
+        for (const chunk of chunks) yield chunk;
+      };
+      expect(await store.putStream('uploads/0b/streamed', source(), 'application/octet-stream')).toBe(40 * 64 * 1024);
+      expect((await store.get('uploads/0b/streamed'))?.equals(Buffer.concat(chunks))).toBe(true);
+      const failing = async function* () {
+        yield Buffer.alloc(256 * 1024, 1);
+        throw new Error('too large');
+      };
+      await expect(store.putStream('uploads/0b/partial', failing(), 'application/octet-stream')).rejects.toThrow('too large');
+      expect(await store.get('uploads/0b/partial')).toBeUndefined();
+      await store.delete('uploads/0b/streamed');
+    });
+
     it('answers nothing for a missing key and refuses an invalid one', async () => {
       expect(await store.get('uploads/none')).toBeUndefined();
       await expect(store.get('../etc/passwd')).rejects.toThrow('Invalid blob key');
@@ -64,6 +80,20 @@ describe('DirectoryBlobStore files', () => {
     const store = new DirectoryBlobStore(root);
     await store.put('uploads/0a/k', Buffer.from('x'), 'text/plain');
     expect(readdirSync(join(root, 'uploads', '0a'))).toEqual(['k']);
+  });
+});
+
+describe('DirectoryBlobStore streams', () => {
+  it('removes the partial temporary file when the source fails', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'teamchat-blobs-'));
+    const store = new DirectoryBlobStore(root);
+    await store.put('uploads/0a/kept', Buffer.from('x'), 'text/plain');
+    const failing = async function* () {
+      yield Buffer.alloc(1024 * 1024, 2);
+      throw new Error('limit');
+    };
+    await expect(store.putStream('uploads/0a/cut', failing(), 'application/octet-stream')).rejects.toThrow('limit');
+    expect(readdirSync(join(root, 'uploads', '0a'))).toEqual(['kept']);
   });
 });
 

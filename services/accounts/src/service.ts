@@ -62,6 +62,9 @@ import { LinkifiersReadModel } from './projections/linkifiers';
 import { evolveNavigationViews, initialNavigationViews } from './domain/navigation-views';
 import { navigationViewEndpoints, navigationViewsState } from './handlers/navigation-views';
 import { NavigationViewsReadModel } from './projections/navigation-views';
+import { evolveDevices, initialDevices } from './domain/devices';
+import { deviceEndpoints, devicesState } from './handlers/devices';
+import { DevicesReadModel } from './projections/devices';
 import { evolveRealmUserDefaults, initialRealmUserDefaults } from './domain/realm-user-defaults';
 import { applyRealmUserDefaults, realmUserDefaultsEndpoints, realmUserDefaultsState } from './handlers/navigation-views';
 import { RealmUserDefaultsReadModel } from './projections/realm-user-defaults';
@@ -97,6 +100,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const org = new OrgReadModel(readModels);
   const linkifiersModel = new LinkifiersReadModel(readModels);
   const navigationViewsModel = new NavigationViewsReadModel(readModels);
+  const devicesModel = new DevicesReadModel(readModels);
   const realmUserDefaultsModel = new RealmUserDefaultsReadModel(readModels);
   const realmEmojiBook = new RealmEmojiBook(readModels);
   const realmDomainsModel = new RealmDomainsReadModel(readModels);
@@ -115,6 +119,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       org.handlers,
       linkifiersModel.handlers,
       navigationViewsModel.handlers,
+      devicesModel.handlers,
       realmUserDefaultsModel.handlers,
       realmEmojiBook.handlers,
       realmDomainsModel.handlers,
@@ -292,10 +297,11 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         const user_settings = state.user_settings && { ...state.user_settings, ...(await toolsModel.userDataOf(actor.user_id)).settings };
         const linkifiers = await linkifiersState(linkifiersModel, params);
         const navigationViews = await navigationViewsState(navigationViewsModel, actor.user_id, params);
+        const devices = await devicesState(devicesModel, actor.user_id, params);
         const userDefaults = await realmUserDefaultsState(realmUserDefaultsModel, params);
         const realm_emoji = wantsState(params, 'realm_emoji') ? { realm_emoji: await realmEmojiState(realmEmojiBook) } : {};
         return withOrgState(
-          { ...state, ...own, ...linkifiers, ...navigationViews, ...userDefaults, ...realm_emoji, ...(user_settings ? { user_settings } : {}) },
+          { ...state, ...own, ...linkifiers, ...navigationViews, ...devices, ...userDefaults, ...realm_emoji, ...(user_settings ? { user_settings } : {}) },
           { org, realmSettings },
           params,
         );
@@ -399,6 +405,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
     ...realmUserDefaultsEndpoints(serve, realmUserDefaultsDeps),
+    ...deviceEndpoints(serve, { devices: new AggregateRepository(store, { initial: initialDevices, evolve: evolveDevices }), model: devicesModel }),
     ...navigationViewEndpoints(serve, {
       navigationViews: new AggregateRepository(store, { initial: initialNavigationViews, evolve: evolveNavigationViews }),
       model: navigationViewsModel,

@@ -407,7 +407,7 @@ describe('the spec event types', () => {
     for (const type of SPEC_EVENT_TYPES) expect(isKnownEventType(type)).toBe(true);
     expect(EVENT_TYPE_OWNERS.message).toBe('messaging');
     expect(EVENT_TYPE_OWNERS.stream).toBe('channels');
-    expect(EVENT_TYPE_OWNERS.device).toBeNull();
+    expect(EVENT_TYPE_OWNERS.device).toBe('accounts');
     // Accounts answers has_meeting_token (issue 15: video calls) since it knows the provider.
     expect(EVENT_TYPE_OWNERS.has_meeting_token).toBe('accounts');
   });

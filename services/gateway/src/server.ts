@@ -134,7 +134,12 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   // The stage trace's last line of a request: its reply is written to the socket.
   if (stageTracing) app.addHook('onResponse', async (request) => traceStage('http.response', `${request.method} ${request.url.split('?')[0]}`));
   await app.register(formbody);
-  const files = new FileIntake(options.blobs, options.uploads);
+  const files = new FileIntake(options.blobs, options.uploads, log);
+  // An upload's bytes stored before its request failed (a later part broken, a refusal) are removed.
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (!isMultipart(request)) return done();
+    files.discardUnclaimed(request).then(() => done(), done);
+  });
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
     onFile(part) {
@@ -253,10 +258,12 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (stageTracing) traceStage('gateway.replied', position);
       if (fileKind === 'download') return files.send(reply, value as unknown as FileLocation);
       if (actor && position !== undefined) await peers.wrote(actor.user_id, position);
+      // The blob keys are the server's own business: removed here, never shown.
+      const shown = fileKind === 'delete' ? await files.removeBlobs(value as { removed_blobs?: string[] }) : value;
       const body = {
         result: 'success',
         msg: '',
-        ...value,
+        ...shown,
         ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
       };
       if (json === undefined) return reply.send(body);

@@ -48,7 +48,7 @@ import { ScheduledMessages } from './projections/scheduled-messages';
 import { createReminder, createScheduledMessage, deleteScheduled, updateScheduledMessage, type ScheduledDeps } from './handlers/scheduled-messages';
 import { ScheduledDelivery } from './handlers/scheduled-delivery';
 import { evolveAttachments, initialAttachments } from './domain/attachments';
-import { claimAttachments, deleteAttachment, listAttachments, locateFile, uploadFile, type AttachmentDeps } from './handlers/attachments';
+import { claimAttachments, deleteAttachment, listAttachments, locateFile, releaseAttachments, uploadFile, type AttachmentDeps } from './handlers/attachments';
 import { AttachmentsReadModel } from './projections/attachments';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
@@ -143,7 +143,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     scheduledModel,
     realmUri: config.realmUri,
   };
-  const delivery = new ScheduledDelivery({ ...scheduledDeps, store, log });
+  const delivery = new ScheduledDelivery({ ...scheduledDeps, store, log, afterSend: (message) => claimAttachments(attachmentDeps, message) });
   const attachmentDeps: AttachmentDeps = {
     directory,
     model,
@@ -199,6 +199,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       return { value: { rendered: rendered.html } };
     }),
     serve(api.updateMessage, async (params, { actor }) => {
+      const linkedBefore = params.content !== undefined && (await model.messages.get(params.message_id))?.content.includes('/user_uploads/');
       const position = await editMessage(changeDeps, actor, params);
       if (params.content === undefined) return { value: {}, position };
       // Only the sender edits content; the claim keeps the message's own send time.
@@ -206,19 +207,23 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       const claimed = message
         ? await claimAttachments(attachmentDeps, { id: message._id, sender_id: actor.user_id, content: params.content, date_sent: message.timestamp })
         : undefined;
-      return { value: {}, position: later(position, claimed) };
+      // A link edited out no longer lets the message's readers download the file.
+      const released = linkedBefore ? await releaseAttachments(attachmentDeps, params.message_id, params.content) : undefined;
+      return { value: {}, position: later(later(position, claimed), released) };
     }),
     serve(api.uploadFile, async (params, { actor }) => uploadFile(attachmentDeps, actor, params.file)),
     serve(api.downloadFile, async (params, { actor }) => ({ value: await locateFile(attachmentDeps, actor, params) })),
     serve(api.getAttachments, async (_params, { actor }) => ({ value: await listAttachments(attachmentDeps, actor) })),
-    serve(api.deleteAttachment, async (params, { actor }) => ({
-      value: {},
-      position: await deleteAttachment(attachmentDeps, actor, params.attachment_id),
-    })),
-    serve(api.deleteMessage, async (params, { actor }) => ({
-      value: {},
-      position: await deleteMessage(changeDeps, actor, params.message_id),
-    })),
+    serve(api.deleteAttachment, async (params, { actor }) => {
+      const { removed_blobs, position } = await deleteAttachment(attachmentDeps, actor, params.attachment_id);
+      return { value: { removed_blobs }, position };
+    }),
+    serve(api.deleteMessage, async (params, { actor }) => {
+      // Only a message that linked files can have claimed one: others skip the attachments stream.
+      const linked = (await model.messages.get(params.message_id))?.content.includes('/user_uploads/');
+      const position = await deleteMessage(changeDeps, actor, params.message_id);
+      return { value: {}, position: linked ? later(position, await releaseAttachments(attachmentDeps, params.message_id, undefined)) : position };
+    }),
     serve(api.addReaction, async (params, { actor }) => ({
       value: {},
       position: await changeReaction(changeDeps, actor, params, 'add'),

@@ -5,6 +5,7 @@ import { deciderSpec } from '@teamchat/platform/testing';
 import {
   decideClaimAttachments,
   decideDeleteAttachment,
+  decideReleaseAttachments,
   decideUploadFile,
   evolveAttachments,
   initialAttachments,
@@ -40,7 +41,7 @@ const uploaded = (id: number, space: number, over: Partial<StoredAttachment> = {
   attachment: stored(id, over),
   upload_space_used: space,
 });
-const spec = <C>(decide: (state: AttachmentsState, cmd: C) => FactOf<'AttachmentUploaded' | 'AttachmentClaimed' | 'AttachmentRemoved'>[] | ReturnType<typeof decideUploadFile>['facts']) =>
+const spec = <C>(decide: (state: AttachmentsState, cmd: C) => FactOf<'AttachmentUploaded' | 'AttachmentClaimed' | 'AttachmentReleased' | 'AttachmentRemoved'>[] | ReturnType<typeof decideUploadFile>['facts']) =>
   deciderSpec<AttachmentsState, C>({ initial: initialAttachments, evolve: evolveAttachments, decide: (cmd, state) => decide(state, cmd) });
 
 describe('uploading', () => {
@@ -70,6 +71,29 @@ describe('claiming', () => {
       .when({ sender_id: 7, message_id: 40, paths: [path] })
       .then([]));
   it('unknown paths claim nothing', () => claim.given([uploaded(1, 100)]).when({ sender_id: 7, message_id: 40, paths: ['2/0a/x/y'] }).then([]));
+});
+
+describe('releasing', () => {
+  const release = spec((state, cmd: { message_id: number; paths: string[] }) => decideReleaseAttachments(state, { message_id: cmd.message_id, path_ids: cmd.paths }));
+  const path = stored(1).path_id;
+  const claimedBy = (...ids: number[]): FactOf<'AttachmentClaimed'> => ({
+    type: 'AttachmentClaimed',
+    attachment: stored(1),
+    messages: ids.map((id) => ({ id, date_sent: 1 })),
+    upload_space_used: 100,
+  });
+  it('a message edited to no longer link the file releases it, keeping the other messages', () =>
+    release.given([uploaded(1, 100), claimedBy(40, 41)]).when({ message_id: 40, paths: [] }).then([
+      { type: 'AttachmentReleased', attachment: stored(1), message_id: 40, messages: [{ id: 41, date_sent: 1 }], upload_space_used: 100 },
+    ]));
+  it('a message that still links the file keeps it', () => release.given([uploaded(1, 100), claimedBy(40)]).when({ message_id: 40, paths: [path] }).then([]));
+  it('a message that never claimed it releases nothing, and a release is not repeated', () => {
+    release.given([uploaded(1, 100), claimedBy(41)]).when({ message_id: 40, paths: [] }).then([]);
+    release
+      .given([uploaded(1, 100), claimedBy(40), { type: 'AttachmentReleased', attachment: stored(1), message_id: 40, messages: [], upload_space_used: 100 }])
+      .when({ message_id: 40, paths: [] })
+      .then([]);
+  });
 });
 
 describe('deleting', () => {

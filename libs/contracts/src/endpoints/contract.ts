@@ -46,8 +46,10 @@ export interface HttpBinding {
    * `upload`: a multipart request carrying one file, which the gateway stores in the blob
    * store and describes to the service as the `file` parameter. `download`: the reply
    * says where a file is (FileLocation), and the gateway answers with its bytes.
+   * `delete`: the reply names the blobs whose records the service removed
+   * (`removed_blobs`); the gateway deletes their bytes and answers without the list.
    */
-  files?: 'upload' | 'download';
+  files?: 'upload' | 'download' | 'delete';
 }
 
 export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject = ZodObject, A extends boolean = boolean> {

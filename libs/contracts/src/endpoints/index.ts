@@ -21,6 +21,7 @@ import { scheduledEndpoints } from './scheduled';
 import { linkifiersEndpoints } from './linkifiers';
 import { messageHistoryEndpoints } from './message-history';
 import { navigationViewsEndpoints } from './navigation-views';
+import { devicesEndpoints } from './devices';
 import { emojiEndpoints, uploadsEndpoints } from './uploads';
 import { settingsEndpoints } from './settings';
 import { invitesChannelsEndpoints, invitesEndpoints } from './invites';
@@ -43,6 +44,7 @@ export * from './scheduled';
 export * from './linkifiers';
 export * from './message-history';
 export * from './navigation-views';
+export * from './devices';
 export * from './uploads';
 export * from './settings';
 export * from './invites';
@@ -58,6 +60,7 @@ export const endpoints = {
     ...orgEndpoints,
     ...linkifiersEndpoints,
     ...navigationViewsEndpoints,
+    ...devicesEndpoints,
     ...emojiEndpoints,
     ...settingsEndpoints,
     ...invitesEndpoints,

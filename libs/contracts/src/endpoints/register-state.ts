@@ -15,6 +15,7 @@ import { StoredDraft, StoredPlayground, StoredSavedSnippet } from '../tools-fact
 import { OrgState } from './org';
 import { StoredLinkifier } from '../linkifier-facts';
 import { StoredNavigationView } from '../navigation-view-facts';
+import { StoredDevice } from '../device-facts';
 import { ApiRealmEmoji } from './uploads';
 
 const int = () => z.number().int();
@@ -68,6 +69,8 @@ export const AccountsState = z.object({
   realm_linkifiers: z.array(StoredLinkifier).optional(),
   realm_filters: z.array(z.tuple([z.string(), z.string(), int()])).optional(),
   navigation_views: z.array(StoredNavigationView).optional(),
+  /** The user's logged-in devices by id (Zulip's `devices`, fetched with the `device` event type). */
+  devices: z.record(z.string(), StoredDevice).optional(),
   realm_user_settings_defaults: z.record(z.string(), z.union([z.boolean(), int(), z.string()])).optional(),
   has_meeting_token: z.boolean().optional(),
   /** Custom emoji by id, deactivated ones included (Zulip's `realm_emoji`). */
@@ -125,7 +128,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   default_stream_groups: null,
   default_streams: 'channels',
   delete_message: 'messaging',
-  device: null,
+  device: 'accounts',
   drafts: 'accounts',
   has_meeting_token: 'accounts',
   has_zoom_token: null,

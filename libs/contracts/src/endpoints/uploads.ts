@@ -28,6 +28,9 @@ export const UploadedFile = z.object({
 });
 export type UploadedFile = z.infer<typeof UploadedFile>;
 
+/** The blobs a `files: 'delete'` endpoint's records named: the gateway deletes their bytes. */
+export const RemovedBlobs = z.object({ removed_blobs: z.array(z.string()) });
+
 /** Where a file's bytes are and how to serve them. */
 export const FileLocation = z.object({ blob_key: z.string(), content_type: z.string(), name: z.string(), size: int() });
 export type FileLocation = z.infer<typeof FileLocation>;
@@ -81,10 +84,11 @@ export const uploadsEndpoints = {
   deleteAttachment: endpoint({
     service: 'messaging',
     subject: 'messaging.delete_attachment',
-    http: { method: 'DELETE', path: '/attachments/{attachment_id}' },
+    // The record goes first (the file is then unreachable), its bytes right after.
+    http: { method: 'DELETE', path: '/attachments/{attachment_id}', files: 'delete' },
     auth: true,
     params: z.object({ attachment_id: int() }),
-    reply: EmptyReply,
+    reply: RemovedBlobs,
   }),
 };
 

@@ -1,8 +1,11 @@
 /**
- * Blobs as files under one directory (the data directory's `uploads`): each written to a
- * temporary file and renamed into place, so a reader sees the whole file or none.
+ * Blobs as files under one directory (the data directory's `uploads`): each written (or
+ * streamed) to a temporary file and renamed into place, so a reader sees the whole file
+ * or none.
  */
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkBlobKey, type BlobStore } from '../ports/blob-store';
@@ -22,6 +25,29 @@ export class DirectoryBlobStore implements BlobStore {
     const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(temporary, bytes, { flush: true });
     await rename(temporary, path);
+  }
+
+  /** Streamed into a temporary file beside the target, which is removed if the source fails. */
+  async putStream(key: string, source: AsyncIterable<Buffer>, _contentType?: string): Promise<number> {
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    let size = 0;
+    const counted = async function* () {
+      for await (const chunk of source) {
+        size += chunk.length;
+        yield chunk;
+      }
+    };
+    try {
+      const file = createWriteStream(temporary, { flush: true });
+      await pipeline(counted, file);
+      await rename(temporary, path);
+    } catch (err) {
+      await rm(temporary, { force: true });
+      throw err;
+    }
+    return size;
   }
 
   async get(key: string): Promise<Buffer | undefined> {

@@ -3,6 +3,7 @@
  * key. A replacement is uploaded before the older versions are removed, so a reader in
  * between still finds a whole file (the newest by upload date).
  */
+import { pipeline } from 'node:stream/promises';
 import { GridFSBucket, MongoClient, type Db } from 'mongodb';
 import { checkBlobKey, type BlobStore } from '../ports/blob-store';
 
@@ -42,6 +43,28 @@ export class GridFsBlobStore implements BlobStore {
       upload.end(bytes);
     });
     for (const id of older) await this.bucket.delete(id).catch(() => undefined);
+  }
+
+  /** Streamed into a new GridFS file; aborted (its chunks removed) if the source fails. */
+  async putStream(key: string, source: AsyncIterable<Buffer>, contentType: string): Promise<number> {
+    checkBlobKey(key);
+    const older = await this.idsOf(key);
+    const upload = this.bucket.openUploadStream(key, { metadata: { content_type: contentType } });
+    let size = 0;
+    const counted = async function* () {
+      for await (const chunk of source) {
+        size += chunk.length;
+        yield chunk;
+      }
+    };
+    try {
+      await pipeline(counted, upload);
+    } catch (err) {
+      await upload.abort().catch(() => undefined);
+      throw err;
+    }
+    for (const id of older) await this.bucket.delete(id).catch(() => undefined);
+    return size;
   }
 
   async get(key: string): Promise<Buffer | undefined> {

@@ -10,6 +10,12 @@
 export interface BlobStore {
   /** Stores (or replaces) the bytes under `key`; resolves once they are durable. */
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /**
+   * Stores the bytes `source` yields under `key` as they arrive, never holding the whole
+   * file; resolves with their count once they are durable. If `source` throws (a size
+   * limit, a broken request), nothing is stored under `key` and no partial data is left.
+   */
+  putStream(key: string, source: AsyncIterable<Buffer>, contentType: string): Promise<number>;
   /** The bytes under `key`, or undefined where there are none. */
   get(key: string): Promise<Buffer | undefined>;
   /** Removes the bytes under `key`; nothing happens where there are none. */

@@ -28,6 +28,7 @@ import { realmSettingsDeliveries, userStatusEvent } from './org-fan-out';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { linkifierFanOut } from './linkifier-fan-out';
 import { navigationViewFanOut } from './navigation-view-fan-out';
+import { deviceFanOut } from './device-fan-out';
 import { toolsFanOut } from './tools-fan-out';
 import { scheduledFanOut } from './scheduled-fan-out';
 import { uploadsFanOut } from './uploads-fan-out';
@@ -203,6 +204,7 @@ const fanOut = {
   ...toolsFanOut,
   ...linkifierFanOut,
   ...navigationViewFanOut,
+  ...deviceFanOut,
   ...uploadsFanOut,
   ...settingsFanOut,
   ...inviteFanOut,

@@ -41,6 +41,12 @@ export const uploadsFanOut = {
       { acting_user_id: fact.attachment.owner_id },
     ),
   ],
+  AttachmentReleased: (fact: FactOf<'AttachmentReleased'>) => [
+    announce(
+      { type: 'attachment', op: 'update', attachment: apiAttachment(fact.attachment, fact.messages), upload_space_used: fact.upload_space_used },
+      { acting_user_id: fact.attachment.owner_id },
+    ),
+  ],
   AttachmentRemoved: (fact: FactOf<'AttachmentRemoved'>) => [
     announce({ type: 'attachment', op: 'remove', attachment: { id: fact.attachment_id }, upload_space_used: fact.upload_space_used }, { acting_user_id: fact.owner_id }),
   ],

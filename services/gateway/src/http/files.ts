@@ -1,22 +1,27 @@
 /**
- * The gateway's side of files: it reads an upload's one file (at most the server's size
- * limit), sniffs its type, stores the bytes in the blob store under a random key and
- * hands the owning service a description of them; it serves a download the owning
+ * The gateway's side of files: it streams an upload's one file into the blob store under
+ * a random key (refused past the server's size limit), sniffs its type from its first
+ * bytes and hands the owning service a description of them; it serves a download the owning
  * service allowed, with headers that keep a browser from running or re-typing it; and it
  * serves custom emoji images, which the organization shows to everyone.
  */
 import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, REALM_ID, type Endpoint, type FileLocation, type UploadedFile } from '@teamchat/contracts';
-import type { BlobStore, UploadSettings } from '@teamchat/platform';
+import { isBlobKey, type BlobStore, type UploadSettings } from '@teamchat/platform';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { INLINE_IMAGE_TYPES, sniffContentType } from './sniff';
+import type { Logger } from 'pino';
+import { INLINE_IMAGE_TYPES, SNIFF_HEAD_BYTES, sniffContentType } from './sniff';
 
 const MIB = 1024 * 1024;
 
 interface ReceivedFile {
   filename: string;
-  bytes: Buffer;
+  /** Where its bytes were streamed; undefined for a file past the first, drained unstored. */
+  blob_key: string | undefined;
+  size: number;
+  /** Its first bytes, for sniffing. */
+  head: Buffer;
 }
 
 /** How large one endpoint's file may be, and what to say above it (Zulip's wording). */
@@ -41,11 +46,15 @@ export class FileIntake {
   constructor(
     private readonly blobs: BlobStore,
     private readonly settings: UploadSettings,
+    private readonly log?: Pick<Logger, 'warn'>,
   ) {}
 
   /**
    * The multipart parser's file hook. Routes without files keep the parser's default (the
-   * bytes as the field's value); an upload route keeps each file apart from the fields.
+   * bytes as the field's value). An upload route streams its first file straight into the
+   * blob store (never the whole file in memory), keeping its first bytes for sniffing and
+   * refusing it as soon as it passes the route's limit (the adapter then removes what it
+   * had written); any further file is drained unstored, and `store` refuses the request.
    */
   onFile = async (request: FastifyRequest, part: MultipartFile): Promise<void> => {
     const endpoint = (request.routeOptions.config as { uploadEndpoint?: Endpoint }).uploadEndpoint;
@@ -53,18 +62,36 @@ export class FileIntake {
       await part.toBuffer();
       return;
     }
-    let bytes: Buffer;
-    try {
-      bytes = await part.toBuffer();
-    } catch (err) {
-      if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw badRequest(uploadLimitOf(endpoint, this.settings).tooLarge);
-      throw err;
-    }
-    // The bytes are the file's, not a form field: they must not reach the parameters.
-    delete (part as { _buf?: Buffer })._buf;
+    const { tooLarge } = uploadLimitOf(endpoint, this.settings);
     const list = this.received.get(request) ?? [];
-    list.push({ filename: part.filename, bytes });
     this.received.set(request, list);
+    const file = part.file;
+    const head: Buffer[] = [];
+    let headLength = 0;
+    const checked = async function* () {
+      for await (const chunk of file as AsyncIterable<Buffer>) {
+        // busboy stops one byte past the limit and marks the stream truncated.
+        if (file.truncated) throw badRequest(tooLarge);
+        if (headLength < SNIFF_HEAD_BYTES) {
+          const piece = chunk.subarray(0, SNIFF_HEAD_BYTES - headLength);
+          head.push(piece);
+          headLength += piece.length;
+        }
+        yield chunk;
+      }
+      if (file.truncated) throw badRequest(tooLarge);
+    };
+    if (list.length > 0) {
+      let size = 0;
+      for await (const chunk of checked()) size += chunk.length;
+      list.push({ filename: part.filename, blob_key: undefined, size, head: Buffer.concat(head) });
+      return;
+    }
+    const random = randomBytes(18).toString('base64url');
+    const blob_key = endpoint.service === 'accounts' ? `emoji/${random}` : `uploads/${randomBytes(1).toString('hex')}/${random}`;
+    // The type is sniffed once the head is in; downloads take it from the owning service's record.
+    const size = await this.blobs.putStream(blob_key, checked(), 'application/octet-stream');
+    list.push({ filename: part.filename, blob_key, size, head: Buffer.concat(head) });
   };
 
   /** The clear refusal for a file past an upload route's limit, whichever part of the parser noticed it. */
@@ -74,24 +101,49 @@ export class FileIntake {
     return badRequest(uploadLimitOf(endpoint, this.settings).tooLarge);
   }
 
-  /** Stores the request's one file and describes it; `discard` removes it again if the service refuses it. */
+  /** Deletes the stored bytes of a request's files that no service took (a refusal, a broken body). */
+  async discardUnclaimed(request: FastifyRequest): Promise<void> {
+    const list = this.received.get(request);
+    if (!list) return;
+    this.received.delete(request);
+    for (const f of list) if (f.blob_key) await this.blobs.delete(f.blob_key).catch(() => undefined);
+  }
+
+  /** Describes the request's one stored file; `discard` removes it again if the service refuses it. */
   async store(request: FastifyRequest, endpoint: Endpoint): Promise<{ file: UploadedFile; discard: () => Promise<void> }> {
     const files = this.received.get(request) ?? [];
     const emoji = endpoint.service === 'accounts';
-    if (files.length === 0) throw badRequest(emoji ? 'You must upload exactly one file.' : 'You must specify a file to upload');
-    if (files.length > 1) throw badRequest(emoji ? 'You must upload exactly one file.' : 'You may only upload one file at a time');
-    const { filename, bytes } = files[0]!;
+    const refuse = async (msg: string) => {
+      await this.discardUnclaimed(request);
+      return badRequest(msg);
+    };
+    if (files.length === 0) throw await refuse(emoji ? 'You must upload exactly one file.' : 'You must specify a file to upload');
+    if (files.length > 1) throw await refuse(emoji ? 'You must upload exactly one file.' : 'You may only upload one file at a time');
+    const { filename, blob_key, size, head } = files[0]!;
     const { maxBytes, tooLarge } = uploadLimitOf(endpoint, this.settings);
-    if (bytes.length > maxBytes) throw badRequest(tooLarge);
-    if (bytes.length === 0) throw badRequest('Uploaded file is empty');
-    const content_type = sniffContentType(bytes);
-    const random = randomBytes(18).toString('base64url');
-    const blob_key = emoji ? `emoji/${random}` : `uploads/${randomBytes(1).toString('hex')}/${random}`;
-    await this.blobs.put(blob_key, bytes, content_type);
+    if (size > maxBytes) throw await refuse(tooLarge);
+    if (size === 0 || !blob_key) throw await refuse('Uploaded file is empty');
+    // Handed over: from here the handler's `discard` decides.
+    this.received.delete(request);
     return {
-      file: { blob_key, name: filename || 'uploaded-file', size: bytes.length, content_type },
+      file: { blob_key, name: filename || 'uploaded-file', size, content_type: sniffContentType(head) },
       discard: () => this.blobs.delete(blob_key).catch(() => undefined),
     };
+  }
+
+  /**
+   * Deletes the bytes of files whose records the owning service removed, and gives the
+   * reply without their keys. The record is already gone, so the deletion has happened
+   * for the client: a failure here leaves bytes no record names (no link reaches them)
+   * and is logged for the operator, not answered as an error.
+   */
+  async removeBlobs(value: { removed_blobs?: string[] }): Promise<Record<string, unknown>> {
+    const { removed_blobs = [], ...rest } = value;
+    for (const key of removed_blobs) {
+      if (!isBlobKey(key)) continue;
+      await this.blobs.delete(key).catch((err: unknown) => this.log?.warn({ err, blob_key: key }, 'bytes of a deleted file not removed'));
+    }
+    return rest;
   }
 
   /** Answers with the bytes of a file the owning service allowed. */

@@ -35,6 +35,8 @@ export const INLINE_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'im
 
 /** How much of the start is checked for text. */
 const TEXT_PROBE_BYTES = 8192;
+/** The start of a file that sniffing reads: the text probe and one byte to tell whether more follows. */
+export const SNIFF_HEAD_BYTES = TEXT_PROBE_BYTES + 1;
 
 function matches(bytes: Buffer, signature: Signature): boolean {
   const offset = signature.offset ?? 0;

@@ -29,7 +29,8 @@ export function evolveAttachments(state: AttachmentsState, fact: Fact): Attachme
       byId.set(fact.attachment.id, { ...fact.attachment, messages: [] });
       return { byId, lastId: Math.max(state.lastId, fact.attachment.id), spaceUsed: fact.upload_space_used };
     }
-    case 'AttachmentClaimed': {
+    case 'AttachmentClaimed':
+    case 'AttachmentReleased': {
       const entry = state.byId.get(fact.attachment.id);
       if (!entry) return state;
       const byId = new Map(state.byId);
@@ -124,6 +125,27 @@ export function decideClaimAttachments(state: AttachmentsState, cmd: ClaimAttach
       type: 'AttachmentClaimed',
       attachment,
       messages: [...entry.messages, { id: cmd.message_id, date_sent: cmd.date_sent }],
+      upload_space_used: state.spaceUsed,
+    });
+  }
+  return facts;
+}
+
+/**
+ * One AttachmentReleased per file that had been claimed by the message and that its
+ * content (after an edit; nothing for a deleted message) no longer links.
+ */
+export function decideReleaseAttachments(state: AttachmentsState, cmd: { message_id: number; path_ids: readonly string[] }): Fact[] {
+  const paths = new Set(cmd.path_ids);
+  const facts: Fact[] = [];
+  for (const entry of state.byId.values()) {
+    if (paths.has(entry.path_id) || !entry.messages.some((m) => m.id === cmd.message_id)) continue;
+    const { messages, ...attachment } = entry;
+    facts.push({
+      type: 'AttachmentReleased',
+      attachment,
+      message_id: cmd.message_id,
+      messages: messages.filter((m) => m.id !== cmd.message_id),
       upload_space_used: state.spaceUsed,
     });
   }

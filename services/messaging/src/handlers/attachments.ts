@@ -8,6 +8,7 @@ import type { AggregateRepository } from '@teamchat/platform';
 import {
   decideClaimAttachments,
   decideDeleteAttachment,
+  decideReleaseAttachments,
   decideUploadFile,
   linkedUploadPaths,
   type AttachmentsState,
@@ -50,12 +51,26 @@ export async function claimAttachments(deps: AttachmentDeps, message: { id: numb
   return append?.positions.at(-1);
 }
 
-export async function deleteAttachment(deps: AttachmentDeps, actor: Actor, attachmentId: number) {
+/** Removes the record; the reply names its blob, whose bytes the gateway then deletes. */
+/**
+ * After a message's content changed or the message was deleted (`content` undefined): the
+ * files it had claimed and no longer links are released, so that its readers lose them.
+ */
+export async function releaseAttachments(deps: AttachmentDeps, messageId: number, content: string | undefined) {
+  const path_ids = content === undefined ? [] : linkedUploadPaths(content);
   const { append } = await deps.attachments.execute(streams.attachments, (state) => ({
-    facts: decideDeleteAttachment(state, { actor, attachment_id: attachmentId }),
+    facts: decideReleaseAttachments(state, { message_id: messageId, path_ids }),
     result: undefined,
   }));
   return append?.positions.at(-1);
+}
+
+export async function deleteAttachment(deps: AttachmentDeps, actor: Actor, attachmentId: number) {
+  const { result, append } = await deps.attachments.execute(streams.attachments, (state) => {
+    const facts = decideDeleteAttachment(state, { actor, attachment_id: attachmentId });
+    return { facts, result: facts.flatMap((f) => (f.type === 'AttachmentRemoved' ? [f.blob_key] : [])) };
+  });
+  return { removed_blobs: result, position: append?.positions.at(-1) };
 }
 
 const fileNotFound = () => new ApiError('NOT_FOUND', 'File not found', 404);

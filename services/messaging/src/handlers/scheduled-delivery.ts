@@ -33,6 +33,8 @@ import { recipientIdFor, sendMessage } from './send-message';
 export interface DeliveryDeps extends ScheduledDeps, AccessDeps {
   store: EventStore;
   log: Logger;
+  /** What a sent message does after it is stored (the files it links are claimed), as for POST /messages. */
+  afterSend?: (message: { id: number; sender_id: number; content: string; date_sent: number }) => Promise<unknown>;
 }
 
 export interface DeliveryOptions {
@@ -115,6 +117,12 @@ export class ScheduledDelivery {
     }
     if ('message_id' in outcome) {
       await this.deps.scheduledStreams.execute(doc.stream, (state) => ({ facts: decideDelivered(state, { ...ref, message_id: outcome.message_id }), result: undefined }));
+      // A scheduled message's files are claimed by the message it became, so that its
+      // readers may download them (reminders are the notification bot's, linking none of the user's).
+      if (claim.scheduled.kind === 'scheduled' && this.deps.afterSend) {
+        const sent = { id: outcome.message_id, sender_id: claim.scheduled.user_id, content: claim.scheduled.content, date_sent: Math.floor(this.now() / 1000) };
+        await this.deps.afterSend(sent).catch((err: unknown) => this.deps.log.error({ err, scheduled_message_id: doc._id }, 'files of a delivered scheduled message not claimed'));
+      }
       return true;
     }
     const failure = outcome.failure;

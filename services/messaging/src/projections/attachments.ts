@@ -42,6 +42,10 @@ export class AttachmentsReadModel {
       await this.attachments.put({ _id: fact.attachment.id, ...fact.attachment, messages: fact.messages.map((m) => ({ ...m })) });
       await this.setSpace(fact.upload_space_used);
     },
+    AttachmentReleased: async (fact) => {
+      await this.attachments.put({ _id: fact.attachment.id, ...fact.attachment, messages: fact.messages.map((m) => ({ ...m })) });
+      await this.setSpace(fact.upload_space_used);
+    },
     AttachmentRemoved: async (fact) => {
       await this.attachments.delete(fact.attachment_id);
       await this.setSpace(fact.upload_space_used);
