@@ -61,13 +61,16 @@ function parseQuery(query: string): Record<string, string> | undefined {
   for (const pair of query.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    let key: string;
-    let value: string;
-    try {
-      key = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
-      value = eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1));
-    } catch {
-      return undefined;
+    let key = eq < 0 ? pair : pair.slice(0, eq);
+    let value = eq < 0 ? '' : pair.slice(eq + 1);
+    // Most polls have nothing escaped (ids and numbers).
+    if (pair.includes('%')) {
+      try {
+        key = decodeURIComponent(key);
+        value = decodeURIComponent(value);
+      } catch {
+        return undefined;
+      }
     }
     // A repeated key: the route decides which value wins.
     if (key in params) return undefined;
