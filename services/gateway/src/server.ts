@@ -331,10 +331,10 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     entry.methods.add(route.method);
     methodsByUrl.set(shape, entry);
   }
-  // GET /events without Fastify where the route would add nothing: not with rate limits
-  // (their hooks count and report) nor with the stage trace (its hooks time the request).
+  // GET /events without Fastify where the route would add nothing but the rate limit
+  // (which the fast path spends itself); not with the stage trace (its hooks time the request).
   const pollRoute = routes.find((route) => route.endpoint === endpoints.events.getEvents && route.method === 'GET');
-  if (!limiter && !stageTracing && pollRoute) {
+  if (!stageTracing && pollRoute) {
     const poll = eventsFastPath({
       endpoint: pollRoute.endpoint,
       path: API_PREFIX + pollRoute.url,
@@ -343,6 +343,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       credentials,
       peers,
       callOptions: { checkReply: options.checkReplies ?? false, timeoutMs: longPollTimeoutMs },
+      ...(limiter ? { limiter } : {}),
     });
     // Once closing, Fastify answers new requests itself (503).
     app.addHook('preClose', async () => {

@@ -140,12 +140,30 @@ describe('GET /events before Fastify', () => {
     await g.close();
   });
 
-  it('is off with rate limits on: every poll counts against its user’s budget', async () => {
-    const g = await gateway({ TEAMCHAT_RATE_LIMITS: 'on' });
-    await g.request('/events?queue_id=q1');
-    const poll = await g.request('/events?queue_id=q1');
-    expect(g.routed()).toBe(2);
-    expect(poll.headers.get('x-ratelimit-remaining')).toBe('198');
+  it('with rate limits on, spends the user’s API budget as the route does, and refuses past it', async () => {
+    const g = await gateway({ TEAMCHAT_RATE_LIMITS: 'on', TEAMCHAT_RATE_LIMIT_API: '3/60' });
+    // The first request of a key authenticates through the route (and spends one).
+    const first = await g.request('/events?queue_id=q1');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('2');
+    const fast = await g.request('/events?queue_id=q1');
+    expect(g.routed()).toBe(1);
+    expect(fast.status).toBe(200);
+    expect(fast.headers.get('x-ratelimit-limit')).toBe('3');
+    expect(fast.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect(Number(fast.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+    expect((await g.request('/events?queue_id=q1')).headers.get('x-ratelimit-remaining')).toBe('0');
+    const polls = g.polls.length;
+    const refused = await g.request('/events?queue_id=q1');
+    expect(g.routed()).toBe(1);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ result: 'error', code: 'RATE_LIMIT_HIT', msg: 'API usage exceeded rate limit' });
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // A refused poll reaches no queue.
+    expect(g.polls.length).toBe(polls);
+    // The route's refusal for the same budget is the same.
+    const viaRoute = await g.request('/events?queue_id=q1&x=+');
+    expect({ status: viaRoute.status, code: viaRoute.body.code }).toEqual({ status: 429, code: 'RATE_LIMIT_HIT' });
     await g.close();
   });
 });

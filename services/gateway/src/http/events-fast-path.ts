@@ -11,9 +11,10 @@
  * parameters through the same decoder and schema, read-your-writes position, the bus
  * call routed to the queue's instance) and the same replies, byte for byte in the body.
  *
- * Everything else goes to Fastify as before, decided before anything is read: other
- * methods and paths, rate limits on (their counters and X-RateLimit-* headers live in
- * Fastify's hooks), stage tracing on, a request with a body, a query the fast path does
+ * With rate limits on, a poll spends its user's API budget here as through the route (the
+ * same counters, the X-RateLimit-* headers, RATE_LIMIT_HIT past the budget): Zulip limits
+ * its event polls too. Everything else goes to Fastify as before, decided before anything
+ * is read: other methods and paths, stage tracing on, a request with a body, a query the fast path does
  * not parse exactly as Fastify would (anything but the plain characters of ids and
  * numbers), credentials not already known to the gateway (the first request of a key
  * authenticates through the route), and parameters that the decoder would refuse or
@@ -27,6 +28,7 @@ import { clientName, WWW_AUTHENTICATE } from './auth';
 import type { CredentialsCache } from './credentials-cache';
 import { decodeParams } from './decode';
 import type { GatewayPeers } from './peers';
+import type { RateLimiter } from './rate-limits';
 import { joinMembers } from './response';
 
 export type RawHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
@@ -42,6 +44,8 @@ export interface EventsFastPathOptions {
   peers: GatewayPeers;
   /** The route's own call options (reply checks, the long-poll timeout). */
   callOptions: CallOptions;
+  /** With rate limits on: a poll spends its user's API budget, as through the route. */
+  limiter?: Pick<RateLimiter, 'spendOutsideFastify'>;
 }
 
 /**
@@ -80,13 +84,13 @@ function parseQuery(query: string): Record<string, string> | undefined {
 }
 
 export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
-  const { endpoint, path, bus, log, credentials, peers, callOptions } = options;
+  const { endpoint, path, bus, log, credentials, peers, callOptions, limiter } = options;
   const prefix = `${path}?`;
 
   /** The error envelope, as the gateway's error handler writes it. */
-  function sendError(response: ServerResponse, error: ApiErrorShape): void {
+  function sendError(response: ServerResponse, error: ApiErrorShape, extraHeaders: Record<string, number> = {}): void {
     const body = JSON.stringify({ result: 'error', msg: error.msg, code: error.code, ...(error.extra ?? {}) });
-    const headers: Record<string, string | number> = { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) };
+    const headers: Record<string, string | number> = { ...extraHeaders, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) };
     if (error.status === 401) headers['www-authenticate'] = WWW_AUTHENTICATE;
     response.writeHead(error.status, headers).end(body);
   }
@@ -103,6 +107,8 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
   }
 
   async function poll(response: ServerResponse, actor: Actor, params: Record<string, unknown>): Promise<void> {
+    const budget = limiter ? await limiter.spendOutsideFastify(actor.user_id) : undefined;
+    if (budget?.refusal) return sendError(response, budget.refusal, budget.headers);
     const after = peers.shared ? await peers.lastWriteOf(actor.user_id) : peers.known(actor.user_id);
     const instance = instanceOfQueueId(params.queue_id);
     const routed: CallOptions =
@@ -119,7 +125,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
     const body = { result: 'success', msg: '', ...value };
     const payload = json === undefined ? JSON.stringify(body) : joinMembers(body, json);
     // One write: Node sends a string body in the same packet as the headers.
-    response.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(payload) }).end(payload);
+    response.writeHead(200, { ...budget?.headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(payload) }).end(payload);
   }
 
   return (request, response) => {
