@@ -318,12 +318,22 @@ async function measureDelivery(server: EmbeddedServer, api: string, sender: { au
   const { position } = await callContract(server.bus, endpoints.channels.createChannel, {
     params: { name: 'delivery', subscribers: [sender.user_id, ...users.map((u) => u.user_id)] },
   });
-  // The sender's first message waits for messaging to know the channel.
-  await http(`${api}/messages`, {
-    method: 'POST',
-    headers: { authorization: sender.authorization },
-    body: new URLSearchParams({ type: 'stream', to: 'delivery', topic: 'warm-up', content: `after ${position}` }),
-  });
+  // The sender's first message waits for messaging to know the channel: the channel was
+  // created on the bus, so the gateway knows no write of the sender's to wait for, and on
+  // a loaded machine messaging may not have applied it yet (tried again for up to 10 s).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await http(`${api}/messages`, {
+        method: 'POST',
+        headers: { authorization: sender.authorization },
+        body: new URLSearchParams({ type: 'stream', to: 'delivery', topic: 'warm-up', content: `after ${position}` }),
+      });
+      break;
+    } catch (err) {
+      if (attempt >= 100 || !/STREAM_DOES_NOT_EXIST/.test((err as Error).message)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 
   collectGarbage();
   const heapBefore = process.memoryUsage().heapUsed;

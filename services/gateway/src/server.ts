@@ -6,6 +6,7 @@
  * Authorization header authenticated as (http/credentials-cache.ts).
  */
 import { registerSignupPage } from './routes/registration';
+import { createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -19,6 +20,7 @@ import { GatewayPeers } from './http/peers';
 import { decodeParams } from './http/decode';
 import { FileIntake, uploadLimitOf, uploadRouteConfig } from './http/files';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
+import { eventsFastPath, type RawHandler } from './http/events-fast-path';
 import { joinMembers } from './http/response';
 import { registerEmailsPage } from './pages/emails';
 import { routes, type Route } from './routes';
@@ -94,8 +96,20 @@ function sendError(reply: FastifyReply, error: ApiErrorShape): FastifyReply {
 
 export async function buildGateway(options: GatewayOptions): Promise<FastifyInstance> {
   const { bus, log, http } = options;
+  /** Requests answered before Fastify sees them (http/events-fast-path.ts); set once the routes are. */
+  let fastPath: RawHandler | undefined;
   // Fastify's own per-request logging stays off: the gateway logs failures itself.
   const app = Fastify({
+    // The server Fastify would make (the settings below), with the fast path in front.
+    serverFactory: (handler, settings) => {
+      const server = createServer(settings.http ?? {}, (request, response) => {
+        if (!fastPath?.(request, response)) handler(request, response);
+      });
+      server.keepAliveTimeout = http.keepAliveTimeoutMs;
+      server.requestTimeout = http.requestTimeoutMs;
+      server.setTimeout(http.idleTimeoutMs);
+      return server;
+    },
     logger: false,
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Slow clients are cut off (slow-loris): headers must arrive within headersTimeout,
@@ -323,6 +337,26 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     const entry = methodsByUrl.get(shape) ?? { url: route.url, methods: new Set<string>() };
     entry.methods.add(route.method);
     methodsByUrl.set(shape, entry);
+  }
+  // GET /events without Fastify where the route would add nothing but the rate limit
+  // (which the fast path spends itself); not with the stage trace (its hooks time the request).
+  const pollRoute = routes.find((route) => route.endpoint === endpoints.events.getEvents && route.method === 'GET');
+  if (!stageTracing && pollRoute) {
+    const poll = eventsFastPath({
+      endpoint: pollRoute.endpoint,
+      path: API_PREFIX + pollRoute.url,
+      bus,
+      log,
+      credentials,
+      peers,
+      callOptions: { checkReply: options.checkReplies ?? false, timeoutMs: longPollTimeoutMs },
+      ...(limiter ? { limiter } : {}),
+    });
+    // Once closing, Fastify answers new requests itself (503).
+    app.addHook('preClose', async () => {
+      fastPath = undefined;
+    });
+    fastPath = poll;
   }
   app.get('/user_avatars/:realm_id/emoji/images/:file', { onRequest: checkCaller(undefined) }, (request, reply) => files.sendEmojiImage(request, reply));
 

@@ -38,6 +38,11 @@ export interface RateLimiter {
   checkAccount(request: FastifyRequest, reply: FastifyReply, account: string): Promise<void>;
   /** Counts a failed attempt at a key endpoint against the account it named (and reports what is left). */
   accountFailed(request: FastifyRequest, reply: FastifyReply, account: string): Promise<void>;
+  /**
+   * The user's API budget for a request answered outside Fastify (the GET /events fast
+   * path): the X-RateLimit-* headers to send, and the refusal when the budget is spent.
+   */
+  spendOutsideFastify(userId: number): Promise<{ headers: Record<string, number>; refusal?: ApiError }>;
 }
 
 export async function registerRateLimits(app: FastifyInstance, limits: RateLimits): Promise<RateLimiter> {
@@ -67,20 +72,15 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
     const before = reported.get(request);
     if (before && (before.remaining < count.remaining || (before.remaining === count.remaining && before.max <= count.max))) return;
     reported.set(request, count);
-    reply.header('X-RateLimit-Limit', count.max);
-    reply.header('X-RateLimit-Remaining', count.remaining);
-    // Zulip's reset is a moment (Unix seconds), not a duration.
-    reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + count.ttl) / 1000));
+    for (const [name, value] of Object.entries(headersOf(count))) reply.header(name, value);
   }
 
   function spend(request: FastifyRequest, reply: FastifyReply, count: Count | { isAllowed: true }): void {
     if (!('max' in count)) return;
     report(request, reply, count);
     if (count.isExceeded) {
-      const seconds = count.ttl / 1000;
-      reply.header('X-RateLimit-Remaining', 0);
-      reply.header('Retry-After', Math.max(1, Math.ceil(seconds)));
-      throw new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': seconds });
+      for (const [name, value] of Object.entries(refusalHeadersOf(count))) reply.header(name, value);
+      throw refusalOf(count);
     }
   }
 
@@ -104,7 +104,29 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
       const count = await loginByAccount(request);
       if ('max' in count) report(request, reply, count);
     },
+    async spendOutsideFastify(userId) {
+      // The counter reads only the key (from userOf) and the route's config off a request.
+      const carrier = { routeOptions: { config: {} } } as unknown as FastifyRequest;
+      userOf.set(carrier, String(userId));
+      const count = await api(carrier);
+      if (!('max' in count)) return { headers: {} };
+      if (!count.isExceeded) return { headers: headersOf(count) };
+      return { headers: { ...headersOf(count), ...refusalHeadersOf(count) }, refusal: refusalOf(count) };
+    },
   };
+}
+
+function headersOf(count: Count): Record<string, number> {
+  // Zulip's reset is a moment (Unix seconds), not a duration.
+  return { 'X-RateLimit-Limit': count.max, 'X-RateLimit-Remaining': count.remaining, 'X-RateLimit-Reset': Math.ceil((Date.now() + count.ttl) / 1000) };
+}
+
+function refusalHeadersOf(count: Count): Record<string, number> {
+  return { 'X-RateLimit-Remaining': 0, 'Retry-After': Math.max(1, Math.ceil(count.ttl / 1000)) };
+}
+
+function refusalOf(count: Count): ApiError {
+  return new ApiError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': count.ttl / 1000 });
 }
 
 /**
