@@ -10,14 +10,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 type Callback = (err: NodeJS.ErrnoException | null) => void;
 const held: (() => void)[] = [];
+/** For each inline sync, how many appends had been acknowledged when it began. */
+const inlineSyncs: number[] = [];
+let acknowledgedCount = 0;
+const acknowledgedSoFar = () => acknowledgedCount;
 
 jest.mock('node:fs', () => {
   const actual = jest.requireActual<typeof import('node:fs')>('node:fs');
   return {
     ...actual,
-    fsync: (fd: number, callback: Callback) => {
-      // The real fsync runs when the test releases it.
-      held.push(() => actual.fsync(fd, callback));
+    // The store syncs its WAL with fdatasync (see WalSync); the real one runs when the test releases it.
+    fdatasync: (fd: number, callback: Callback) => {
+      held.push(() => actual.fdatasync(fd, callback));
+    },
+    // A lone append's inline sync (syncLoneInline): recorded, then run.
+    fdatasyncSync: (fd: number) => {
+      inlineSyncs.push(acknowledgedSoFar());
+      actual.fdatasyncSync(fd);
     },
   };
 });
@@ -87,5 +96,41 @@ describe('SqliteEventStore durability', () => {
     releaseAll();
     const results = await Promise.all(later);
     expect(results.map((r) => r.positions.length)).toEqual([1, 1, 1]);
+  });
+
+  it('syncs a lone append on the calling thread before acknowledging it, and batches behind a sync in flight as before', async () => {
+    const dir2 = mkdtempSync(join(tmpdir(), 'teamchat-durability-inline-'));
+    const inline = SqliteEventStore.open(join(dir2, 'events.sqlite'), { pollIntervalMs: 5, syncLoneInline: true });
+    try {
+      const delivered: StoredFact[] = [];
+      inline.subscribeToAll(async (fact) => {
+        delivered.push(fact);
+      });
+      const count = <T>(p: Promise<T>) => p.then((value) => ((acknowledgedCount += 1), value));
+      inlineSyncs.length = 0;
+      acknowledgedCount = 0;
+      const lone = await count(inline.append('lone', [{ id: 'l1', type: 'Thing', data: { n: 1 } }], 'no_stream'));
+      // One inline sync, begun before the append was acknowledged; no fsync through the pool.
+      expect(inlineSyncs).toEqual([0]);
+      expect(held).toHaveLength(0);
+      await sleep(20);
+      expect(delivered.map((f) => f.position)).toContain(lone.positions[0]);
+      // Two appends in one turn commit together: their sync goes through the pool, held back here.
+      const pair = ['p1', 'p2'].map((id) => count(inline.append(id, [{ id, type: 'Thing', data: {} }], 'no_stream')));
+      await sleep(20);
+      expect(held).toHaveLength(1);
+      expect(acknowledgedCount).toBe(1);
+      releaseAll();
+      await Promise.all(pair);
+      expect(acknowledgedCount).toBe(3);
+    } finally {
+      const closing = inline.close();
+      while (held.length) {
+        releaseAll();
+        await sleep(1);
+      }
+      await closing;
+      rmSync(dir2, { recursive: true, force: true });
+    }
   });
 });

@@ -1,8 +1,9 @@
-import { fsync, openSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { deepFreeze } from './deep-freeze';
 import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
 import { SqliteSubscription } from './sqlite-subscription';
+import { WalSync } from './sqlite-wal-sync';
+import { RecentFacts, toStoredFact, type FactRow } from './sqlite-recent-facts';
 import { enterWalMode } from './sqlite-wal';
 import { stageTracing, traceStage } from '../kit/stage-trace';
 import {
@@ -25,6 +26,8 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Checkpoint the WAL on a worker thread instead of inside commits (see sqlite-checkpointer). */
   backgroundCheckpoints?: boolean | BackgroundCheckpoints;
+  /** Sync a lone append's commit on the calling thread (see WalSync `syncLoneInline`). */
+  syncLoneInline?: boolean;
 }
 
 interface PendingAppend {
@@ -41,16 +44,12 @@ interface UnsyncedAppend {
   result: AppendResult;
 }
 
-interface FactRow {
-  position: number;
-  stream: string;
-  revision: number;
-  id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  created: number;
+/** What one append wrote: its result, and its rows as stored (for RecentFacts). */
+interface Written {
+  result: AppendResult;
+  rows: FactRow[];
 }
+
 
 /** Large enough to amortise the query, small enough not to hold thousands of parsed facts. */
 const BATCH_SIZE = 500;
@@ -86,13 +85,10 @@ export class SqliteEventStore implements EventStore {
   private polledHead: { head: number; at: number } | undefined;
   /** Every fact up to here is on disk: what subscribers may read. */
   private durableHead = 0;
-  /** Committed appends waiting for the next fsync. */
-  private unsynced: UnsyncedAppend[] = [];
-  /** The fsync in flight, if any; another starts when it ends if more is waiting. */
-  private syncing: Promise<void> | undefined;
-  private syncWanted = false;
-  private walFd: number | undefined;
-  private readonly walPath: string | undefined;
+  /** The group fsync of the WAL: what acknowledges appends and moves the durable head. */
+  private readonly walSync: WalSync<UnsyncedAppend>;
+  /** The facts this instance committed last, as they are stored (see readAfter). */
+  private readonly recent = new RecentFacts();
   private readonly checkpointer: BackgroundCheckpointer | undefined;
   /** The last range a subscription read (see readAfter). */
   private lastRead: { after: number; durableHead: number; facts: StoredFact[] } | undefined;
@@ -104,7 +100,7 @@ export class SqliteEventStore implements EventStore {
   private readonly selectStreamRevision: Database.Statement<[string], { revision: number | null }>;
   private readonly selectByIds: Database.Statement<[string], Pick<FactRow, 'id' | 'stream' | 'revision' | 'position'>>;
   private readonly insertFact: Database.Statement<[string, number, string, string, string, string, number]>;
-  private readonly commitGroup: (group: PendingAppend[]) => (AppendResult | Error)[];
+  private readonly commitGroup: (group: PendingAppend[]) => (Written | Error)[];
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
   /** The WAL has grown: the next group commit first lets a checkpoint copy all of it. */
@@ -124,9 +120,20 @@ export class SqliteEventStore implements EventStore {
     enterWalMode(db);
     // Writers from other processes wait for the lock instead of failing at once.
     db.pragma('busy_timeout = 5000');
-    // Durability comes from the WAL fsync of syncWal(), off the main thread.
+    // Durability comes from the WAL sync of WalSync, after the commit.
     db.pragma('synchronous = NORMAL');
-    this.walPath = db.memory ? undefined : `${db.name}-wal`;
+    this.walSync = new WalSync<UnsyncedAppend>(
+      db.memory ? undefined : `${db.name}-wal`,
+      (head, covered, err) => {
+        if (!err) this.becameDurable(head);
+        for (const { append, result } of covered) {
+          if (err) append.reject(err);
+          else append.resolve(result);
+        }
+      },
+      () => this.lastHead,
+      options.syncLoneInline ?? false,
+    );
     this.checkpointer = options.backgroundCheckpoints
       ? BackgroundCheckpointer.start(db, {
           ...(options.backgroundCheckpoints === true ? {} : options.backgroundCheckpoints),
@@ -218,7 +225,7 @@ export class SqliteEventStore implements EventStore {
       return;
     }
     this.pending = [];
-    let results: (AppendResult | Error)[];
+    let results: (Written | Error)[];
     if (stageTracing) traceStage('store.commit', appends.length);
     try {
       results = this.commitGroup(appends);
@@ -227,58 +234,16 @@ export class SqliteEventStore implements EventStore {
       for (const append of appends) append.reject(err);
       return;
     }
+    const unsynced: UnsyncedAppend[] = [];
     appends.forEach((append, i) => {
-      const result = results[i]!;
+      const written = results[i]!;
       // A refused append changed nothing: it can be answered at once.
-      if (result instanceof Error) append.reject(result);
-      else this.unsynced.push({ append, result });
+      if (written instanceof Error) return append.reject(written);
+      unsynced.push({ append, result: written.result });
+      this.recent.add(written.rows);
     });
-    this.lastHead = Math.max(this.lastHead, ...results.flatMap((r) => (r instanceof Error ? [] : r.positions)));
-    this.syncWal();
-  }
-
-  /**
-   * Makes everything committed so far durable, then acknowledges the appends it covers
-   * and lets subscribers read up to the head it covers. At most one fsync runs at a time.
-   */
-  private syncWal(): void {
-    if (this.syncing) {
-      this.syncWanted = true;
-      return;
-    }
-    this.syncWanted = false;
-    const covered = this.unsynced;
-    this.unsynced = [];
-    const head = this.lastHead;
-    this.syncing = new Promise<void>((resolve) => {
-      const done = (err: Error | null) => {
-        this.syncing = undefined;
-        if (stageTracing) traceStage('store.durable', head);
-        if (!err) this.becameDurable(head);
-        for (const { append, result } of covered) {
-          if (err) append.reject(err);
-          else append.resolve(result);
-        }
-        resolve();
-        if (this.syncWanted || this.unsynced.length > 0) this.syncWal();
-      };
-      const fd = this.walFileDescriptor();
-      if (stageTracing) traceStage('store.fsync', head);
-      if (fd === undefined) setImmediate(() => done(null));
-      else fsync(fd, done);
-    });
-  }
-
-  /** The WAL file, opened once it exists (SQLite creates it with the first transaction). */
-  private walFileDescriptor(): number | undefined {
-    if (this.walFd === undefined && this.walPath !== undefined && !this.closed) {
-      try {
-        this.walFd = openSync(this.walPath, 'r');
-      } catch {
-        return undefined;
-      }
-    }
-    return this.walFd;
+    this.lastHead = Math.max(this.lastHead, ...results.flatMap((r) => (r instanceof Error ? [] : r.result.positions)));
+    this.walSync.request(unsynced);
   }
 
   async readStream(stream: string, fromRevision = 0): Promise<StoredFact[]> {
@@ -311,6 +276,12 @@ export class SqliteEventStore implements EventStore {
     if (after >= this.durableHead) return NO_FACTS;
     const last = this.lastRead;
     if (last && last.after === after && last.durableHead === this.durableHead) return last.facts;
+    // What this instance has just committed is at hand, as stored: no query for it.
+    const recent = this.recent.range(after, Math.min(this.durableHead, after + BATCH_SIZE));
+    if (recent) {
+      this.lastRead = { after, durableHead: this.durableHead, facts: recent };
+      return recent;
+    }
     const facts = this.selectAfter.all(after, this.durableHead, BATCH_SIZE).map((row) => deepFreeze(toStoredFact(row)));
     this.lastRead = { after, durableHead: this.durableHead, facts };
     return facts;
@@ -318,7 +289,7 @@ export class SqliteEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     this.poll();
-    await this.syncing;
+    await this.walSync.inFlight;
     return this.durableHead;
   }
 
@@ -353,16 +324,16 @@ export class SqliteEventStore implements EventStore {
     while (this.walRestarting) await this.walRestarting;
     this.walRestartWanted = false;
     this.flush();
-    while (this.syncing) await this.syncing;
+    while (this.walSync.inFlight) await this.walSync.inFlight;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.stopPolling();
     await this.checkpointer?.stop();
-    if (this.walFd !== undefined) closeSync(this.walFd);
+    this.walSync.close();
     this.db.close();
   }
 
-  private appendInTransaction(stream: string, facts: NewFact[], expected: ExpectedRevision): AppendResult {
+  private appendInTransaction(stream: string, facts: NewFact[], expected: ExpectedRevision): Written {
     const current = this.selectStreamRevision.get(stream)?.revision ?? null;
     // Idempotence comes before the revision check: a retried append after a lost reply
     // finds the stream already moved past its expected revision. An absent stream holds
@@ -370,7 +341,7 @@ export class SqliteEventStore implements EventStore {
     // fails the insert's unique constraint all the same.
     if (facts.length > 0 && current !== null) {
       const existing = this.selectByIds.all(JSON.stringify(facts.map((f) => f.id)));
-      if (existing.length > 0) return this.replayedAppend(stream, facts, existing);
+      if (existing.length > 0) return { result: this.replayedAppend(stream, facts, existing), rows: [] };
     }
 
     const actual = current ?? 'no_stream';
@@ -381,20 +352,14 @@ export class SqliteEventStore implements EventStore {
     const created = Date.now();
     // An empty append only checks the revision; on an absent stream it answers -1.
     let revision = current ?? -1;
-    const positions = facts.map((fact) => {
+    const rows = facts.map((fact): FactRow => {
       revision += 1;
-      const info = this.insertFact.run(
-        stream,
-        revision,
-        fact.id,
-        fact.type,
-        JSON.stringify(fact.data ?? null),
-        JSON.stringify(fact.metadata ?? {}),
-        created,
-      );
-      return Number(info.lastInsertRowid);
+      const data = JSON.stringify(fact.data ?? null);
+      const metadata = JSON.stringify(fact.metadata ?? {});
+      const info = this.insertFact.run(stream, revision, fact.id, fact.type, data, metadata, created);
+      return { position: Number(info.lastInsertRowid), stream, revision, id: fact.id, type: fact.type, data, metadata, created };
     });
-    return { nextRevision: revision, positions };
+    return { result: { nextRevision: revision, positions: rows.map((row) => row.position) }, rows };
   }
 
   /** Answers a re-append exactly as the original append was answered. */
@@ -429,7 +394,7 @@ export class SqliteEventStore implements EventStore {
     const head = this.readHead();
     if (head <= this.lastHead) return;
     this.lastHead = head;
-    this.syncWal();
+    this.walSync.request();
   }
 
   /**
@@ -453,7 +418,7 @@ export class SqliteEventStore implements EventStore {
     if (now - this.polledHead.at < FOREIGN_SYNC_GRACE_MS) return;
     this.lastHead = head;
     this.polledHead = undefined;
-    this.syncWal();
+    this.walSync.request();
   }
 
   private startPolling(): void {
@@ -474,17 +439,4 @@ export class SqliteEventStore implements EventStore {
     clearInterval(this.pollTimer);
     this.pollTimer = undefined;
   }
-}
-
-function toStoredFact(row: FactRow): StoredFact {
-  return {
-    id: row.id,
-    stream: row.stream,
-    revision: row.revision,
-    position: row.position,
-    type: row.type,
-    data: JSON.parse(row.data),
-    metadata: JSON.parse(row.metadata),
-    created: row.created,
-  };
 }

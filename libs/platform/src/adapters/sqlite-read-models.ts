@@ -67,6 +67,13 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   /** The group commit's timer, while finished batches wait in the open transaction. */
   private commitTimer: NodeJS.Timeout | undefined;
+  /**
+   * A lone write's batch (one fact, see `batch`) commits once the thread is idle, not
+   * within the timer's window: by then its writer has been answered (the reply leaves in
+   * the microtasks after the batch), and the commit runs before the next request rather
+   * than in the middle of it. Bigger batches mean a busy moment: they keep the timer.
+   */
+  private commitWhenIdle: NodeJS.Immediate | undefined;
   /** A group commit that failed: nothing more is written. */
   private failure: unknown;
   /** The WAL has grown: the next batch first lets a checkpoint copy all of it. */
@@ -142,7 +149,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    * one that reads. It is not yet durable, which read models need not be: their
    * checkpoints commit with them, so after a crash the projector replays what was lost.
    */
-  batch<R>(work: () => Promise<R>): Promise<R> {
+  batch<R>(work: () => Promise<R>, hint?: { facts: number }): Promise<R> {
     const result = this.queueTail.then(async () => {
       if (this.walRestartWanted) await this.restartWal();
       if (this.failure) throw this.failure;
@@ -152,7 +159,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       try {
         const value = await work();
         if (joined) this.db.exec('RELEASE batch');
-        if (this.commitWithinMs > 0) this.commitTimer ??= setTimeout(() => void this.commitPending(), this.commitWithinMs);
+        if (this.commitWithinMs > 0 && (hint?.facts ?? 2) <= 1) this.commitWhenIdle ??= setImmediate(() => void this.commitPending());
+        else if (this.commitWithinMs > 0) this.commitTimer ??= setTimeout(() => void this.commitPending(), this.commitWithinMs);
         else this.db.exec('COMMIT');
         return value;
       } catch (err) {
@@ -185,6 +193,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   private commitNow(): void {
     clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
+    clearImmediate(this.commitWhenIdle);
+    this.commitWhenIdle = undefined;
     if (!this.db.inTransaction) return;
     traceStage('readmodels.commit');
     try {

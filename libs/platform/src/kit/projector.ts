@@ -164,8 +164,16 @@ export class Projector {
 
   private async drain(): Promise<void> {
     try {
-      // Let the subscription deliver what it already read before the first batch starts.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      // Let the subscription deliver what it already read before the first batch starts:
+      // it hands over one fact per microtask, so the queue stops growing once it is done.
+      // Not a turn of the event loop (setImmediate), which a lone write waiting for its
+      // read model would pay for nothing; facts arriving while a batch applies make the
+      // next batch, so under load batches still gather.
+      for (let seen = -1; seen !== this.queue.length; ) {
+        seen = this.queue.length;
+        await Promise.resolve();
+        await Promise.resolve();
+      }
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.splice(0, MAX_BATCH);
         if (stageTracing) traceStage('projector.batch', `${this.options.name} ${batch.length}`);
@@ -202,7 +210,7 @@ export class Projector {
         readModels.applying?.(undefined);
       }
       await readModels.setCheckpoint(name, batch[batch.length - 1]!.position);
-    });
+    }, { facts: relevant.length });
   }
 
   private fail(err: unknown, log: Logger): void {

@@ -10,8 +10,16 @@ import { SqliteEventStore } from '../adapters/sqlite-event-store';
 import { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from '../adapters/sqlite-read-models';
 import type { ServerConfig } from './config';
 
-export function openEventStore(config: ServerConfig, file = join(config.dataDir, 'events.sqlite')): SqliteEventStore {
-  return SqliteEventStore.open(file, { backgroundCheckpoints: true });
+/**
+ * `syncLoneInline`: for a thread or process that serves one service (see WalSync), where
+ * a lone append's fsync on the thread itself blocks nobody else's HTTP.
+ */
+export function openEventStore(
+  config: ServerConfig,
+  file = join(config.dataDir, 'events.sqlite'),
+  options: { syncLoneInline?: boolean } = {},
+): SqliteEventStore {
+  return SqliteEventStore.open(file, { backgroundCheckpoints: true, ...options });
 }
 
 export function openReadModels(

@@ -1,0 +1,43 @@
+import { RecentFacts, toStoredFact, type FactRow } from '../src/adapters/sqlite-recent-facts';
+
+const row = (position: number): FactRow => ({
+  position,
+  stream: `s-${position}`,
+  revision: 0,
+  id: `f-${position}`,
+  type: 'Thing',
+  data: JSON.stringify({ n: position, at: '2026-01-01T00:00:00.000Z', nested: [1, { x: null }] }),
+  metadata: JSON.stringify({ causation: 'c' }),
+  created: 1_700_000_000_000 + position,
+});
+
+describe('RecentFacts', () => {
+  it('answers a range it holds whole with the facts a query would return, frozen and shared', () => {
+    const recent = new RecentFacts();
+    recent.add([row(5), row(6)]);
+    recent.add([row(7)]);
+    const facts = recent.range(4, 7)!;
+    expect(facts).toEqual([5, 6, 7].map((p) => toStoredFact(row(p))));
+    expect(Object.isFrozen(facts[0]!.data)).toBe(true);
+    expect(recent.range(5, 7)![0]).toBe(facts[1]);
+  });
+
+  it('answers nothing for a range with a position it does not hold (another connection committed it)', () => {
+    const recent = new RecentFacts();
+    recent.add([row(5), row(6)]);
+    recent.add([row(9)]);
+    expect(recent.range(4, 6)).toHaveLength(2);
+    expect(recent.range(6, 9)).toBeUndefined();
+    expect(recent.range(8, 9)).toHaveLength(1);
+    expect(recent.range(3, 6)).toBeUndefined();
+    expect(recent.range(6, 10)).toBeUndefined();
+    expect(recent.range(6, 6)).toBeUndefined();
+  });
+
+  it('forgets the oldest rows once it holds many', () => {
+    const recent = new RecentFacts();
+    for (let p = 1; p <= 2500; p++) recent.add([row(p)]);
+    expect(recent.range(0, 1)).toBeUndefined();
+    expect(recent.range(2499, 2500)).toHaveLength(1);
+  });
+});
