@@ -5,7 +5,6 @@
  * including snapshots (e.g. the sender's name on a message) taken when the fact happened.
  */
 import { z } from 'zod';
-import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 import { TOOLS_FACTS } from './tools-facts';
 import { LINKIFIER_FACTS } from './linkifier-facts';
 import { NAVIGATION_VIEW_FACTS } from './navigation-view-facts';
@@ -18,11 +17,13 @@ import { SCHEDULED_FACTS } from './scheduled-facts';
 import { ORGANIZATION_STREAM_FACTS, PEOPLE_FACTS } from './people-facts';
 import { CHANNEL_FACTS } from './channel-facts';
 import { MESSAGE_FACTS } from './message-facts';
+import { USER_GROUP_FACTS } from './user-group-facts';
 
 // The facts of each domain live in a module of their own; this one assembles the union.
 export * from './people-facts';
 export * from './channel-facts';
 export * from './message-facts';
+export * from './user-group-facts';
 
 /** Stream names, by owning service. */
 export const streams = {
@@ -73,57 +74,11 @@ export const streams = {
   scheduledMessage: (uuid: string) => `scheduled_message-${uuid}`,
 } as const;
 
-const int = () => z.number().int();
-
-type UserGroupSettingsShape = Record<(typeof USER_GROUP_SETTINGS)[number], typeof GroupSettingValue>;
-const userGroupSettingsShape = Object.fromEntries(USER_GROUP_SETTINGS.map((name) => [name, GroupSettingValue])) as UserGroupSettingsShape;
-
-/**
- * User group facts carry their audience: every active user of the organization when the
- * change was decided (Zulip sends `user_group` events to the whole realm).
- */
-const GroupAudience = { audience_user_ids: z.array(int()) };
-
-export const UserGroupCreated = z.object({
-  type: z.literal('UserGroupCreated'),
-  group_id: int(),
-  name: z.string(),
-  description: z.string(),
-  /** Direct members and direct subgroups. */
-  members: z.array(int()),
-  subgroup_ids: z.array(int()),
-  creator_id: int().nullable(),
-  /** Seconds since the epoch. */
-  date_created: int(),
-  ...userGroupSettingsShape,
-  ...GroupAudience,
-});
-
-export const UserGroupUpdated = z.object({
-  type: z.literal('UserGroupUpdated'),
-  group_id: int(),
-  /** Only what changed. */
-  changes: z.object({ name: z.string(), description: z.string(), ...userGroupSettingsShape }).partial(),
-  ...GroupAudience,
-});
-
-export const UserGroupMembersAdded = z.object({ type: z.literal('UserGroupMembersAdded'), group_id: int(), user_ids: z.array(int()), ...GroupAudience });
-export const UserGroupMembersRemoved = z.object({ type: z.literal('UserGroupMembersRemoved'), group_id: int(), user_ids: z.array(int()), ...GroupAudience });
-export const UserGroupSubgroupsAdded = z.object({ type: z.literal('UserGroupSubgroupsAdded'), group_id: int(), subgroup_ids: z.array(int()), ...GroupAudience });
-export const UserGroupSubgroupsRemoved = z.object({ type: z.literal('UserGroupSubgroupsRemoved'), group_id: int(), subgroup_ids: z.array(int()), ...GroupAudience });
-export const UserGroupDeactivated = z.object({ type: z.literal('UserGroupDeactivated'), group_id: int(), ...GroupAudience });
-
 export const Fact = z.discriminatedUnion('type', [
   ...PEOPLE_FACTS,
   ...CHANNEL_FACTS,
   ...MESSAGE_FACTS,
-  UserGroupCreated,
-  UserGroupUpdated,
-  UserGroupMembersAdded,
-  UserGroupMembersRemoved,
-  UserGroupSubgroupsAdded,
-  UserGroupSubgroupsRemoved,
-  UserGroupDeactivated,
+  ...USER_GROUP_FACTS,
   ...TOOLS_FACTS,
   ...LINKIFIER_FACTS,
   ...NAVIGATION_VIEW_FACTS,
