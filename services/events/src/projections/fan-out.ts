@@ -8,7 +8,6 @@ import {
   Fact,
   type FactOf,
   type FactType,
-  type UserGroup,
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
 import { same, type Delivery } from './delivery';
@@ -22,6 +21,7 @@ import { settingsFanOut } from './settings-fan-out';
 import { inviteFanOut } from './invite-fan-out';
 import { channelFanOut } from './channel-fan-out';
 import { messageFanOut } from './message-fan-out';
+import { userGroupFanOut } from './user-group-fan-out';
 import { peopleFanOut, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
@@ -61,38 +61,7 @@ const fanOut = {
   NewChannelAnnouncementsChannelChanged: NO_CLIENT_EVENT,
   ...channelFanOut,
   ...messageFanOut,
-  UserGroupCreated: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'add', group: userGroupOf(fact) }) }],
-  UserGroupUpdated: (fact) => [
-    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'update', group_id: fact.group_id, data: fact.changes }) },
-  ],
-  UserGroupMembersAdded: (fact) => [
-    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'add_members', group_id: fact.group_id, user_ids: fact.user_ids }) },
-  ],
-  UserGroupMembersRemoved: (fact) => [
-    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'remove_members', group_id: fact.group_id, user_ids: fact.user_ids }) },
-  ],
-  UserGroupSubgroupsAdded: (fact) => [
-    {
-      user_ids: fact.audience_user_ids,
-      eventFor: same({ type: 'user_group', op: 'add_subgroups', group_id: fact.group_id, direct_subgroup_ids: fact.subgroup_ids }),
-    },
-  ],
-  UserGroupSubgroupsRemoved: (fact) => [
-    {
-      user_ids: fact.audience_user_ids,
-      eventFor: same({ type: 'user_group', op: 'remove_subgroups', group_id: fact.group_id, direct_subgroup_ids: fact.subgroup_ids }),
-    },
-  ],
-  // Clients that list deactivated groups mark it; the others drop it, as Zulip tells each.
-  UserGroupDeactivated: (fact) => [
-    {
-      user_ids: fact.audience_user_ids,
-      eventFor: (queue) =>
-        queue.options.include_deactivated_groups
-          ? { type: 'user_group', op: 'update', group_id: fact.group_id, data: { deactivated: true } }
-          : { type: 'user_group', op: 'remove', group_id: fact.group_id },
-    },
-  ],
+  ...userGroupFanOut,
   ...toolsFanOut,
   ...linkifierFanOut,
   ...navigationViewFanOut,
@@ -111,26 +80,6 @@ const fanOut = {
     })),
   ...scheduledFanOut,
 } satisfies { [T in FactType]: FanOutCase<T> };
-
-function userGroupOf(fact: FactOf<'UserGroupCreated'>): UserGroup {
-  return {
-    id: fact.group_id,
-    name: fact.name,
-    description: fact.description,
-    members: fact.members,
-    direct_subgroup_ids: fact.subgroup_ids,
-    is_system_group: false,
-    date_created: fact.date_created,
-    creator_id: fact.creator_id,
-    deactivated: false,
-    can_add_members_group: fact.can_add_members_group,
-    can_join_group: fact.can_join_group,
-    can_leave_group: fact.can_leave_group,
-    can_manage_group: fact.can_manage_group,
-    can_mention_group: fact.can_mention_group,
-    can_remove_members_group: fact.can_remove_members_group,
-  };
-}
 
 /**
  * Who gets which event for a stored fact. Facts are checked against their schema here,
