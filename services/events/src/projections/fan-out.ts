@@ -10,8 +10,8 @@ import {
   type FactType,
 } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
-import { same, type Delivery } from './delivery';
-import { realmSettingsDeliveries, userStatusEvent } from './org-fan-out';
+import type { Delivery } from './delivery';
+import { orgFanOut } from './org-fan-out';
 import { linkifierFanOut } from './linkifier-fan-out';
 import { navigationViewFanOut } from './navigation-view-fan-out';
 import { toolsFanOut } from './tools-fan-out';
@@ -68,16 +68,7 @@ const fanOut = {
   ...uploadsFanOut,
   ...settingsFanOut,
   ...inviteFanOut,
-  RealmSettingsChanged: (fact) => realmSettingsDeliveries(fact),
-  UserStatusChanged: (fact) => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
-  CustomProfileFieldsChanged: (fact) => [
-    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'custom_profile_fields', fields: fact.fields }) },
-  ],
-  CustomProfileDataChanged: (fact) =>
-    fact.changes.map(({ id, value }) => ({
-      user_ids: fact.audience_user_ids,
-      eventFor: same({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, custom_profile_field: { id, value } } }),
-    })),
+  ...orgFanOut,
   ...scheduledFanOut,
 } satisfies { [T in FactType]: FanOutCase<T> };
 
