@@ -4,11 +4,7 @@
  * them, from who may see the message); the events service applies the result to the
  * queues of exactly those users.
  */
-import {
-  Fact,
-  type FactOf,
-  type FactType,
-} from '@teamchat/contracts';
+import { Fact, type FactOf, type FactType } from '@teamchat/contracts';
 import { factOf, type FactHandlers, type StoredFact } from '@teamchat/platform';
 import type { Delivery } from './delivery';
 import { orgFanOut } from './org-fan-out';
@@ -22,7 +18,7 @@ import { inviteFanOut } from './invite-fan-out';
 import { channelFanOut } from './channel-fan-out';
 import { messageFanOut } from './message-fan-out';
 import { userGroupFanOut } from './user-group-fan-out';
-import { peopleFanOut, type FanOutContext } from './people-fan-out';
+import { peopleFanOutCases, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
 
@@ -33,32 +29,12 @@ const NO_CLIENT_EVENT = null;
 
 type FanOutCase<T extends FactType> = ((fact: FactOf<T>, stored: StoredFact, ctx: FanOutContext) => Delivery[]) | typeof NO_CLIENT_EVENT;
 
-/** People's cases (people-fan-out.ts), made once per context. */
-const peopleCases = new WeakMap<FanOutContext, ReturnType<typeof peopleFanOut>>();
-function people(ctx: FanOutContext): ReturnType<typeof peopleFanOut> {
-  let cases = peopleCases.get(ctx);
-  if (!cases) peopleCases.set(ctx, (cases = peopleFanOut(ctx)));
-  return cases;
-}
-
 /**
  * Every fact type, with what clients see of it: a new fact type fails the build here
  * until someone decides whether and how it is announced.
  */
 const fanOut = {
-  OrganizationCreated: NO_CLIENT_EVENT,
-  UserCreated: (fact, _stored, ctx) => people(ctx).UserCreated(fact),
-  UserDeactivated: (fact, _stored, ctx) => people(ctx).UserDeactivated(fact),
-  UserReactivated: (fact, _stored, ctx) => people(ctx).UserReactivated(fact),
-  UserPasswordSet: NO_CLIENT_EVENT,
-  UserRoleChanged: (fact, _stored, ctx) => people(ctx).UserRoleChanged(fact),
-  UserFullNameChanged: (fact, _stored, ctx) => people(ctx).UserFullNameChanged(fact),
-  BotOwnerChanged: (fact, _stored, ctx) => people(ctx).BotOwnerChanged(fact),
-  BotSettingsChanged: (fact, _stored, ctx) => people(ctx).BotSettingsChanged(fact),
-  BotApiKeyRegenerated: (fact, _stored, ctx) => people(ctx).BotApiKeyRegenerated(fact),
-  // Set only by trusted internal callers (seeding) so far; the organization-settings work
-  // announces it as Zulip's realm update of new_stream_announcements_stream_id.
-  NewChannelAnnouncementsChannelChanged: NO_CLIENT_EVENT,
+  ...peopleFanOutCases,
   ...channelFanOut,
   ...messageFanOut,
   ...userGroupFanOut,
