@@ -7,7 +7,7 @@
  */
 import { cachedGravatarUrls, type BotSettings, type ClientEvent, type FactOf, type RealmBotEvent } from '@teamchat/contracts';
 import { isAdministrator, isGuest, isOwner, systemGroupOfRole } from '@teamchat/policies';
-import type { Delivery } from './delivery';
+import { same, type Delivery } from './delivery';
 
 /** What the fan-out needs beyond the facts: bots' keys, derived from their salt. */
 export interface FanOutContext {
@@ -15,7 +15,6 @@ export interface FanOutContext {
 }
 
 const avatarUrls = cachedGravatarUrls();
-const same = (event: ClientEvent) => () => event;
 const to = (user_ids: number[] | undefined, event: ClientEvent): Delivery[] => (user_ids?.length ? [{ user_ids, eventFor: same(event) }] : []);
 
 const personUpdate = (user_ids: number[] | undefined, person: Record<string, unknown> & { user_id: number }): Delivery[] =>
