@@ -16,6 +16,11 @@ export type DevUser = 'owner' | 'admin' | 'moderator' | 'member' | 'member2' | '
 
 export const devEmail = (user: DevUser) => `${user === 'bot' ? 'echo-bot' : user}@example.com`;
 
+/** Every seeded user, the echo bot as 'bot', and their addresses. */
+export const DEV_USERS = ['owner', 'admin', 'moderator', 'member', 'member2', 'guest', 'bot'] as const;
+export type SeededUser = (typeof DEV_USERS)[number];
+export const DEV_EMAILS = Object.fromEntries(DEV_USERS.map((user) => [user, devEmail(user)])) as Record<SeededUser, string>;
+
 export interface LoggedIn<U extends DevUser> {
   clients: Record<U, Client>;
   ids: Record<U, number>;
