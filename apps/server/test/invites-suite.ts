@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, type RunningServer } from './harness';
-import { eventsUntil, expectRefused, invitationLink, mailOf, onOrigin, suiteServer, type Reply } from './suite-kit';
+import { authorizationMatrix, eventsUntil, expectRefused, invitationLink, mailOf, onOrigin, suiteServer, type Reply } from './suite-kit';
 
 export function invitesSuite(mode: string, start: (env: Record<string, string>) => Promise<RunningServer>) {
   describe(`invitations and allowed domains (${mode})`, () => {
@@ -185,14 +185,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         ['create a reusable link', (who) => clients[who].post('/invites/multiuse', { stream_ids: [] }), ['owner', 'admin']],
         ['list invitations', (who) => clients[who].get('/invites'), ROLES],
       ];
-      it.each(matrix.flatMap(([operation, request, allowed]) => ROLES.map((who) => [operation, who, allowed.includes(who), request] as const)))(
-        '%s: %s → allowed %s',
-        async (_, who, allowed, request) => {
-          const res = await request(who);
-          expect(res.body.result).toBe(allowed ? 'success' : 'error');
-          if (!allowed) expect(res.body.code).toBe('BAD_REQUEST');
-        },
-      );
+      authorizationMatrix(matrix, ROLES);
     });
 
     describe('accepting', () => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { PNG, uploadFiles } from './uploads-suite';
 import type { RunningServer } from './harness';
-import { DEV_USERS, eventsUntil as pollUntil, expectRefusedUnchanged, suiteServer, type Reply, type SeededUser as Who } from './suite-kit';
+import { authorizationMatrix, DEV_USERS, eventsUntil as pollUntil, expectRefusedUnchanged, suiteServer, type Reply, type SeededUser as Who } from './suite-kit';
 
 const GROUP = { everyone: 2, members: 3, moderators: 5, administrators: 6, owners: 7, nobody: 8 } as const;
 
@@ -355,14 +355,7 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
       function createFieldAs(who: Who) {
         return clients[who].post('/realm/profile_fields', { name: unique(`By ${who}`), field_type: 1 });
       }
-      it.each(matrix.flatMap(([operation, request, allowed]) => ROLES.map((who) => [operation, who, allowed.includes(who), request] as const)))(
-        '%s: %s → allowed %s',
-        async (_, who, allowed, request) => {
-          const res = await request(who);
-          expect(res.body.result).toBe(allowed ? 'success' : 'error');
-          if (!allowed) expect(res.body.code).toBe('BAD_REQUEST');
-        },
-      );
+      authorizationMatrix(matrix, ROLES);
     });
   });
 }

@@ -5,7 +5,7 @@
  * development outbox. Each suite keeps only what is its own.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { readOutbox, type OutboxEntry } from '@teamchat/platform';
 import { Client, type RunningServer } from './harness';
 
@@ -134,6 +134,21 @@ export async function expectRefusedUnchanged(request: () => Promise<Reply>, expe
   const before = await state();
   expectRefused(await request(), expected);
   expect(await state()).toEqual(before);
+}
+
+/** An authorization matrix's row: an operation, how a user attempts it, and who may. */
+export type MatrixRow<W extends string> = [operation: string, attempt: (who: W) => Promise<Reply>, allowed: readonly W[]];
+
+/** One test per operation and user: the allowed succeed, the others are refused with BAD_REQUEST. */
+export function authorizationMatrix<W extends string>(matrix: readonly MatrixRow<W>[], users: readonly W[]): void {
+  it.each(matrix.flatMap(([operation, attempt, allowed]) => users.map((who) => [operation, who, allowed.includes(who), attempt] as const)))(
+    '%s: %s → allowed %s',
+    async (_, who, allowed, attempt) => {
+      const res = await attempt(who);
+      expect(res.body.result).toBe(allowed ? 'success' : 'error');
+      if (!allowed) expect(res.body.code).toBe('BAD_REQUEST');
+    },
+  );
 }
 
 /** The development outbox of a server's data directory (readOutbox's), oldest first. */
