@@ -4,14 +4,11 @@
  * is dropped and rebuilt from the event store (and the links keep working: their keys are
  * derived, never stored).
  */
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Client, startEmbedded, tempDataDir } from './harness';
-import { invitationLink, onOrigin } from './suite-kit';
+import { describe, expect, it } from '@jest/globals';
+import { Client, startEmbedded } from './harness';
+import { dropReadModels, invitationLink, onOrigin, scratchDataDirs } from './suite-kit';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newDataDir = scratchDataDirs();
 
 /** The path of the invitation link last mailed to `email`. */
 const linkIn = async (dataDir: string, email: string) => onOrigin(await invitationLink(dataDir, email), '');
@@ -34,8 +31,7 @@ const statusOf = async (url: string) => {
 
 describe('rebuilding the invitation and domain read models from the event store', () => {
   it('answers exactly as before after every read model is dropped', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const first = await startEmbedded(dataDir);
     // Stopped however the first half ends, so that no server outlives its removed directory.
     let firstStopped = false;
@@ -67,7 +63,7 @@ describe('rebuilding the invitation and domain read models from the event store'
       expect(before.slice(-2)).toEqual([410, 200]);
       await stopFirst();
 
-      for (const file of readdirSync(dataDir).filter((f) => f.includes('read-models'))) rmSync(join(dataDir, file));
+      dropReadModels(dataDir);
       const second = await startEmbedded(dataDir);
       try {
         const again = [owner, admin, member].map((client) => new Client(second.api, client.email, client.apiKey));

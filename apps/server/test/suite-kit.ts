@@ -4,10 +4,11 @@
  * another service to catch up with a write, checking refusals, and reading the
  * development outbox. Each suite keeps only what is its own.
  */
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { readOutbox, type OutboxEntry } from '@teamchat/platform';
-import { Client, type RunningServer } from './harness';
+import { Client, tempDataDir, type RunningServer } from './harness';
 
 export type Reply = Awaited<ReturnType<Client['request']>>;
 
@@ -134,6 +135,22 @@ export async function expectRefusedUnchanged(request: () => Promise<Reply>, expe
   const before = await state();
   expectRefused(await request(), expected);
   expect(await state()).toEqual(before);
+}
+
+/** Makes a data directory for each call, all removed after the test file's tests. */
+export function scratchDataDirs(): () => string {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  return () => {
+    const dir = tempDataDir();
+    dirs.push(dir);
+    return dir;
+  };
+}
+
+/** Drops every read model of a stopped server's data directory, keeping its event store: the next start rebuilds them. */
+export function dropReadModels(dataDir: string): void {
+  for (const file of readdirSync(dataDir).filter((f) => f.includes('read-models'))) rmSync(join(dataDir, file));
 }
 
 /** An authorization matrix's row: an operation, how a user attempts it, and who may. */
