@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client, RunningServer } from './harness';
-import { eventsUntil, onceCaughtUp, suiteServer, type Reply } from './suite-kit';
+import { eventsUntil, onceCaughtUp, subscribe, suiteServer, type Reply } from './suite-kit';
 
 /** System group ids (libs/contracts/src/groups.ts). */
 const GROUP = { everyone: 2, members: 3, moderators: 5, administrators: 6, nobody: 8 } as const;
@@ -29,8 +29,6 @@ export function channelsSuite(mode: string, start: () => Promise<RunningServer>)
       adminQueue = (await admin.post('/register', { event_types: ['stream'] })).body.queue_id;
     });
 
-    const subscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.post('/users/me/subscriptions', { subscriptions: names.map((name) => ({ name })), ...params });
     const patch = (client: Client, channelId: number, params: Record<string, unknown>) =>
       client.request('PATCH', `/streams/${channelId}`, params, { query: false });
     const send = (client: Client, to: string | number, topic = 'chat', content = 'hello') =>

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Client, RunningServer } from './harness';
-import { eventsUntil, expectRefused, onceCaughtUp, suiteServer, type Reply } from './suite-kit';
+import { eventsUntil, expectRefused, onceCaughtUp, patch, subscribe, suiteServer, unsubscribe, type Reply } from './suite-kit';
 
 type Who = 'owner' | 'admin' | 'member' | 'member2';
 
@@ -17,11 +17,6 @@ export function groupPermissionsSuite(mode: string, start: () => Promise<Running
     let serial = 0;
     const unique = (prefix: string) => `${prefix}-${++serial}`;
 
-    const subscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.post('/users/me/subscriptions', { subscriptions: names.map((name) => ({ name })), ...params });
-    const unsubscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.request('DELETE', '/users/me/subscriptions', { subscriptions: names, ...params });
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
     const send = (client: Client, to: number) => client.post('/messages', { type: 'stream', to, topic: 'news', content: 'hello' });
 
     /** A custom group the administrator creates (and so manages), with these members. */

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, type RunningServer } from './harness';
-import { authorizationMatrix, eventsUntil, expectRefused, invitationLink, mailOf, onOrigin, suiteServer, type Reply } from './suite-kit';
+import { authorizationMatrix, del, eventsUntil, expectRefused, invitationLink, mailOf, onOrigin, suiteServer, type Reply } from './suite-kit';
 
 export function invitesSuite(mode: string, start: (env: Record<string, string>) => Promise<RunningServer>) {
   describe(`invitations and allowed domains (${mode})`, () => {
@@ -29,7 +29,6 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
     });
 
     const refusedWith = (reply: Reply, code?: string, status?: number) => expectRefused(reply, { code, status });
-    const del = (client: Client, path: string) => client.request('DELETE', path);
     const invites = async () => (await admin.get('/invites')).body.invites as any[];
     /** The mail of the development outbox (both modes share the data directory), oldest first. */
     const outbox = () => mailOf(dataDir);

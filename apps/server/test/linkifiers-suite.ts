@@ -5,15 +5,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Client, RunningServer } from './harness';
-import { eventsUntil, expectRefused, suiteServer, type Reply } from './suite-kit';
+import { del, eventsUntil, expectRefused, patch, suiteServer, type Reply } from './suite-kit';
 
 export function linkifiersSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`linkifiers (${mode})`, () => {
     const clients: Record<string, Client> = suiteServer(start, ['owner', 'admin', 'moderator', 'member', 'guest', 'echo-bot']).clients;
 
     const refusedWith = (reply: Reply, msg?: RegExp) => expectRefused(reply, { msg });
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
-    const del = (client: Client, path: string) => client.request('DELETE', path);
     const listOf = async (client: Client) => (await client.get('/realm/linkifiers')).body.linkifiers as any[];
 
     it('administrators add, edit, reorder and remove linkifiers; register and events carry the ordered list in both forms', async () => {

@@ -6,14 +6,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Client, RunningServer } from './harness';
-import { expectRefused, suiteServer, type Reply } from './suite-kit';
+import { expectRefused, patch, suiteServer, type Reply } from './suite-kit';
 
 export function messageHistorySuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`message history, read receipts and narrow matches (${mode})`, () => {
     const { clients: c, ids }: { clients: Record<string, Client>; ids: Record<string, number> } = suiteServer(start, ['owner', 'admin', 'member', 'member2', 'guest']);
 
     const refusedWith = (reply: Reply, msg?: RegExp) => expectRefused(reply, { msg });
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
     const send = async (client: Client, params: Record<string, unknown>) => {
       const reply = await client.post('/messages', params);
       expect(reply.body.result).toBe('success');

@@ -10,7 +10,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client, RunningServer } from './harness';
-import { eventsUntil, expectRefused, suiteServer, type Reply } from './suite-kit';
+import { del, eventsUntil, expectRefused, patch, suiteServer, type Reply } from './suite-kit';
 
 export interface ScheduledServer extends RunningServer {
   /** Stops messaging (every instance), runs `meanwhile`, and starts it again on the same data. */
@@ -36,8 +36,6 @@ export function scheduledSuite(mode: string, start: () => Promise<ScheduledServe
     });
 
     const refusedWith = (reply: Reply, msg: string | RegExp, status?: number, code?: string) => expectRefused(reply, { msg, status, code });
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
-    const del = (client: Client, path: string) => client.request('DELETE', path);
     const listed = async (client: Client) => (await client.get('/scheduled_messages')).body.scheduled_messages as any[];
     const reminders = async (client: Client) => (await client.get('/reminders')).body.reminders as any[];
     const register = async (client: Client, event_types: string[]) => (await client.post('/register', { event_types })).body;

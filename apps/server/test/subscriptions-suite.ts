@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Client, RunningServer } from './harness';
-import { eventsUntil, onceCaughtUp, suiteServer, type Reply } from './suite-kit';
+import { eventsUntil, onceCaughtUp, patch, subscribe, suiteServer, unsubscribe, type Reply } from './suite-kit';
 
 type Role = 'owner' | 'admin' | 'moderator' | 'member' | 'guest';
 const ROLES: Role[] = ['owner', 'admin', 'moderator', 'member', 'guest'];
@@ -18,11 +18,6 @@ export function subscriptionsSuite(mode: string, start: () => Promise<RunningSer
     let serial = 0;
     const unique = (prefix: string) => `${prefix}-${++serial}`;
 
-    const subscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.post('/users/me/subscriptions', { subscriptions: names.map((name) => ({ name })), ...params });
-    const unsubscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.request('DELETE', '/users/me/subscriptions', { subscriptions: names, ...params });
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
     const properties = (client: Client, data: unknown[]) => client.post('/users/me/subscriptions/properties', { subscription_data: data });
     /** A channel the administrator creates (and alone is subscribed to); its id. */
     async function channel(prefix: string, params: Record<string, unknown> = {}): Promise<{ name: string; id: number }> {

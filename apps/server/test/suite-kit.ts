@@ -73,6 +73,15 @@ export function suiteServer<S extends RunningServer, U extends DevUser>(start: (
   };
 }
 
+/** PATCH with the parameters in the body, as clients send them. */
+export const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
+export const del = (client: Client, path: string, params: Record<string, unknown> = {}) => client.request('DELETE', path, params);
+/** Subscribes to channels by name (creating the new ones). */
+export const subscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
+  client.post('/users/me/subscriptions', { subscriptions: names.map((name) => ({ name })), ...params });
+export const unsubscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
+  client.request('DELETE', '/users/me/subscriptions', { subscriptions: names, ...params });
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface PollOptions {

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client, RunningServer } from './harness';
-import { eventsUntil, expectRefused, suiteServer, type Reply } from './suite-kit';
+import { del, eventsUntil, expectRefused, patch, suiteServer, type Reply } from './suite-kit';
 
 /** A small storage limit, so that exceeding it takes a small request. */
 const STORAGE_LIMIT = 1000;
@@ -31,8 +31,6 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
     });
 
     const refusedWith = (reply: Reply, code?: string, status?: number) => expectRefused(reply, { code, status });
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
-    const del = (client: Client, path: string, params: Record<string, unknown> = {}) => client.request('DELETE', path, params);
     const register = async (client: Client, event_types: string[]) => (await client.post('/register', { event_types })).body;
 
     describe('drafts', () => {

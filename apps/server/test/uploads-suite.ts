@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client, RunningServer } from './harness';
-import { eventsUntil, expectRefused, suiteServer, type Reply } from './suite-kit';
+import { del, eventsUntil, expectRefused, suiteServer, type Reply } from './suite-kit';
 
 /** A 1 MiB limit, so that exceeding it takes a small request. */
 export const UPLOADS_ENV = { TEAMCHAT_MAX_FILE_UPLOAD_SIZE_MIB: '1', TEAMCHAT_MAX_EMOJI_FILE_SIZE_MIB: '1' };
@@ -45,7 +45,6 @@ export function uploadsSuite(mode: string, start: (env: Record<string, string>) 
     });
 
     const refusedWith = (reply: Reply, code?: string, status?: number) => expectRefused(reply, { code, status });
-    const del = (client: Client, path: string) => client.request('DELETE', path);
     const send = (client: Client, to: string, content: string) => client.post('/messages', { type: 'stream', to, topic: 'files', content });
     const attachmentsOf = async (client: Client) => (await client.get('/attachments')).body;
 
