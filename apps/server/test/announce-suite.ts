@@ -4,25 +4,21 @@
  * (general in the development organization), under the topic "new channels", for public
  * channels only, and only when asked.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { NOTIFICATION_BOT } from '@teamchat/contracts';
-import { Client, type RunningServer } from './harness';
+import type { Client, RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 export function announceSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`new-channel announcements (${mode})`, () => {
-    let server: RunningServer;
+    const { clients, ids } = suiteServer(start, ['member', 'member2']);
     let member: Client;
     let member2: Client;
     let memberId: number;
 
-    beforeAll(async () => {
-      server = await start();
-      [member, member2] = await Promise.all(['member', 'member2'].map((n) => Client.login(server.api, `${n}@example.com`)));
-      memberId = (await member.get('/users/me')).body.user_id;
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
+    beforeAll(() => {
+      ({ member, member2 } = clients);
+      memberId = ids.member;
     });
 
     const announcements = async (client: Client) =>

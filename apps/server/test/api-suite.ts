@@ -3,9 +3,10 @@
  * conventions, authentication, sending and reading messages, and event queues. Every
  * refused request is checked to have changed nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { SignJWT } from 'jose';
 import { Client, type RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 const channelNarrow = (channel: string | number, topic?: string) => [
   { operator: 'channel', operand: channel },
@@ -14,23 +15,16 @@ const channelNarrow = (channel: string | number, topic?: string) => [
 
 export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`HTTP API (${mode})`, () => {
-    let server: RunningServer;
+    const suite = suiteServer(start, ['member', 'member2', 'owner', 'guest']);
     let member: Client;
     let member2: Client;
     let owner: Client;
     let guest: Client;
     let anonymous: Client;
 
-    beforeAll(async () => {
-      server = await start();
-      anonymous = new Client(server.api);
-      [member, member2, owner, guest] = await Promise.all(
-        ['member@example.com', 'member2@example.com', 'owner@example.com', 'guest@example.com'].map((e) => Client.login(server.api, e)),
-      );
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
+    beforeAll(() => {
+      anonymous = new Client(suite.server.api);
+      ({ member, member2, owner, guest } = suite.clients);
     });
 
     /** The newest message id visible to `client` in `narrow` (0 when none). */
@@ -110,7 +104,7 @@ export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
         const notAnId = await owner.request('DELETE', '/users/abc');
         expect(notAnId.status).toBe(400);
         expect(notAnId.body.msg).toContain("'user_id'");
-        const target = await Client.login(server.api, 'echo-bot@example.com');
+        const target = await Client.login(suite.server.api, 'echo-bot@example.com');
         const botId = (await target.get('/users/me')).body.user_id as number;
         const removed = await owner.request('DELETE', `/users/${botId}`, { user_id: botId });
         expect(removed.body).toMatchObject({ result: 'success' });
@@ -180,11 +174,11 @@ export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
 
       it('refuses a wrong key with 401 INVALID_API_KEY and sends nothing', async () => {
         await expectNothingSent(async () => {
-          const wrong = new Client(server.api, 'member@example.com', 'x'.repeat(32));
+          const wrong = new Client(suite.server.api, 'member@example.com', 'x'.repeat(32));
           const res = await wrong.post('/messages', { type: 'stream', to: 'general', topic: 't', content: 'forged' });
           expect(res.status).toBe(401);
           expect(res.body.code).toBe('INVALID_API_KEY');
-          const unknown = new Client(server.api, 'nobody@example.com', member.apiKey);
+          const unknown = new Client(suite.server.api, 'nobody@example.com', member.apiKey);
           expect((await unknown.get('/users/me')).body.code).toBe('INVALID_API_KEY');
           const garbled = await member.request('GET', '/users/me', {}, { headers: { authorization: 'Basic ???' } });
           expect(garbled.status).toBe(401);
@@ -192,7 +186,7 @@ export function apiSuite(mode: string, start: () => Promise<RunningServer>) {
       });
 
       it('refuses a deactivated user with 401 USER_DEACTIVATED, and lets them back after reactivation', async () => {
-        const target = await Client.login(server.api, 'moderator@example.com');
+        const target = await Client.login(suite.server.api, 'moderator@example.com');
         const me = await target.get('/users/me');
         const userId = me.body.user_id as number;
         expect((await member.request('DELETE', `/users/${userId}`)).body.result).toBe('error');

@@ -4,43 +4,31 @@
  * and the message permissions that follow a channel's settings, run against every mode.
  * Each refused request is checked to have changed nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { eventsUntil, onceCaughtUp, subscribe, suiteServer, type Reply } from './suite-kit';
 
 /** System group ids (libs/contracts/src/groups.ts). */
 const GROUP = { everyone: 2, members: 3, moderators: 5, administrators: 6, nobody: 8 } as const;
 
 export function channelsSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`channels (${mode})`, () => {
-    let server: RunningServer;
+    const { clients, ids } = suiteServer(start, ['owner', 'admin', 'member', 'member2', 'guest']);
     let owner: Client;
     let admin: Client;
     let member: Client;
     let member2: Client;
     let guest: Client;
-    const ids: Record<string, number> = {};
     /** The administrator's queue: every channel is created before their eyes. */
     let adminQueue: string;
     let adminSeen = -1;
     const channelIds = new Map<string, number>();
 
     beforeAll(async () => {
-      server = await start();
-      [owner, admin, member, member2, guest] = await Promise.all(
-        ['owner', 'admin', 'member', 'member2', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)),
-      );
-      for (const [name, client] of Object.entries({ owner, admin, member, member2, guest })) {
-        ids[name] = (await client.get('/users/me')).body.user_id;
-      }
+      ({ owner, admin, member, member2, guest } = clients);
       adminQueue = (await admin.post('/register', { event_types: ['stream'] })).body.queue_id;
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
     });
 
-    const subscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.post('/users/me/subscriptions', { subscriptions: names.map((name) => ({ name })), ...params });
     const patch = (client: Client, channelId: number, params: Record<string, unknown>) =>
       client.request('PATCH', `/streams/${channelId}`, params, { query: false });
     const send = (client: Client, to: string | number, topic = 'chat', content = 'hello') =>
@@ -48,37 +36,13 @@ export function channelsSuite(mode: string, start: () => Promise<RunningServer>)
     const register = async (client: Client, event_types: string[]) =>
       (await client.post('/register', { event_types })).body.queue_id as string;
 
-    type Reply = Awaited<ReturnType<Client['request']>>;
-    /**
-     * Read-your-writes holds per client: another user's change reaches the messaging
-     * service a moment after it was acknowledged. Repeats a request whose answer changed
-     * nothing while that answer is the stale one.
-     */
-    async function onceCaughtUp(request: () => Promise<Reply>, stale: (reply: Reply) => boolean): Promise<Reply> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const reply = await request();
-        if (!stale(reply) || Date.now() > deadline) return reply;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
     const unknownChannel = (reply: Reply) => reply.body.code === 'STREAM_DOES_NOT_EXIST';
     const refused = (reply: Reply) => reply.body.result === 'error';
-
-    /** Events of a queue once `done` holds for them (the events service may lag a write by a moment). */
-    async function eventsUntil(client: Client, queue_id: string, done: (events: any[]) => boolean, after = -1): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: after, dont_block: true })).body.events as any[];
-        if (done(events) || Date.now() > deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
 
     /** A channel's id, from the `stream` create event the administrator received. */
     async function channelId(name: string): Promise<number> {
       if (!channelIds.has(name)) {
-        const events = await eventsUntil(admin, adminQueue, (evs) => evs.some((e) => e.op === 'create' && e.streams[0].name === name), adminSeen);
+        const events = await eventsUntil(admin, adminQueue, (evs) => evs.some((e) => e.op === 'create' && e.streams[0].name === name), { after: adminSeen });
         for (const event of events) {
           adminSeen = Math.max(adminSeen, event.id);
           if (event.op === 'create') channelIds.set(event.streams[0].name, event.streams[0].stream_id);

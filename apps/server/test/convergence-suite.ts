@@ -3,22 +3,15 @@
  * convergence.ts): for each observer, the registration's state plus the events the action
  * sent equals a fresh registration's state. Adding an action is one row of ACTIONS.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { endpoints } from '@teamchat/contracts';
 import { callContract, type Bus } from '@teamchat/platform';
 import { verifyAction } from './convergence';
-import { Client, type RunningServer } from './harness';
+import type { Client, RunningServer } from './harness';
+import { invitationLink, onOrigin, suiteServer } from './suite-kit';
 import { PNG, uploadFiles } from './uploads-suite';
 
 type Who = 'owner' | 'member' | 'member2' | 'guest';
-const EMAILS: Record<Who, string> = {
-  owner: 'owner@example.com',
-  member: 'member@example.com',
-  member2: 'member2@example.com',
-  guest: 'guest@example.com',
-};
 
 interface Context {
   clients: Record<Who, Client>;
@@ -34,11 +27,8 @@ interface Context {
 }
 
 /** The invitation link last mailed to `email`, on this server's origin. */
-function mailedLink(ctx: Context, email: string): string {
-  const dir = join(ctx.dataDir, 'outbox');
-  const mails = readdirSync(dir).filter((n) => n.endsWith('.json')).sort().map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { to: string; text: string });
-  const text = mails.filter((m) => m.to === email && m.text.includes('/join/')).at(-1)!.text;
-  return /(https?:\/\/\S+\/join\/\S+\/)/.exec(text)![1]!.replace(/^https?:\/\/[^/]+/, ctx.base);
+async function mailedLink(ctx: Context, email: string): Promise<string> {
+  return onOrigin(await invitationLink(ctx.dataDir, email), ctx.base);
 }
 
 /** Fills in and submits the registration form a link opens, as a browser does (its cookie and token). */
@@ -562,7 +552,7 @@ const ACTIONS: ActionRow[] = [
     perform: async (ctx) => {
       const email = `${unique('joiner')}@example.org`;
       await ctx.clients.owner.post('/invites', { invitee_emails: email, stream_ids: JSON.stringify([await ctx.channelId('engineering')]), include_realm_default_subscriptions: 'true' });
-      return signUp(mailedLink(ctx, email), { full_name: 'Joiner', password: 'a good password' });
+      return signUp(await mailedLink(ctx, email), { full_name: 'Joiner', password: 'a good password' });
     },
   },
   {
@@ -733,18 +723,12 @@ const ACTIONS: ActionRow[] = [
 
 export function convergenceSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`convergence of register state and events (${mode})`, () => {
-    let server: RunningServer;
-    const ctx = {} as Context;
+    const suite = suiteServer(start, ['owner', 'member', 'member2', 'guest'] as Who[]);
+    const ctx = { clients: suite.clients, ids: suite.ids } as Context;
 
     beforeAll(async () => {
-      server = await start();
+      const { server } = suite;
       ctx.bus = server.bus!;
-      ctx.clients = {} as Record<Who, Client>;
-      ctx.ids = {} as Record<Who, number>;
-      for (const who of Object.keys(EMAILS) as Who[]) {
-        ctx.clients[who] = await Client.login(server.api, EMAILS[who]);
-        ctx.ids[who] = (await ctx.clients[who].get('/users/me')).body.user_id;
-      }
       ctx.base = server.api.replace(/\/api\/v1$/, '');
       ctx.dataDir = server.dataDir!;
       ctx.messageId = (await ctx.clients.member.post('/messages', stream('general', 'converge', 'the target'))).body.id;
@@ -756,10 +740,6 @@ export function convergenceSuite(mode: string, start: () => Promise<RunningServe
         }
         return channels.get(name)!;
       };
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
     });
 
     for (const action of ACTIONS) {

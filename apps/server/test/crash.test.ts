@@ -5,10 +5,10 @@
  * after the restart must be larger than every id given before (ARCHITECTURE.md,
  * invariant 1).
  */
-import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { describeWithNats } from '@teamchat/platform/testing';
-import { Client, startDistributed, startEmbeddedProcess, tempDataDir, type ServerProcess } from './harness';
+import { Client, startDistributed, startEmbeddedProcess, type ServerProcess } from './harness';
+import { scratchDataDirs } from './suite-kit';
 
 const USERS = ['member@example.com', 'member2@example.com', 'admin@example.com', 'owner@example.com'];
 /** Clients sending at once, each one message at a time. */
@@ -223,13 +223,11 @@ function statusesOf(ledger: Ledger): Record<string, number> {
 
 const unknownCount = (ledger: Ledger) => [...ledger.sends.values()].filter((s) => s.outcome === 'unknown').length;
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newDataDir = scratchDataDirs();
 
 describe('crash (embedded): kill -9 of the server while clients send', () => {
   it('keeps every acknowledged message, with its id, once, and gives larger ids after each restart', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const ledger = new Ledger();
     let server: ServerProcess = await startEmbeddedProcess(dataDir);
     try {

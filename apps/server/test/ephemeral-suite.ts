@@ -4,37 +4,28 @@
  * (POST /users/me/presence, GET /users/{id}/presence, GET /realm/presence), run against
  * every mode. Refused requests are checked to deliver nothing and change nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { eventsUntil as pollUntil, suiteServer } from './suite-kit';
 
 export function ephemeralSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`typing and presence (${mode})`, () => {
-    let server: RunningServer;
+    const suite = suiteServer(start, ['admin', 'member', 'member2', 'guest', 'bot']);
+    const ids: Record<string, number> = suite.ids;
     let admin: Client;
     let member: Client;
     let member2: Client;
     let guest: Client;
     let bot: Client;
-    const ids: Record<string, number> = {};
     let general: number;
     let engineering: number;
     let leadership: number;
 
     beforeAll(async () => {
-      server = await start();
-      [admin, member, member2, guest, bot] = await Promise.all(
-        ['admin', 'member', 'member2', 'guest', 'echo-bot'].map((n) => Client.login(server.api, `${n}@example.com`)),
-      );
-      for (const [name, client] of Object.entries({ admin, member, member2, guest, bot })) {
-        ids[name] = (await client.get('/users/me')).body.user_id;
-      }
+      ({ admin, member, member2, guest, bot } = suite.clients);
       general = await channelIdOf(member, 'general');
       engineering = await channelIdOf(member, 'engineering');
       leadership = await channelIdOf(admin, 'leadership');
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
     });
 
     /** A channel's id, from a message the client sends there. */
@@ -46,14 +37,7 @@ export function ephemeralSuite(mode: string, start: () => Promise<RunningServer>
     const register = async (client: Client, params: Record<string, unknown>) => (await client.post('/register', params)).body.queue_id as string;
 
     /** Events of a queue once `done` holds for them (delivery crosses the bus a moment after the reply). */
-    async function eventsUntil(client: Client, queue_id: string, done: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (done(events) || Date.now() > deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    }
+    const eventsUntil = (client: Client, queue_id: string, done: (events: any[]) => boolean) => pollUntil(client, queue_id, done, { pauseMs: 25 });
 
     const typingTo = (client: Client, to: unknown, op = 'start') => client.post('/typing', { type: 'direct', op, to });
     const who = (name: string) => ({ user_id: ids[name], email: `${name}@example.com` });

@@ -5,37 +5,18 @@
  * changes — with the `stream` events of those who gain or lose sight of a private channel —
  * and an authorization matrix whose actors hold permissions by group, not by role.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { eventsUntil, expectRefused, onceCaughtUp, patch, subscribe, suiteServer, unsubscribe, type Reply } from './suite-kit';
 
 type Who = 'owner' | 'admin' | 'member' | 'member2';
 
 export function groupPermissionsSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`custom groups in channel permissions (${mode})`, () => {
-    let server: RunningServer;
-    const clients = {} as Record<Who, Client>;
-    const ids = {} as Record<Who, number>;
+    const { clients, ids } = suiteServer(start, ['owner', 'admin', 'member', 'member2'] as Who[]);
     let serial = 0;
     const unique = (prefix: string) => `${prefix}-${++serial}`;
 
-    beforeAll(async () => {
-      server = await start();
-      for (const who of ['owner', 'admin', 'member', 'member2'] as Who[]) {
-        clients[who] = await Client.login(server.api, `${who}@example.com`);
-        ids[who] = (await clients[who].get('/users/me')).body.user_id;
-      }
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    type Reply = Awaited<ReturnType<Client['request']>>;
-    const subscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.post('/users/me/subscriptions', { subscriptions: names.map((name) => ({ name })), ...params });
-    const unsubscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.request('DELETE', '/users/me/subscriptions', { subscriptions: names, ...params });
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
     const send = (client: Client, to: number) => client.post('/messages', { type: 'stream', to, topic: 'news', content: 'hello' });
 
     /** A custom group the administrator creates (and so manages), with these members. */
@@ -52,27 +33,8 @@ export function groupPermissionsSuite(mode: string, start: () => Promise<Running
       expect((await subscribe(clients.admin, [name], params)).body.result).toBe('success');
       return { name, id: (await clients.admin.get('/get_stream_id', { stream: name })).body.stream_id as number };
     }
-    /** Another client's write reaches the other services a moment after it was acknowledged. */
-    async function onceCaughtUp(request: () => Promise<Reply>, stale: (reply: Reply) => boolean): Promise<Reply> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const reply = await request();
-        if (!stale(reply) || Date.now() > deadline) return reply;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-    async function eventsUntil(client: Client, queue_id: string, done: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (done(events) || Date.now() > deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
     const ok = (reply: Reply) => reply.body.result === 'success';
-    const refusedWith = (reply: Reply, msg: string) => {
-      expect({ status: reply.status, code: reply.body.code, msg: reply.body.msg }).toEqual({ status: 400, code: 'BAD_REQUEST', msg });
-    };
+    const refusedWith = (reply: Reply, msg: string) => expectRefused(reply, { msg });
 
     it('accepts a custom group in every channel group-setting, and refuses unknown and deactivated ones, creating nothing', async () => {
       const crew = await group([ids.member2]);

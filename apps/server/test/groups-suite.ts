@@ -4,44 +4,20 @@
  * `user_group` events and register's `realm_user_groups`, an authorization matrix over the
  * roles, and a bad-input test for every error, each checked to have changed nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import type { RunningServer } from './harness';
+import { DEV_USERS, eventsUntil as pollUntil, expectRefusedUnchanged, suiteServer, type Reply, type SeededUser as Who } from './suite-kit';
 
 /** System group ids (libs/contracts/src/groups.ts). */
 const GROUP = { internet: 1, everyone: 2, members: 3, fullmembers: 4, moderators: 5, administrators: 6, owners: 7, nobody: 8 } as const;
 
-type Who = 'owner' | 'admin' | 'moderator' | 'member' | 'member2' | 'guest' | 'bot';
-const EMAILS: Record<Who, string> = {
-  owner: 'owner@example.com',
-  admin: 'admin@example.com',
-  moderator: 'moderator@example.com',
-  member: 'member@example.com',
-  member2: 'member2@example.com',
-  guest: 'guest@example.com',
-  bot: 'echo-bot@example.com',
-};
 
 export function groupsSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`user groups (${mode})`, () => {
-    let server: RunningServer;
-    const clients = {} as Record<Who, Client>;
-    const ids = {} as Record<Who, number>;
+    const { clients, ids } = suiteServer(start, DEV_USERS);
     let serial = 0;
     const unique = (prefix: string) => `${prefix} ${++serial}`;
 
-    beforeAll(async () => {
-      server = await start();
-      for (const who of Object.keys(EMAILS) as Who[]) {
-        clients[who] = await Client.login(server.api, EMAILS[who]);
-        ids[who] = (await clients[who].get('/users/me')).body.user_id;
-      }
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    type Reply = Awaited<ReturnType<Client['request']>>;
     const create = (who: Who, params: Record<string, unknown>) =>
       clients[who].post('/user_groups/create', { description: 'a group', members: [], ...params });
     const patch = (who: Who, groupId: number, params: Record<string, unknown>) =>
@@ -59,22 +35,10 @@ export function groupsSuite(mode: string, start: () => Promise<RunningServer>) {
     }
 
     /** Refused with BAD_REQUEST and this message, and every group is as it was. */
-    async function refused(request: () => Promise<Reply>, msg: string | RegExp): Promise<void> {
-      const before = await listGroups({ include_deactivated_groups: true });
-      const res = await request();
-      expect({ status: res.status, code: res.body.code, result: res.body.result }).toEqual({ status: 400, code: 'BAD_REQUEST', result: 'error' });
-      expect(res.body.msg).toEqual(expect.stringMatching(typeof msg === 'string' ? new RegExp(`^${msg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : msg));
-      expect(await listGroups({ include_deactivated_groups: true })).toEqual(before);
-    }
+    const refused = (request: () => Promise<Reply>, msg: string | RegExp) =>
+      expectRefusedUnchanged(request, { msg }, () => listGroups({ include_deactivated_groups: true }));
 
-    async function eventsUntil(who: Who, queue_id: string, done: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await clients[who].get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (done(events) || Date.now() > deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
+    const eventsUntil = (who: Who, queue_id: string, done: (events: any[]) => boolean) => pollUntil(clients[who], queue_id, done);
 
     describe('system groups', () => {
       it('lists the eight role groups with role-derived members, in GET /user_groups and POST /register', async () => {

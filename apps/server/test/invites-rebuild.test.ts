@@ -4,24 +4,14 @@
  * is dropped and rebuilt from the event store (and the links keep working: their keys are
  * derived, never stored).
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Client, startEmbedded, tempDataDir } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import { Client, startEmbedded } from './harness';
+import { dropReadModels, invitationLink, onOrigin, scratchDataDirs } from './suite-kit';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newDataDir = scratchDataDirs();
 
-const linkIn = (dataDir: string, email: string) => {
-  const dir = join(dataDir, 'outbox');
-  const text = readdirSync(dir)
-    .filter((n) => n.endsWith('.json'))
-    .sort()
-    .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { to: string; text: string })
-    .filter((m) => m.to === email && m.text.includes('/join/'))
-    .at(-1)!.text;
-  return /https?:\/\/\S+(\/join\/\S+\/)/.exec(text)![1]!;
-};
+/** The path of the invitation link last mailed to `email`. */
+const linkIn = async (dataDir: string, email: string) => onOrigin(await invitationLink(dataDir, email), '');
 
 async function signUp(url: string) {
   const page = await fetch(url);
@@ -41,8 +31,7 @@ const statusOf = async (url: string) => {
 
 describe('rebuilding the invitation and domain read models from the event store', () => {
   it('answers exactly as before after every read model is dropped', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const first = await startEmbedded(dataDir);
     // Stopped however the first half ends, so that no server outlives its removed directory.
     let firstStopped = false;
@@ -58,7 +47,7 @@ describe('rebuilding the invitation and domain read models from the event store'
       await owner.request('PATCH', '/realm/domains/kept.example', { allow_subdomains: true }, { query: false });
       await owner.request('DELETE', '/realm/domains/gone.example');
       await admin.post('/invites', { invitee_emails: 'kim@example.org, lee@example.org', stream_ids: [] });
-      expect((await signUp(base(first.api) + linkIn(dataDir, 'kim@example.org'))).status).toBe(200);
+      expect((await signUp(base(first.api) + (await linkIn(dataDir, 'kim@example.org')))).status).toBe(200);
 
       const snapshot = async (api: string, clients: Client[]) => {
         const views: unknown[] = [];
@@ -66,7 +55,7 @@ describe('rebuilding the invitation and domain read models from the event store'
           const { queue_id: _q, last_event_id: _l, ...state } = (await client.post('/register', { fetch_event_types: ['realm_domains'] })).body;
           views.push(state, (await client.get('/realm/domains')).body, (await client.get('/invites')).body);
         }
-        views.push(await statusOf(base(api) + linkIn(dataDir, 'kim@example.org')), await statusOf(base(api) + linkIn(dataDir, 'lee@example.org')));
+        views.push(await statusOf(base(api) + (await linkIn(dataDir, 'kim@example.org'))), await statusOf(base(api) + (await linkIn(dataDir, 'lee@example.org'))));
         return views;
       };
       const before = await snapshot(first.api, [owner, admin, member]);
@@ -74,7 +63,7 @@ describe('rebuilding the invitation and domain read models from the event store'
       expect(before.slice(-2)).toEqual([410, 200]);
       await stopFirst();
 
-      for (const file of readdirSync(dataDir).filter((f) => f.includes('read-models'))) rmSync(join(dataDir, file));
+      dropReadModels(dataDir);
       const second = await startEmbedded(dataDir);
       try {
         const again = [owner, admin, member].map((client) => new Client(second.api, client.email, client.apiKey));

@@ -4,75 +4,41 @@
  * against every mode. Emails are read from the development fallback outbox under the data
  * directory (both modes share it). Every refused request is checked to have changed nothing.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, type RunningServer } from './harness';
-
-type Reply = Awaited<ReturnType<Client['request']>>;
+import { authorizationMatrix, del, eventsUntil, expectRefused, invitationLink, mailOf, onOrigin, suiteServer, type Reply } from './suite-kit';
 
 export function invitesSuite(mode: string, start: (env: Record<string, string>) => Promise<RunningServer>) {
   describe(`invitations and allowed domains (${mode})`, () => {
-    let server: RunningServer;
+    const suite = suiteServer(() => start({ TEAMCHAT_INVITES_DAILY_LIMIT: '20' }), ['owner', 'admin', 'member', 'guest']);
+    const { ids } = suite;
     let base: string;
     let owner: Client;
     let admin: Client;
     let member: Client;
     let guest: Client;
     let dataDir: string;
-    const ids: Record<string, number> = {};
     const channels: Record<string, number> = {};
 
     beforeAll(async () => {
-      server = await start({ TEAMCHAT_INVITES_DAILY_LIMIT: '20' });
-      dataDir = server.dataDir!;
-      base = server.api.replace(/\/api\/v1$/, '');
-      [owner, admin, member, guest] = await Promise.all(['owner', 'admin', 'member', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)));
-      for (const [name, client] of Object.entries({ owner, admin, member, guest })) ids[name] = (await client.get('/users/me')).body.user_id;
+      ({ owner, admin, member, guest } = suite.clients);
+      dataDir = suite.server.dataDir!;
+      base = suite.server.api.replace(/\/api\/v1$/, '');
       const registered = await owner.post('/register', { fetch_event_types: ['subscription'] });
       for (const s of registered.body.subscriptions) channels[s.name] = s.stream_id;
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
     });
 
-    const refusedWith = (reply: Reply, code = 'BAD_REQUEST', status = 400) => {
-      expect(reply.body).toMatchObject({ result: 'error', code });
-      expect(typeof reply.body.msg).toBe('string');
-      expect(reply.status).toBe(status);
-    };
-    const del = (client: Client, path: string) => client.request('DELETE', path);
+    const refusedWith = (reply: Reply, code?: string, status?: number) => expectRefused(reply, { code, status });
     const invites = async () => (await admin.get('/invites')).body.invites as any[];
-    const outbox = (): { to: string; subject: string; text: string }[] => {
-      const dir = join(dataDir, 'outbox');
-      let names: string[] = [];
-      try {
-        names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
-      } catch {
-        return [];
-      }
-      return names.map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')));
-    };
-    const linkFor = (email: string) => {
-      const mail = outbox().filter((m) => m.to === email && m.text.includes('/join/')).at(-1);
-      expect(mail).toBeDefined();
-      return /(https?:\/\/\S+\/join\/\S+\/)/.exec(mail!.text)![1]!.replace(/^https?:\/\/[^/]+/, base);
-    };
+    /** The mail of the development outbox (both modes share the data directory), oldest first. */
+    const outbox = () => mailOf(dataDir);
+    const linkFor = async (email: string) => onOrigin(await invitationLink(dataDir, email), base);
     /** A page's status, its body read (an unread body holds the connection open, and the server's stop waits for it). */
     const statusOf = async (url: string) => {
       const res = await fetch(url);
       await res.text();
       return res.status;
     };
-    async function eventsOf(client: Client, queue_id: string, until: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (until(events) || Date.now() > deadline) return events.filter((e) => e.type !== 'heartbeat');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
     /** Opens the page and submits its form as a browser would (cookie and hidden token). */
     async function signUp(link: string, fields: Record<string, string>, options: { csrf?: 'omit' | 'wrong' } = {}) {
       const page = await fetch(link);
@@ -94,7 +60,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         expect((await guest.post('/register', { fetch_event_types: ['realm_domains'] })).body.realm_domains).toEqual([{ domain: 'acme.example', allow_subdomains: true }]);
         await owner.post('/realm/domains', { domain: 'other.example', allow_subdomains: false });
         expect((await del(owner, '/realm/domains/other.example')).body.result).toBe('success');
-        const events = await eventsOf(member, queue.queue_id, (e) => e.length >= 4);
+        const events = await eventsUntil(member, queue.queue_id, (e) => e.length >= 4);
         expect(events.map((e) => [e.op, e.realm_domain ?? e.domain])).toEqual([
           ['add', { domain: 'acme.example', allow_subdomains: false }],
           ['change', { domain: 'acme.example', allow_subdomains: true }],
@@ -116,7 +82,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
           for (const { domain } of kept) expect((await del(owner, `/realm/domains/${domain}`)).body.result).toBe('success');
           expect((await owner.get('/realm/domains')).body.domains).toEqual([]);
           expect(await restricted()).toBe(false);
-          const events = await eventsOf(member, queue.queue_id, (e) => e.some((x) => x.type === 'realm'));
+          const events = await eventsUntil(member, queue.queue_id, (e) => e.some((x) => x.type === 'realm'));
           expect(events.filter((e) => e.type === 'realm')).toEqual([expect.objectContaining({ op: 'update', property: 'emails_restricted_to_domains', value: false })]);
         } finally {
           await owner.request('PATCH', '/realm', { emails_restricted_to_domains: false }, { query: false });
@@ -150,9 +116,9 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         expect(listed).toHaveLength(2);
         expect(listed[0]).toMatchObject({ invited_by_user_id: ids.admin, invited_as: 400, is_multiuse: false, notify_referrer_on_join: true, stream_ids: [channels.engineering] });
         expect(listed[0].expiry_date - listed[0].invited).toBe(3600);
-        expect(outbox().map((m) => m.to)).toEqual(expect.arrayContaining(['ann@example.org', 'bob@example.org']));
-        expect(linkFor('ann@example.org')).toMatch(/\/join\/\d+-[A-Za-z0-9_-]{32}\/$/);
-        expect((await eventsOf(owner, queue.queue_id, (e) => e.length >= 2)).map((e) => e.type)).toEqual(['invites_changed', 'invites_changed']);
+        expect((await outbox()).map((m) => m.to)).toEqual(expect.arrayContaining(['ann@example.org', 'bob@example.org']));
+        expect(await linkFor('ann@example.org')).toMatch(/\/join\/\d+-[A-Za-z0-9_-]{32}\/$/);
+        expect((await eventsUntil(owner, queue.queue_id, (e) => e.length >= 2)).map((e) => e.type)).toEqual(['invites_changed', 'invites_changed']);
         // Members see only their own invitations.
         expect((await member.get('/invites')).body.invites).toEqual([]);
       });
@@ -166,7 +132,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
 
       it('refuses bad input and roles it may not give, storing and mailing nothing', async () => {
         const before = await invites();
-        const mails = outbox().length;
+        const mails = (await outbox()).length;
         const valid = { invitee_emails: 'dave@example.org', stream_ids: [] };
         refusedWith(await member.post('/invites', valid));
         refusedWith(await guest.post('/invites', valid));
@@ -185,7 +151,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         refusedWith(await admin.post('/invites', { ...valid, welcome_message_custom_text: '😀'.repeat(8001) }));
         refusedWith(await admin.post('/invites', { ...valid, invitee_emails: Array.from({ length: 21 }, (_, i) => `bulk${i}@example.org`).join(',') }), 'INVITATION_FAILED');
         expect(await invites()).toEqual(before);
-        expect(outbox()).toHaveLength(mails);
+        expect(await outbox()).toHaveLength(mails);
       });
 
       it('the organization may restrict addresses to its allowed domains (subdomains only where allowed)', async () => {
@@ -205,10 +171,10 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         const id = (await invites()).find((i) => i.email === 'frank@example.org').id;
         refusedWith(await member.request('DELETE', `/invites/${id}`));
         refusedWith(await member.post(`/invites/${id}/resend`));
-        const mails = outbox().length;
+        const mails = (await outbox()).length;
         expect((await admin.post(`/invites/${id}/resend`)).body.result).toBe('success');
-        expect(outbox()).toHaveLength(mails + 1);
-        const link = linkFor('frank@example.org');
+        expect(await outbox()).toHaveLength(mails + 1);
+        const link = await linkFor('frank@example.org');
         expect((await del(owner, `/invites/${id}`)).body.result).toBe('success');
         refusedWith(await del(owner, `/invites/${id}`));
         refusedWith(await del(owner, '/invites/987654'));
@@ -227,8 +193,8 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
       const unique = (who: Who) => `${who}-${++serial}`;
       beforeAll(async () => {
         Object.assign(clients, { owner, admin, member, guest });
-        clients.moderator = await Client.login(server.api, 'moderator@example.com');
-        clients.bot = await Client.login(server.api, 'echo-bot@example.com');
+        clients.moderator = await Client.login(suite.server.api, 'moderator@example.com');
+        clients.bot = await Client.login(suite.server.api, 'echo-bot@example.com');
       });
       const matrix: [string, (who: Who) => Promise<Reply>, Who[]][] = [
         ['add an allowed domain', (who) => clients[who].post('/realm/domains', { domain: `${unique(who)}.example`, allow_subdomains: false }), ['owner']],
@@ -240,14 +206,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         ['create a reusable link', (who) => clients[who].post('/invites/multiuse', { stream_ids: [] }), ['owner', 'admin']],
         ['list invitations', (who) => clients[who].get('/invites'), ROLES],
       ];
-      it.each(matrix.flatMap(([operation, request, allowed]) => ROLES.map((who) => [operation, who, allowed.includes(who), request] as const)))(
-        '%s: %s → allowed %s',
-        async (_, who, allowed, request) => {
-          const res = await request(who);
-          expect(res.body.result).toBe(allowed ? 'success' : 'error');
-          if (!allowed) expect(res.body.code).toBe('BAD_REQUEST');
-        },
-      );
+      authorizationMatrix(matrix, ROLES);
     });
 
     describe('accepting', () => {
@@ -263,28 +222,28 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
           welcome_message_custom_text: 'Welcome to **the team**!',
         });
         const queue = (await admin.post('/register', { event_types: ['message', 'invites_changed', 'realm_user'] })).body;
-        const link = linkFor('gina@example.org');
+        const link = await linkFor('gina@example.org');
         const refused = await signUp(link, { full_name: 'Gina', password: 'correct horse battery' }, { csrf: 'wrong' });
         expect(refused.status).toBe(403);
         expect(refused.page.html).toContain('gina@example.org');
         const done = await signUp(link, { full_name: 'Gina Newcomer', password: 'correct horse battery' });
         expect(done.status).toBe(200);
         expect(done.html).toContain('gina@example.org');
-        const key = await fetch(`${server.api}/fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: 'gina@example.org', password: 'correct horse battery' }) });
+        const key = await fetch(`${suite.server.api}/fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: 'gina@example.org', password: 'correct horse battery' }) });
         const { api_key, user_id } = (await key.json()) as { api_key: string; user_id: number };
-        const gina = new Client(server.api, 'gina@example.org', api_key);
+        const gina = new Client(suite.server.api, 'gina@example.org', api_key);
         expect((await gina.get('/users/me')).body).toMatchObject({ role: 300, full_name: 'Gina Newcomer' });
         const subscribed = (await gina.get('/users/me/subscriptions')).body.subscriptions.map((s: any) => s.name).sort();
         expect(subscribed).toEqual(['engineering', 'general']);
         expect((await admin.get(`/user_groups/${groupId}/members`)).body.members).toContain(user_id);
         const dms = (await gina.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'is', operand: 'dm' }] })).body.messages;
         expect(dms.map((m: any) => [m.sender_email, m.content])).toEqual([['welcome-bot@zulip.com', expect.stringContaining('the team')]]);
-        const events = await eventsOf(admin, queue.queue_id, (e) => e.some((x) => x.type === 'message'));
+        const events = await eventsUntil(admin, queue.queue_id, (e) => e.some((x) => x.type === 'message'));
         expect(events.find((e) => e.type === 'message')?.message).toMatchObject({ sender_email: 'notification-bot@zulip.com', type: 'private' });
         expect(events.some((e) => e.type === 'realm_user' && e.op === 'add' && e.person.user_id === user_id)).toBe(true);
         expect(events.some((e) => e.type === 'invites_changed')).toBe(true);
         // The newcomer is mailed a welcome (after the invitation itself; links are read from invitations only), the password never in it.
-        const mails = outbox().filter((m) => m.to === 'gina@example.org');
+        const mails = (await outbox()).filter((m) => m.to === 'gina@example.org');
         expect(mails.map((m) => m.subject)).toEqual([expect.stringContaining('invited you'), expect.stringContaining('Welcome to')]);
         expect(mails[1]!.text).toContain('gina@example.org');
         expect(mails[1]!.text).not.toContain('correct horse battery');
@@ -296,9 +255,9 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
 
       it('refuses bad form input and unknown links, creating nothing', async () => {
         await admin.post('/invites', { invitee_emails: 'hal@example.org', stream_ids: [], notify_referrer_on_join: false });
-        const link = linkFor('hal@example.org');
+        const link = await linkFor('hal@example.org');
         const users = (await admin.get('/users')).body.members.length;
-        const mailed = outbox().length;
+        const mailed = (await outbox()).length;
         expect((await signUp(link, { full_name: 'Hal', password: 'long enough' }, { csrf: 'omit' })).status).toBe(403);
         const short = await signUp(link, { full_name: 'Hal', password: 'abc' });
         expect(short.status).toBe(400);
@@ -310,7 +269,7 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         expect((await statusOf(`${base}/join/garbage/`))).toBe(404);
         expect((await admin.get('/users')).body.members.length).toBe(users);
         // Refused sign-ups mail nothing.
-        expect(outbox().length).toBe(mailed);
+        expect((await outbox()).length).toBe(mailed);
         expect((await signUp(link, { full_name: 'Hal', password: 'long enough' })).status).toBe(200);
       });
 

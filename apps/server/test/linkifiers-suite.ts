@@ -3,41 +3,16 @@
  * its changes, register's realm_linkifiers and legacy realm_filters, their events, links
  * in rendered messages and topic_links, and every refusal leaving the list as it was.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
-
-type Reply = Awaited<ReturnType<Client['request']>>;
+import { describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { del, eventsUntil, expectRefused, patch, suiteServer, type Reply } from './suite-kit';
 
 export function linkifiersSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`linkifiers (${mode})`, () => {
-    let server: RunningServer;
-    const clients: Record<string, Client> = {};
+    const clients: Record<string, Client> = suiteServer(start, ['owner', 'admin', 'moderator', 'member', 'guest', 'echo-bot']).clients;
 
-    beforeAll(async () => {
-      server = await start();
-      for (const name of ['owner', 'admin', 'moderator', 'member', 'guest', 'echo-bot']) clients[name] = await Client.login(server.api, `${name}@example.com`);
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    const refusedWith = (reply: Reply, msg?: RegExp) => {
-      expect(reply.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
-      if (msg) expect(reply.body.msg).toMatch(msg);
-      expect(reply.status).toBe(400);
-    };
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
-    const del = (client: Client, path: string) => client.request('DELETE', path);
+    const refusedWith = (reply: Reply, msg?: RegExp) => expectRefused(reply, { msg });
     const listOf = async (client: Client) => (await client.get('/realm/linkifiers')).body.linkifiers as any[];
-    async function eventsOf(client: Client, queue_id: string, until: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (until(events) || Date.now() > deadline) return events.filter((e) => e.type !== 'heartbeat');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
 
     it('administrators add, edit, reorder and remove linkifiers; register and events carry the ordered list in both forms', async () => {
       const { admin, owner, member, guest } = clients as Record<string, Client>;
@@ -62,7 +37,7 @@ export function linkifiersSuite(mode: string, start: () => Promise<RunningServer
       expect((await del(owner!, `/realm/filters/${b}`)).body.result).toBe('success');
       expect(await listOf(owner!)).toEqual([{ id: a, ...issues }]);
       for (const [i, client] of [member!, guest!].entries()) {
-        const events = await eventsOf(client, queues[i]!, (e) => e.filter((x) => x.type === 'realm_linkifiers').length >= 5);
+        const events = await eventsUntil(client, queues[i]!, (e) => e.filter((x) => x.type === 'realm_linkifiers').length >= 5);
         const modern = events.filter((e) => e.type === 'realm_linkifiers').map((e) => e.realm_linkifiers);
         expect(modern).toEqual([[{ id: a, ...issues }], [{ id: a, ...issues }, { id: b, ...tickets }], [{ id: a, ...issues }, { id: b, ...edited }], ordered, [{ id: a, ...issues }]]);
         const legacy = events.filter((e) => e.type === 'realm_filters').map((e) => e.realm_filters);
@@ -84,7 +59,7 @@ export function linkifiersSuite(mode: string, start: () => Promise<RunningServer
       expect(message.content).not.toContain('issues/9');
       expect(message.content).not.toContain('issues/7');
       expect(message.topic_links).toEqual([{ text: '#45', url: 'https://tracker.example/issues/45' }]);
-      const events = await eventsOf(admin!, queue, (e) => e.some((x) => x.type === 'message'));
+      const events = await eventsUntil(admin!, queue, (e) => e.some((x) => x.type === 'message'));
       expect(events.find((e) => e.type === 'message').message.topic_links).toEqual(message.topic_links);
 
       // Moving to another topic lists the new topic's links.
@@ -92,7 +67,7 @@ export function linkifiersSuite(mode: string, start: () => Promise<RunningServer
       expect(moved.body.result).toBe('success');
       const after = (await admin!.get('/messages', { message_ids: JSON.stringify([sent.body.id]) })).body.messages[0];
       expect(after.topic_links).toEqual([{ text: '#46', url: 'https://tracker.example/issues/46' }]);
-      const update = (await eventsOf(admin!, queue, (e) => e.some((x) => x.type === 'update_message'))).find((e) => e.type === 'update_message');
+      const update = (await eventsUntil(admin!, queue, (e) => e.some((x) => x.type === 'update_message'))).find((e) => e.type === 'update_message');
       expect(update.topic_links).toEqual(after.topic_links);
 
       await del(admin!, `/realm/filters/${id}`);

@@ -6,12 +6,11 @@
  * reply arrives, by a SIGKILL of the whole embedded server; the restarted server must
  * show it.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Client, startEmbeddedProcess, tempDataDir, type ServerProcess } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import { Client, startEmbeddedProcess, type ServerProcess } from './harness';
+import { scratchDataDirs } from './suite-kit';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newDataDir = scratchDataDirs();
 
 /** One acknowledged write and what the restarted server must show of it. */
 interface Step {
@@ -58,8 +57,7 @@ const STEPS: Step[] = [
 
 describe('a lone acknowledged write survives kill -9 right after its reply (embedded)', () => {
   it('shows each write after the restart: channel send, direct send, edit, star', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     let server: ServerProcess = await startEmbeddedProcess(dataDir);
     try {
       let sender = await Client.login(server.api, 'member@example.com');

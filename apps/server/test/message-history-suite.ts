@@ -4,35 +4,15 @@
  * /messages/matches_narrow, each only about messages the requester may see, and their
  * refusals.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
-
-type Reply = Awaited<ReturnType<Client['request']>>;
+import { describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { expectRefused, patch, suiteServer, type Reply } from './suite-kit';
 
 export function messageHistorySuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`message history, read receipts and narrow matches (${mode})`, () => {
-    let server: RunningServer;
-    const c: Record<string, Client> = {};
-    const ids: Record<string, number> = {};
+    const { clients: c, ids }: { clients: Record<string, Client>; ids: Record<string, number> } = suiteServer(start, ['owner', 'admin', 'member', 'member2', 'guest']);
 
-    beforeAll(async () => {
-      server = await start();
-      for (const name of ['owner', 'admin', 'member', 'member2', 'guest']) {
-        c[name] = await Client.login(server.api, `${name}@example.com`);
-        ids[name] = (await c[name]!.get('/users/me')).body.user_id;
-      }
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    const refusedWith = (reply: Reply, msg?: RegExp) => {
-      expect(reply.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
-      if (msg) expect(reply.body.msg).toMatch(msg);
-      expect(reply.status).toBe(400);
-    };
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
+    const refusedWith = (reply: Reply, msg?: RegExp) => expectRefused(reply, { msg });
     const send = async (client: Client, params: Record<string, unknown>) => {
       const reply = await client.post('/messages', params);
       expect(reply.body.result).toBe('success');

@@ -3,31 +3,20 @@
  * topic visibility, rendering and mentions — run against every mode. Each refused request
  * is checked to have changed nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 export function messagingSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`message changes (${mode})`, () => {
-    let server: RunningServer;
+    const { clients, ids } = suiteServer(start, ['member', 'member2', 'owner', 'admin', 'guest']);
     let member: Client;
     let member2: Client;
     let owner: Client;
     let admin: Client;
     let guest: Client;
-    const ids: Record<string, number> = {};
-
-    beforeAll(async () => {
-      server = await start();
-      [member, member2, owner, admin, guest] = await Promise.all(
-        ['member', 'member2', 'owner', 'admin', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)),
-      );
-      for (const [name, client] of Object.entries({ member, member2, owner, admin, guest })) {
-        ids[name] = (await client.get('/users/me')).body.user_id;
-      }
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
+    beforeAll(() => {
+      ({ member, member2, owner, admin, guest } = clients);
     });
 
     const send = async (client: Client, params: Record<string, unknown>) => {

@@ -5,19 +5,19 @@
  * history, channels:public, private channels and direct messages never leaking. Every
  * refused request is checked to have changed nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 type Term = { operator: string; operand: unknown; negated?: boolean } | [string, unknown];
 
 export function narrowsSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`narrows (${mode})`, () => {
-    let server: RunningServer;
+    const { clients, ids } = suiteServer(start, ['member', 'member2', 'owner', 'guest']);
     let member: Client;
     let member2: Client;
     let owner: Client;
     let guest: Client;
-    const ids: Record<string, number> = {};
     const channelIds: Record<string, number> = {};
     /** Message ids by name, sent in beforeAll. */
     const m: Record<string, number> = {};
@@ -44,13 +44,7 @@ export function narrowsSuite(mode: string, start: () => Promise<RunningServer>) 
     };
 
     beforeAll(async () => {
-      server = await start();
-      [member, member2, owner, guest] = await Promise.all(
-        ['member', 'member2', 'owner', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)),
-      );
-      for (const [name, client] of Object.entries({ member, member2, owner, guest })) {
-        ids[name] = (await client.get('/users/me')).body.user_id;
-      }
+      ({ member, member2, owner, guest } = clients);
 
       m.lunch = await toChannel(owner, 'general', 'Lunch', `${w} pizza today?`);
       m.lunchReply = await toChannel(member, 'general', 'lunch', `${w} yes, **Pizza** please`);
@@ -79,10 +73,6 @@ export function narrowsSuite(mode: string, start: () => Promise<RunningServer>) 
       await member.post('/user_topics', { stream_id: channelIds.general, topic: 'watching', visibility_policy: 3 });
       await member.post('/user_topics', { stream_id: channelIds.general, topic: 'noise', visibility_policy: 1 });
     }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
 
     const ch = (name: string | number, topic?: string): Term[] => [
       { operator: 'channel', operand: name },

@@ -3,41 +3,18 @@
  * user's own views, register's navigation_views, navigation_view events to that user's
  * clients only, and the refusals.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
-
-type Reply = Awaited<ReturnType<Client['request']>>;
+import { describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { eventsUntil, expectRefused, suiteServer, type Reply } from './suite-kit';
 
 export function navigationViewsSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`navigation views (${mode})`, () => {
-    let server: RunningServer;
-    const c: Record<string, Client> = {};
+    const c: Record<string, Client> = suiteServer(start, ['owner', 'member', 'member2', 'guest', 'echo-bot']).clients;
 
-    beforeAll(async () => {
-      server = await start();
-      for (const name of ['owner', 'member', 'member2', 'guest', 'echo-bot']) c[name] = await Client.login(server.api, `${name}@example.com`);
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    const refusedWith = (reply: Reply, msg?: RegExp) => {
-      expect(reply.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
-      if (msg) expect(reply.body.msg).toMatch(msg);
-      expect(reply.status).toBe(400);
-    };
+    const refusedWith = (reply: Reply, msg?: RegExp) => expectRefused(reply, { msg });
     const path = (fragment: string) => `/navigation_views/${encodeURIComponent(fragment)}`;
     const patch = (client: Client, fragment: string, params: Record<string, unknown>) => client.request('PATCH', path(fragment), params, { query: false });
     const listOf = async (client: Client) => (await client.get('/navigation_views')).body.navigation_views;
-    async function eventsOf(client: Client, queue_id: string, until: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (until(events) || Date.now() > deadline) return events.filter((e) => e.type !== 'heartbeat');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
 
     it('every role keeps its own views: add, rename, pin and remove, with navigation_view events to its own clients only', async () => {
       for (const name of ['owner', 'member', 'guest', 'echo-bot']) {
@@ -53,14 +30,14 @@ export function navigationViewsSuite(mode: string, start: () => Promise<RunningS
         const expected = [{ fragment, is_pinned: true, name: 'Our plans' }];
         expect(await listOf(me)).toEqual(expected);
         expect((await me.post('/register', { fetch_event_types: ['navigation_view'] })).body.navigation_views).toEqual(expected);
-        const events = await eventsOf(me, mine, (e) => e.length >= 4);
+        const events = await eventsUntil(me, mine, (e) => e.length >= 4);
         expect(events.map(({ id: _id, ...e }) => e)).toEqual([
           { type: 'navigation_view', op: 'add', navigation_view: { fragment: 'inbox', is_pinned: true, name: null } },
           { type: 'navigation_view', op: 'add', navigation_view: { fragment, is_pinned: false, name: 'Plans' } },
           { type: 'navigation_view', op: 'update', fragment, data: { is_pinned: true, name: 'Our plans' } },
           { type: 'navigation_view', op: 'remove', fragment: 'inbox' },
         ]);
-        expect(await eventsOf(other, theirs, () => true)).toEqual([]);
+        expect(await eventsUntil(other, theirs, () => true)).toEqual([]);
         await me.request('DELETE', path(fragment));
       }
     });

@@ -3,18 +3,15 @@
  * every read model dropped and rebuilt from the event store, register's sections and the
  * queries answer as before, and channels still decide with the changed settings.
  */
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Client, startEmbedded, tempDataDir } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import { Client, startEmbedded } from './harness';
+import { dropReadModels, scratchDataDirs } from './suite-kit';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newDataDir = scratchDataDirs();
 
 describe('rebuilding organization settings, statuses and profile fields', () => {
   it('answers exactly as before after every read model is dropped', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const first = await startEmbedded(dataDir);
     const [owner, member] = await Promise.all(['owner', 'member'].map((n) => Client.login(first.api, `${n}@example.com`)));
     const ok = async (reply: Promise<{ body: Record<string, any> }>) => {
@@ -39,7 +36,7 @@ describe('rebuilding organization settings, statuses and profile fields', () => 
     expect(before.status.status).toMatchObject({ status_text: 'rebuilding' });
     await first.stop();
 
-    for (const file of readdirSync(dataDir).filter((f) => f.includes('read-models'))) rmSync(join(dataDir, file));
+    dropReadModels(dataDir);
     const second = await startEmbedded(dataDir);
     try {
       const again = new Client(second.api, member.email, member.apiKey);

@@ -4,45 +4,21 @@
  * messaging and user groups reading the settings, an authorization matrix over the roles
  * and a bad-input test for every error, each checked to have changed nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { PNG, uploadFiles } from './uploads-suite';
-import { Client, type RunningServer } from './harness';
+import type { RunningServer } from './harness';
+import { authorizationMatrix, DEV_USERS, eventsUntil as pollUntil, expectRefusedUnchanged, suiteServer, type Reply, type SeededUser as Who } from './suite-kit';
 
 const GROUP = { everyone: 2, members: 3, moderators: 5, administrators: 6, owners: 7, nobody: 8 } as const;
 
-type Who = 'owner' | 'admin' | 'moderator' | 'member' | 'member2' | 'guest' | 'bot';
-const EMAILS: Record<Who, string> = {
-  owner: 'owner@example.com',
-  admin: 'admin@example.com',
-  moderator: 'moderator@example.com',
-  member: 'member@example.com',
-  member2: 'member2@example.com',
-  guest: 'guest@example.com',
-  bot: 'echo-bot@example.com',
-};
 const ROLES: Who[] = ['owner', 'admin', 'moderator', 'member', 'guest', 'bot'];
 
 export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`organization settings, user status and profile fields (${mode})`, () => {
-    let server: RunningServer;
-    const clients = {} as Record<Who, Client>;
-    const ids = {} as Record<Who, number>;
+    const { clients, ids } = suiteServer(start, DEV_USERS);
     let serial = 0;
     const unique = (prefix: string) => `${prefix} ${++serial}`;
 
-    beforeAll(async () => {
-      server = await start();
-      for (const who of Object.keys(EMAILS) as Who[]) {
-        clients[who] = await Client.login(server.api, EMAILS[who]);
-        ids[who] = (await clients[who].get('/users/me')).body.user_id;
-      }
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    type Reply = Awaited<ReturnType<Client['request']>>;
     const patchRealm = (who: Who, params: Record<string, unknown>) => clients[who].request('PATCH', '/realm', params, { query: false });
     /**
      * The state is read by the bot after a write of its own (its status, which no test
@@ -63,14 +39,7 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
     const profileDataOf = async (who: Who) => ((await observedRegister(['realm_user'])).realm_users as any[]).find((u) => u.user_id === ids[who]).profile_data;
 
     /** Refused with BAD_REQUEST and this message, and `state()` reads as before. */
-    async function refused(request: () => Promise<Reply>, msg: string | RegExp, state: () => Promise<unknown>): Promise<void> {
-      const before = await state();
-      const res = await request();
-      expect({ status: res.status, code: res.body.code, result: res.body.result }).toEqual({ status: 400, code: 'BAD_REQUEST', result: 'error' });
-      if (typeof msg === 'string') expect(res.body.msg).toBe(msg);
-      else expect(res.body.msg).toMatch(msg);
-      expect(await state()).toEqual(before);
-    }
+    const refused = (request: () => Promise<Reply>, msg: string | RegExp, state: () => Promise<unknown>) => expectRefusedUnchanged(request, { msg }, state);
 
     async function ok(request: Promise<Reply>): Promise<Reply> {
       const res = await request;
@@ -82,14 +51,7 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
       return (await clients[who].post('/register', { event_types: JSON.stringify(types) })).body.queue_id;
     }
 
-    async function eventsUntil(who: Who, queue_id: string, done: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await clients[who].get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (done(events) || Date.now() > deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
+    const eventsUntil = (who: Who, queue_id: string, done: (events: any[]) => boolean) => pollUntil(clients[who], queue_id, done);
 
     describe('PATCH /realm', () => {
       it("starts with the development organization's defaults", async () => {
@@ -410,14 +372,7 @@ export function orgSuite(mode: string, start: () => Promise<RunningServer>) {
       function createFieldAs(who: Who) {
         return clients[who].post('/realm/profile_fields', { name: unique(`By ${who}`), field_type: 1 });
       }
-      it.each(matrix.flatMap(([operation, request, allowed]) => ROLES.map((who) => [operation, who, allowed.includes(who), request] as const)))(
-        '%s: %s → allowed %s',
-        async (_, who, allowed, request) => {
-          const res = await request(who);
-          expect(res.body.result).toBe(allowed ? 'success' : 'error');
-          if (!allowed) expect(res.body.code).toBe('BAD_REQUEST');
-        },
-      );
+      authorizationMatrix(matrix, ROLES);
     });
   });
 }

@@ -4,28 +4,15 @@
  * a large channel lists its bots and recently active subscribers as `partial_subscribers`,
  * a small one its whole `subscribers`.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 export const PARTIAL_SUBSCRIBERS_ENV = { TEAMCHAT_PARTIAL_SUBSCRIBERS_MIN: '4' };
 
 export function partialSubscribersSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`partial subscriber lists (${mode})`, () => {
-    let server: RunningServer;
-    const clients = {} as Record<string, Client>;
-    const ids = {} as Record<string, number>;
-
-    beforeAll(async () => {
-      server = await start();
-      for (const who of ['owner', 'admin', 'member', 'member2', 'echo-bot']) {
-        clients[who] = await Client.login(server.api, `${who}@example.com`);
-        ids[who] = (await clients[who].get('/users/me')).body.user_id;
-      }
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
+    const { clients, ids }: { clients: Record<string, Client>; ids: Record<string, number> } = suiteServer(start, ['owner', 'admin', 'member', 'member2', 'echo-bot']);
 
     it('lists bots and recently active subscribers of large channels, and every subscriber of small ones', async () => {
       const everyone = [ids.owner!, ids.admin!, ids.member!, ids.member2!, ids['echo-bot']!];

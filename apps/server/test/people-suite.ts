@@ -6,21 +6,12 @@
  * authorization matrix over the roles, and a bad-input test for every error, each checked
  * to have changed nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Client, setEmailChangePermission, type RunningServer } from './harness';
+import { DEV_EMAILS as EMAILS, DEV_USERS, eventsUntil as pollUntil, expectRefusedUnchanged, suiteServer, type Reply, type SeededUser as Who } from './suite-kit';
 
 const GROUP = { everyone: 2, fullmembers: 4, moderators: 5, administrators: 6, owners: 7 } as const;
 
-type Who = 'owner' | 'admin' | 'moderator' | 'member' | 'member2' | 'guest' | 'bot';
-const EMAILS: Record<Who, string> = {
-  owner: 'owner@example.com',
-  admin: 'admin@example.com',
-  moderator: 'moderator@example.com',
-  member: 'member@example.com',
-  member2: 'member2@example.com',
-  guest: 'guest@example.com',
-  bot: 'echo-bot@example.com',
-};
 const ROLES: Record<Who, number> = { owner: 100, admin: 200, moderator: 300, member: 400, member2: 400, guest: 600, bot: 400 };
 
 /** Every field of the spec's User profile table (is_deleted only when true). */
@@ -31,26 +22,12 @@ const PROFILE_FIELDS = [
 
 export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`people (${mode})`, () => {
-    let server: RunningServer;
-    const clients = {} as Record<Who, Client>;
-    const ids = {} as Record<Who, number>;
+    const suite = suiteServer(start, DEV_USERS);
+    const { clients, ids } = suite;
     let serial = 0;
     const unique = (prefix: string) => `${prefix}${++serial}x${Date.now() % 100000}`;
 
-    beforeAll(async () => {
-      server = await start();
-      for (const who of Object.keys(EMAILS) as Who[]) {
-        clients[who] = await Client.login(server.api, EMAILS[who]);
-        ids[who] = (await clients[who].get('/users/me')).body.user_id;
-      }
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    type Reply = Awaited<ReturnType<Client['request']>>;
-    const anonymous = () => new Client(server.api);
+    const anonymous = () => new Client(suite.server.api);
     const users = async () => (await clients.admin.get('/users', { client_gravatar: false })).body.members as any[];
     const bots = async (who: Who = 'admin') => (await clients[who].post('/register', { fetch_event_types: JSON.stringify(['realm_bot']) })).body.realm_bots as any[];
     const patchUser = (who: Who, target: number | string, params: Record<string, unknown>) =>
@@ -64,24 +41,19 @@ export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
       const res = await clients.admin.post('/users', { email, full_name: 'New Person', password: 'correct horse battery', ...params });
       expect(res.body).toMatchObject({ result: 'success' });
       const login = await anonymous().post('/fetch_api_key', { username: email, password: 'correct horse battery' });
-      return { user_id: res.body.user_id, email, client: new Client(server.api, email, login.body.api_key) };
+      return { user_id: res.body.user_id, email, client: new Client(suite.server.api, email, login.body.api_key) };
     }
 
     async function newBot(owner: Who = 'member', params: Record<string, unknown> = {}) {
       const res = await clients[owner].post('/bots', { full_name: 'Helper Bot', short_name: unique('helper'), ...params });
       expect(res.body).toMatchObject({ result: 'success' });
       const email = (await clients.admin.get(`/users/${res.body.user_id}`)).body.user.email as string;
-      return { user_id: res.body.user_id as number, api_key: res.body.api_key as string, email, client: new Client(server.api, email, res.body.api_key) };
+      return { user_id: res.body.user_id as number, api_key: res.body.api_key as string, email, client: new Client(suite.server.api, email, res.body.api_key) };
     }
 
     /** Refused with this code and message, and users and bots are as they were. */
-    async function refused(request: () => Promise<Reply>, msg: string | RegExp, code = 'BAD_REQUEST', status = 400): Promise<void> {
-      const before = [await users(), await bots()];
-      const res = await request();
-      expect({ status: res.status, code: res.body.code, result: res.body.result }).toEqual({ status, code, result: 'error' });
-      expect(res.body.msg).toEqual(typeof msg === 'string' ? msg : expect.stringMatching(msg));
-      expect([await users(), await bots()]).toEqual(before);
-    }
+    const refused = (request: () => Promise<Reply>, msg: string | RegExp, code?: string, status?: number) =>
+      expectRefusedUnchanged(request, { msg, code, status }, async () => [await users(), await bots()]);
 
     async function queue(who: Who | Client, event_types: string[], extra: Record<string, unknown> = {}): Promise<string> {
       const client = typeof who === 'string' ? clients[who] : who;
@@ -90,17 +62,8 @@ export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
       return res.body.queue_id;
     }
 
-    async function eventsUntil(who: Who | Client, queue_id: string, done: (events: any[]) => boolean): Promise<any[]> {
-      const client = typeof who === 'string' ? clients[who] : who;
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = ((await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[]).filter(
-          (e) => e.type !== 'heartbeat',
-        );
-        if (done(events) || Date.now() > deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
+    const eventsUntil = (who: Who | Client, queue_id: string, done: (events: any[]) => boolean) =>
+      pollUntil(typeof who === 'string' ? clients[who] : who, queue_id, done);
 
     describe('reading users', () => {
       it('lists every user with every field of the User profile, deactivated users and bots included', async () => {
@@ -163,7 +126,7 @@ export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
         const userId = res.body.user_id;
         const login = await anonymous().post('/fetch_api_key', { username: email.toUpperCase(), password: 's3cret pass' });
         expect(login.body).toMatchObject({ result: 'success', email, user_id: userId, api_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/) });
-        const carol = new Client(server.api, email, login.body.api_key);
+        const carol = new Client(suite.server.api, email, login.body.api_key);
         expect((await carol.get('/users/me')).body).toMatchObject({ user_id: userId, full_name: 'Carol Created', role: 400 });
         const events = await eventsUntil('member2', q, (e) => e.length >= 2);
         expect(events).toEqual([
@@ -354,7 +317,7 @@ export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
         });
         const botId = res.body.user_id;
         const host = (await clients.member.post('/register', { fetch_event_types: JSON.stringify(['realm']) })).body.realm_bot_domain;
-        const bot = new Client(server.api, `${short}-bot@${host}`, res.body.api_key);
+        const bot = new Client(suite.server.api, `${short}-bot@${host}`, res.body.api_key);
         expect((await bot.get('/users/me')).body).toMatchObject({ user_id: botId, is_bot: true, bot_type: 1, bot_owner_id: ids.member });
         expect((await bot.post('/messages', { type: 'stream', to: 'general', topic: 'bots', content: 'beep' })).body.result).toBe('success');
         const added = expect.objectContaining({ type: 'realm_bot', op: 'add', bot: expect.objectContaining({ user_id: botId, api_key: res.body.api_key, owner_id: ids.member, default_sending_stream: 'general' }) });
@@ -405,7 +368,7 @@ export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
         expect(res.body).toMatchObject({ result: 'success', api_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/) });
         expect(res.body.api_key).not.toBe(bot.api_key);
         expect((await bot.client.get('/users/me')).body.code).toBe('INVALID_API_KEY');
-        expect((await new Client(server.api, bot.email, res.body.api_key).get('/users/me')).body.user_id).toBe(bot.user_id);
+        expect((await new Client(suite.server.api, bot.email, res.body.api_key).get('/users/me')).body.user_id).toBe(bot.user_id);
         expect((await bots('member')).find((b) => b.user_id === bot.user_id).api_key).toBe(res.body.api_key);
       });
 
@@ -477,11 +440,11 @@ export function peopleSuite(mode: string, start: () => Promise<RunningServer>) {
           ['owner'],
           async (who) => {
             const { user_id } = await newUser();
-            await setEmailChangePermission(server, EMAILS.owner, true);
+            await setEmailChangePermission(suite.server, EMAILS.owner, true);
             try {
               return await patchUser(who, user_id, { new_email: `${unique('moved')}@example.com` });
             } finally {
-              await setEmailChangePermission(server, EMAILS.owner, false);
+              await setEmailChangePermission(suite.server, EMAILS.owner, false);
             }
           },
         ],

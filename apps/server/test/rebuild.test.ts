@@ -3,18 +3,15 @@
  * event store give the same answers. Exercise every kind of message change, capture what
  * clients see, delete every read-model file, restart, and compare.
  */
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Client, startEmbedded, tempDataDir } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import { Client, startEmbedded } from './harness';
+import { dropReadModels, scratchDataDirs } from './suite-kit';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newDataDir = scratchDataDirs();
 
 describe('rebuilding read models from the event store', () => {
   it('answers exactly as before after every read model is dropped', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const first = await startEmbedded(dataDir);
     const [member, member2, admin] = await Promise.all(['member', 'member2', 'admin'].map((n) => Client.login(first.api, `${n}@example.com`)));
     const send = async (client: Client, params: Record<string, unknown>) => (await client.post('/messages', params)).body.id as number;
@@ -48,7 +45,7 @@ describe('rebuilding read models from the event store', () => {
     expect(before.flatMap((v) => v.messages).length).toBeGreaterThan(5);
     await first.stop();
 
-    for (const file of readdirSync(dataDir).filter((f) => f.includes('read-models'))) rmSync(join(dataDir, file));
+    dropReadModels(dataDir);
     const second = await startEmbedded(dataDir);
     try {
       const again = [member, member2, admin].map((client) => new Client(second.api, client.email, client.apiKey));

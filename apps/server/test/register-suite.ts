@@ -3,33 +3,22 @@
  * read, fetch_event_types, what guests see, bad input, and the consistency of state and
  * queue (a change is in one of them exactly once).
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { NOTIFICATION_BOT } from '@teamchat/contracts';
 
 const NOTIFICATION_BOT_ID = NOTIFICATION_BOT.user_id;
-import { Client, type RunningServer } from './harness';
+import type { Client, RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 export function registerSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`register state (${mode})`, () => {
-    let server: RunningServer;
+    const { clients, ids } = suiteServer(start, ['admin', 'member', 'member2', 'guest']);
     let admin: Client;
     let member: Client;
     let member2: Client;
     let guest: Client;
-    const ids: Record<string, number> = {};
-
-    beforeAll(async () => {
-      server = await start();
-      [admin, member, member2, guest] = await Promise.all(
-        ['admin', 'member', 'member2', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)),
-      );
-      for (const [name, client] of Object.entries({ admin, member, member2, guest })) {
-        ids[name] = (await client.get('/users/me')).body.user_id;
-      }
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
+    beforeAll(() => {
+      ({ admin, member, member2, guest } = clients);
     });
 
     it('returns every section for a default register', async () => {

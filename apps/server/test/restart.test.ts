@@ -6,16 +6,15 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Client, startEmbedded, tempDataDir } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import { Client, startEmbedded } from './harness';
+import { scratchDataDirs } from './suite-kit';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newDataDir = scratchDataDirs();
 
 describe('restart', () => {
   it('keeps users, keys, messages and ids across a restart, without seeding twice', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const first = await startEmbedded(dataDir);
     const member = await Client.login(first.api, 'member@example.com');
     const sent = await member.post('/messages', { type: 'stream', to: 'general', topic: 'persist', content: 'still here?' });
@@ -44,8 +43,7 @@ describe('restart', () => {
 
 describe('user groups across a restart', () => {
   it('keeps groups, their members and settings, the next group id, and mentions of them', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const first = await startEmbedded(dataDir);
     const member = await Client.login(first.api, 'member@example.com');
     const created = await member.post('/user_groups/create', { name: 'Keepers', description: 'kept', members: [] });
@@ -86,8 +84,7 @@ describe('a lost service thread', () => {
   }
 
   it('answers 503 at once while messaging is gone; a new thread then serves all that was acknowledged', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const server = await startEmbedded(dataDir);
     try {
       const member = await Client.login(server.api, 'member@example.com');
@@ -114,8 +111,7 @@ describe('a lost service thread', () => {
 
   // At once: during the delay before a restart; after 300 ms: while the new thread starts.
   it.each([0, 300])('stops with the server while a new thread is on its way (%i ms after the loss)', async (after) => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const server = await startEmbedded(dataDir);
     const messaging = server.threads!.find((t) => t.service === 'messaging')!;
     await messaging.kill();
@@ -135,8 +131,7 @@ describe('a service that fails to start', () => {
   it.each(['messaging', 'accounts'])(
     '(%s) makes the server fail to start, with its error, and frees the data directory',
     async (service) => {
-      const dataDir = tempDataDir();
-      dirs.push(dataDir);
+      const dataDir = newDataDir();
       const file = join(dataDir, `${service}.read-models.sqlite`);
       writeFileSync(file, 'this is not a database, '.repeat(100));
       // By its message: errors from another thread or from the native driver are not
@@ -162,8 +157,7 @@ describe('a service that fails to start', () => {
 
 describe('production mode', () => {
   it('seeds nothing, refuses development keys, and is set up by the command-line tool', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const env = { TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '' };
     const server = await startEmbedded(dataDir, env);
     try {

@@ -8,10 +8,9 @@
  * Times are whole seconds (Zulip's scheduled_delivery_timestamp), so a delivery test
  * schedules one to two seconds ahead and polls: the wait is the clock's, not a sleep.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
-
-type Reply = Awaited<ReturnType<Client['request']>>;
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { del, eventsUntil, expectRefused, patch, suiteServer, type Reply } from './suite-kit';
 
 export interface ScheduledServer extends RunningServer {
   /** Stops messaging (every instance), runs `meanwhile`, and starts it again on the same data. */
@@ -25,46 +24,22 @@ const inSeconds = (seconds: number) => Math.ceil(Date.now() / 1000) + seconds;
 
 export function scheduledSuite(mode: string, start: () => Promise<ScheduledServer>) {
   describe(`scheduled messages and reminders (${mode})`, () => {
-    let server: ScheduledServer;
-    let clients: Record<string, Client>;
-    const ids: Record<string, number> = {};
+    const suite = suiteServer(start, ['owner', 'admin', 'moderator', 'member', 'member2', 'guest', 'echo-bot'], 120_000);
+    const { clients, ids }: { clients: Record<string, Client>; ids: Record<string, number> } = suite;
     const channels: Record<string, number> = {};
     let serial = 0;
     const unique = (prefix: string) => `${prefix}-${++serial}-${Date.now() % 100000}`;
 
     beforeAll(async () => {
-      server = await start();
-      const names = ['owner', 'admin', 'moderator', 'member', 'member2', 'guest', 'echo-bot'];
-      const logged = await Promise.all(names.map((n) => Client.login(server.api, `${n}@example.com`)));
-      clients = Object.fromEntries(names.map((n, i) => [n, logged[i]!]));
-      for (const name of names) ids[name] = (await clients[name]!.get('/users/me')).body.user_id;
       const registered = await clients.owner!.post('/register', { fetch_event_types: ['subscription'] });
       for (const s of registered.body.subscriptions) channels[s.name] = s.stream_id;
-    }, 120_000);
-
-    afterAll(async () => {
-      await server?.stop();
     });
 
-    const refusedWith = (reply: Reply, msg: string | RegExp, status = 400, code = 'BAD_REQUEST') => {
-      expect(reply.body).toMatchObject({ result: 'error', code });
-      if (typeof msg === 'string') expect(reply.body.msg).toBe(msg);
-      else expect(reply.body.msg).toMatch(msg);
-      expect(reply.status).toBe(status);
-    };
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
-    const del = (client: Client, path: string) => client.request('DELETE', path);
+    const refusedWith = (reply: Reply, msg: string | RegExp, status?: number, code?: string) => expectRefused(reply, { msg, status, code });
     const listed = async (client: Client) => (await client.get('/scheduled_messages')).body.scheduled_messages as any[];
     const reminders = async (client: Client) => (await client.get('/reminders')).body.reminders as any[];
     const register = async (client: Client, event_types: string[]) => (await client.post('/register', { event_types })).body;
-    async function eventsOf(client: Client, queue_id: string, until: (events: any[]) => boolean, ms = 8000): Promise<any[]> {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        const events = ((await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[]).filter((e) => e.type !== 'heartbeat');
-        if (until(events) || Date.now() > deadline) return events;
-        await sleep(50);
-      }
-    }
+    const eventsOf = (client: Client, queue_id: string, until: (events: any[]) => boolean, ms = 8000) => eventsUntil(client, queue_id, until, { ms });
     /** Messages in a channel's topic with this content, as the reader sees them. */
     async function inChannel(reader: Client, channel: string, topic: string, content: string): Promise<any[]> {
       const narrow = [
@@ -249,7 +224,7 @@ export function scheduledSuite(mode: string, start: () => Promise<ScheduledServe
         const member = clients.member!;
         const content = unique('while-down');
         await member.post('/scheduled_messages', { type: 'stream', to: 'general', topic: 'restart', content, scheduled_delivery_timestamp: inSeconds(2) });
-        await server.whileMessagingIsDown(async () => {
+        await suite.server.whileMessagingIsDown(async () => {
           await sleep(3000);
         });
         const found = await waitFor('the delivery after the restart', async () => {

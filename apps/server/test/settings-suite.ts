@@ -7,22 +7,12 @@
  * members following the organization's settings. Every refusal is checked to have changed
  * nothing.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { USER_SETTING_NAMES, USER_SETTINGS, type UserSettingName } from '@teamchat/contracts';
 import { Client, setEmailChangePermission, type RunningServer } from './harness';
+import { DEV_EMAILS as EMAILS, DEV_USERS, eventsUntil as pollUntil, expectRefusedUnchanged, mailOf, suiteServer, type Reply, type SeededUser as Who } from './suite-kit';
 
-type Who = 'owner' | 'admin' | 'moderator' | 'member' | 'member2' | 'guest' | 'bot';
-const EMAILS: Record<Who, string> = {
-  owner: 'owner@example.com',
-  admin: 'admin@example.com',
-  moderator: 'moderator@example.com',
-  member: 'member@example.com',
-  member2: 'member2@example.com',
-  guest: 'guest@example.com',
-  bot: 'echo-bot@example.com',
-};
 const GROUP = { fullmembers: 4, moderators: 5, administrators: 6, members: 3 } as const;
 
 /** A value other than the default, for every setting (time zone and language named). */
@@ -48,23 +38,14 @@ function otherValue(name: UserSettingName): boolean | number | string {
 
 export function settingsSuite(mode: string, start: (dataDir: string) => Promise<RunningServer>, dataDir: () => string) {
   describe(`settings (${mode})`, () => {
-    let server: RunningServer;
-    const clients = {} as Record<Who, Client>;
-    const ids = {} as Record<Who, number>;
+    // The distributed mode starts five processes and seeds: slow on a loaded machine.
+    const suite = suiteServer(() => start(dataDir()), DEV_USERS, 180_000);
+    const { clients, ids } = suite;
     let serial = 0;
     const unique = (prefix: string) => `${prefix}${++serial}x${Date.now() % 100000}`;
 
-    beforeAll(async () => {
-      server = await start(dataDir());
-      for (const who of Object.keys(EMAILS) as Who[]) {
-        clients[who] = await Client.login(server.api, EMAILS[who]);
-        ids[who] = (await clients[who].get('/users/me')).body.user_id;
-      }
-      // The distributed mode starts five processes and seeds: slow on a loaded machine.
-    }, 180_000);
-
-    afterAll(async () => {
-      await server?.stop();
+    // After the kit's own afterAll has stopped the server.
+    afterAll(() => {
       rmSync(dataDir(), { recursive: true, force: true });
     });
 
@@ -82,23 +63,10 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
       return res.body.queue_id;
     }
 
-    async function eventsUntil(who: Who | Client, queue_id: string, done: (events: any[]) => boolean): Promise<any[]> {
-      const client = typeof who === 'string' ? clients[who] : who;
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = ((await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[]).filter((e) => e.type !== 'heartbeat');
-        if (done(events) || Date.now() > deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
+    const eventsUntil = (who: Who | Client, queue_id: string, done: (events: any[]) => boolean) =>
+      pollUntil(typeof who === 'string' ? clients[who] : who, queue_id, done);
 
-    async function refused(request: () => Promise<{ status: number; body: any }>, msg: string | RegExp, state: () => Promise<unknown>) {
-      const before = await state();
-      const res = await request();
-      expect({ status: res.status, code: res.body.code, result: res.body.result }).toEqual({ status: 400, code: 'BAD_REQUEST', result: 'error' });
-      expect(res.body.msg).toEqual(typeof msg === 'string' ? msg : expect.stringMatching(msg));
-      expect(await state()).toEqual(before);
-    }
+    const refused = (request: () => Promise<Reply>, msg: string | RegExp, state: () => Promise<unknown>) => expectRefusedUnchanged(request, { msg }, state);
 
     /** A new member with a password, logged in with it (so tests that change an account touch nobody else). */
     async function newMember(password = 'correct horse battery'): Promise<{ client: Client; id: number; email: string }> {
@@ -107,7 +75,7 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
       expect(created.body.result).toBe('success');
       const key = (await clients.admin.post('/fetch_api_key', { username: email, password })).body;
       expect(key.result).toBe('success');
-      return { client: new Client(server.api, email, key.api_key), id: created.body.user_id, email };
+      return { client: new Client(suite.server.api, email, key.api_key), id: created.body.user_id, email };
     }
 
     describe('personal settings', () => {
@@ -251,16 +219,11 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
         // Nothing changes until the link is opened.
         expect((await me(person.client)).email).toBe(person.email);
         // The development outbox: one JSON file per message, named in sending order.
-        const outbox = join(dataDir(), 'outbox');
-        const mail = readdirSync(outbox)
-          .filter((name) => name.endsWith('.json'))
-          .sort()
-          .map((name) => JSON.parse(readFileSync(join(outbox, name), 'utf8')))
-          .filter((m) => m.to === newEmail);
+        const mail = (await mailOf(dataDir())).filter((m) => m.to === newEmail);
         expect(mail).toHaveLength(1);
         const link = /\/settings\/email\/confirm\/([A-Za-z0-9_-]+)/.exec(mail[0].text)![1]!;
         const q = await queue('admin', ['realm_user']);
-        const confirmed = await new Client(server.api).get(`/settings/email/confirm/${link}`);
+        const confirmed = await new Client(suite.server.api).get(`/settings/email/confirm/${link}`);
         expect(confirmed.body).toEqual({ result: 'success', msg: '', email: newEmail });
         expect((await clients.admin.get(`/users/${person.id}`)).body.user.email).toBe(newEmail);
         const events = await eventsUntil('admin', q, (e) => e.length >= 2);
@@ -270,15 +233,15 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
         ]);
         // The old address no longer authenticates; the new one does.
         expect((await person.client.get('/users/me')).status).toBe(401);
-        expect((await new Client(server.api, newEmail, person.client.apiKey).get('/users/me')).body.email).toBe(newEmail);
+        expect((await new Client(suite.server.api, newEmail, person.client.apiKey).get('/users/me')).body.email).toBe(newEmail);
         // A link works once.
-        expect((await new Client(server.api).get(`/settings/email/confirm/${link}`)).body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid or expired confirmation link' });
+        expect((await new Client(suite.server.api).get(`/settings/email/confirm/${link}`)).body).toMatchObject({ code: 'BAD_REQUEST', msg: 'Invalid or expired confirmation link' });
       });
 
       it('refuses bad addresses and addresses in use, and unknown links', async () => {
         await refused(() => patch('member2', { email: 'not an address' }), "Invalid email 'not an address'", () => me(clients.member2));
         await refused(() => patch('member2', { email: EMAILS.member }), `Email '${EMAILS.member}' already in use`, () => me(clients.member2));
-        const res = await new Client(server.api).get('/settings/email/confirm/nonsense');
+        const res = await new Client(suite.server.api).get('/settings/email/confirm/nonsense');
         expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: 'Invalid or expired confirmation link' });
       });
     });
@@ -340,7 +303,7 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
         const moved = `${unique('moved')}@example.com`;
         const change = (email: string) => clients.owner.request('PATCH', `/users/${person.id}`, { new_email: email }, { query: false });
         const seenByAdmin = () => clients.admin.get(`/users/${person.id}`).then((r) => r.body.user);
-        await setEmailChangePermission(server, EMAILS.owner, true);
+        await setEmailChangePermission(suite.server, EMAILS.owner, true);
         try {
           await refused(() => change('not an address'), "Invalid email 'not an address'", seenByAdmin);
           await refused(() => change(EMAILS.member), `Email '${EMAILS.member}' already in use`, seenByAdmin);
@@ -354,9 +317,9 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
           ]);
           // The user's key stays; the old address no longer authenticates, the new one does.
           expect((await person.client.get('/users/me')).status).toBe(401);
-          expect((await new Client(server.api, moved, person.client.apiKey).get('/users/me')).body.email).toBe(moved);
+          expect((await new Client(suite.server.api, moved, person.client.apiKey).get('/users/me')).body.email).toBe(moved);
         } finally {
-          await setEmailChangePermission(server, EMAILS.owner, false);
+          await setEmailChangePermission(suite.server, EMAILS.owner, false);
         }
         await refused(() => change(`${unique('again')}@example.com`), 'User not authorized to change user emails', seenByAdmin);
       });

@@ -7,13 +7,12 @@
  * The browser is the shared harness's (browser.ts): Debian's Chromium driven by
  * playwright-core, skipped with a printed reason where there is none, required under CI=true.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { browserSuite } from './browser';
 import { Client, startEmbedded, tempDataDir, type RunningServer } from './harness';
+import { invitationLink, onOrigin } from './suite-kit';
 
 browserSuite('the registration page in a headless browser', (browser) => {
   let server: RunningServer;
@@ -31,23 +30,14 @@ browserSuite('the registration page in a headless browser', (browser) => {
     await server?.stop();
   });
 
-  const linkFor = (email: string) => {
-    const dir = join(dataDir, 'outbox');
-    const text = readdirSync(dir)
-      .filter((n) => n.endsWith('.json'))
-      .sort()
-      .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as { to: string; text: string })
-      .filter((m) => m.to === email && m.text.includes('/join/'))
-      .at(-1)!.text;
-    return /(https?:\/\/\S+\/join\/\S+\/)/.exec(text)![1]!.replace(/^https?:\/\/[^/]+/, base);
-  };
+  const linkFor = async (email: string) => onOrigin(await invitationLink(dataDir, email), base);
 
   it('opens the emailed link, fills in the form, submits, and the account works through the API', async () => {
     const registered = await admin.post('/register', { fetch_event_types: ['subscription'] });
     const engineering = registered.body.subscriptions.find((s: { name: string }) => s.name === 'engineering').stream_id;
     expect((await admin.post('/invites', { invitee_emails: 'browser@example.org', stream_ids: [engineering] })).body.result).toBe('success');
     const page = await browser().newPage();
-    const opened = await page.goto(linkFor('browser@example.org'));
+    const opened = await page.goto(await linkFor('browser@example.org'));
     expect(opened?.status()).toBe(200);
     expect(await page.locator('#invited-email').textContent()).toBe('browser@example.org');
     await page.fill('#full_name', 'Bea Browser');
@@ -66,7 +56,7 @@ browserSuite('the registration page in a headless browser', (browser) => {
     expect((await bea.post('/messages', { type: 'stream', to: 'engineering', topic: 'hello', content: 'Signed up in a browser' })).body.result).toBe('success');
 
     // The link is used now: the browser shows so, and submitting again creates nothing.
-    const again = await page.goto(linkFor('browser@example.org'));
+    const again = await page.goto(await linkFor('browser@example.org'));
     expect(again?.status()).toBe(410);
     expect(await page.locator('#invitation-state').getAttribute('data-state')).toBe('accepted');
     await page.close();
@@ -74,7 +64,7 @@ browserSuite('the registration page in a headless browser', (browser) => {
 
   it('a form posted from another site is refused (CSRF) and creates nothing', async () => {
     await admin.post('/invites', { invitee_emails: 'forged@example.org', stream_ids: [] });
-    const link = linkFor('forged@example.org');
+    const link = await linkFor('forged@example.org');
     // Another origin (another port) whose page posts the form to the link by itself.
     const evil = createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
@@ -108,7 +98,7 @@ browserSuite('the registration page in a headless browser', (browser) => {
     const id = ((await admin.get('/invites')).body.invites as { id: number; email: string }[]).find((i) => i.email === 'revoked@example.org')!.id;
     await admin.request('DELETE', `/invites/${id}`);
     const page = await browser().newPage();
-    const opened = await page.goto(linkFor('revoked@example.org'));
+    const opened = await page.goto(await linkFor('revoked@example.org'));
     expect(opened?.status()).toBe(410);
     expect(await page.locator('#invitation-state').getAttribute('data-state')).toBe('revoked');
     expect(await page.locator('form').count()).toBe(0);

@@ -5,38 +5,19 @@
  * role × each channel operation × a public, a private and an archived channel). Run
  * against every mode. Each refused request is checked to have changed nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { eventsUntil, onceCaughtUp, patch, subscribe, suiteServer, unsubscribe, type Reply } from './suite-kit';
 
 type Role = 'owner' | 'admin' | 'moderator' | 'member' | 'guest';
 const ROLES: Role[] = ['owner', 'admin', 'moderator', 'member', 'guest'];
-type Reply = Awaited<ReturnType<Client['request']>>;
 
 export function subscriptionsSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`subscriptions, channel lists, defaults and folders (${mode})`, () => {
-    let server: RunningServer;
-    const clients = {} as Record<Role | 'member2', Client>;
-    const ids = {} as Record<Role | 'member2', number>;
+    const { clients, ids } = suiteServer(start, [...ROLES, 'member2'] as const);
     let serial = 0;
     const unique = (prefix: string) => `${prefix}-${++serial}`;
 
-    beforeAll(async () => {
-      server = await start();
-      for (const who of [...ROLES, 'member2'] as const) {
-        clients[who] = await Client.login(server.api, `${who}@example.com`);
-        ids[who] = (await clients[who].get('/users/me')).body.user_id;
-      }
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    const subscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.post('/users/me/subscriptions', { subscriptions: names.map((name) => ({ name })), ...params });
-    const unsubscribe = (client: Client, names: string[], params: Record<string, unknown> = {}) =>
-      client.request('DELETE', '/users/me/subscriptions', { subscriptions: names, ...params });
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
     const properties = (client: Client, data: unknown[]) => client.post('/users/me/subscriptions/properties', { subscription_data: data });
     /** A channel the administrator creates (and alone is subscribed to); its id. */
     async function channel(prefix: string, params: Record<string, unknown> = {}): Promise<{ name: string; id: number }> {
@@ -49,23 +30,6 @@ export function subscriptionsSuite(mode: string, start: () => Promise<RunningSer
     const mySubscriptions = async (client: Client) =>
       (await client.get('/users/me/subscriptions')).body.subscriptions as Record<string, any>[];
     const register = async (client: Client, event_types: string[]) => (await client.post('/register', { event_types })).body.queue_id as string;
-    async function eventsUntil(client: Client, queue_id: string, done: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (done(events) || Date.now() > deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-    /** Repeats a read of another service while it may not have seen the last write yet. */
-    async function onceCaughtUp(request: () => Promise<Reply>, stale: (reply: Reply) => boolean): Promise<Reply> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const reply = await request();
-        if (!stale(reply) || Date.now() > deadline) return reply;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
     const expectError = (res: Reply, msg: string) => {
       expect({ status: res.status, code: res.body.code, result: res.body.result }).toEqual({ status: 400, code: 'BAD_REQUEST', result: 'error' });
       expect(res.body.msg).toContain(msg);

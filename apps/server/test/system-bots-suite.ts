@@ -4,37 +4,31 @@
  * through the internal command that services use (no HTTP route reaches it), and cannot
  * be logged into by any means; nobody may take their addresses.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { endpoints, NOTIFICATION_BOT, WELCOME_BOT } from '@teamchat/contracts';
 import { callContract } from '@teamchat/platform';
 import { SignJWT } from 'jose';
 import { Client, type RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 const BOTS = [NOTIFICATION_BOT, WELCOME_BOT];
 
 export function systemBotsSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`system bots (${mode})`, () => {
-    let server: RunningServer;
+    const suite = suiteServer(start, ['owner', 'member', 'member2', 'guest']);
+    const { ids } = suite;
     let anonymous: Client;
     let owner: Client;
     let member: Client;
     let member2: Client;
     let guest: Client;
-    const ids: Record<string, number> = {};
-
-    beforeAll(async () => {
-      server = await start();
-      anonymous = new Client(server.api);
-      [owner, member, member2, guest] = await Promise.all(['owner', 'member', 'member2', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)));
-      for (const [name, client] of Object.entries({ owner, member, member2, guest })) ids[name] = (await client.get('/users/me')).body.user_id;
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
+    beforeAll(() => {
+      anonymous = new Client(suite.server.api);
+      ({ owner, member, member2, guest } = suite.clients);
     });
 
     const sendAs = async (bot: 'notification' | 'welcome', to: number[], content: string) =>
-      callContract(await server.bus!(), endpoints.messaging.sendSystemBotMessage, { params: { bot, to, content } });
+      callContract(await suite.server.bus!(), endpoints.messaging.sendSystemBotMessage, { params: { bot, to, content } });
     const newest = async (client: Client) => (await client.get('/messages', { anchor: 'newest', num_before: 1, num_after: 0 })).body.messages[0];
 
     it('are listed in cross_realm_bots of every user, outside the organization', async () => {
@@ -64,7 +58,7 @@ export function systemBotsSuite(mode: string, start: () => Promise<RunningServer
       expect(jwt.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: 'Invalid email in JSON web token' });
 
       // Any key: the address authenticates nothing.
-      const basic = await new Client(server.api, email, 'a'.repeat(32)).get('/users/me');
+      const basic = await new Client(suite.server.api, email, 'a'.repeat(32)).get('/users/me');
       expect(basic.status).toBe(401);
       expect(basic.body).toMatchObject({ result: 'error', code: 'INVALID_API_KEY' });
     });

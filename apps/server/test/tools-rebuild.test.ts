@@ -3,18 +3,15 @@
  * alert words (and the messages they flag), bot storage and playgrounds read the same after
  * every read model is dropped and rebuilt from the event store.
  */
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import { Client, startEmbedded, tempDataDir } from './harness';
+import { describe, expect, it } from '@jest/globals';
+import { Client, startEmbedded } from './harness';
+import { dropReadModels, scratchDataDirs } from './suite-kit';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const newDataDir = scratchDataDirs();
 
 describe('rebuilding the tools read models from the event store', () => {
   it('answers exactly as before after every read model is dropped', async () => {
-    const dataDir = tempDataDir();
-    dirs.push(dataDir);
+    const dataDir = newDataDir();
     const first = await startEmbedded(dataDir);
     const [member, member2, admin, bot] = await Promise.all(['member', 'member2', 'admin', 'echo-bot'].map((n) => Client.login(first.api, `${n}@example.com`)));
     const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
@@ -52,7 +49,7 @@ describe('rebuilding the tools read models from the event store', () => {
     expect(JSON.stringify(before)).toContain('griffin');
     await first.stop();
 
-    for (const file of readdirSync(dataDir).filter((f) => f.includes('read-models'))) rmSync(join(dataDir, file));
+    dropReadModels(dataDir);
     const second = await startEmbedded(dataDir);
     try {
       const again = [member, member2, bot].map((client) => new Client(second.api, client.email, client.apiKey));

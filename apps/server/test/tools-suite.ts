@@ -4,58 +4,34 @@
  * of PATCH /settings — run against every mode. Every refused request is checked to have
  * left the state as it was.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { del, eventsUntil, expectRefused, patch, suiteServer, type Reply } from './suite-kit';
 
 /** A small storage limit, so that exceeding it takes a small request. */
 const STORAGE_LIMIT = 1000;
 const JITSI = 'https://meet.example.org';
 export const TOOLS_ENV = { TEAMCHAT_BOT_STORAGE_LIMIT: String(STORAGE_LIMIT), TEAMCHAT_JITSI_SERVER_URL: JITSI };
 
-type Reply = Awaited<ReturnType<Client['request']>>;
-
 export function toolsSuite(mode: string, start: (env: Record<string, string>) => Promise<RunningServer>) {
   describe(`personal and organization tools (${mode})`, () => {
-    let server: RunningServer;
+    const { clients, ids } = suiteServer(() => start(TOOLS_ENV), ['owner', 'admin', 'member', 'member2', 'guest', 'bot']);
     let owner: Client;
     let admin: Client;
     let member: Client;
     let member2: Client;
     let guest: Client;
     let bot: Client;
-    const ids: Record<string, number> = {};
     const channels: Record<string, number> = {};
 
     beforeAll(async () => {
-      server = await start(TOOLS_ENV);
-      [owner, admin, member, member2, guest, bot] = await Promise.all(
-        ['owner', 'admin', 'member', 'member2', 'guest', 'echo-bot'].map((n) => Client.login(server.api, `${n}@example.com`)),
-      );
-      for (const [name, client] of Object.entries({ owner, admin, member, member2, guest, bot })) ids[name] = (await client.get('/users/me')).body.user_id;
+      ({ owner, admin, member, member2, guest, bot } = clients);
       const registered = await owner.post('/register', { fetch_event_types: ['subscription'] });
       for (const s of registered.body.subscriptions) channels[s.name] = s.stream_id;
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
     });
 
-    const refusedWith = (reply: Reply, code = 'BAD_REQUEST', status = 400) => {
-      expect(reply.body).toMatchObject({ result: 'error', code });
-      expect(typeof reply.body.msg).toBe('string');
-      expect(reply.status).toBe(status);
-    };
-    const patch = (client: Client, path: string, params: Record<string, unknown>) => client.request('PATCH', path, params, { query: false });
-    const del = (client: Client, path: string, params: Record<string, unknown> = {}) => client.request('DELETE', path, params);
+    const refusedWith = (reply: Reply, code?: string, status?: number) => expectRefused(reply, { code, status });
     const register = async (client: Client, event_types: string[]) => (await client.post('/register', { event_types })).body;
-    async function eventsOf(client: Client, queue_id: string, until: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (until(events) || Date.now() > deadline) return events.filter((e) => e.type !== 'heartbeat');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
 
     describe('drafts', () => {
       const draft = (over: Record<string, unknown> = {}) => ({ type: 'stream', to: [channels.general], topic: 'plans', content: 'draft text', ...over });
@@ -81,12 +57,12 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
         expect((await del(member, `/drafts/${b}`)).body.result).toBe('success');
         expect((await member.get('/drafts')).body.drafts.map((d: any) => d.id)).toEqual([a, c]);
 
-        const events = await eventsOf(member, mine.queue_id, (e) => e.filter((x) => x.type === 'drafts').length >= 3);
+        const events = await eventsUntil(member, mine.queue_id, (e) => e.filter((x) => x.type === 'drafts').length >= 3);
         expect(events.map((e) => e.op)).toEqual(['add', 'update', 'remove']);
         expect(events[0].drafts).toHaveLength(3);
         expect(events[1].draft).toMatchObject({ id: a, content: 'edited' });
         expect(events[2]).toMatchObject({ draft_id: b });
-        expect(await eventsOf(member2, theirs.queue_id, () => false)).toEqual([]);
+        expect(await eventsUntil(member2, theirs.queue_id, () => false)).toEqual([]);
         expect((await member2.get('/drafts')).body).toMatchObject({ count: 0, drafts: [] });
         await del(member, `/drafts/${a}`);
         await del(member, `/drafts/${c}`);
@@ -138,7 +114,7 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
         expect(off.body.result).toBe('success');
         expect(off.body.ignored_parameters_unsupported).toEqual(['no_such_setting']);
         expect((await member2.get('/drafts')).body).toMatchObject({ count: 0, drafts: [] });
-        const events = await eventsOf(member2, queue.queue_id, (e) => e.some((x) => x.type === 'user_settings'));
+        const events = await eventsUntil(member2, queue.queue_id, (e) => e.some((x) => x.type === 'user_settings'));
         expect(events).toEqual([{ id: expect.any(Number), type: 'user_settings', op: 'update', property: 'enable_drafts_synchronization', value: false }]);
         refusedWith(await member2.post('/drafts', { drafts: [draft()] }));
         expect((await member2.get('/drafts')).body.count).toBe(0);
@@ -166,7 +142,7 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
         expect((await member2.get('/saved_snippets')).body.saved_snippets).toEqual([]);
         expect((await del(member, `/saved_snippets/${id}`)).body.result).toBe('success');
         expect((await member.get('/saved_snippets')).body.saved_snippets).toEqual([]);
-        const events = await eventsOf(member, queue.queue_id, (e) => e.length >= 3);
+        const events = await eventsUntil(member, queue.queue_id, (e) => e.length >= 3);
         expect(events.map((e) => [e.type, e.op])).toEqual([
           ['saved_snippets', 'add'],
           ['saved_snippets', 'update'],
@@ -212,7 +188,7 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
         ]);
         expect((await member2.get('/users/me/alert_words')).body.alert_words).toEqual(['kraken', 'release notes']);
         expect((await del(member2, '/users/me/alert_words', { alert_words: ['RELEASE NOTES', 'never added'] })).body.alert_words).toEqual(['kraken']);
-        const events = await eventsOf(member2, queue.queue_id, (e) => e.length >= 2);
+        const events = await eventsUntil(member2, queue.queue_id, (e) => e.length >= 2);
         expect(events.map((e) => e.alert_words)).toEqual([['kraken', 'release notes'], ['kraken']]);
         expect((await member.get('/users/me/alert_words')).body.alert_words).toEqual([]);
       });
@@ -235,7 +211,7 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
         expect((await member2.get(`/messages/${hit}`)).body.message.flags).not.toContain('has_alert_word');
         const alerted = await member.get('/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow: [{ operator: 'is', operand: 'alerted' }] });
         expect(alerted.body.messages.map((m: any) => m.id)).toEqual([hit, inTopic, direct]);
-        const events = await eventsOf(member, queue.queue_id, (e) => e.filter((x) => x.type === 'message').length >= 5);
+        const events = await eventsUntil(member, queue.queue_id, (e) => e.filter((x) => x.type === 'message').length >= 5);
         const flagged = events.filter((e) => e.type === 'message' && e.flags.includes('has_alert_word')).map((e) => e.message.id);
         expect(flagged).toEqual([hit, inTopic, direct]);
         await del(member, '/users/me/alert_words', { alert_words: ['basilisk'] });
@@ -253,7 +229,7 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
         expect(alerted.body.messages.map((m: any) => m.id)).toContain(id);
         expect((await member2.request('PATCH', `/messages/${id}`, { content: 'gone again' })).status).toBe(200);
         expect(await flagsOf()).not.toContain('has_alert_word');
-        const edits = await eventsOf(member, queue.queue_id, (e) => e.filter((x) => x.type === 'update_message').length >= 2);
+        const edits = await eventsUntil(member, queue.queue_id, (e) => e.filter((x) => x.type === 'update_message').length >= 2);
         expect(edits.filter((e) => e.type === 'update_message').map((e) => e.flags.includes('has_alert_word'))).toEqual([true, false]);
         await del(member, '/users/me/alert_words', { alert_words: ['griffin'] });
       });
@@ -317,7 +293,7 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
         expect((await guest.post('/register', { fetch_event_types: ['realm_playgrounds'] })).body.realm_playgrounds).toEqual(list);
         expect((await del(admin, `/realm/playgrounds/${id}`)).body.result).toBe('success');
         for (const [i, client] of [member, guest].entries()) {
-          const events = await eventsOf(client, queues[i]!.queue_id, (e) => e.length >= 3);
+          const events = await eventsUntil(client, queues[i]!.queue_id, (e) => e.length >= 3);
           expect(events.map((e) => e.realm_playgrounds)).toEqual([[list[0]], list, [list[1]]]);
         }
         await del(owner, `/realm/playgrounds/${other}`);
@@ -378,15 +354,9 @@ export function toolsSuite(mode: string, start: (env: Record<string, string>) =>
 /** With no provider configured, POST /calls/meeting/create is a clear BAD_REQUEST. */
 export function videoCallsUnconfiguredSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`video calls without a provider (${mode})`, () => {
-    let server: RunningServer;
-    beforeAll(async () => {
-      server = await start();
-    }, 60_000);
-    afterAll(async () => {
-      await server?.stop();
-    });
+    const { clients } = suiteServer(start, ['member']);
     it('refuses to create a meeting and says has_meeting_token false', async () => {
-      const member = await Client.login(server.api, 'member@example.com');
+      const { member } = clients;
       const reply = await member.post('/calls/meeting/create');
       expect(reply.status).toBe(400);
       expect(reply.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: expect.stringMatching(/video call provider/) });

@@ -3,13 +3,12 @@
  * against every mode: who may download a file, the headers it is served with, the
  * attachment and realm_emoji events, and every refusal leaving the state as it was.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { del, eventsUntil, expectRefused, suiteServer, type Reply } from './suite-kit';
 
 /** A 1 MiB limit, so that exceeding it takes a small request. */
 export const UPLOADS_ENV = { TEAMCHAT_MAX_FILE_UPLOAD_SIZE_MIB: '1', TEAMCHAT_MAX_EMOJI_FILE_SIZE_MIB: '1' };
-
-type Reply = Awaited<ReturnType<Client['request']>>;
 
 /** A 1×1 PNG. */
 export const PNG = Buffer.from(
@@ -34,40 +33,19 @@ export async function download(client: Client, url: string, options: { api?: boo
 
 export function uploadsSuite(mode: string, start: (env: Record<string, string>) => Promise<RunningServer>) {
   describe(`uploads and custom emoji (${mode})`, () => {
-    let server: RunningServer;
+    // Starting five processes takes long on a busy machine.
+    const { clients } = suiteServer(() => start(UPLOADS_ENV), ['owner', 'admin', 'member', 'member2', 'guest'], 120_000);
     let owner: Client;
     let admin: Client;
     let member: Client;
     let member2: Client;
     let guest: Client;
-
-    beforeAll(async () => {
-      server = await start(UPLOADS_ENV);
-      [owner, admin, member, member2, guest] = await Promise.all(
-        ['owner', 'admin', 'member', 'member2', 'guest'].map((n) => Client.login(server.api, `${n}@example.com`)),
-      );
-      // Starting five processes takes long on a busy machine.
-    }, 120_000);
-
-    afterAll(async () => {
-      await server?.stop();
+    beforeAll(() => {
+      ({ owner, admin, member, member2, guest } = clients);
     });
 
-    const refusedWith = (reply: Reply, code = 'BAD_REQUEST', status = 400) => {
-      expect(reply.body).toMatchObject({ result: 'error', code });
-      expect(typeof reply.body.msg).toBe('string');
-      expect(reply.status).toBe(status);
-    };
-    const del = (client: Client, path: string) => client.request('DELETE', path);
+    const refusedWith = (reply: Reply, code?: string, status?: number) => expectRefused(reply, { code, status });
     const send = (client: Client, to: string, content: string) => client.post('/messages', { type: 'stream', to, topic: 'files', content });
-    async function eventsOf(client: Client, queue_id: string, until: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (until(events) || Date.now() > deadline) return events.filter((e) => e.type !== 'heartbeat');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
     const attachmentsOf = async (client: Client) => (await client.get('/attachments')).body;
 
     describe('files', () => {
@@ -83,12 +61,12 @@ export function uploadsSuite(mode: string, start: (env: Record<string, string>) 
         expect(reply.body.url).toMatch(/^\/user_uploads\/2\/[0-9a-f]{2}\/[A-Za-z0-9_-]{24}\/my-cat\.png$/);
         expect(reply.body.uri).toBe(reply.body.url);
         imageUrl = reply.body.url;
-        const events = await eventsOf(member, mine, (e) => e.some((x) => x.type === 'attachment'));
+        const events = await eventsUntil(member, mine, (e) => e.some((x) => x.type === 'attachment'));
         const added = events.find((e) => e.type === 'attachment');
         expect(added).toMatchObject({ op: 'add', attachment: { name: 'my cat.png', path_id: imageUrl.slice('/user_uploads/'.length), size: PNG.length, messages: [] } });
         expect(added.upload_space_used).toBeGreaterThanOrEqual(PNG.length);
         imageId = added.attachment.id;
-        expect(await eventsOf(member2, others, () => false)).toEqual([]);
+        expect(await eventsUntil(member2, others, () => false)).toEqual([]);
       });
 
       it('serves the uploader the bytes, typed by sniffing, inline as an image, with safe headers', async () => {
@@ -116,7 +94,7 @@ export function uploadsSuite(mode: string, start: (env: Record<string, string>) 
         const queue = (await member.post('/register', { event_types: ['attachment'] })).body.queue_id;
         const sent = await send(member, 'general', `look [my cat.png](${imageUrl})`);
         expect(sent.status).toBe(200);
-        const events = await eventsOf(member, queue, (e) => e.some((x) => x.type === 'attachment'));
+        const events = await eventsUntil(member, queue, (e) => e.some((x) => x.type === 'attachment'));
         expect(events.find((e) => e.type === 'attachment')).toMatchObject({ op: 'update', attachment: { id: imageId, messages: [{ id: sent.body.id }] } });
         for (const reader of [owner, admin, member2, guest]) expect((await download(reader, imageUrl)).status).toBe(200);
         const listed = await attachmentsOf(member);
@@ -186,7 +164,7 @@ export function uploadsSuite(mode: string, start: (env: Record<string, string>) 
         expect((await download(member2, imageUrl)).status).toBe(200);
         const queue = (await member.post('/register', { event_types: ['attachment'] })).body.queue_id;
         expect((await del(member, `/attachments/${imageId}`)).status).toBe(200);
-        const events = await eventsOf(member, queue, (e) => e.some((x) => x.type === 'attachment'));
+        const events = await eventsUntil(member, queue, (e) => e.some((x) => x.type === 'attachment'));
         expect(events.find((e) => e.type === 'attachment')).toMatchObject({ op: 'remove', attachment: { id: imageId } });
         expect((await download(member, imageUrl)).status).toBe(404);
         expect((await attachmentsOf(member)).attachments.map((a: any) => a.id)).not.toContain(imageId);
@@ -202,7 +180,7 @@ export function uploadsSuite(mode: string, start: (env: Record<string, string>) 
         const queue = (await member2.post('/register', { event_types: ['realm_emoji'] })).body.queue_id;
         const added = await addEmoji(member, 'party_parrot', [{ name: 'parrot.png', bytes: PNG }]);
         expect(added.status).toBe(200);
-        const events = await eventsOf(member2, queue, (e) => e.some((x) => x.type === 'realm_emoji'));
+        const events = await eventsUntil(member2, queue, (e) => e.some((x) => x.type === 'realm_emoji'));
         const event = events.find((e) => e.type === 'realm_emoji');
         const entry = Object.values(event.realm_emoji as Record<string, any>).find((e: any) => e.name === 'party_parrot');
         expect(entry).toMatchObject({ name: 'party_parrot', deactivated: false, source_url: expect.stringMatching(/^\/user_avatars\/2\/emoji\/images\/[A-Za-z0-9_-]{24}\.png$/) });
@@ -247,7 +225,7 @@ export function uploadsSuite(mode: string, start: (env: Record<string, string>) 
         refusedWith(await del(admin, '/realm/emoji/no_such_emoji'));
         const queue = (await guest.post('/register', { event_types: ['realm_emoji'] })).body.queue_id;
         expect((await del(member, '/realm/emoji/party_parrot')).status).toBe(200);
-        const events = await eventsOf(guest, queue, (e) => e.some((x) => x.type === 'realm_emoji'));
+        const events = await eventsUntil(guest, queue, (e) => e.some((x) => x.type === 'realm_emoji'));
         expect(events.find((e) => e.type === 'realm_emoji').realm_emoji[emojiId]).toMatchObject({ deactivated: true });
         expect((await emojiList(member))[emojiId].deactivated).toBe(true);
         refusedWith(await del(admin, '/realm/emoji/party_parrot'));

@@ -4,22 +4,14 @@
  * /realm/user_settings_defaults by administrators only, its events, and a user created
  * afterwards starting with the defaults.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Client, type RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 export function userDefaultsSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`defaults for new users' settings (${mode})`, () => {
-    let server: RunningServer;
-    const c: Record<string, Client> = {};
-
-    beforeAll(async () => {
-      server = await start();
-      for (const name of ['owner', 'admin', 'moderator', 'member', 'guest', 'echo-bot']) c[name] = await Client.login(server.api, `${name}@example.com`);
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
+    const suite = suiteServer(start, ['owner', 'admin', 'moderator', 'member', 'guest', 'echo-bot']);
+    const c: Record<string, Client> = suite.clients;
 
     const patch = (client: Client, params: Record<string, unknown>) => client.request('PATCH', '/realm/user_settings_defaults', params, { query: false });
     const defaultsOf = async (client: Client) => (await client.post('/register', { fetch_event_types: ['realm_user_settings_defaults'] })).body.realm_user_settings_defaults;
@@ -50,7 +42,7 @@ export function userDefaultsSuite(mode: string, start: () => Promise<RunningServ
       const email = `newcomer-${Date.now()}@example.com`;
       const created = await owner!.post('/users', { email, password: 'a long enough password 1', full_name: 'New Comer' });
       expect(created.body.result).toBe('success');
-      const newcomer = await Client.login(server.api, email);
+      const newcomer = await Client.login(suite.server.api, email);
       expect((await newcomer.post('/register', { fetch_event_types: ['user_settings'] })).body.user_settings).toMatchObject({ send_read_receipts: false, emojiset: 'text' });
 
       expect((await patch(owner!, { send_read_receipts: 'true', emojiset: 'google' })).body.result).toBe('success');

@@ -10,3 +10,6 @@ export interface Delivery {
    */
   eventFor: (queue: { readonly id: string; readonly options: QueueOptions }) => ClientEvent | null;
 }
+
+/** The same event for every queue (no per-queue format, narrow or echo). */
+export const same = (event: ClientEvent): Delivery['eventFor'] => () => event;

@@ -1,15 +1,29 @@
 /**
- * What clients see of organization settings and user status changes (Zulip's `realm` and
- * `user_status` events), beside the fan-out table that names them.
+ * What clients see of organization settings, user status and custom profile field changes
+ * (Zulip's `realm`, `user_status`, `custom_profile_fields` and `realm_user` events), to the
+ * active users each fact names.
  */
 import { REALM_SETTINGS, type ClientEvent, type FactOf, type RealmSettingName } from '@teamchat/contracts';
-import type { Delivery } from './delivery';
+import { same, type Delivery } from './delivery';
+
+export const orgFanOut = {
+  RealmSettingsChanged: (fact: FactOf<'RealmSettingsChanged'>) => realmSettingsDeliveries(fact),
+  UserStatusChanged: (fact: FactOf<'UserStatusChanged'>): Delivery[] => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
+  CustomProfileFieldsChanged: (fact: FactOf<'CustomProfileFieldsChanged'>): Delivery[] => [
+    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'custom_profile_fields', fields: fact.fields }) },
+  ],
+  CustomProfileDataChanged: (fact: FactOf<'CustomProfileDataChanged'>): Delivery[] =>
+    fact.changes.map(({ id, value }) => ({
+      user_ids: fact.audience_user_ids,
+      eventFor: same({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, custom_profile_field: { id, value } } }),
+    })),
+};
 
 /**
  * One `realm` event per changed setting, as Zulip sends them: `update` with the value, or
  * for message editing settings and group-settings `update_dict` with property `default`.
  */
-export function realmSettingsDeliveries(fact: FactOf<'RealmSettingsChanged'>): Delivery[] {
+function realmSettingsDeliveries(fact: FactOf<'RealmSettingsChanged'>): Delivery[] {
   return Object.entries(fact.changes).flatMap(([name, value]) => {
     const spec = REALM_SETTINGS[name as RealmSettingName];
     if (!spec) return [];
@@ -22,7 +36,7 @@ export function realmSettingsDeliveries(fact: FactOf<'RealmSettingsChanged'>): D
 }
 
 /** Only what the request set: the text, the emoji (all three members), or both. */
-export function userStatusEvent(fact: FactOf<'UserStatusChanged'>): ClientEvent {
+function userStatusEvent(fact: FactOf<'UserStatusChanged'>): ClientEvent {
   return {
     type: 'user_status',
     user_id: fact.user_id,

@@ -7,7 +7,7 @@
  */
 import { cachedGravatarUrls, type BotSettings, type ClientEvent, type FactOf, type RealmBotEvent } from '@teamchat/contracts';
 import { isAdministrator, isGuest, isOwner, systemGroupOfRole } from '@teamchat/policies';
-import type { Delivery } from './delivery';
+import { same, type Delivery } from './delivery';
 
 /** What the fan-out needs beyond the facts: bots' keys, derived from their salt. */
 export interface FanOutContext {
@@ -15,7 +15,6 @@ export interface FanOutContext {
 }
 
 const avatarUrls = cachedGravatarUrls();
-const same = (event: ClientEvent) => () => event;
 const to = (user_ids: number[] | undefined, event: ClientEvent): Delivery[] => (user_ids?.length ? [{ user_ids, eventFor: same(event) }] : []);
 
 const personUpdate = (user_ids: number[] | undefined, person: Record<string, unknown> & { user_id: number }): Delivery[] =>
@@ -181,3 +180,28 @@ export function peopleFanOut(ctx: FanOutContext) {
       botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, api_key: ctx.apiKeyOf(fact.api_key_salt) }),
   };
 }
+
+/** The cases above, made once per context. */
+const peopleCases = new WeakMap<FanOutContext, ReturnType<typeof peopleFanOut>>();
+function people(ctx: FanOutContext): ReturnType<typeof peopleFanOut> {
+  let cases = peopleCases.get(ctx);
+  if (!cases) peopleCases.set(ctx, (cases = peopleFanOut(ctx)));
+  return cases;
+}
+
+/** The fan-out table's rows for the organization stream's facts. */
+export const peopleFanOutCases = {
+  OrganizationCreated: null,
+  UserCreated: (fact: FactOf<'UserCreated'>, _stored: unknown, ctx: FanOutContext) => people(ctx).UserCreated(fact),
+  UserDeactivated: (fact: FactOf<'UserDeactivated'>, _stored: unknown, ctx: FanOutContext) => people(ctx).UserDeactivated(fact),
+  UserReactivated: (fact: FactOf<'UserReactivated'>, _stored: unknown, ctx: FanOutContext) => people(ctx).UserReactivated(fact),
+  UserPasswordSet: null,
+  UserRoleChanged: (fact: FactOf<'UserRoleChanged'>, _stored: unknown, ctx: FanOutContext) => people(ctx).UserRoleChanged(fact),
+  UserFullNameChanged: (fact: FactOf<'UserFullNameChanged'>, _stored: unknown, ctx: FanOutContext) => people(ctx).UserFullNameChanged(fact),
+  BotOwnerChanged: (fact: FactOf<'BotOwnerChanged'>, _stored: unknown, ctx: FanOutContext) => people(ctx).BotOwnerChanged(fact),
+  BotSettingsChanged: (fact: FactOf<'BotSettingsChanged'>, _stored: unknown, ctx: FanOutContext) => people(ctx).BotSettingsChanged(fact),
+  BotApiKeyRegenerated: (fact: FactOf<'BotApiKeyRegenerated'>, _stored: unknown, ctx: FanOutContext) => people(ctx).BotApiKeyRegenerated(fact),
+  // Set only by trusted internal callers (seeding) so far; the organization-settings work
+  // announces it as Zulip's realm update of new_stream_announcements_stream_id.
+  NewChannelAnnouncementsChannelChanged: null,
+};

@@ -6,6 +6,7 @@
  * it itself, as Zulip's internal sends do.
  */
 import { NEW_CHANNELS_TOPIC, NOTIFICATION_BOT, type FactOf } from '@teamchat/contracts';
+import { systemBotMessageSent } from './system-bot-message';
 
 export interface AnnouncedChannel {
   channel_id: number;
@@ -42,23 +43,14 @@ export function decideAnnouncement(cmd: {
   recipient_id: number;
   now: number;
 }): FactOf<'MessageSent'> {
-  return {
-    type: 'MessageSent',
-    sender_id: NOTIFICATION_BOT.user_id,
-    sender_email: NOTIFICATION_BOT.email,
-    sender_full_name: NOTIFICATION_BOT.full_name,
+  return systemBotMessageSent(NOTIFICATION_BOT, {
     recipient: { type: 'channel', channel_id: cmd.target.channel_id, channel_name: cmd.target.name, topic: NEW_CHANNELS_TOPIC },
     content: cmd.content,
     rendered_content: cmd.rendered_content,
-    is_me_message: false,
-    client: NOTIFICATION_BOT.client,
     recipient_id: cmd.recipient_id,
-    timestamp: Math.floor(cmd.now / 1000),
     // The channel's subscribers; the bot has no history of its own.
     recipient_user_ids: [...new Set(cmd.target.subscriber_ids)].sort((a, b) => a - b),
     mentioned_user_ids: [],
-    wildcard_mentioned_user_ids: [],
-    read_by_sender: false,
-    local_echo: null,
-  };
+    now: cmd.now,
+  });
 }

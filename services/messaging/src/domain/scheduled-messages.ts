@@ -20,6 +20,7 @@ import {
 } from '@teamchat/contracts';
 import { topicNarrowPath } from '@teamchat/markdown';
 import { codePointLength } from '@teamchat/policies';
+import { systemBotMessageSent } from './system-bot-message';
 
 export type ScheduledStatus = 'absent' | 'pending' | 'delivering' | 'delivered' | 'failed' | 'deleted';
 
@@ -213,25 +214,16 @@ export function decideNotificationDirectMessage(cmd: {
 }): FactOf<'MessageSent'> {
   const bot = { id: NOTIFICATION_BOT.user_id, email: NOTIFICATION_BOT.email, full_name: NOTIFICATION_BOT.full_name, is_mirror_dummy: false };
   const user = { id: cmd.user.id, email: cmd.user.email, full_name: cmd.user.full_name, is_mirror_dummy: false };
-  return {
-    type: 'MessageSent',
-    sender_id: NOTIFICATION_BOT.user_id,
-    sender_email: NOTIFICATION_BOT.email,
-    sender_full_name: NOTIFICATION_BOT.full_name,
+  return systemBotMessageSent(NOTIFICATION_BOT, {
     recipient: { type: 'direct', users: [user, bot] },
     content: cmd.content,
     rendered_content: cmd.rendered_content,
-    is_me_message: false,
-    client: NOTIFICATION_BOT.client,
     recipient_id: cmd.recipient_id,
-    timestamp: Math.floor(cmd.now / 1000),
     // The user alone: the bot keeps no history.
     recipient_user_ids: [cmd.user.id],
     mentioned_user_ids: [],
-    wildcard_mentioned_user_ids: [],
-    read_by_sender: false,
-    local_echo: null,
-  };
+    now: cmd.now,
+  });
 }
 
 /** The recipient-id key of the notification bot's conversation with a user. */

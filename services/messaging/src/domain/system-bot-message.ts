@@ -32,6 +32,35 @@ export function systemBotConversation(bot: SystemBot, recipientIds: readonly num
   return [...new Set([bot.user_id, ...recipientIds])].sort((a, b) => a - b);
 }
 
+/**
+ * The message fact of a system bot's words, wherever they go (the notification bot's
+ * announcements and notices too): sent by the server, so unread for its recipients, and
+ * the bot keeps no history of its own.
+ */
+export function systemBotMessageSent(
+  bot: SystemBot,
+  message: Pick<FactOf<'MessageSent'>, 'recipient' | 'content' | 'rendered_content' | 'recipient_id' | 'recipient_user_ids' | 'mentioned_user_ids'> & { now: number },
+): FactOf<'MessageSent'> {
+  return {
+    type: 'MessageSent',
+    sender_id: bot.user_id,
+    sender_email: bot.email,
+    sender_full_name: bot.full_name,
+    recipient: message.recipient,
+    content: message.content,
+    rendered_content: message.rendered_content,
+    is_me_message: false,
+    client: bot.client,
+    recipient_id: message.recipient_id,
+    timestamp: Math.floor(message.now / 1000),
+    recipient_user_ids: message.recipient_user_ids,
+    mentioned_user_ids: message.mentioned_user_ids,
+    wildcard_mentioned_user_ids: [],
+    read_by_sender: false,
+    local_echo: null,
+  };
+}
+
 export function decideSystemBotMessage(cmd: SystemBotMessage): FactOf<'MessageSent'> {
   if (cmd.content.trim().length === 0) throw badRequest('Message must not be empty');
   if (codePointLength(cmd.content) > LIMITS.max_message_length) throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
@@ -47,22 +76,13 @@ export function decideSystemBotMessage(cmd: SystemBotMessage): FactOf<'MessageSe
     { id: cmd.bot.user_id, email: cmd.bot.email, full_name: cmd.bot.full_name, is_mirror_dummy: false },
     ...recipientIds.map((id) => ({ id, email: users.get(id)!.email, full_name: users.get(id)!.full_name, is_mirror_dummy: false })),
   ].sort((a, b) => a.id - b.id);
-  return {
-    type: 'MessageSent',
-    sender_id: cmd.bot.user_id,
-    sender_email: cmd.bot.email,
-    sender_full_name: cmd.bot.full_name,
+  return systemBotMessageSent(cmd.bot, {
     recipient: { type: 'direct', users: display },
     content: cmd.content,
     rendered_content: cmd.rendered_content,
-    is_me_message: false,
-    client: cmd.bot.client,
     recipient_id: cmd.recipient_id,
-    timestamp: Math.floor(cmd.now / 1000),
     recipient_user_ids: recipientIds,
     mentioned_user_ids: cmd.mentioned_user_ids.filter((id) => users.has(id)),
-    wildcard_mentioned_user_ids: [],
-    read_by_sender: false,
-    local_echo: null,
-  };
+    now: cmd.now,
+  });
 }

@@ -1,0 +1,194 @@
+/**
+ * What clients see of messages: `message` events (one object per form its queues see, the
+ * queue's narrow applied), edits and moves, deletions, reactions, personal flags and topic
+ * visibility, to the users each fact names.
+ */
+import {
+  cachedGravatarUrls,
+  displayTopic,
+  formatMessage,
+  initialMessageFlags,
+  type ClientEvent,
+  type FactOf,
+  type UpdateMessageFlagsEvent,
+} from '@teamchat/contracts';
+import type { StoredFact } from '@teamchat/platform';
+import { matchesQueueNarrow } from '../domain/queue-narrow';
+import { same, type Delivery } from './delivery';
+
+export const messageFanOut = {
+  RecipientAllocated: null,
+  MessageSent: (fact: FactOf<'MessageSent'>, stored: StoredFact) => [messageDelivery(fact, stored.position)],
+  ReactionAdded: (fact: FactOf<'ReactionAdded'>) => [reactionDelivery(fact, 'add')],
+  ReactionRemoved: (fact: FactOf<'ReactionRemoved'>) => [reactionDelivery(fact, 'remove')],
+  MessageEdited: (fact: FactOf<'MessageEdited'>) => editDeliveries(fact),
+  MessageDeleted: (fact: FactOf<'MessageDeleted'>): Delivery[] => [
+    {
+      user_ids: fact.audience_user_ids,
+      eventFor: same({
+        type: 'delete_message',
+        message_ids: [fact.message_id],
+        message_id: fact.message_id,
+        message_type: fact.channel_id === null ? 'private' : 'stream',
+        ...(fact.channel_id !== null && fact.topic !== null ? { stream_id: fact.channel_id, topic: fact.topic } : {}),
+      }),
+    },
+  ],
+  MessageFlagsUpdated: (fact: FactOf<'MessageFlagsUpdated'>): Delivery[] => [
+    {
+      user_ids: [fact.user_id],
+      eventFor: same({
+        type: 'update_message_flags',
+        op: fact.op,
+        operation: fact.op,
+        flag: fact.flag,
+        messages: fact.message_ids,
+        all: false,
+        ...(fact.message_details ? { message_details: wireMessageDetails(fact.message_details) } : {}),
+      }),
+    },
+  ],
+  UserTopicUpdated: (fact: FactOf<'UserTopicUpdated'>): Delivery[] => [
+    {
+      user_ids: [fact.user_id],
+      eventFor: same({
+        type: 'user_topic',
+        stream_id: fact.channel_id,
+        topic_name: fact.topic,
+        last_updated: fact.last_updated,
+        visibility_policy: fact.visibility_policy,
+      }),
+    },
+  ],
+};
+
+function reactionDelivery(fact: FactOf<'ReactionAdded' | 'ReactionRemoved'>, op: 'add' | 'remove'): Delivery {
+  return {
+    user_ids: fact.audience_user_ids,
+    eventFor: same({
+      type: 'reaction',
+      op,
+      message_id: fact.message_id,
+      user_id: fact.user_id,
+      emoji_name: fact.emoji_name,
+      emoji_code: fact.emoji_code,
+      reaction_type: fact.reaction_type,
+    }),
+  };
+}
+
+const avatarUrls = cachedGravatarUrls();
+
+/**
+ * A message event is made once per form that its queues see (formats × flags), not once per
+ * queue: queues alike share the event object, whose JSON is then made once too
+ * (EventQueue.toJson). Only the sender's echo, for the one queue that sent it, is its own.
+ */
+function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
+  const messages = new Map<string, ReturnType<typeof formatMessage>>();
+  const events = new Map<string, ClientEvent>();
+  return {
+    user_ids: fact.recipient_user_ids,
+    eventFor: (queue) => {
+      const { options } = queue;
+      if (!matchesQueueNarrow(options.narrow, fact)) return null;
+      const format = `${+options.apply_markdown}${+options.client_gravatar}${+options.empty_topic_name}`;
+      let message = messages.get(format);
+      if (!message) {
+        message = formatMessage(
+          { ...fact, id },
+          { apply_markdown: options.apply_markdown, client_gravatar: options.client_gravatar, allow_empty_topic_name: options.empty_topic_name },
+          avatarUrls,
+        );
+        messages.set(format, message);
+      }
+      const flags = initialMessageFlags(fact, options.user_id);
+      const echo = fact.local_echo;
+      if (echo && echo.queue_id === queue.id && fact.sender_id === options.user_id) {
+        return { type: 'message', message, flags, local_message_id: echo.local_id };
+      }
+      const key = `${format}${flags.join(',')}`;
+      let event = events.get(key);
+      if (!event) {
+        event = { type: 'message', message, flags };
+        events.set(key, event);
+      }
+      return event;
+    },
+  };
+}
+
+function editDeliveries(fact: FactOf<'MessageEdited'>): Delivery[] {
+  const revoked = new Set(fact.move?.revoked_user_ids ?? []);
+  if (revoked.size === 0 || !fact.move) return [editDelivery(fact, fact.audience_user_ids)];
+  // Users who lose sight of moved messages see them deleted rather than moved.
+  const gone: Delivery = {
+    user_ids: [...revoked],
+    eventFor: same({
+      type: 'delete_message',
+      message_ids: fact.move.message_ids,
+      message_type: 'stream',
+      stream_id: fact.move.prev_channel_id,
+      topic: fact.move.prev_topic,
+    }),
+  };
+  return [editDelivery(fact, fact.audience_user_ids.filter((id) => !revoked.has(id))), gone];
+}
+
+function editDelivery(fact: FactOf<'MessageEdited'>, userIds: number[]): Delivery {
+  return {
+    user_ids: userIds,
+    eventFor: (queue) => {
+      const { content, move } = fact;
+      const userId = queue.options.user_id;
+      const flags = content
+        ? [
+            ...(content.mentioned_user_ids.includes(userId) ? ['mentioned'] : []),
+            ...(content.wildcard_mentioned_user_ids.includes(userId) ? ['wildcard_mentioned'] : []),
+            ...(content.alert_word_user_ids?.includes(userId) ? ['has_alert_word'] : []),
+          ]
+        : [];
+      const topic = (t: string) => displayTopic(t, queue.options.empty_topic_name);
+      return {
+        type: 'update_message',
+        user_id: fact.editor_id,
+        edit_timestamp: fact.timestamp,
+        message_id: fact.message_id,
+        message_ids: move ? move.message_ids : [fact.message_id],
+        flags,
+        rendering_only: false,
+        ...(content
+          ? {
+              orig_content: content.prev_content,
+              orig_rendered_content: content.prev_rendered_content,
+              content: queue.options.apply_markdown ? content.rendered_content : content.content,
+              rendered_content: content.rendered_content,
+              is_me_message: content.is_me_message,
+            }
+          : {}),
+        ...(move
+          ? {
+              stream_id: move.prev_channel_id,
+              propagate_mode: move.propagate_mode,
+              orig_subject: topic(move.prev_topic),
+              ...(move.topic !== move.prev_topic ? { subject: topic(move.topic), topic_links: move.topic_links ?? [] } : {}),
+              ...(move.channel_id !== move.prev_channel_id ? { new_stream_id: move.channel_id } : {}),
+            }
+          : {}),
+      };
+    },
+  };
+}
+
+/** The API still calls a channel a stream and a direct message private here. */
+function wireMessageDetails(details: NonNullable<FactOf<'MessageFlagsUpdated'>['message_details']>): UpdateMessageFlagsEvent['message_details'] {
+  const wire: NonNullable<UpdateMessageFlagsEvent['message_details']> = {};
+  for (const [id, detail] of Object.entries(details)) {
+    const mentioned = detail.mentioned === undefined ? {} : { mentioned: detail.mentioned };
+    wire[id] =
+      detail.type === 'channel'
+        ? { type: 'stream', stream_id: detail.channel_id, topic: detail.topic, ...mentioned }
+        : { type: 'private', user_ids: detail.user_ids, ...mentioned };
+  }
+  return wire;
+}
