@@ -9,9 +9,9 @@ import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, type RunningServer } from './harness';
+import { eventsUntil, waitFor } from './suite-kit';
 import { download, PNG, uploadFiles, UPLOADS_ENV } from './uploads-suite';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function fileAccessSuite(mode: string, start: (env: Record<string, string>) => Promise<RunningServer>) {
   describe(`file access after upload (${mode})`, () => {
@@ -46,23 +46,6 @@ export function fileAccessSuite(mode: string, start: (env: Record<string, string
       expect(reply.body.result).toBe('success');
       return reply.body.id as number;
     };
-    async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        const found = await probe();
-        if (found !== undefined) return found;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await sleep(100);
-      }
-    }
-    async function eventsOf(client: Client, queue_id: string, until: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (until(events) || Date.now() > deadline) return events.filter((e) => e.type !== 'heartbeat');
-        await sleep(50);
-      }
-    }
 
     /** Every file under the blob store's directory, temporary ones included. */
     const storedFiles = () => {
@@ -150,7 +133,7 @@ export function fileAccessSuite(mode: string, start: (env: Record<string, string
       expect(await statusOf(reader, url)).toBe(404);
       expect(await statusOf(member, url)).toBe(200);
       expect((await attachmentOf(member, id)).messages).toEqual([]);
-      const updates = (await eventsOf(member, queue, (e) => e.filter((x) => x.op === 'update').length >= 4)).filter((e) => e.op === 'update');
+      const updates = (await eventsUntil(member, queue, (e) => e.filter((x) => x.op === 'update').length >= 4)).filter((e) => e.op === 'update');
       expect(updates.map((e) => e.attachment.messages.map((m: any) => m.id))).toEqual([[kept], [kept, edited], [edited], []]);
       // Linking it again gives it back.
       expect((await member.request('PATCH', `/messages/${edited}`, { content: `back: [notes](${url})` }, { query: false })).body.result).toBe('success');

@@ -10,7 +10,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client, RunningServer } from './harness';
-import { del, eventsUntil, expectRefused, patch, suiteServer, type Reply } from './suite-kit';
+import { del, eventsUntil, expectRefused, patch, suiteServer, waitFor, type Reply } from './suite-kit';
 
 export interface ScheduledServer extends RunningServer {
   /** Stops messaging (every instance), runs `meanwhile`, and starts it again on the same data. */
@@ -48,15 +48,6 @@ export function scheduledSuite(mode: string, start: () => Promise<ScheduledServe
       ];
       const body = (await reader.get('/messages', { anchor: 'newest', num_before: 100, num_after: 0, narrow, apply_markdown: false })).body;
       return (body.messages as any[]).filter((m) => m.content === content);
-    }
-    async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        const found = await probe();
-        if (found !== undefined) return found;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await sleep(100);
-      }
     }
     /** The newest direct message from the notification bot to `client`. */
     async function lastNotice(client: Client): Promise<any | undefined> {

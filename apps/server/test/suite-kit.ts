@@ -108,6 +108,17 @@ export async function eventsUntil(client: Client, queue_id: string, done: (event
   }
 }
 
+/** What `probe` finds once it finds something (polled every 100 ms), or a failure naming `what` after `ms`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
 /**
  * Read-your-writes holds per client: another user's write reaches the other services a
  * moment after it was acknowledged. Repeats a request while its answer is the stale one.

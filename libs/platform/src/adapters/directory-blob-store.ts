@@ -8,7 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { checkBlobKey, type BlobStore } from '../ports/blob-store';
+import { checkBlobKey, countingChunks, type BlobStore } from '../ports/blob-store';
 
 export class DirectoryBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
@@ -32,22 +32,16 @@ export class DirectoryBlobStore implements BlobStore {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true });
     const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    let size = 0;
-    const counted = async function* () {
-      for await (const chunk of source) {
-        size += chunk.length;
-        yield chunk;
-      }
-    };
+    const counted = countingChunks(source);
     try {
       const file = createWriteStream(temporary, { flush: true });
-      await pipeline(counted, file);
+      await pipeline(counted.chunks, file);
       await rename(temporary, path);
     } catch (err) {
       await rm(temporary, { force: true });
       throw err;
     }
-    return size;
+    return counted.size();
   }
 
   async get(key: string): Promise<Buffer | undefined> {

@@ -5,7 +5,7 @@
  */
 import { pipeline } from 'node:stream/promises';
 import { GridFSBucket, MongoClient, type Db } from 'mongodb';
-import { checkBlobKey, type BlobStore } from '../ports/blob-store';
+import { checkBlobKey, countingChunks, type BlobStore } from '../ports/blob-store';
 
 const BUCKET = 'blobs';
 
@@ -50,21 +50,15 @@ export class GridFsBlobStore implements BlobStore {
     checkBlobKey(key);
     const older = await this.idsOf(key);
     const upload = this.bucket.openUploadStream(key, { metadata: { content_type: contentType } });
-    let size = 0;
-    const counted = async function* () {
-      for await (const chunk of source) {
-        size += chunk.length;
-        yield chunk;
-      }
-    };
+    const counted = countingChunks(source);
     try {
-      await pipeline(counted, upload);
+      await pipeline(counted.chunks, upload);
     } catch (err) {
       await upload.abort().catch(() => undefined);
       throw err;
     }
     for (const id of older) await this.bucket.delete(id).catch(() => undefined);
-    return size;
+    return counted.size();
   }
 
   async get(key: string): Promise<Buffer | undefined> {

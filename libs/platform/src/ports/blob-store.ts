@@ -37,3 +37,20 @@ export function isBlobKey(key: string): boolean {
 export function checkBlobKey(key: string): void {
   if (!isBlobKey(key)) throw new Error(`Invalid blob key: ${JSON.stringify(key.slice(0, 80))}`);
 }
+
+/**
+ * A stream's chunks passed on as they come, counting their bytes: what every adapter's
+ * `putStream` returns once the stream is stored (`size()` after the chunks are consumed).
+ */
+export function countingChunks(source: AsyncIterable<Buffer>): { chunks: () => AsyncGenerator<Buffer>; size: () => number } {
+  let size = 0;
+  return {
+    chunks: async function* () {
+      for await (const chunk of source) {
+        size += chunk.length;
+        yield chunk;
+      }
+    },
+    size: () => size,
+  };
+}
