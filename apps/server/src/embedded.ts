@@ -254,6 +254,9 @@ export async function startEmbeddedServer(
     outboxDir: developmentOutboxDir(config),
     blobs,
     uploads: config.uploads,
+    // The one gateway: a write is answered once durable, and every later request waits
+    // for it (GatewayPeers), so no thread's reply waits for its read models.
+    waitForEveryWrite: true,
   });
   const url = await app.listen(listen);
   return {

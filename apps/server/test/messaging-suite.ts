@@ -31,6 +31,24 @@ export function messagingSuite(mode: string, start: () => Promise<RunningServer>
     const events = async (client: Client, queue_id: string) =>
       (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
 
+    // The embedded server answers a write once it is durable, before the messaging thread's
+    // read models show it, and makes every later request wait for it instead (whenDurable);
+    // the distributed mode's services wait before answering. Either way, whoever asks next
+    // sees what was acknowledged.
+    describe('an acknowledged write is seen by the next request, whoever sends it', () => {
+      it('a send, an edit and a reaction, each read at once by other users', async () => {
+        for (let round = 0; round < 12; round++) {
+          const id = await send(member, { type: 'stream', to: 'general', topic: 'acknowledged', content: `sent ${round}` });
+          expect((await fetchOne(member2, id))?.content).toBe(`<p>sent ${round}</p>`);
+          expect((await owner.get(`/messages/${id}`)).body.message?.content).toBe(`<p>sent ${round}</p>`);
+          expect((await member.request('PATCH', `/messages/${id}`, { content: `edited ${round}` }, { query: false })).body.result).toBe('success');
+          expect((await fetchOne(admin, id))?.content).toBe(`<p>edited ${round}</p>`);
+          expect((await member2.post(`/messages/${id}/reactions`, { emoji_name: 'octopus' })).body.result).toBe('success');
+          expect((await fetchOne(owner, id))?.reactions.map((r: { user_id: number }) => r.user_id)).toEqual([ids.member2]);
+        }
+      });
+    });
+
     describe('reactions', () => {
       it('adds and removes reactions, oldest first, with reaction events to who can see the message', async () => {
         const id = await send(member, { type: 'stream', to: 'general', topic: 'reactions', content: 'react to me' });

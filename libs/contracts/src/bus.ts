@@ -50,6 +50,14 @@ export interface BusRequest<P = unknown> {
    * waits until its read models have caught up with it before answering.
    */
   after?: number;
+  /**
+   * Answer a write once it is durable, without waiting for the service's read models to
+   * show it. Set only by a caller that makes every later request, whoever sends it, wait
+   * for this write's position (the embedded server's one gateway: GatewayPeers
+   * `everyWrite`); any other caller, e.g. a service calling another, reads the service's
+   * read models right after the reply and needs them to show the write.
+   */
+  whenDurable?: true;
   params: P;
 }
 

@@ -100,6 +100,30 @@ describe('serveContract and callContract', () => {
     await bus.close();
   });
 
+  it('answers a write once durable when the caller will wait for its position itself (whenDurable)', async () => {
+    const bus = new InProcessBus();
+    const steps: string[] = [];
+    // Read models that never catch up: a reply that waited for them would never come.
+    const readModels: ContractServerOptions['readModels'] = {
+      waitFor: (position) => {
+        steps.push(`wait ${position}`);
+        return new Promise<void>(() => undefined);
+      },
+    };
+    await serveContract({ bus, log, readModels }, write, async () => {
+      steps.push('handle');
+      return { value: { user_id: 1 }, position: 42 };
+    });
+    const { position } = await callContract(bus, write, { actor, whenDurable: true, params: { count: 1 } });
+    expect(position).toBe(42);
+    expect(steps).toEqual(['handle']);
+    // Without the flag the same write waits for its projection (and here times out).
+    const waited = callContract(bus, write, { actor, params: { count: 1 } }, { timeoutMs: 200 });
+    await expect(waited).rejects.toThrow();
+    expect(steps).toEqual(['handle', 'handle', 'wait 42']);
+    await bus.close();
+  });
+
   it('answers a failing handler with the ApiError it threw, or a bare 500 that reveals nothing', async () => {
     const bus = new InProcessBus();
     let failure: unknown = new Error('secret detail');

@@ -42,6 +42,12 @@ export interface GatewayOptions {
    */
   sharedWrites?: boolean;
   /**
+   * Whether each request waits for every write acknowledged before it, anyone's, rather
+   * than its user's own (see GatewayPeers): the embedded server, whose services may
+   * answer a write before their read models show it.
+   */
+  waitForEveryWrite?: boolean;
+  /**
    * The development outbox's directory: serves GET /emails, the page that lists what was
    * sent. Given only in development mode with the outbox transport (absent: no page).
    */
@@ -162,7 +168,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   });
 
   /** Store position of each user's last write (read-your-writes token), shared with the other gateways. */
-  const peers = await GatewayPeers.join(bus, options.sharedWrites ?? false);
+  const peers = await GatewayPeers.join(bus, options.sharedWrites ?? false, options.waitForEveryWrite ?? false);
   const longPollTimeoutMs = options.heartbeatSeconds * 1000 + 15_000;
 
   const credentials = new CredentialsCache();
@@ -256,12 +262,12 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       const account = limiter && login ? loginAccount(parsed.data) : undefined;
       if (account !== undefined) await limiter!.checkAccount(request, reply, account);
       // Without peers the position is at hand: no await (a microtask turn) on this path.
-      const after = actor ? (peers.shared ? await peers.lastWriteOf(actor.user_id) : peers.known(actor.user_id)) : undefined;
+      const after = actor && peers.shared ? await peers.lastWriteOf(actor.user_id) : peers.known(actor?.user_id);
       if (stageTracing) traceStage('gateway.call', endpoint.subject);
       const { value, position, json } = await callContract(
         bus,
         endpoint,
-        { ...(actor ? { actor } : {}), ...(after !== undefined ? { after } : {}), params: parsed.data },
+        { ...(actor ? { actor } : {}), ...(after !== undefined ? { after } : {}), ...(peers.everyWrite ? { whenDurable: true } : {}), params: parsed.data },
         routeByQueueId ? { ...callOptions, ...routeToQueue((parsed.data as { queue_id?: unknown }).queue_id) } : callOptions,
       ).catch(async (err: unknown) => {
         // A refused attempt spends the named account's budget; an outage is not the client's.
@@ -271,7 +277,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       });
       if (stageTracing) traceStage('gateway.replied', position);
       if (fileKind === 'download') return files.send(reply, value as unknown as FileLocation);
-      if (actor && position !== undefined) await peers.wrote(actor.user_id, position);
+      if (position !== undefined) await peers.wrote(actor?.user_id, position);
       // The blob keys are the server's own business: removed here, never shown.
       const shown = fileKind === 'delete' ? await files.removeBlobs(value as { removed_blobs?: string[] }) : value;
       const body = {

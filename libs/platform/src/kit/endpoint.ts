@@ -85,7 +85,8 @@ export function serveContract<E extends Endpoint>(
         if (stageTracing) traceStage('serve.handler', request.after);
         const result = await handler(parsed.data as z.output<E['params']>, { actor: request.actor as RequestContext<E['auth']>['actor'], log });
         if (stageTracing) traceStage('serve.handled', result.position);
-        if (readModels && result.position !== undefined) await readModels.waitFor(result.position);
+        // The caller's later requests wait for this position instead, if it says so (whenDurable).
+        if (readModels && result.position !== undefined && request.whenDurable !== true) await readModels.waitFor(result.position);
         if (stageTracing) traceStage('serve.reply', endpoint.subject);
         reply = {
           ok: true,

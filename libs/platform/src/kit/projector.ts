@@ -174,6 +174,12 @@ export class Projector {
         await Promise.resolve();
         await Promise.resolve();
       }
+      // With nobody waiting for these facts yet, the reply of the write that made them
+      // goes first: a request whose caller waits for its position later (the embedded
+      // gateway's `whenDurable`) is answered before the projection runs, which then runs
+      // beside the reply's way out instead of in front of it. A turn of the event loop
+      // lets every microtask of that reply run first.
+      if (this.waiters.length === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue.splice(0, MAX_BATCH);
         if (stageTracing) traceStage('projector.batch', `${this.options.name} ${batch.length}`);

@@ -119,7 +119,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
             subject: instanceSubject(endpoint.subject, instance),
             noResponders: () => new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${String(params.queue_id)}`, 400, { queue_id: String(params.queue_id) }),
           };
-    const { value, position, json } = await callContract(bus, endpoint, { actor, ...(after !== undefined ? { after } : {}), params }, routed);
+    const { value, position, json } = await callContract(bus, endpoint, { actor, ...(after !== undefined ? { after } : {}), ...(peers.everyWrite ? { whenDurable: true } : {}), params }, routed);
     if (position !== undefined) await peers.wrote(actor.user_id, position);
     if (response.destroyed) return;
     const body = { result: 'success', msg: '', ...value };

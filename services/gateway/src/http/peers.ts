@@ -10,20 +10,29 @@
  * (flush): NATS delivers in order on a connection, so every publication NATS had before
  * this request arrived (among them the write the client saw answered) has reached this
  * gateway by the time the round trip ends. One NATS round trip per request is the price.
+ *
+ * With `everyWrite` (the embedded server, one gateway), the token is the newest write
+ * acknowledged to anyone, not the user's own: a service there may answer a write before
+ * its read models show it (ServiceDeps.replyBeforeProjection), so every later request,
+ * whoever sends it, must wait for every acknowledged write, as one user's requests wait
+ * for that user's.
  */
 import { ApiError, gatewayWrote } from '@teamchat/contracts';
 import { isBusError, type Bus } from '@teamchat/platform';
 
 export class GatewayPeers {
   private readonly lastWrite = new Map<number, number>();
+  /** The newest write acknowledged through this gateway, by anyone. */
+  private newest: number | undefined;
 
   private constructor(
     private readonly bus: Bus,
     readonly shared: boolean,
+    readonly everyWrite: boolean,
   ) {}
 
-  static async join(bus: Bus, shared: boolean): Promise<GatewayPeers> {
-    const peers = new GatewayPeers(bus, shared);
+  static async join(bus: Bus, shared: boolean, everyWrite = false): Promise<GatewayPeers> {
+    const peers = new GatewayPeers(bus, shared, everyWrite);
     if (shared) {
       await bus.subscribe(gatewayWrote.subject, (payload) => {
         const notice = gatewayWrote.payload.safeParse(payload);
@@ -37,9 +46,10 @@ export class GatewayPeers {
     if (position > (this.lastWrite.get(user) ?? 0)) this.lastWrite.set(user, position);
   }
 
-  /** The user's last write known to this gateway; alone, without waiting. */
-  known(user: number): number | undefined {
-    return this.lastWrite.get(user);
+  /** The user's last write known to this gateway (with `everyWrite`, anyone's); without waiting. */
+  known(user: number | undefined): number | undefined {
+    if (this.everyWrite) return this.newest;
+    return user === undefined ? undefined : this.lastWrite.get(user);
   }
 
   /** The user's last write through any gateway (see above). */
@@ -55,8 +65,10 @@ export class GatewayPeers {
     return this.lastWrite.get(user);
   }
 
-  async wrote(user: number, position: number): Promise<void> {
-    if (position <= (this.lastWrite.get(user) ?? 0)) return;
+  /** A write was acknowledged: `user`'s, or nobody's in particular (a request without credentials). */
+  async wrote(user: number | undefined, position: number): Promise<void> {
+    if (position > (this.newest ?? 0)) this.newest = position;
+    if (user === undefined || position <= (this.lastWrite.get(user) ?? 0)) return;
     this.lastWrite.set(user, position);
     if (!this.shared) return;
     try {
