@@ -5,6 +5,8 @@
  * message's timestamp has whole seconds only), so the figure includes event delivery,
  * a few milliseconds. Every scheduled message must arrive exactly once.
  */
+import { http } from './http';
+
 const COUNT = Number(process.env.BENCH_SCHEDULED ?? 1000);
 const SCHEDULING_CONNECTIONS = 16;
 /** The slowest scheduling rate (requests a second) the lead time allows for. */
@@ -22,19 +24,12 @@ export interface ScheduledReport {
   schedulingMs: number;
 }
 
-async function call(url: string, init: RequestInit = {}): Promise<Record<string, any>> {
-  const response = await fetch(url, init);
-  const json = (await response.json()) as Record<string, any>;
-  if (!response.ok || json.result !== 'success') throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
 export async function measureScheduledDelivery(api: string, sender: { authorization: string }): Promise<ScheduledReport> {
   const headers = { authorization: sender.authorization, 'content-type': 'application/x-www-form-urlencoded' };
   const topic = `scheduled-${Date.now()}`;
-  const queue = await call(`${api}/register`, { method: 'POST', headers, body: new URLSearchParams({ event_types: '["message"]', narrow: JSON.stringify([['topic', topic]]) }) });
+  const queue = await http(`${api}/register`, { method: 'POST', headers, body: new URLSearchParams({ event_types: '["message"]', narrow: JSON.stringify([['topic', topic]]) }) });
   // Far enough ahead for every request to be in before the second comes, on a busy
   // two-core machine too (it once took longer than 200 a second): the wait before the
   // second is not part of the figure, only the lateness after it.
@@ -45,7 +40,7 @@ export async function measureScheduledDelivery(api: string, sender: { authorizat
     Array.from({ length: SCHEDULING_CONNECTIONS }, async () => {
       while (next < COUNT) {
         const i = next++;
-        await call(`${api}/scheduled_messages`, {
+        await http(`${api}/scheduled_messages`, {
           method: 'POST',
           headers,
           body: new URLSearchParams({ type: 'stream', to: 'general', topic, content: `scheduled ${i}`, scheduled_delivery_timestamp: String(at) }),
@@ -60,7 +55,7 @@ export async function measureScheduledDelivery(api: string, sender: { authorizat
   let lastEventId = queue.last_event_id as number;
   const deadline = at * 1000 + 120_000;
   while (arrivals.size < COUNT && Date.now() < deadline) {
-    const polled = await call(`${api}/events?queue_id=${encodeURIComponent(queue.queue_id)}&last_event_id=${lastEventId}`, { headers });
+    const polled = await http(`${api}/events?queue_id=${encodeURIComponent(queue.queue_id)}&last_event_id=${lastEventId}`, { headers });
     const now = Date.now();
     for (const event of polled.events as any[]) {
       lastEventId = Math.max(lastEventId, event.id);
@@ -81,4 +76,12 @@ export async function measureScheduledDelivery(api: string, sender: { authorizat
     duplicates: [...arrivals.values()].filter((times) => times.length > 1).length,
     schedulingMs,
   };
+}
+
+export function scheduledLine(scheduled: ScheduledReport): string {
+  return (
+    `scheduled delivery, ${scheduled.count} messages scheduled for the same second (scheduling took ${(scheduled.schedulingMs / 1000).toFixed(1)} s): ` +
+    `lateness from the scheduled second to the message's event p50 ${scheduled.p50.toFixed(0)} ms, p99 ${scheduled.p99.toFixed(0)} ms, max ${scheduled.max.toFixed(0)} ms; ` +
+    `${scheduled.missing} missing, ${scheduled.duplicates} twice`
+  );
 }

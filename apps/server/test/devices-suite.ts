@@ -4,10 +4,9 @@
  * role, register's `devices`, `device` events to the user's own clients only, and the
  * refusals, each leaving the devices as they were.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
-
-type Reply = Awaited<ReturnType<Client['request']>>;
+import { describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { eventsUntil, expectRefused, suiteServer, type Reply } from './suite-kit';
 
 const without = (params: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(params).filter(([k]) => k !== key));
 
@@ -17,35 +16,13 @@ const TOKEN = { token_kind: 'fcm', token_id: 'hGsEWGmyyfI=', bouncer_public_key:
 
 export function devicesSuite(mode: string, start: () => Promise<RunningServer>) {
   describe(`logged-in devices (${mode})`, () => {
-    let server: RunningServer;
-    const c: Record<string, Client> = {};
+    const { clients: c } = suiteServer(start, ['owner', 'admin', 'member', 'member2', 'guest', 'echo-bot']);
 
-    beforeAll(async () => {
-      server = await start();
-      for (const name of ['owner', 'admin', 'member', 'member2', 'guest', 'echo-bot']) c[name] = await Client.login(server.api, `${name}@example.com`);
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
-
-    const refusedWith = (reply: Reply, msg?: RegExp | string) => {
-      expect(reply.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
-      if (msg) expect(reply.body.msg).toMatch(msg);
-      expect(reply.status).toBe(400);
-    };
+    const refusedWith = (reply: Reply, msg?: RegExp | string) => expectRefused(reply, { msg });
     const devicesOf = async (client: Client) => (await client.post('/register', { fetch_event_types: ['device'] })).body.devices;
-    async function eventsOf(client: Client, queue_id: string, until: (events: any[]) => boolean): Promise<any[]> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const events = (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
-        if (until(events) || Date.now() > deadline) return events.filter((e) => e.type !== 'heartbeat');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
 
     it('every role registers a device, registers it for push, sees it in register and removes it, with device events to its own clients only', async () => {
-      for (const name of ['owner', 'admin', 'member', 'guest', 'echo-bot']) {
+      for (const name of ['owner', 'admin', 'member', 'guest', 'echo-bot'] as const) {
         const me = c[name]!;
         const other = c[name === 'member' ? 'member2' : 'member']!;
         const mine = (await me.post('/register', { event_types: ['device'] })).body.queue_id;
@@ -70,7 +47,7 @@ export function devicesSuite(mode: string, start: () => Promise<RunningServer>) 
         expect(await devicesOf(other)).toEqual({});
         expect((await me.post('/remove_client_device', { device_id })).body.result).toBe('success');
         expect(await devicesOf(me)).toEqual({});
-        const events = await eventsOf(me, mine, (e) => e.length >= 3);
+        const events = await eventsUntil(me, mine, (e) => e.length >= 3);
         expect(events.map(({ id: _id, ...e }) => e)).toEqual([
           { type: 'device', op: 'add', device_id },
           {
@@ -83,7 +60,7 @@ export function devicesSuite(mode: string, start: () => Promise<RunningServer>) 
           },
           { type: 'device', op: 'remove', device_id },
         ]);
-        expect(await eventsOf(other, theirs, () => true)).toEqual([]);
+        expect(await eventsUntil(other, theirs, () => true)).toEqual([]);
       }
     });
 

@@ -5,9 +5,10 @@
  * legitimate message in every encoding.
  */
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { SignJWT } from 'jose';
 import { Client, type RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 export type StartWithEnv = (env: Record<string, string>) => Promise<RunningServer>;
 
@@ -49,30 +50,29 @@ const bodyOf = (response: string) => JSON.parse(response.slice(response.indexOf(
 
 export function edgeSuite(mode: string, start: StartWithEnv) {
   describe(`rate limits (${mode})`, () => {
-    let server: RunningServer;
+    // No kit log-in: logging in spends login budgets, so each user logs in from an address of its own.
+    const suite = suiteServer(
+      () =>
+        start({
+          TEAMCHAT_RATE_LIMITS: 'on',
+          TEAMCHAT_TRUST_PROXY: '1',
+          TEAMCHAT_RATE_LIMIT_API: '6/60',
+          TEAMCHAT_RATE_LIMIT_ANONYMOUS: '5/60',
+          TEAMCHAT_RATE_LIMIT_LOGIN: '3/60',
+          TEAMCHAT_RATE_LIMIT_LOGIN_ACCOUNT: '2/60',
+        }),
+      [],
+    );
     let member: Client;
     let member2: Client;
 
     beforeAll(async () => {
-      server = await start({
-        TEAMCHAT_RATE_LIMITS: 'on',
-        TEAMCHAT_TRUST_PROXY: '1',
-        TEAMCHAT_RATE_LIMIT_API: '6/60',
-        TEAMCHAT_RATE_LIMIT_ANONYMOUS: '5/60',
-        TEAMCHAT_RATE_LIMIT_LOGIN: '3/60',
-        TEAMCHAT_RATE_LIMIT_LOGIN_ACCOUNT: '2/60',
-      });
-      // Logging in spends login budgets: each user from an address of its own.
       const login = async (email: string) => {
-        const res = await new Client(server.api).request('POST', '/dev_fetch_api_key', { username: email }, { headers: { 'x-forwarded-for': newAddress() } });
-        return new Client(server.api, email, res.body.api_key);
+        const res = await new Client(suite.server.api).request('POST', '/dev_fetch_api_key', { username: email }, { headers: { 'x-forwarded-for': newAddress() } });
+        return new Client(suite.server.api, email, res.body.api_key);
       };
       member = await login('member@example.com');
       member2 = await login('member2@example.com');
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
     });
 
     it('gives each user a budget per window, with the X-RateLimit headers, then RATE_LIMIT_HIT with retry-after', async () => {
@@ -112,8 +112,8 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
 
     it('counts requests without valid credentials per client address, unknown routes and bad keys included', async () => {
       const address = newAddress();
-      const anonymous = fromAddress(new Client(server.api), address);
-      const wrongKey = fromAddress(new Client(server.api, 'member@example.com', 'not-the-key'), address);
+      const anonymous = fromAddress(new Client(suite.server.api), address);
+      const wrongKey = fromAddress(new Client(suite.server.api, 'member@example.com', 'not-the-key'), address);
       const statuses = [
         (await anonymous('GET', '/server_settings')).status,
         (await anonymous('GET', '/no/such/route')).status,
@@ -128,7 +128,7 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
       // A key guessed from that address is refused before it is checked.
       expect((await wrongKey('GET', '/users/me')).status).toBe(429);
       // Another address is not affected.
-      expect((await fromAddress(new Client(server.api), newAddress())('GET', '/server_settings')).status).toBe(200);
+      expect((await fromAddress(new Client(suite.server.api), newAddress())('GET', '/server_settings')).status).toBe(200);
       // A path the router refuses carries the headers too (counted by the connection's
       // address: Fastify gives such a request no forwarded address).
       const badPath = await anonymous('GET', '/messages/%ZZ');
@@ -138,7 +138,7 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
 
     it('gives the key endpoints a stricter budget per address, reporting the strictest', async () => {
       const address = newAddress();
-      const anonymous = fromAddress(new Client(server.api), address);
+      const anonymous = fromAddress(new Client(suite.server.api), address);
       const first = await anonymous('POST', '/dev_fetch_api_key', { username: 'guest@example.com' });
       expect(first.status).toBe(200);
       // The strictest of the budgets spent: 4 of 5 anonymous left, 2 of 3 login, 2 of 2 failures for the account.
@@ -156,7 +156,7 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
 
     it('locks an account out of the key endpoints after failed attempts, whichever address they come from', async () => {
       const forged = await jwtFor('moderator@example.com', new TextEncoder().encode('a guessed secret'));
-      const attempt = (token: string) => fromAddress(new Client(server.api), newAddress())('POST', '/jwt/fetch_api_key', { token });
+      const attempt = (token: string) => fromAddress(new Client(suite.server.api), newAddress())('POST', '/jwt/fetch_api_key', { token });
       const failures = [await attempt(forged), await attempt(forged)];
       expect(failures.map((r) => r.status)).toEqual([400, 400]);
       expect(failures.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['1', '0']);
@@ -170,7 +170,7 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
 
     it('counts wrong passwords at POST /fetch_api_key against the account named, and the address', async () => {
       const attempt = (address: string) =>
-        fromAddress(new Client(server.api), address)('POST', '/fetch_api_key', { username: 'admin@example.com', password: 'a guess' });
+        fromAddress(new Client(suite.server.api), address)('POST', '/fetch_api_key', { username: 'admin@example.com', password: 'a guess' });
       const failures = [await attempt(newAddress()), await attempt(newAddress())];
       expect(failures.map((r) => [r.status, r.body.code])).toEqual([
         [401, 'AUTHENTICATION_FAILED'],
@@ -181,7 +181,7 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
       const address = newAddress();
       const tries = [];
       for (const username of ['owner@example.com', 'guest@example.com', 'member2@example.com', 'moderator@example.com']) {
-        tries.push((await fromAddress(new Client(server.api), address)('POST', '/fetch_api_key', { username, password: 'x' })).status);
+        tries.push((await fromAddress(new Client(suite.server.api), address)('POST', '/fetch_api_key', { username, password: 'x' })).status);
       }
       expect(tries).toEqual([401, 401, 401, 429]);
     });
@@ -204,25 +204,20 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
   });
 
   describe(`slow and oversized requests (${mode})`, () => {
-    let server: RunningServer;
-    let member: Client;
-
-    beforeAll(async () => {
-      server = await start({
-        TEAMCHAT_HEADERS_TIMEOUT_SECONDS: '0.5',
-        TEAMCHAT_REQUEST_TIMEOUT_SECONDS: '1',
-        TEAMCHAT_KEEP_ALIVE_TIMEOUT_SECONDS: '0.5',
-      });
-      member = await Client.login(server.api, 'member@example.com');
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
+    const suite = suiteServer(
+      () =>
+        start({
+          TEAMCHAT_HEADERS_TIMEOUT_SECONDS: '0.5',
+          TEAMCHAT_REQUEST_TIMEOUT_SECONDS: '1',
+          TEAMCHAT_KEEP_ALIVE_TIMEOUT_SECONDS: '0.5',
+        }),
+      ['member'],
+    );
+    const { clients } = suite;
 
     it('cuts off a client that sends its headers a line at a time (slow-loris) with a 408 envelope', async () => {
       let dribble: NodeJS.Timeout | undefined;
-      const { text, closedAfterMs } = await rawExchange(server.api, (socket) => {
+      const { text, closedAfterMs } = await rawExchange(suite.server.api, (socket) => {
         socket.write(`GET /api/v1/server_settings HTTP/1.1\r\nHost: localhost\r\n`);
         let n = 0;
         dribble = setInterval(() => socket.writable && socket.write(`X-Slow-${n++}: a\r\n`), 100);
@@ -238,8 +233,8 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
       const content = 'never sent whole';
       const body = new URLSearchParams({ type: 'stream', to: 'general', topic: 'slow', content }).toString();
       let dribble: NodeJS.Timeout | undefined;
-      const { text, closedAfterMs } = await rawExchange(server.api, (socket) => {
-        const auth = Buffer.from(`${member.email}:${member.apiKey}`).toString('base64');
+      const { text, closedAfterMs } = await rawExchange(suite.server.api, (socket) => {
+        const auth = Buffer.from(`${clients.member.email}:${clients.member.apiKey}`).toString('base64');
         socket.write(
           `POST /api/v1/messages HTTP/1.1\r\nHost: localhost\r\nAuthorization: Basic ${auth}\r\n` +
             `Content-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`,
@@ -252,7 +247,7 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
       expect(closedAfterMs!).toBeLessThan(5_000);
       expect(text).toMatch(/^HTTP\/1\.1 408 /);
       expect(bodyOf(text)).toMatchObject({ result: 'error' });
-      const read = await member.get('/messages', {
+      const read = await clients.member.get('/messages', {
         anchor: 'newest', num_before: 5, num_after: 0, apply_markdown: false,
         narrow: [{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'slow' }],
       });
@@ -260,7 +255,7 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
     });
 
     it('closes a keep-alive connection left idle between requests', async () => {
-      const { text, closedAfterMs } = await rawExchange(server.api, (socket) => {
+      const { text, closedAfterMs } = await rawExchange(suite.server.api, (socket) => {
         socket.write(`GET /api/v1/server_settings HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n`);
       }, 10_000);
       expect(text).toMatch(/^HTTP\/1\.1 200 /);
@@ -278,21 +273,21 @@ export function edgeSuite(mode: string, start: StartWithEnv) {
       // Every UTF-16 unit outside ASCII as a \uXXXX escape: a surrogate pair per character.
       const escapedJson = JSON.stringify(params).replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
       const sends = [
-        await member.post('/messages', params),
-        await member.request('POST', '/messages', {}, { rawBody: form }),
-        await member.request('POST', '/messages', {}, { rawBody: escapedJson, headers: { 'content-type': 'application/json' } }),
+        await clients.member.post('/messages', params),
+        await clients.member.request('POST', '/messages', {}, { rawBody: form }),
+        await clients.member.request('POST', '/messages', {}, { rawBody: escapedJson, headers: { 'content-type': 'application/json' } }),
       ];
       expect(escapedJson.length).toBeGreaterThan(120_000);
       for (const sent of sends) expect([sent.status, sent.body.result]).toEqual([200, 'success']);
-      const stored = await member.get(`/messages/${sends[2]!.body.id}`, { apply_markdown: false });
+      const stored = await clients.member.get(`/messages/${sends[2]!.body.id}`, { apply_markdown: false });
       expect(stored.body.message.content).toBe(content);
       // One code point more is refused by the rule, not by the body limit.
-      const tooLong = await member.post('/messages', { ...params, content: content + 'x' });
+      const tooLong = await clients.member.post('/messages', { ...params, content: content + 'x' });
       expect([tooLong.status, tooLong.body.code]).toEqual([400, 'BAD_REQUEST']);
     });
 
     it('answers a body past its route limit with a 413 envelope', async () => {
-      const res = await member.post('/messages', { type: 'stream', to: 'general', topic: 'big', content: 'x'.repeat(600 * 1024) });
+      const res = await clients.member.post('/messages', { type: 'stream', to: 'general', topic: 'big', content: 'x'.repeat(600 * 1024) });
       expect([res.status, res.body.result, res.body.code]).toEqual([413, 'error', 'BAD_REQUEST']);
     });
   });

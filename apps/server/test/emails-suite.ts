@@ -5,9 +5,10 @@
  * with the outbox transport.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { OutboxMailer } from '@teamchat/platform';
 import type { RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 /** The server's own root (the page is outside /api/v1). */
 export const siteOf = (server: RunningServer) => server.api.replace(/\/api\/v1$/, '');
@@ -17,26 +18,20 @@ export const outboxOf = (server: RunningServer) => new OutboxMailer(join(server.
 
 export function emailsPageSuite(mode: string, start: (env: Record<string, string>) => Promise<RunningServer>) {
   describe(`development page of sent emails (${mode})`, () => {
-    let server: RunningServer;
-    beforeAll(async () => {
-      server = await start({});
-    }, 60_000);
-    afterAll(async () => {
-      await server?.stop();
-    });
+    const suite = suiteServer(() => start({}), []);
 
     it('says so when nothing was sent', async () => {
-      const reply = await fetch(`${siteOf(server)}/emails`);
+      const reply = await fetch(`${siteOf(suite.server)}/emails`);
       expect(reply.status).toBe(200);
       expect(reply.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await reply.text()).toContain('No email has been sent yet');
     });
 
     it('lists every email newest first, with subject, recipient and clickable links, escaped', async () => {
-      const outbox = outboxOf(server);
+      const outbox = outboxOf(suite.server);
       await outbox.send({ to: 'first@example.org', subject: 'First', text: 'Join at http://127.0.0.1:1/join/abc?x=1&y=2.\nThanks' });
       await outbox.send({ to: 'second@example.org', subject: 'Second <script>alert(1)</script>', text: 'Body with <b>markup</b> and no link' });
-      const reply = await fetch(`${siteOf(server)}/emails`);
+      const reply = await fetch(`${siteOf(suite.server)}/emails`);
       expect(reply.status).toBe(200);
       expect(reply.headers.get('content-security-policy')).toContain("default-src 'none'");
       const page = await reply.text();
@@ -52,25 +47,19 @@ export function emailsPageSuite(mode: string, start: (env: Record<string, string
     });
 
     it('is not an API endpoint: /api/v1/emails is unknown', async () => {
-      const reply = await fetch(`${server.api}/emails`);
+      const reply = await fetch(`${suite.server.api}/emails`);
       expect(reply.status).toBe(404);
       expect(await reply.json()).toMatchObject({ result: 'error', code: 'NOT_FOUND' });
     });
   });
 
   describe(`no page of sent emails when mail goes out by SMTP (${mode})`, () => {
-    let server: RunningServer;
-    beforeAll(async () => {
-      // Nothing sends mail here: the address is never dialled.
-      server = await start({ TEAMCHAT_SMTP_HOST: '127.0.0.1', TEAMCHAT_SMTP_PORT: '1' });
-    }, 60_000);
-    afterAll(async () => {
-      await server?.stop();
-    });
+    // Nothing sends mail here: the address is never dialled.
+    const suite = suiteServer(() => start({ TEAMCHAT_SMTP_HOST: '127.0.0.1', TEAMCHAT_SMTP_PORT: '1' }), []);
 
     it('answers 404', async () => {
-      await outboxOf(server).send({ to: 'someone@example.org', subject: 'Hidden', text: 'not listed' });
-      const reply = await fetch(`${siteOf(server)}/emails`);
+      await outboxOf(suite.server).send({ to: 'someone@example.org', subject: 'Hidden', text: 'not listed' });
+      const reply = await fetch(`${siteOf(suite.server)}/emails`);
       expect(reply.status).toBe(404);
       expect(await reply.text()).not.toContain('Hidden');
     });

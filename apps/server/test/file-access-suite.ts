@@ -7,27 +7,18 @@
  */
 import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Client, type RunningServer } from './harness';
-import { eventsUntil, waitFor } from './suite-kit';
+import { describe, expect, it } from '@jest/globals';
+import type { Client, RunningServer } from './harness';
+import { eventsUntil, suiteServer, waitFor } from './suite-kit';
 import { download, PNG, uploadFiles, UPLOADS_ENV } from './uploads-suite';
 
 
 export function fileAccessSuite(mode: string, start: (env: Record<string, string>) => Promise<RunningServer>) {
   describe(`file access after upload (${mode})`, () => {
-    let server: RunningServer;
-    const c: Record<string, Client> = {};
+    const suite = suiteServer(() => start(UPLOADS_ENV), ['owner', 'admin', 'member', 'member2'], 120_000);
+    const c = suite.clients;
     let serial = 0;
     const unique = (prefix: string) => `${prefix}-${++serial}-${Date.now() % 100000}`;
-
-    beforeAll(async () => {
-      server = await start(UPLOADS_ENV);
-      for (const name of ['owner', 'admin', 'member', 'member2']) c[name] = await Client.login(server.api, `${name}@example.com`);
-    }, 120_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
 
     /** Uploads a small file as `client`; its URL, attachment id and where its bytes are on disk. */
     async function upload(client: Client, name = 'notes.txt') {
@@ -37,7 +28,7 @@ export function fileAccessSuite(mode: string, start: (env: Record<string, string
       const [, , dir, key] = /^\/user_uploads\/(\d+)\/([0-9a-f]{2})\/([A-Za-z0-9_-]{24})\//.exec(url)!;
       const attachment = ((await client.get('/attachments')).body.attachments as any[]).find((a) => url.endsWith(a.path_id));
       // The directory blob store (both modes here): `uploads/{dir}/{key}` under the data directory's `uploads`.
-      return { url, id: attachment.id as number, file: join(server.dataDir!, 'uploads', 'uploads', dir!, key!) };
+      return { url, id: attachment.id as number, file: join(suite.server.dataDir!, 'uploads', 'uploads', dir!, key!) };
     }
     const statusOf = async (client: Client, url: string) => (await download(client, url)).status;
     const attachmentOf = async (client: Client, id: number) => ((await client.get('/attachments')).body.attachments as any[]).find((a) => a.id === id);
@@ -49,7 +40,7 @@ export function fileAccessSuite(mode: string, start: (env: Record<string, string
 
     /** Every file under the blob store's directory, temporary ones included. */
     const storedFiles = () => {
-      const root = join(server.dataDir!, 'uploads');
+      const root = join(suite.server.dataDir!, 'uploads');
       return existsSync(root) ? (readdirSync(root, { recursive: true, withFileTypes: true }) as Dirent[]).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort() : [];
     };
 

@@ -7,25 +7,23 @@
  * back (503 meanwhile, then recovery with every acknowledged fact exactly once).
  */
 import { Client, type DistributedServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 export function instancesSuite(start: () => Promise<DistributedServer>) {
   describe('several instances of every service, two gateways', () => {
-    let server: DistributedServer;
+    // No kit log-in: `api` alternates between the gateways, and each client here keeps to one.
+    const suite = suiteServer(start, [], 180_000);
     /** One client per gateway for each user: the same credentials, a different gateway. */
     let viaA: Record<string, Client>;
     let viaB: Record<string, Client>;
     const users = ['member', 'member2', 'owner', 'admin'] as const;
 
     beforeAll(async () => {
-      server = await start();
-      const [a, b] = server.gateways;
+      const [a, b] = suite.server.gateways;
       const logins = await Promise.all(users.map((u) => Client.login(a!, `${u}@example.com`)));
       viaA = Object.fromEntries(users.map((u, i) => [u, logins[i]!]));
       viaB = Object.fromEntries(users.map((u, i) => [u, new Client(b!, logins[i]!.email, logins[i]!.apiKey)]));
-    }, 180_000);
-    afterAll(async () => {
-      await server?.stop();
-    });
+    }, 60_000);
 
     it('names the events instance in each queue id, and polls reach it through either gateway', async () => {
       const queues: string[] = [];
@@ -93,7 +91,7 @@ export function instancesSuite(start: () => Promise<DistributedServer>) {
         queues.push((await viaA.member2!.post('/register', { event_types: ['message'] })).body.queue_id);
         if (queues.length > 40) throw new Error('every registration went to one instance');
       }
-      await server.killInstance('events', 0);
+      await suite.server.killInstance('events', 0);
       for (const queue_id of queues) {
         const { status, body } = await viaB.member2!.get('/events', { queue_id, last_event_id: -1, dont_block: true });
         if (queue_id.startsWith('events-0:')) {
@@ -115,10 +113,10 @@ export function instancesSuite(start: () => Promise<DistributedServer>) {
         return res;
       };
       await send('before');
-      await server.stopNats();
+      await suite.server.stopNats();
       const during = await send('during');
       expect({ status: during?.status, code: during?.body.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
-      await server.startNats();
+      await suite.server.startNats();
       // Every process reconnects on its own; the first sends may still meet a reconnecting one.
       const deadline = Date.now() + 30_000;
       let after: Awaited<ReturnType<typeof send>>;

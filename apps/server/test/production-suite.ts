@@ -4,41 +4,35 @@
  * over the bus (NATS_URL) instead of opening a store itself.
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, tempDataDir, type DistributedServer } from './harness';
+import { Client, type DistributedServer } from './harness';
+import { scratchDataDirs, suiteServer } from './suite-kit';
 
 export function productionSuite(start: () => Promise<DistributedServer>) {
   describe('production mode, distributed', () => {
-    let server: DistributedServer;
-    const toolDir = tempDataDir();
+    const suite = suiteServer(start, [], 120_000);
+    const toolDir = scratchDataDirs()();
     let bossKey: string | undefined;
-    beforeAll(async () => {
-      server = await start();
-    }, 120_000);
-    afterAll(async () => {
-      await server?.stop();
-      rmSync(toolDir, { recursive: true, force: true });
-    });
 
-    const cli = join(__dirname, '..', 'dist', 'create-organization.js');
-    const createOrganization = (email: string) =>
-      execFileSync(process.execPath, [cli, '--name', 'Acme', '--email', email, '--full-name', 'Ada Boss'], {
+    /** An operator's command-line tool (apps/server/dist/<name>.js) run against the deployment. */
+    const tool = (name: string, args: string[]) =>
+      execFileSync(process.execPath, [join(__dirname, '..', 'dist', `${name}.js`), ...args], {
         // A data directory of its own: only the bus reaches the deployment's store.
-        env: { ...process.env, ...server.env, TEAMCHAT_DATA_DIR: toolDir, LOG_LEVEL: 'silent' },
+        env: { ...process.env, ...suite.server.env, TEAMCHAT_DATA_DIR: toolDir, LOG_LEVEL: 'silent' },
         encoding: 'utf8',
         stdio: 'pipe',
       });
+    const createOrganization = (email: string) => tool('create-organization', ['--name', 'Acme', '--email', email, '--full-name', 'Ada Boss']);
 
     it('has no organization until the tool creates one over the bus; then its owner works and a second is refused', async () => {
-      const anonymous = new Client(server.api);
+      const anonymous = new Client(suite.server.api);
       const before = await anonymous.post('/dev_fetch_api_key', { username: 'owner@example.com' });
       expect(before.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
 
       const apiKey = /API key: (\S+)/.exec(createOrganization('boss@acme.test'))?.[1];
       expect(apiKey).toMatch(/^[A-Za-z0-9]{32}$/);
       bossKey = apiKey;
-      const boss = new Client(server.api, 'boss@acme.test', apiKey);
+      const boss = new Client(suite.server.api, 'boss@acme.test', apiKey);
       const me = await boss.get('/users/me');
       expect(me.body).toMatchObject({ result: 'success', email: 'boss@acme.test', role: 100, is_owner: true });
       // The owner can act at once: create a channel through the gateway.
@@ -48,17 +42,12 @@ export function productionSuite(start: () => Promise<DistributedServer>) {
       expect(() => createOrganization('again@acme.test')).toThrow(/exists|already/i);
     }, 60_000);
 
-    const changeUserRole = (...args: string[]) =>
-      execFileSync(process.execPath, [join(__dirname, '..', 'dist', 'change-user-role.js'), ...args], {
-        env: { ...process.env, ...server.env, TEAMCHAT_DATA_DIR: toolDir, LOG_LEVEL: 'silent' },
-        encoding: 'utf8',
-        stdio: 'pipe',
-      });
+    const changeUserRole = (...args: string[]) => tool('change-user-role', args);
 
     it("change-user-role gives the owner, over the bus, the permission to change users' addresses, and takes it back", async () => {
       // The owner the test above created with the tool.
       expect(bossKey).toBeDefined();
-      const boss = new Client(server.api, 'boss@acme.test', bossKey);
+      const boss = new Client(suite.server.api, 'boss@acme.test', bossKey);
       const created = await boss.post('/users', { email: 'worker@acme.test', full_name: 'Wes Worker' });
       expect(created.body.result).toBe('success');
       const move = (email: string) => boss.request('PATCH', `/users/${created.body.user_id}`, { new_email: email }, { query: false });

@@ -4,8 +4,9 @@
  * survive a restart of the events service with every unacknowledged event, same ids,
  * none twice.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Client, type RunningServer } from './harness';
+import { suiteServer } from './suite-kit';
 
 export interface QueuesServer extends RunningServer {
   /** Stops the events service (or the whole embedded server) and starts it again on the same data; resolves with the API's URL. */
@@ -23,25 +24,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function queuesSuite(mode: string, start: (env: Record<string, string>) => Promise<QueuesServer>) {
   describe(`event queues (${mode})`, () => {
-    let server: QueuesServer;
-    const clients = new Map<string, Client>();
-    const as = (who: string) => clients.get(who)!;
+    const suite = suiteServer(() => start(QUEUES_SUITE_ENV), ['member', 'member2', 'owner', 'admin', 'moderator', 'guest', 'echo-bot']);
+    const { clients } = suite;
+    const as = (who: string) => clients[who as keyof typeof clients];
 
-    async function login(api: string) {
-      for (const who of ['member', 'member2', 'owner', 'admin', 'moderator', 'guest', 'echo-bot']) {
-        const old = clients.get(who);
-        clients.set(who, old ? new Client(api, old.email, old.apiKey) : await Client.login(api, `${who}@example.com`));
-      }
+    /** After a restart the API has a new address: the same users, keys unchanged, speak to it. */
+    function reconnect(api: string) {
+      for (const [who, old] of Object.entries(clients)) clients[who as keyof typeof clients] = new Client(api, old.email, old.apiKey);
     }
-
-    beforeAll(async () => {
-      server = await start(QUEUES_SUITE_ENV);
-      await login(server.api);
-    }, 60_000);
-
-    afterAll(async () => {
-      await server?.stop();
-    });
 
     const dm = (from: string, to: string, content: string) =>
       as(from).post('/messages', { type: 'direct', to: [`${to}@example.com`], content });
@@ -164,7 +154,7 @@ export function queuesSuite(mode: string, start: (env: Record<string, string>) =
       const narrowedBefore = (await pollFor('member', narrowed, -1, 1)).events as any[];
       expect(narrowedBefore.map((e) => e.message.content)).toEqual(['narrowed one']);
 
-      await login(await server.restartEvents('stop'));
+      reconnect(await suite.server.restartEvents('stop'));
       const after = (await poll('member', queue_id, before[0].id)).events as any[];
       expect(after.slice(0, 2)).toEqual(before.slice(1));
       expect(after.map((e) => e.message.content)).toEqual(['<p><strong>two</strong></p>', '<p>narrowed one</p>', '<p>three, unseen before the restart</p>']);
@@ -188,7 +178,7 @@ export function queuesSuite(mode: string, start: (env: Record<string, string>) =
       expect(beat[0].id).toBeGreaterThan(later[1].id);
       const five = await dm('member2', 'member', 'five');
 
-      await login(await server.restartEvents('kill'));
+      reconnect(await suite.server.restartEvents('kill'));
       const last = (await poll('member', queue_id, beat[0].id)).events as any[];
       expect(last.map((e) => [e.message.id, e.message.content])).toEqual([[five.body.id, '<p>five</p>']]);
       expect(last[0].id).toBeGreaterThan(beat[0].id);

@@ -9,7 +9,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { USER_SETTING_NAMES, USER_SETTINGS, type UserSettingName } from '@teamchat/contracts';
+import { USER_SETTING_NAMES, USER_SETTINGS, WELCOME_BOT, type UserSettingName } from '@teamchat/contracts';
 import { Client, setEmailChangePermission, type RunningServer } from './harness';
 import { DEV_EMAILS as EMAILS, DEV_USERS, eventsUntil as pollUntil, expectRefusedUnchanged, mailOf, suiteServer, type Reply, type SeededUser as Who } from './suite-kit';
 
@@ -241,6 +241,8 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
       it('refuses bad addresses and addresses in use, and unknown links', async () => {
         await refused(() => patch('member2', { email: 'not an address' }), "Invalid email 'not an address'", () => me(clients.member2));
         await refused(() => patch('member2', { email: EMAILS.member }), `Email '${EMAILS.member}' already in use`, () => me(clients.member2));
+        // A system bot's address is taken in every organization.
+        await refused(() => patch('member2', { email: WELCOME_BOT.email }), `Email '${WELCOME_BOT.email}' already in use`, () => me(clients.member2));
         const res = await new Client(suite.server.api).get('/settings/email/confirm/nonsense');
         expect(res.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST', msg: 'Invalid or expired confirmation link' });
       });
@@ -307,6 +309,7 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
         try {
           await refused(() => change('not an address'), "Invalid email 'not an address'", seenByAdmin);
           await refused(() => change(EMAILS.member), `Email '${EMAILS.member}' already in use`, seenByAdmin);
+          await refused(() => change(WELCOME_BOT.email), `Email '${WELCOME_BOT.email}' already in use`, seenByAdmin);
           const q = await queue('admin', ['realm_user']);
           expect((await change(moved)).body.result).toBe('success');
           expect((await seenByAdmin()).email).toBe(moved);

@@ -169,7 +169,8 @@ export const RealmUserSettingsDefaultsEvent = z.strictObject({
 });
 export type RealmUserSettingsDefaultsEvent = z.infer<typeof RealmUserSettingsDefaultsEvent>;
 
-const ApiRealmEmoji = z.strictObject({
+/** One custom emoji as clients see it: in the realm_emoji event, GET /realm/emoji and /register. */
+export const ApiRealmEmoji = z.strictObject({
   id: z.string(),
   name: z.string(),
   source_url: z.string(),

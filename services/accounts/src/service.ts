@@ -395,12 +395,10 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.changeRealmDomain, async (params, { actor }) => ({ value: {}, position: await invites.changeRealmDomain(inviteDeps, actor, params) })),
     serve(api.removeRealmDomain, async (params, { actor }) => {
-      let position = await invites.removeRealmDomain(inviteDeps, actor, params.domain);
-      // As Zulip does: removing the last domain lifts the restriction to the organization's
-      // domains, which would otherwise refuse every address (a no-op when it is not set).
-      if ((await inviteDeps.realmDomains.load(streams.realmDomains)).state.domains.length === 0) {
-        position = (await updateRealm(orgCommandDeps, actor, { emails_restricted_to_domains: false })) ?? position;
-      }
+      const removed = await invites.removeRealmDomain(inviteDeps, actor, params.domain);
+      let position = removed.position;
+      // Removing the last domain lifts the restriction (a no-op when it is not set).
+      if (removed.last) position = (await updateRealm(orgCommandDeps, actor, { emails_restricted_to_domains: false })) ?? position;
       return { value: {}, position };
     }),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),

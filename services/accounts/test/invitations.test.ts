@@ -60,9 +60,16 @@ describe('allowed domains', () => {
     change.given([added]).when({ actor: owner, domain: 'ACME.example' }).then([{ type: 'RealmDomainChanged', realm_domain: { ...acme, allow_subdomains: true }, audience_user_ids: [1] }]);
     change.given([added]).when({ actor: owner, domain: 'x.example' }).thenThrows({ msg: 'No entry found for domain: x.example.' });
     change.given([added]).when({ actor: member, domain: 'acme.example' }).thenThrows({ msg: 'Must be an organization owner' });
-    const remove = spec((state, cmd: { actor: Actor; domain: string }) => decideRemoveRealmDomain(state, { ...cmd, audience_user_ids: [1] }));
+    const remove = spec((state, cmd: { actor: Actor; domain: string }) => decideRemoveRealmDomain(state, { ...cmd, audience_user_ids: [1] }).facts);
     remove.given([added]).when({ actor: owner, domain: 'acme.example' }).then([{ type: 'RealmDomainRemoved', realm_domain: acme, audience_user_ids: [1] }]);
     remove.given([added, { type: 'RealmDomainRemoved', realm_domain: acme, audience_user_ids: [1] }]).when({ actor: owner, domain: 'acme.example' }).thenThrows({ code: 'BAD_REQUEST' });
+  });
+
+  it('tells whether a removal empties the list (which lifts the restriction to the domains)', () => {
+    const stateOf = (facts: Fact[]) => facts.reduce(evolveRealmDomains, initialRealmDomains());
+    const other: Fact = { type: 'RealmDomainAdded', realm_domain: { id: 2, domain: 'other.example', allow_subdomains: false }, audience_user_ids: [1] };
+    expect(decideRemoveRealmDomain(stateOf([added]), { actor: owner, domain: 'acme.example', audience_user_ids: [1] }).last).toBe(true);
+    expect(decideRemoveRealmDomain(stateOf([added, other]), { actor: owner, domain: 'acme.example', audience_user_ids: [1] }).last).toBe(false);
   });
 
   it('validates domains as Zulip does', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ROLE, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
+import { ROLE, WELCOME_BOT, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
 import { deciderSpec } from '@teamchat/platform/testing';
 import { NO_CUSTOM_GROUPS, ORGANIZATION_POLICY } from '@teamchat/policies';
 import { evolveOrganization, initialOrganization, type OrganizationState } from '../src/domain/organization';
@@ -205,6 +205,7 @@ describe('decideUpdateUser', () => {
     it.each([
       ['not an address', "Invalid email 'not an address'"],
       ['user4@acme.example', "Email 'user4@acme.example' already in use"],
+      [WELCOME_BOT.email, `Email '${WELCOME_BOT.email}' already in use`],
     ])('refuses the address %j', (new_email, msg) => when({ actor: owner, user_id: 6, new_email, maySeeRealEmail }, granted).thenThrows({ code: 'BAD_REQUEST', msg }));
 
     it('is refused again once the permission is taken back', () =>

@@ -1,6 +1,6 @@
 /** Given facts / when command / then facts for PATCH /settings: personal settings, and the account changes. */
 import { describe, expect, it } from '@jest/globals';
-import { ROLE, SYSTEM_GROUP, USER_SETTING_NAMES, USER_SETTINGS, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
+import { NOTIFICATION_BOT, ROLE, SYSTEM_GROUP, USER_SETTING_NAMES, USER_SETTINGS, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
 import { groupSnapshotOf } from '@teamchat/directory';
 import { deciderSpec } from '@teamchat/platform/testing';
 import { isUserInGroupSetting } from '@teamchat/policies';
@@ -186,6 +186,9 @@ describe('decideAccountChanges', () => {
   it.each([
     ['not-an-address', "Invalid email 'not-an-address'"],
     ['user1@acme.example', "Email 'user1@acme.example' already in use"],
+    // A system bot's address (any case) is taken in every organization.
+    ['Welcome-Bot@zulip.com', "Email 'Welcome-Bot@zulip.com' already in use"],
+    [NOTIFICATION_BOT.email, `Email '${NOTIFICATION_BOT.email}' already in use`],
   ])('refuses the email %j', (new_email, msg) => account.given(USERS).when({ actor: member, email: { new_email, key_hash: 'kh', now: NOW } }).thenThrows({ msg }));
 
   it('refuses an email change the organization forbids, except to administrators', () => {

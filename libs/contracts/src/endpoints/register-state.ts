@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { ApiChannel, ApiSubscription } from '../client-events';
-import { ApiChannelFolder, ApiReminder, ApiScheduledMessage } from '../feature-events';
+import { ApiChannelFolder, ApiRealmEmoji, ApiReminder, ApiScheduledMessage } from '../feature-events';
 import { endpoint, type ServiceName } from './contract';
 import { BotObject, PersonObject } from './people';
 import { UserGroup } from '../groups';
@@ -16,7 +16,6 @@ import { OrgState } from './org';
 import { StoredLinkifier } from '../linkifier-facts';
 import { StoredNavigationView } from '../navigation-view-facts';
 import { StoredDevice } from '../device-facts';
-import { ApiRealmEmoji } from './uploads';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());

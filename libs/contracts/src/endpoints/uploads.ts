@@ -6,6 +6,7 @@
  * the file and answers where its bytes are, which the gateway then streams.
  */
 import { z } from 'zod';
+import { ApiRealmEmoji } from '../feature-events';
 import { AttachmentMessage } from '../upload-facts';
 import { EmptyReply, endpoint, NoParams } from './contract';
 
@@ -43,15 +44,6 @@ export const ApiAttachment = z.object({
   /** Milliseconds since the epoch, as Zulip's GET /attachments gives it. */
   create_time: int(),
   messages: z.array(AttachmentMessage),
-});
-
-export const ApiRealmEmoji = z.object({
-  id: z.string(),
-  name: z.string(),
-  source_url: z.string(),
-  still_url: z.string().nullable().optional(),
-  deactivated: z.boolean(),
-  author_id: int().nullable(),
 });
 
 export const uploadsEndpoints = {

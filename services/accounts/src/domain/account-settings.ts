@@ -5,7 +5,7 @@
  * and hash, the link's key hash, the organization's settings and the clock come in with
  * the command.
  */
-import { badRequest, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
+import { badRequest, isSystemBotEmail, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
 import { isAdministrator } from '@teamchat/policies';
 import { audiencesOf, checkFullName, EMAIL, type OrganizationState, type RegisteredUser } from './organization';
 
@@ -40,12 +40,16 @@ export function checkPasswordChange(params: { old_password?: string | undefined;
   if (params.new_password !== undefined && params.new_password.length === 0) throw badRequest('New password is too weak!');
 }
 
-/** The new address, checked: well formed, and not another user's. Unchanged: undefined. */
+/**
+ * The new address, checked: well formed, and not another user's. Unchanged: undefined.
+ * The system bots' addresses count as taken in every organization (system-bots.ts): a user
+ * holding one could not log in with it, since logins refuse those addresses outright.
+ */
 export function checkNewEmail(state: OrganizationState, user: RegisteredUser, raw: string): string | undefined {
   const email = raw.trim();
   if (!EMAIL.test(email)) throw badRequest(`Invalid email '${raw}'`);
   if (email.toLowerCase() === user.email.toLowerCase()) return undefined;
-  if (state.usersByEmail.has(email.toLowerCase())) throw badRequest(`Email '${email}' already in use`);
+  if (state.usersByEmail.has(email.toLowerCase()) || isSystemBotEmail(email)) throw badRequest(`Email '${email}' already in use`);
   return email;
 }
 

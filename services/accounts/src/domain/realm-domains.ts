@@ -80,10 +80,18 @@ export function decideChangeRealmDomain(state: RealmDomainsState, cmd: ChangeRea
   return [{ type: 'RealmDomainChanged', realm_domain: { ...entry, allow_subdomains: cmd.allow_subdomains }, audience_user_ids: cmd.audience_user_ids }];
 }
 
-export function decideRemoveRealmDomain(state: RealmDomainsState, cmd: Omit<ChangeRealmDomain, 'allow_subdomains'>): Fact[] {
+/**
+ * `last`: the removal empties the list. As in Zulip, that lifts the organization's
+ * restriction to its domains (which would otherwise refuse every address); it is told from
+ * the state the removal was decided on, so no second read can see another writer's domain.
+ */
+export function decideRemoveRealmDomain(state: RealmDomainsState, cmd: Omit<ChangeRealmDomain, 'allow_subdomains'>): { facts: Fact[]; last: boolean } {
   mustBeOwner(cmd.actor);
   const entry = entryOf(state, cmd.domain);
-  return [{ type: 'RealmDomainRemoved', realm_domain: entry, audience_user_ids: cmd.audience_user_ids }];
+  return {
+    facts: [{ type: 'RealmDomainRemoved', realm_domain: entry, audience_user_ids: cmd.audience_user_ids }],
+    last: state.domains.every((d) => d.id === entry.id),
+  };
 }
 
 /** Whether an address's domain is one of the list's, or a subdomain of an entry that allows them. */

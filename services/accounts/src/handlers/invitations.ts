@@ -357,12 +357,16 @@ export async function changeRealmDomain(deps: InvitationDeps, actor: Actor, para
   return positionOf(append);
 }
 
+/** `last`: no domain is left (decideRemoveRealmDomain). */
 export async function removeRealmDomain(deps: InvitationDeps, actor: Actor, domain: string) {
-  const { append } = await deps.realmDomains.executeWith(
+  const { append, result } = await deps.realmDomains.executeWith(
     streams.realmDomains,
     () => activeUserIds(deps.directory),
-    (state, audience_user_ids) => ({ facts: decideRemoveRealmDomain(state, { actor, domain, audience_user_ids }), result: undefined }),
+    (state, audience_user_ids) => {
+      const { facts, last } = decideRemoveRealmDomain(state, { actor, domain, audience_user_ids });
+      return { facts, result: last };
+    },
   );
-  return positionOf(append);
+  return { position: positionOf(append), last: result };
 }
 

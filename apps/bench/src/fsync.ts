@@ -1,0 +1,34 @@
+/**
+ * The machine's durable-write latency, the floor of an acknowledged send: 4 KiB appended
+ * to a file in the data directory (beside the event store) and fsynced, one at a time,
+ * for a second. Milliseconds.
+ */
+import { closeSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface FsyncReport {
+  p50: number;
+  p99: number;
+  count: number;
+}
+
+export function measureFsync(dir: string): FsyncReport {
+  const file = join(dir, 'fsync-probe');
+  const fd = openSync(file, 'w');
+  const block = Buffer.alloc(4096, 7);
+  const durations: number[] = [];
+  try {
+    const deadline = performance.now() + 1000;
+    for (let offset = 0; performance.now() < deadline || durations.length < 100; offset = (offset + block.length) % (4 * 1024 * 1024)) {
+      const started = performance.now();
+      writeSync(fd, block, 0, block.length, offset);
+      fsyncSync(fd);
+      durations.push(performance.now() - started);
+    }
+  } finally {
+    closeSync(fd);
+    unlinkSync(file);
+  }
+  durations.sort((a, b) => a - b);
+  return { p50: durations[Math.floor(durations.length / 2)]!, p99: durations[Math.floor(durations.length * 0.99)]!, count: durations.length };
+}
