@@ -196,8 +196,8 @@ export class QueueRegistry {
   }
 
   async getEvents(actor: Actor, params: GetEventsParams) {
-    const { queue, events } = await this.poll(actor, params);
-    return { events: [...events], queue_id: queue.id };
+    const { queue, lastEventId } = await this.poll(actor, params);
+    return { events: queue.after(lastEventId), queue_id: queue.id };
   }
 
   /** GET /events as the endpoint answers it: the events serialized (EventQueue.toJson). */
@@ -206,6 +206,7 @@ export class QueueRegistry {
     return { value: { queue_id: queue.id }, json: `{"events":${queue.toJson()}}` };
   }
 
+  /** Answers a poll: acknowledges, and waits for an event (or the heartbeat) when none is left. */
   private async poll(actor: Actor, params: GetEventsParams) {
     const fresh = params.queue_id === undefined;
     const entry = fresh ? this.entries.get((await this.create(actor, params)).id)! : this.owned(actor, params.queue_id!);
@@ -215,18 +216,15 @@ export class QueueRegistry {
     if (lastEventId > lastIdAt(this.head())) {
       throw badRequest(`Invalid 'last_event_id': ${lastEventId} is above every event id this queue has given out`, { queue_id: queue.id });
     }
-    let events = queue.after(lastEventId);
+    let left = queue.acknowledge(lastEventId);
     this.written(entry);
-    if (events.length === 0 && !params.dont_block) {
+    if (left === 0 && !params.dont_block) {
       await queue.waitForEvent(this.options.heartbeatSeconds * 1000);
       if (this.entries.get(queue.id) !== entry) throw badQueue(queue.id);
-      events = queue.after(lastEventId);
-      if (events.length === 0) {
-        queue.heartbeat(lastEventId, this.head());
-        events = queue.after(lastEventId);
-      }
+      left = queue.acknowledge(lastEventId);
+      if (left === 0) queue.heartbeat(lastEventId, this.head());
     }
-    return { queue, events };
+    return { queue, lastEventId };
   }
 
   delete(actor: Actor, queueId: string): void {
