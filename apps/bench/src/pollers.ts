@@ -12,6 +12,7 @@
  */
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const [api, credentialsJson, queueCount] = process.argv.slice(2) as [string, string, string];
@@ -54,6 +55,12 @@ interface Queue {
 }
 
 const latencies: number[] = [];
+/**
+ * BENCH_DELIVERY_TRACE=file: each message's first and last receipt (ms after its sending),
+ * written there at the end, to set beside the server's own timings of a delivery.
+ */
+const TRACE_FILE = process.env.BENCH_DELIVERY_TRACE;
+const receipts = new Map<number, { first: number; last: number; count: number }>();
 /** The pollers' own CPU is counted from when every queue is registered. */
 let cpuAtReady: NodeJS.CpuUsage | undefined;
 const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
@@ -159,7 +166,17 @@ class Poller {
       const sequence = Number(match[1]);
       if (queue.seen.has(sequence)) queue.duplicates++;
       queue.seen.add(sequence);
-      latencies.push(this.arrived - Number(match[2]));
+      const latency = this.arrived - Number(match[2]);
+      latencies.push(latency);
+      if (TRACE_FILE) {
+        const seen = receipts.get(sequence);
+        if (!seen) receipts.set(sequence, { first: latency, last: latency, count: 1 });
+        else {
+          seen.first = Math.min(seen.first, latency);
+          seen.last = Math.max(seen.last, latency);
+          seen.count++;
+        }
+      }
     }
   }
 
@@ -189,6 +206,7 @@ async function main() {
     stopping = true;
     for (const poller of pollers) poller.close();
     const sorted = latencies.sort((a, b) => a - b);
+    if (TRACE_FILE) writeFileSync(TRACE_FILE, JSON.stringify(Object.fromEntries(receipts)));
     process.stdout.write(
       `${JSON.stringify({
         deliveries: sorted.length,

@@ -264,5 +264,42 @@ describe('EventQueue', () => {
       q.after(-1);
       expect(q.lastAccess).toBe(2_000_000);
     });
+
+    it('hands each wait an event wakes to its resume function, and ends waits at once on release()', async () => {
+      const resumed: (() => void)[] = [];
+      const q = queue({}, { resume: (wake) => resumed.push(wake) });
+      const waits = [q.waitForEvent(60_000), q.waitForEvent(60_000)];
+      q.push({ type: 'message' }, 1);
+      // Nobody waits any more, but the waits resume only when their turn comes.
+      expect(q.hasWaiters).toBe(false);
+      expect(resumed).toHaveLength(2);
+      expect(await settled(Promise.all(waits))).toBe(false);
+      for (const wake of resumed) wake();
+      expect(await settled(Promise.all(waits))).toBe(true);
+      expect(jest.getTimerCount()).toBe(0);
+      const released = q.waitForEvent(60_000);
+      q.release();
+      expect(await settled(released)).toBe(true);
+      expect(resumed).toHaveLength(2);
+    });
+  });
+});
+
+describe('EventQueue.acknowledge', () => {
+  it('drops what the client acknowledged and counts the rest, without copying the events', () => {
+    const q = queue();
+    const shared = { type: 'message', message: { id: 1 } };
+    pushAll(q, [shared, { type: 'message' }, { type: 'message' }]);
+    expect(q.acknowledge(id(1))).toBe(2);
+    expect(q.acknowledge(-1)).toBe(2);
+    expect(q.after(id(2))).toEqual([{ type: 'message', id: id(3) }]);
+    // The event stays the fan-out's own object: its queue id is not written into it.
+    expect(shared).toEqual({ type: 'message', message: { id: 1 } });
+  });
+
+  it('writes a heartbeat with its id once', () => {
+    const q = queue();
+    q.heartbeat(-1, 4);
+    expect(q.toJson()).toBe(`[{"id":${id(4)},"type":"heartbeat"}]`);
   });
 });

@@ -47,6 +47,11 @@ export interface QueueStart {
   lastAccess: number;
   /** At most this many unacknowledged events; one more overflows the queue. */
   maxEvents: number;
+  /**
+   * How a long-poll woken by an event resumes (default: at once). The registry resumes
+   * each in a turn of its own (setImmediate), see QueueRegistry.
+   */
+  resume?: (wake: () => void) => void;
 }
 
 /** What a queue holds: it reads only an event's type, and gives each its id. */
@@ -83,10 +88,16 @@ function eventJson(event: QueueableEvent, id: number): string {
   return `{"id":${id},${json.slice(1)}`;
 }
 
+const resumeAtOnce = (wake: () => void) => wake();
+
 export class EventQueue<E extends QueueableEvent = QueueableEvent> {
-  private events: Queued<E>[] = [];
-  /** The event each queued one was made from (its id aside), for its cached JSON. */
+  /**
+   * The queued events as they came (shared with every other queue that took the same
+   * event) and, alongside, the id each has here: a delivery to a thousand queues copies
+   * no event, and each one's JSON is made once (eventJson).
+   */
   private sources: E[] = [];
+  private ids: number[] = [];
   private waiters = new Set<() => void>();
   /** The greatest id handed out (events and heartbeats), -1 before any. */
   private lastId = -1;
@@ -100,6 +111,7 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
   /** Set once more than `maxEvents` waited: the queue is then dead. */
   overflowed = false;
   private readonly maxEvents: number;
+  private readonly resume: (wake: () => void) => void;
 
   constructor(
     readonly id: string,
@@ -110,6 +122,7 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
     this.acked = start.acked;
     this.lastAccess = start.lastAccess;
     this.maxEvents = start.maxEvents;
+    this.resume = start.resume ?? resumeAtOnce;
   }
 
   wants(type: string): boolean {
@@ -157,14 +170,14 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
   /** Queues the event under its id; past the event limit the queue empties and overflows. */
   private append(event: E, id: number): boolean {
     this.lastId = Math.max(this.lastId, id);
-    this.events.push({ ...event, id });
     this.sources.push(event);
-    if (this.events.length > this.maxEvents) {
+    this.ids.push(id);
+    if (this.sources.length > this.maxEvents) {
       this.overflowed = true;
-      this.events = [];
       this.sources = [];
+      this.ids = [];
     }
-    this.wake();
+    this.wake(this.resume);
     return !this.overflowed;
   }
 
@@ -177,39 +190,49 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
     const id = Math.max(this.lastId, lastEventId, head * IDS_PER_POSITION - 1) + 1;
     if (id > lastIdAt(head)) return null;
     this.lastId = id;
-    const beat = { type: 'heartbeat', id } as Queued<E>;
-    this.events.push(beat);
-    this.sources.push(beat);
-    return beat;
+    this.sources.push({ type: 'heartbeat' } as E);
+    this.ids.push(id);
+    return { type: 'heartbeat', id } as Queued<E>;
   }
 
-  /** Drops what the client acknowledged and returns the rest. */
-  after(lastEventId: number): Queued<E>[] {
+  /**
+   * Drops what the client acknowledged (events up to `lastEventId`) and returns how many
+   * are left: a poll needs no copy of them to know whether to wait.
+   */
+  acknowledge(lastEventId: number): number {
     this.lastAccess = Date.now();
     if (lastEventId > this.acked) {
       this.acked = lastEventId;
-      const events: Queued<E>[] = [];
+      // Usually a prefix (ids grow along the queue), but not always: an event held for its
+      // queue's initial state (StateCutoffs) may come after a heartbeat with a higher id.
+      const ids: number[] = [];
       const sources: E[] = [];
-      for (let i = 0; i < this.events.length; i++) {
-        if (this.events[i]!.id <= lastEventId) continue;
-        events.push(this.events[i]!);
+      for (let i = 0; i < this.ids.length; i++) {
+        if (this.ids[i]! <= lastEventId) continue;
+        ids.push(this.ids[i]!);
         sources.push(this.sources[i]!);
       }
-      this.events = events;
+      this.ids = ids;
       this.sources = sources;
     }
-    return this.events;
+    return this.ids.length;
   }
 
-  /** The events `after` returned last, as a JSON array. */
+  /** Drops what the client acknowledged and returns the rest, each event with its id. */
+  after(lastEventId: number): Queued<E>[] {
+    this.acknowledge(lastEventId);
+    return this.sources.map((event, i) => ({ ...event, id: this.ids[i]! }));
+  }
+
+  /** The events left after the last acknowledgement, as a JSON array. */
   toJson(): string {
     let json = '[';
-    for (let i = 0; i < this.events.length; i++) json += (i ? ',' : '') + eventJson(this.sources[i]!, this.events[i]!.id);
+    for (let i = 0; i < this.ids.length; i++) json += (i ? ',' : '') + eventJson(this.sources[i]!, this.ids[i]!);
     return `${json}]`;
   }
 
   get size(): number {
-    return this.events.length;
+    return this.ids.length;
   }
 
   /** Resolves at the next push, after `ms`, or when the queue is released. */
@@ -233,11 +256,14 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
 
   /** Ends every blocked long-poll (queue deleted or service stopping). */
   release(): void {
-    this.wake();
+    this.wake(resumeAtOnce);
   }
 
-  private wake(): void {
-    for (const wake of this.waiters) wake();
-    this.waiters.clear();
+  /** Hands every waiting long-poll to `resume`; from then on none waits here. */
+  private wake(resume: (wake: () => void) => void): void {
+    if (this.waiters.size === 0) return;
+    const waiters = this.waiters;
+    this.waiters = new Set();
+    for (const wake of waiters) resume(wake);
   }
 }

@@ -41,6 +41,20 @@ const ACCESS_WRITE_INTERVAL_MS = 5_000;
 /** What registers a queue: POST /register, or GET /events without a queue id. */
 export type QueueParams = Omit<RegisterParams, 'fetch_event_types' | 'include_subscribers'>;
 
+/**
+ * Each long-poll an event wakes resumes in a turn of its own: woken together, the thousand
+ * polls of a channel's subscribers would each take one step in turn (every step of a poll
+ * is a promise continuation: the queue, the bus, the gateway) and the first reply would be
+ * written only once all of them had been prepared. In turns of their own (immediates, all
+ * in the same turn of the event loop, with the microtasks of each run before the next),
+ * each poll runs through to its socket write before the next one starts, so replies go
+ * out from the first microseconds of a delivery, and the clients read them while the rest
+ * are written.
+ */
+const resumeInOwnTurn = (wake: () => void) => {
+  setImmediate(wake);
+};
+
 const badQueue = (queueId: string) =>
   new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
@@ -108,7 +122,7 @@ export class QueueRegistry {
       // The replay must leave out again what the queue's initial state held.
       if (descriptor.cutoffs) this.initialState.restore(descriptor._id, new Map(Object.entries(descriptor.cutoffs)));
       this.add({
-        queue: new EventQueue(descriptor._id, options, { ...start, lastAccess: descriptor.last_access, maxEvents: this.options.settings.maxEvents }),
+        queue: new EventQueue(descriptor._id, options, { ...start, lastAccess: descriptor.last_access, maxEvents: this.options.settings.maxEvents, resume: resumeInOwnTurn }),
         descriptor,
         written: descriptor.last_access,
       });
@@ -162,6 +176,7 @@ export class QueueRegistry {
       acked: -1,
       lastAccess: now,
       maxEvents: this.options.settings.maxEvents,
+      resume: resumeInOwnTurn,
     });
     this.add({ queue, descriptor, written: now });
     await this.options.descriptors?.save(descriptor);
@@ -196,8 +211,8 @@ export class QueueRegistry {
   }
 
   async getEvents(actor: Actor, params: GetEventsParams) {
-    const { queue, events } = await this.poll(actor, params);
-    return { events: [...events], queue_id: queue.id };
+    const { queue, lastEventId } = await this.poll(actor, params);
+    return { events: queue.after(lastEventId), queue_id: queue.id };
   }
 
   /** GET /events as the endpoint answers it: the events serialized (EventQueue.toJson). */
@@ -206,6 +221,7 @@ export class QueueRegistry {
     return { value: { queue_id: queue.id }, json: `{"events":${queue.toJson()}}` };
   }
 
+  /** Answers a poll: acknowledges, and waits for an event (or the heartbeat) when none is left. */
   private async poll(actor: Actor, params: GetEventsParams) {
     const fresh = params.queue_id === undefined;
     const entry = fresh ? this.entries.get((await this.create(actor, params)).id)! : this.owned(actor, params.queue_id!);
@@ -215,18 +231,15 @@ export class QueueRegistry {
     if (lastEventId > lastIdAt(this.head())) {
       throw badRequest(`Invalid 'last_event_id': ${lastEventId} is above every event id this queue has given out`, { queue_id: queue.id });
     }
-    let events = queue.after(lastEventId);
+    let left = queue.acknowledge(lastEventId);
     this.written(entry);
-    if (events.length === 0 && !params.dont_block) {
+    if (left === 0 && !params.dont_block) {
       await queue.waitForEvent(this.options.heartbeatSeconds * 1000);
       if (this.entries.get(queue.id) !== entry) throw badQueue(queue.id);
-      events = queue.after(lastEventId);
-      if (events.length === 0) {
-        queue.heartbeat(lastEventId, this.head());
-        events = queue.after(lastEventId);
-      }
+      left = queue.acknowledge(lastEventId);
+      if (left === 0) queue.heartbeat(lastEventId, this.head());
     }
-    return { queue, events };
+    return { queue, lastEventId };
   }
 
   delete(actor: Actor, queueId: string): void {
