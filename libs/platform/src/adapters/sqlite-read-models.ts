@@ -220,6 +220,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.commitNow();
     try {
       await this.checkpointer?.checkpointAll();
+      traceStage('readmodels.wal-restarted');
     } catch {
       // The worker's own checkpoints go on; a later restart may take.
     }
