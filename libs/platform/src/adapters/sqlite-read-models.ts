@@ -199,6 +199,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     traceStage('readmodels.commit');
     try {
       this.db.exec('COMMIT');
+      traceStage('readmodels.committed');
     } catch (err) {
       // Batches already reported as written are lost: refuse every later batch, so
       // their projectors stop (and replay on restart) instead of serving a read model
