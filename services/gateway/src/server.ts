@@ -151,8 +151,9 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
-  // The stage trace's last line of a request: its reply is written to the socket.
-  if (stageTracing) app.addHook('onResponse', async (request) => traceStage('http.response', `${request.method} ${request.url.split('?')[0]}`));
+  // The stage trace's last line of a request: its reply is written to the socket (with
+  // the request's time in ms, so that a tail under load can be set against other stages).
+  if (stageTracing) app.addHook('onResponse', async (request, reply) => traceStage('http.response', `${request.method} ${request.url.split('?')[0]} ${reply.elapsedTime.toFixed(3)}`));
   await app.register(formbody);
   const files = new FileIntake(options.blobs, options.uploads, log);
   // An upload's bytes stored before its request failed (a later part broken, a refusal) are removed.

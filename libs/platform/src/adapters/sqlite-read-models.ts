@@ -199,6 +199,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     traceStage('readmodels.commit');
     try {
       this.db.exec('COMMIT');
+      traceStage('readmodels.committed');
     } catch (err) {
       // Batches already reported as written are lost: refuse every later batch, so
       // their projectors stop (and replay on restart) instead of serving a read model
@@ -220,6 +221,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.commitNow();
     try {
       await this.checkpointer?.checkpointAll();
+      traceStage('readmodels.wal-restarted');
     } catch {
       // The worker's own checkpoints go on; a later restart may take.
     }

@@ -10,6 +10,7 @@
  * all threads sorted by it tell one request's path when one client sends at a time
  * (`sort -n -k2`). A line costs a few microseconds; an off trace, one boolean test.
  */
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 
 /** Read once: worker threads inherit the environment of the process that starts them. */
@@ -20,4 +21,20 @@ export function traceStage(stage: string, detail?: string | number): void {
   if (!stageTracing) return;
   const at = (performance.timeOrigin + performance.now()).toFixed(3);
   process.stderr.write(`stage-trace ${at} ${threadId} ${stage}${detail === undefined ? '' : ` ${detail}`}\n`);
+}
+
+/**
+ * Garbage collections of this thread, as `gc.start <kind> <ms>` lines at the moment each
+ * began (a pause under load is one of the things a slow request may have waited for).
+ * Started once per thread that loads this module.
+ */
+if (stageTracing) {
+  const kinds: Record<number, string> = { 1: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[]) {
+      const at = (performance.timeOrigin + entry.startTime).toFixed(3);
+      process.stderr.write(`stage-trace ${at} ${threadId} gc.start ${kinds[entry.detail?.kind ?? 0] ?? 'other'} ${entry.duration.toFixed(3)}\n`);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
 }
