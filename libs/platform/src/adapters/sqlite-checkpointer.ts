@@ -152,8 +152,14 @@ export class BackgroundCheckpointer {
     if (db.memory) return undefined;
     db.pragma('wal_autocheckpoint = 0');
     // When the WAL starts over, its file is cut back to this size (it otherwise keeps the
-    // largest size it ever reached).
-    db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
+    // largest size it ever reached). Not below twice what a restart is asked at: the cut
+    // runs in the first commit after the restart, on the owner's thread, and cutting a
+    // WAL of 20,000 frames (80 MiB) back to 4 MiB took that commit 96 ms on the messaging
+    // thread under load, every send waiting on it (issue 18); a WAL of restart size is
+    // simply reused, and only one grown far past it (a bulk load) is cut.
+    const restartFrames = options.restartFrames ?? DEFAULT_RESTART_FRAMES;
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.pragma(`journal_size_limit = ${Math.max(JOURNAL_SIZE_LIMIT, 2 * restartFrames * pageSize)}`);
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {

@@ -27,18 +27,6 @@ export function openReadModels(
   service: string,
   file = join(config.dataDir, `${service}.read-models.sqlite`),
 ): SqliteReadModelStore {
-  return SqliteReadModelStore.open(file, { backgroundCheckpoints: READ_MODEL_CHECKPOINTS, commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS });
+  return SqliteReadModelStore.open(file, { backgroundCheckpoints: true, commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS });
 }
 
-/**
- * A server's read models under load write a few thousand WAL frames a second (messaging
- * about four per message), and the POST /messages tail at 32 connections followed their
- * checkpoints (stage trace, issue 18): every restart of the WAL (see sqlite-checkpointer)
- * holds the projectors back, and with them every send waiting to read its own write, for
- * a checkpoint and its two fsyncs (40-75 ms on a shared disk), and a restart came every
- * 1.5-2 s at the default 4,096 frames. So: restarts at 16,384 frames (a WAL of up to
- * 64 MiB, cut back to 4 MiB after each), and periodic checkpoints once 4,000 frames wait
- * rather than 1,000 (a page rewritten by many commits is copied once per checkpoint, so
- * fewer checkpoints also write less; the oldest frame still waits at most 2 s).
- */
-const READ_MODEL_CHECKPOINTS = { minFrames: 4_000, restartFrames: 16_384 };
