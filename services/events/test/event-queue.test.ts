@@ -264,24 +264,6 @@ describe('EventQueue', () => {
       q.after(-1);
       expect(q.lastAccess).toBe(2_000_000);
     });
-
-    it('hands each wait an event wakes to its resume function, and ends waits at once on release()', async () => {
-      const resumed: (() => void)[] = [];
-      const q = queue({}, { resume: (wake) => resumed.push(wake) });
-      const waits = [q.waitForEvent(60_000), q.waitForEvent(60_000)];
-      q.push({ type: 'message' }, 1);
-      // Nobody waits any more, but the waits resume only when their turn comes.
-      expect(q.hasWaiters).toBe(false);
-      expect(resumed).toHaveLength(2);
-      expect(await settled(Promise.all(waits))).toBe(false);
-      for (const wake of resumed) wake();
-      expect(await settled(Promise.all(waits))).toBe(true);
-      expect(jest.getTimerCount()).toBe(0);
-      const released = q.waitForEvent(60_000);
-      q.release();
-      expect(await settled(released)).toBe(true);
-      expect(resumed).toHaveLength(2);
-    });
   });
 });
 

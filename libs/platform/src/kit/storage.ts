@@ -29,4 +29,3 @@ export function openReadModels(
 ): SqliteReadModelStore {
   return SqliteReadModelStore.open(file, { backgroundCheckpoints: true, commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS });
 }
-

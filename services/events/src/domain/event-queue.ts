@@ -47,11 +47,6 @@ export interface QueueStart {
   lastAccess: number;
   /** At most this many unacknowledged events; one more overflows the queue. */
   maxEvents: number;
-  /**
-   * How a long-poll woken by an event resumes (default: at once). The registry resumes
-   * each in a turn of its own (setImmediate), see QueueRegistry.
-   */
-  resume?: (wake: () => void) => void;
 }
 
 /** What a queue holds: it reads only an event's type, and gives each its id. */
@@ -88,8 +83,6 @@ function eventJson(event: QueueableEvent, id: number): string {
   return `{"id":${id},${json.slice(1)}`;
 }
 
-const resumeAtOnce = (wake: () => void) => wake();
-
 export class EventQueue<E extends QueueableEvent = QueueableEvent> {
   /**
    * The queued events as they came (shared with every other queue that took the same
@@ -111,7 +104,6 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
   /** Set once more than `maxEvents` waited: the queue is then dead. */
   overflowed = false;
   private readonly maxEvents: number;
-  private readonly resume: (wake: () => void) => void;
 
   constructor(
     readonly id: string,
@@ -122,7 +114,6 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
     this.acked = start.acked;
     this.lastAccess = start.lastAccess;
     this.maxEvents = start.maxEvents;
-    this.resume = start.resume ?? resumeAtOnce;
   }
 
   wants(type: string): boolean {
@@ -177,7 +168,7 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
       this.sources = [];
       this.ids = [];
     }
-    this.wake(this.resume);
+    this.wake();
     return !this.overflowed;
   }
 
@@ -256,14 +247,11 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
 
   /** Ends every blocked long-poll (queue deleted or service stopping). */
   release(): void {
-    this.wake(resumeAtOnce);
+    this.wake();
   }
 
-  /** Hands every waiting long-poll to `resume`; from then on none waits here. */
-  private wake(resume: (wake: () => void) => void): void {
-    if (this.waiters.size === 0) return;
-    const waiters = this.waiters;
-    this.waiters = new Set();
-    for (const wake of waiters) resume(wake);
+  private wake(): void {
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
   }
 }

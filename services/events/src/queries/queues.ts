@@ -41,20 +41,6 @@ const ACCESS_WRITE_INTERVAL_MS = 5_000;
 /** What registers a queue: POST /register, or GET /events without a queue id. */
 export type QueueParams = Omit<RegisterParams, 'fetch_event_types' | 'include_subscribers'>;
 
-/**
- * Each long-poll an event wakes resumes in a turn of its own: woken together, the thousand
- * polls of a channel's subscribers would each take one step in turn (every step of a poll
- * is a promise continuation: the queue, the bus, the gateway) and the first reply would be
- * written only once all of them had been prepared. In turns of their own (immediates, all
- * in the same turn of the event loop, with the microtasks of each run before the next),
- * each poll runs through to its socket write before the next one starts, so replies go
- * out from the first microseconds of a delivery, and the clients read them while the rest
- * are written.
- */
-const resumeInOwnTurn = (wake: () => void) => {
-  setImmediate(wake);
-};
-
 const badQueue = (queueId: string) =>
   new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
@@ -122,7 +108,7 @@ export class QueueRegistry {
       // The replay must leave out again what the queue's initial state held.
       if (descriptor.cutoffs) this.initialState.restore(descriptor._id, new Map(Object.entries(descriptor.cutoffs)));
       this.add({
-        queue: new EventQueue(descriptor._id, options, { ...start, lastAccess: descriptor.last_access, maxEvents: this.options.settings.maxEvents, resume: resumeInOwnTurn }),
+        queue: new EventQueue(descriptor._id, options, { ...start, lastAccess: descriptor.last_access, maxEvents: this.options.settings.maxEvents }),
         descriptor,
         written: descriptor.last_access,
       });
@@ -176,7 +162,6 @@ export class QueueRegistry {
       acked: -1,
       lastAccess: now,
       maxEvents: this.options.settings.maxEvents,
-      resume: resumeInOwnTurn,
     });
     this.add({ queue, descriptor, written: now });
     await this.options.descriptors?.save(descriptor);
