@@ -23,6 +23,18 @@ export function traceStage(stage: string, detail?: string | number): void {
   process.stderr.write(`stage-trace ${at} ${threadId} ${stage}${detail === undefined ? '' : ` ${detail}`}\n`);
 }
 
+/** The observer of garbage collections below, while it runs. */
+let gcObserver: PerformanceObserver | undefined;
+
+/**
+ * Stops the garbage-collection lines: for a test that turned them on, since an observer
+ * watches the whole process, and the test runner's process runs other test files next.
+ */
+export function stopTracingGc(): void {
+  gcObserver?.disconnect();
+  gcObserver = undefined;
+}
+
 /**
  * Garbage collections of this thread, as `gc.start <kind> <ms>` lines at the moment each
  * began (a pause under load is one of the things a slow request may have waited for).
@@ -37,4 +49,5 @@ if (stageTracing) {
     }
   });
   observer.observe({ entryTypes: ['gc'] });
+  gcObserver = observer;
 }
