@@ -26,6 +26,7 @@ import { profiled } from './profile';
 import { measureScheduledDelivery, scheduledLine, type ScheduledReport } from './scheduled';
 import { createChannels, seed } from './seed';
 import { CHANNELS, CONNECTIONS, MESSAGES, ONLY, SECONDS, TOPICS_PER_CHANNEL } from './settings';
+import { settle } from './settle';
 import { measureSingleClientLines, type OneClientRow } from './single-client';
 import { printOneClientTable, printTable } from './tables';
 import { measure, measureServerLines, type Row } from './throughput';
@@ -75,6 +76,7 @@ async function main(): Promise<number> {
     seedRate = await seed(server, [people[0]!.actor, member.actor], created, MESSAGES);
     rssAfterSeeding = process.memoryUsage().rss;
     console.log(`${seedRate.toFixed(0)} messages/s`);
+    console.log(`settled in ${(await settle() / 1000).toFixed(1)} s`);
 
     // One person at a time: each line's latency against the machine's fsync, measured now.
     if (ONLY.test('single client') || ONLY.test('fsync')) fsync = measureFsync(dataDir);

@@ -216,7 +216,7 @@ export class Projector {
         readModels.applying?.(undefined);
       }
       await readModels.setCheckpoint(name, batch[batch.length - 1]!.position);
-    }, { facts: relevant.length });
+    });
   }
 
   private fail(err: unknown, log: Logger): void {

@@ -101,11 +101,8 @@ export interface ReadModelStore {
    * Runs `work` as one unit where the engine can (one SQLite transaction); where it cannot
    * (MongoDB without a replica set) the writes inside are applied one by one. Callers must
    * therefore stay correct without atomicity: projectors are idempotent.
-   *
-   * `facts`: how many facts the batch applies, a hint for adapters that group commits
-   * (one fact: a lone write, with nothing queued behind it).
    */
-  batch<R>(work: () => Promise<R>, hint?: { facts: number }): Promise<R>;
+  batch<R>(work: () => Promise<R>): Promise<R>;
 
   /**
    * Told by a projector, inside a batch, the position of the fact whose writes follow
