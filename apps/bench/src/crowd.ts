@@ -7,6 +7,7 @@ import { endpoints } from '@teamchat/contracts';
 import { callContract } from '@teamchat/platform';
 import type { EmbeddedServer } from '@teamchat/server';
 import { http, type Person } from './http';
+import { latencyFigures } from './latency';
 import { profiled } from './profile';
 import { measure, sendTarget, type Row } from './throughput';
 
@@ -50,10 +51,10 @@ async function measureCrowdSubscribe(api: string, actor: Person, crowd: number[]
     if (subscribed < crowd.length) throw new Error(`crowd subscribe: ${subscribed} of ${crowd.length} subscribed`);
   }
   const cpu = process.cpuUsage(before);
-  durations.sort((a, b) => a - b);
+  const { p50, max } = latencyFigures(durations);
   return {
-    subscribeP50: durations[Math.floor(durations.length / 2)]!,
-    subscribeMax: durations[durations.length - 1]!,
+    subscribeP50: p50,
+    subscribeMax: max,
     subscribeCpuPerSubscriber: (cpu.user + cpu.system) / (CROWD_SUBSCRIBE_RUNS * crowd.length),
   };
 }

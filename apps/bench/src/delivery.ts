@@ -12,6 +12,7 @@ import { endpoints } from '@teamchat/contracts';
 import { callContract } from '@teamchat/platform';
 import type { EmbeddedServer } from '@teamchat/server';
 import { http, type Person } from './http';
+import type { LatencyFigures } from './latency';
 
 /** Queues for the event-delivery benchmark (BENCH_QUEUES), the users they belong to, the messages sent. */
 const QUEUES = Number(process.env.BENCH_QUEUES ?? 1000);
@@ -20,12 +21,10 @@ export const DELIVERY_MESSAGES = 100;
 const DELIVERY_WARM_UP = 10;
 const DELIVERY_INTERVAL_MS = Number(process.env.BENCH_DELIVERY_INTERVAL_MS ?? 200);
 
-export interface DeliveryReport {
+/** The latency figures: milliseconds from just before the POST to the event's arrival at a poller. */
+export interface DeliveryReport extends LatencyFigures {
   queues: number;
   deliveries: number;
-  p50: number;
-  p99: number;
-  max: number;
   missing: number;
   duplicates: number;
   /** Main-thread heap and process RSS added by registering the queues (and holding their long-polls), per queue. */

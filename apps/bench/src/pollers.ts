@@ -14,6 +14,7 @@ import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { latencyFigures } from './latency';
 
 const [api, credentialsJson, queueCount] = process.argv.slice(2) as [string, string, string];
 const credentials = JSON.parse(credentialsJson) as { email: string; api_key: string }[];
@@ -185,8 +186,6 @@ class Poller {
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-
 async function main() {
   const queues: Queue[] = [];
   for (let i = 0; i < QUEUES; i++) {
@@ -205,14 +204,11 @@ async function main() {
     while (Date.now() < deadline && queues.some((q) => q.seen.size < expected)) await new Promise((r) => setTimeout(r, 50));
     stopping = true;
     for (const poller of pollers) poller.close();
-    const sorted = latencies.sort((a, b) => a - b);
     if (TRACE_FILE) writeFileSync(TRACE_FILE, JSON.stringify(Object.fromEntries(receipts)));
     process.stdout.write(
       `${JSON.stringify({
-        deliveries: sorted.length,
-        p50: percentile(sorted, 50),
-        p99: percentile(sorted, 99),
-        max: sorted[sorted.length - 1] ?? NaN,
+        deliveries: latencies.length,
+        ...latencyFigures(latencies),
         missing: queues.reduce((sum, q) => sum + (expected - q.seen.size), 0),
         duplicates: queues.reduce((sum, q) => sum + q.duplicates, 0),
         clientCpuMs: cpuMs(process.cpuUsage(cpuAtReady)),

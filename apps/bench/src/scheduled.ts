@@ -6,25 +6,21 @@
  * a few milliseconds. Every scheduled message must arrive exactly once.
  */
 import { http } from './http';
+import { latencyFigures, type LatencyFigures } from './latency';
 
 const COUNT = Number(process.env.BENCH_SCHEDULED ?? 1000);
 const SCHEDULING_CONNECTIONS = 16;
 /** The slowest scheduling rate (requests a second) the lead time allows for. */
 const SCHEDULING_RATE_FLOOR = 25;
 
-export interface ScheduledReport {
+/** The latency figures: milliseconds from the scheduled second to arrival. */
+export interface ScheduledReport extends LatencyFigures {
   count: number;
-  /** Milliseconds from the scheduled second to arrival. */
-  p50: number;
-  p99: number;
-  max: number;
   missing: number;
   duplicates: number;
   /** How long scheduling them took (ms), for context. */
   schedulingMs: number;
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
 export async function measureScheduledDelivery(api: string, sender: { authorization: string }): Promise<ScheduledReport> {
   const headers = { authorization: sender.authorization, 'content-type': 'application/x-www-form-urlencoded' };
@@ -66,12 +62,10 @@ export async function measureScheduledDelivery(api: string, sender: { authorizat
     }
   }
   await fetch(`${api}/events?queue_id=${encodeURIComponent(queue.queue_id)}`, { method: 'DELETE', headers });
-  const lateness = [...arrivals.values()].map((times) => times[0]! - at * 1000).sort((a, b) => a - b);
+  const lateness = [...arrivals.values()].map((times) => times[0]! - at * 1000);
   return {
     count: COUNT,
-    p50: percentile(lateness, 50),
-    p99: percentile(lateness, 99),
-    max: lateness.at(-1) ?? NaN,
+    ...latencyFigures(lateness),
     missing: COUNT - arrivals.size,
     duplicates: [...arrivals.values()].filter((times) => times.length > 1).length,
     schedulingMs,

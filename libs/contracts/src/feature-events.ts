@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { GroupSettingValue, UserGroup } from './groups';
 import { ApiProfileField } from './org-facts';
+import type { StoredRealmEmoji } from './upload-facts';
 
 const int = () => z.number().int();
 const ids = () => z.array(int());
@@ -178,6 +179,17 @@ export const ApiRealmEmoji = z.strictObject({
   deactivated: z.boolean(),
   author_id: int().nullable(),
 });
+export type ApiRealmEmoji = z.infer<typeof ApiRealmEmoji>;
+
+/**
+ * Zulip's realm_emoji dictionary: by id, each without the server's storage details (blob
+ * key, content type). One mapping for the services that show the set: accounts (GET
+ * /realm/emoji, /register) and events (the realm_emoji event).
+ */
+export const apiRealmEmojiSet = (set: readonly StoredRealmEmoji[]): Record<string, ApiRealmEmoji> =>
+  Object.fromEntries(
+    set.map((e) => [e.id, { id: e.id, name: e.name, source_url: e.source_url, still_url: null, deactivated: e.deactivated, author_id: e.author_id }]),
+  );
 /** The whole set of custom emoji, by id, after each change. */
 export const RealmEmojiEvent = z.strictObject({ type: z.literal('realm_emoji'), op: z.literal('update'), realm_emoji: z.record(z.string(), ApiRealmEmoji) });
 export type RealmEmojiEvent = z.infer<typeof RealmEmojiEvent>;

@@ -263,12 +263,13 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       const account = limiter && login ? loginAccount(parsed.data) : undefined;
       if (account !== undefined) await limiter!.checkAccount(request, reply, account);
       // Without peers the position is at hand: no await (a microtask turn) on this path.
-      const after = actor && peers.shared ? await peers.lastWriteOf(actor.user_id) : peers.known(actor?.user_id);
+      const pending = peers.consistency(actor?.user_id);
+      const consistency = pending instanceof Promise ? await pending : pending;
       if (stageTracing) traceStage('gateway.call', endpoint.subject);
       const { value, position, json } = await callContract(
         bus,
         endpoint,
-        { ...(actor ? { actor } : {}), ...(after !== undefined ? { after } : {}), ...(peers.everyWrite ? { whenDurable: true } : {}), params: parsed.data },
+        { ...(actor ? { actor } : {}), ...consistency, params: parsed.data },
         routeByQueueId ? { ...callOptions, ...routeToQueue((parsed.data as { queue_id?: unknown }).queue_id) } : callOptions,
       ).catch(async (err: unknown) => {
         // A refused attempt spends the named account's budget; an outage is not the client's.

@@ -1,3 +1,4 @@
+import { isApiError } from '@teamchat/contracts';
 import { InProcessBus } from '@teamchat/platform';
 import { GatewayPeers } from '../src/http/peers';
 
@@ -27,5 +28,51 @@ describe('GatewayPeers (read-your-writes tokens)', () => {
     await peers.wrote(undefined, 44); // a write by a request without credentials
     await peers.wrote(8, 41);
     expect(peers.known(7)).toBe(44);
+  });
+
+  describe('consistency (what a request sends a service)', () => {
+    it("sends the user's last write as after, and nothing more, from a gateway of its own", async () => {
+      const peers = await GatewayPeers.join(bus, false);
+      await peers.wrote(7, 40);
+      const mine = peers.consistency(7);
+      // At hand, not a promise: the request path spends no microtask turn on it.
+      expect(mine).not.toBeInstanceOf(Promise);
+      expect(mine).toEqual({ after: 40 });
+      expect(peers.consistency(9)).toEqual({});
+      expect(peers.consistency(undefined)).toEqual({});
+    });
+
+    it('with everyWrite, sends the newest write to anyone and lets the service answer writes once durable', async () => {
+      const peers = await GatewayPeers.join(bus, false, true);
+      expect(peers.consistency(9)).toEqual({ whenDurable: true });
+      await peers.wrote(7, 40);
+      expect(peers.consistency(9)).toEqual({ after: 40, whenDurable: true });
+      expect(peers.consistency(undefined)).toEqual({ after: 40, whenDurable: true });
+    });
+
+    it('with shared gateways, sends a write acknowledged through another gateway, after a round trip to the bus', async () => {
+      const shared = new InProcessBus();
+      try {
+        const one = await GatewayPeers.join(shared, true);
+        const other = await GatewayPeers.join(shared, true);
+        await one.wrote(7, 40);
+        const pending = other.consistency(7);
+        expect(pending).toBeInstanceOf(Promise);
+        await expect(pending).resolves.toEqual({ after: 40 });
+        await expect(other.consistency(8)).resolves.toEqual({});
+        // Without credentials there is no user whose writes to look for: no round trip.
+        expect(other.consistency(undefined)).toEqual({});
+      } finally {
+        await shared.close();
+      }
+    });
+
+    it('answers 503 SERVICE_UNAVAILABLE when the bus cannot make the round trip', async () => {
+      const gone = new InProcessBus();
+      const peers = await GatewayPeers.join(gone, true);
+      await gone.close();
+      const err: unknown = await Promise.resolve(peers.consistency(7)).catch((e: unknown) => e);
+      expect(isApiError(err) && { code: err.code, status: err.status }).toEqual({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    });
   });
 });

@@ -88,7 +88,3 @@ export function decideDeactivateRealmEmoji(
     },
   ];
 }
-
-/** Zulip's realm_emoji dictionary: by id, without the server's storage details. */
-export const apiRealmEmoji = (set: readonly StoredRealmEmoji[]) =>
-  Object.fromEntries(set.map((e) => [e.id, { id: e.id, name: e.name, source_url: e.source_url, still_url: null, deactivated: e.deactivated, author_id: e.author_id }]));

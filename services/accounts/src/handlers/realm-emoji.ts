@@ -3,11 +3,11 @@
  * groups (the decider gets the answer), the audience from the directory; the decision is
  * on the `realm_emoji` stream.
  */
-import { streams, type Actor, type UploadedFile } from '@teamchat/contracts';
+import { apiRealmEmojiSet, streams, type Actor, type UploadedFile } from '@teamchat/contracts';
 import type { Directory, RealmEmojiBook, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import type { AggregateRepository } from '@teamchat/platform';
 import { isUserInGroupSetting } from '@teamchat/policies';
-import { apiRealmEmoji, decideAddRealmEmoji, decideDeactivateRealmEmoji, type RealmEmojiState } from '../domain/realm-emoji';
+import { decideAddRealmEmoji, decideDeactivateRealmEmoji, type RealmEmojiState } from '../domain/realm-emoji';
 
 export interface RealmEmojiDeps {
   directory: Directory;
@@ -58,5 +58,5 @@ export async function deactivateRealmEmoji(deps: RealmEmojiDeps, actor: Actor, e
 }
 
 export async function realmEmojiState(book: RealmEmojiBook) {
-  return apiRealmEmoji(await book.all());
+  return apiRealmEmojiSet(await book.all());
 }

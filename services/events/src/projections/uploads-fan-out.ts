@@ -3,7 +3,7 @@
  * queues (add, update when a message claims the file, remove), and the organization's
  * whole custom emoji set to the active users the fact names.
  */
-import type { FactOf, StoredAttachment, StoredRealmEmoji } from '@teamchat/contracts';
+import { apiRealmEmojiSet, type FactOf, type StoredAttachment } from '@teamchat/contracts';
 import { announce } from './announce';
 import type { Delivery } from './delivery';
 
@@ -16,12 +16,6 @@ const apiAttachment = (a: StoredAttachment, messages: readonly { id: number; dat
   create_time: a.create_time * 1000,
   messages: messages.map((m) => ({ id: m.id, date_sent: m.date_sent })),
 });
-
-/** Zulip's realm_emoji dictionary: by id, each without the server's storage details. */
-export const apiRealmEmojiSet = (set: readonly StoredRealmEmoji[]) =>
-  Object.fromEntries(
-    set.map((e) => [e.id, { id: e.id, name: e.name, source_url: e.source_url, still_url: null, deactivated: e.deactivated, author_id: e.author_id }]),
-  );
 
 const emojiDelivery = (fact: FactOf<'RealmEmojiAdded' | 'RealmEmojiDeactivated'>): Delivery[] => {
   const event = { type: 'realm_emoji' as const, op: 'update' as const, realm_emoji: apiRealmEmojiSet(fact.realm_emoji) };

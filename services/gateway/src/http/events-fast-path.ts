@@ -109,7 +109,8 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
   async function poll(response: ServerResponse, actor: Actor, params: Record<string, unknown>): Promise<void> {
     const budget = limiter ? await limiter.spendOutsideFastify(actor.user_id) : undefined;
     if (budget?.refusal) return sendError(response, budget.refusal, budget.headers);
-    const after = peers.shared ? await peers.lastWriteOf(actor.user_id) : peers.known(actor.user_id);
+    const pending = peers.consistency(actor.user_id);
+    const consistency = pending instanceof Promise ? await pending : pending;
     const instance = instanceOfQueueId(params.queue_id);
     const routed: CallOptions =
       instance === undefined
@@ -119,7 +120,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
             subject: instanceSubject(endpoint.subject, instance),
             noResponders: () => new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${String(params.queue_id)}`, 400, { queue_id: String(params.queue_id) }),
           };
-    const { value, position, json } = await callContract(bus, endpoint, { actor, ...(after !== undefined ? { after } : {}), ...(peers.everyWrite ? { whenDurable: true } : {}), params }, routed);
+    const { value, position, json } = await callContract(bus, endpoint, { actor, ...consistency, params }, routed);
     if (position !== undefined) await peers.wrote(actor.user_id, position);
     if (response.destroyed) return;
     const body = { result: 'success', msg: '', ...value };

@@ -17,8 +17,11 @@
  * whoever sends it, must wait for every acknowledged write, as one user's requests wait
  * for that user's.
  */
-import { ApiError, gatewayWrote } from '@teamchat/contracts';
+import { ApiError, gatewayWrote, type BusRequest } from '@teamchat/contracts';
 import { isBusError, type Bus } from '@teamchat/platform';
+
+/** The part of a request to a service that says which writes its answer must show. */
+export type RequestConsistency = Pick<BusRequest, 'after' | 'whenDurable'>;
 
 export class GatewayPeers {
   private readonly lastWrite = new Map<number, number>();
@@ -27,8 +30,8 @@ export class GatewayPeers {
 
   private constructor(
     private readonly bus: Bus,
-    readonly shared: boolean,
-    readonly everyWrite: boolean,
+    private readonly shared: boolean,
+    private readonly everyWrite: boolean,
   ) {}
 
   static async join(bus: Bus, shared: boolean, everyWrite = false): Promise<GatewayPeers> {
@@ -52,17 +55,32 @@ export class GatewayPeers {
     return user === undefined ? undefined : this.lastWrite.get(user);
   }
 
-  /** The user's last write through any gateway (see above). */
-  async lastWriteOf(user: number): Promise<number | undefined> {
-    if (this.shared) {
-      try {
-        await this.bus.flush();
-      } catch (err) {
-        if (isBusError(err)) throw new ApiError('SERVICE_UNAVAILABLE', 'The message bus is unavailable; try again shortly', 503);
-        throw err;
-      }
+  /** The user's last write through any gateway (see above), where gateways are `shared`. */
+  private async lastWriteOf(user: number): Promise<number | undefined> {
+    try {
+      await this.bus.flush();
+    } catch (err) {
+      if (isBusError(err)) throw new ApiError('SERVICE_UNAVAILABLE', 'The message bus is unavailable; try again shortly', 503);
+      throw err;
     }
     return this.lastWrite.get(user);
+  }
+
+  /**
+   * The consistency part of a request on behalf of `user` (undefined: without
+   * credentials): the write the service's answer must show (`after`) and, with
+   * `everyWrite`, leave for the service to answer a write once durable (`whenDurable`).
+   * A promise only where it takes a NATS round trip (`shared`, a known user); otherwise
+   * the value itself, so that a caller awaiting only a promise spends no microtask turn
+   * on its way to the service.
+   */
+  consistency(user: number | undefined): RequestConsistency | Promise<RequestConsistency> {
+    if (this.shared && user !== undefined) return this.lastWriteOf(user).then((after) => this.consistencyAfter(after));
+    return this.consistencyAfter(this.known(user));
+  }
+
+  private consistencyAfter(after: number | undefined): RequestConsistency {
+    return { ...(after !== undefined ? { after } : {}), ...(this.everyWrite ? { whenDurable: true as const } : {}) };
   }
 
   /** A write was acknowledged: `user`'s, or nobody's in particular (a request without credentials). */
