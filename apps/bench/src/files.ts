@@ -5,6 +5,7 @@
  * median latency. Every reply is checked, so a failure is counted, not timed.
  */
 import { randomBytes } from 'node:crypto';
+import { latencyFigures } from './latency';
 
 export interface FileThroughput {
   requests: number;
@@ -32,12 +33,11 @@ async function loop(connections: number, seconds: number, once: () => Promise<bo
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
     perSecond: latencies.length / elapsed,
     mibPerSecond: (latencies.length * FILE_BYTES) / 1024 / 1024 / elapsed,
-    p50Ms: latencies[Math.floor(latencies.length / 2)] ?? NaN,
+    p50Ms: latencyFigures(latencies).p50,
     failures,
   };
 }

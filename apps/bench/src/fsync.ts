@@ -5,6 +5,7 @@
  */
 import { closeSync, fsyncSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { latencyFigures } from './latency';
 
 export interface FsyncReport {
   p50: number;
@@ -29,6 +30,6 @@ export function measureFsync(dir: string): FsyncReport {
     closeSync(fd);
     unlinkSync(file);
   }
-  durations.sort((a, b) => a - b);
-  return { p50: durations[Math.floor(durations.length / 2)]!, p99: durations[Math.floor(durations.length * 0.99)]!, count: durations.length };
+  const { p50, p99 } = latencyFigures(durations);
+  return { p50, p99, count: durations.length };
 }

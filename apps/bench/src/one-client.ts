@@ -11,6 +11,7 @@
  * `warmUp` unmeasured ones. Prints one JSON line (`OneClientResult`) and exits.
  */
 import { connect } from 'node:net';
+import { latencyFigures, type LatencyFigures } from './latency';
 
 export interface OneClientPlan {
   url: string;
@@ -19,12 +20,9 @@ export interface OneClientPlan {
   requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[];
 }
 
-export interface OneClientResult {
+/** The latency figures: milliseconds from a request's first byte written to its reply's last read. */
+export interface OneClientResult extends LatencyFigures {
   requests: number;
-  /** Milliseconds. */
-  p50: number;
-  p99: number;
-  max: number;
   non2xx: number;
   /** The first refused reply, to tell why. */
   firstRefusal?: string;
@@ -83,9 +81,7 @@ async function main(): Promise<void> {
     if (i >= plan.warmUp) durations.push(took);
   }
   socket.end();
-  durations.sort((a, b) => a - b);
-  const at = (q: number) => durations[Math.min(durations.length - 1, Math.floor(q * durations.length))] ?? NaN;
-  const result: OneClientResult = { requests: durations.length, p50: at(0.5), p99: at(0.99), max: durations.at(-1) ?? NaN, non2xx, ...(firstRefusal ? { firstRefusal } : {}) };
+  const result: OneClientResult = { requests: durations.length, ...latencyFigures(durations), non2xx, ...(firstRefusal ? { firstRefusal } : {}) };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
