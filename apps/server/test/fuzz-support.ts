@@ -636,7 +636,9 @@ export function toRawRequest(c: FuzzCase, credentials: Credentials, options: { l
   const queryText = [encodePairs(query), c.queryTail].filter(Boolean).join('&');
   // CR, LF and NUL would end the request line early: the path is fuzzed, not the framing.
   const path = c.path.replace(/[\r\n\u0000]/g, (ch) => encodeURIComponent(ch));
-  const target = `/api/v1${path}${queryText ? `?${queryText}` : ''}`;
+  // A fuzzed path may carry a query of its own (`1?x=1`): the parameters join it rather
+  // than open a second `?`, which would make them part of its last value.
+  const target = `/api/v1${path}${queryText ? `${path.includes('?') ? '&' : '?'}${queryText}` : ''}`;
 
   let body: Buffer | undefined;
   let contentType: string | undefined;
