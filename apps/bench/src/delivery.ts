@@ -11,8 +11,9 @@ import { runInNewContext } from 'node:vm';
 import { endpoints } from '@teamchat/contracts';
 import { callContract } from '@teamchat/platform';
 import type { EmbeddedServer } from '@teamchat/server';
-import { http, type Person } from './http';
+import { form, http, type Person } from './http';
 import type { LatencyFigures } from './latency';
+import { WireClient, wireRequest } from './wire-client';
 
 /** Queues for the event-delivery benchmark (BENCH_QUEUES), the users they belong to, the messages sent. */
 const QUEUES = Number(process.env.BENCH_QUEUES ?? 1000);
@@ -94,24 +95,28 @@ export async function measureDelivery(server: EmbeddedServer, api: string, sende
 
   // A few unmeasured messages first: the first deliveries to a thousand fresh long-polls
   // (compiling, growing buffers) say nothing of the steady state.
+  // The sender runs in the server's process: through fetch, its own CPU (about a
+  // millisecond a request) would be spent on the server's event loop and counted as
+  // delivery latency; a bare connection costs microseconds.
+  const base = new URL(api);
+  const sending = await WireClient.connect(base);
+  const send = async (topic: string, content: string) => {
+    const headers = { authorization: sender.authorization, 'content-type': 'application/x-www-form-urlencoded' };
+    const body = form({ type: 'stream', to: 'delivery', topic, content });
+    const { status, body: reply } = await sending.request(wireRequest(base, 'POST', `${base.pathname}/messages`, headers, body));
+    if (status !== 200) throw new Error(`POST /messages: ${status} ${reply}`);
+  };
   for (let i = 0; i < DELIVERY_WARM_UP; i++) {
-    await http(`${api}/messages`, {
-      method: 'POST',
-      headers: { authorization: sender.authorization },
-      body: new URLSearchParams({ type: 'stream', to: 'delivery', topic: 'warm-up', content: `warm-up ${i}` }),
-    });
+    await send('warm-up', `warm-up ${i}`);
     await new Promise((resolve) => setTimeout(resolve, DELIVERY_INTERVAL_MS));
   }
   const cpuBefore = process.cpuUsage();
   for (let i = 0; i < DELIVERY_MESSAGES; i++) {
     const sentAt = performance.timeOrigin + performance.now();
-    await http(`${api}/messages`, {
-      method: 'POST',
-      headers: { authorization: sender.authorization },
-      body: new URLSearchParams({ type: 'stream', to: 'delivery', topic: 'latency', content: `bench-delivery ${i} at ${sentAt.toFixed(3)}` }),
-    });
+    await send('latency', `bench-delivery ${i} at ${sentAt.toFixed(3)}`);
     await new Promise((resolve) => setTimeout(resolve, DELIVERY_INTERVAL_MS));
   }
+  sending.close();
   const report = nextLine();
   pollers.stdin!.write(`DONE ${DELIVERY_MESSAGES}\n`);
   const { clientCpuMs, ...result } = JSON.parse(await report) as Omit<DeliveryReport, 'queues' | 'heapPerQueue' | 'rssPerQueue' | 'serverCpuPerDelivery' | 'clientCpuPerDelivery'> & {
