@@ -20,7 +20,7 @@ const QUEUES = Number(process.env.BENCH_QUEUES ?? 1000);
 const QUEUE_USERS = 100;
 export const DELIVERY_MESSAGES = 100;
 const DELIVERY_WARM_UP = 10;
-const DELIVERY_INTERVAL_MS = Number(process.env.BENCH_DELIVERY_INTERVAL_MS ?? 200);
+export const DELIVERY_INTERVAL_MS = Number(process.env.BENCH_DELIVERY_INTERVAL_MS ?? 200);
 
 /** The latency figures: milliseconds from just before the POST to the event's arrival at a poller. */
 export interface DeliveryReport extends LatencyFigures {

@@ -17,7 +17,8 @@ import { callContract, createLogger, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServer } from '@teamchat/server';
 import Fastify from 'fastify';
 import { crowdLine, measureCrowd, type CrowdReport } from './crowd';
-import { deliveryLine, measureDelivery, type DeliveryReport } from './delivery';
+import { DELIVERY_INTERVAL_MS, deliveryLine, measureDelivery, type DeliveryReport } from './delivery';
+import { fanOutFloorLine, measureFanOutFloor, type FanOutFloorReport } from './fan-out-floor';
 import { fileLine, measureFiles } from './files';
 import { measureFsync, type FsyncReport } from './fsync';
 import { http } from './http';
@@ -55,6 +56,7 @@ async function main(): Promise<number> {
   let seedRate = 0;
   let rssAfterSeeding = 0;
   let delivery: DeliveryReport | undefined;
+  let floor: FanOutFloorReport | undefined;
   let crowd: CrowdReport | undefined;
   let scheduled: ScheduledReport | undefined;
   let files: Awaited<ReturnType<typeof measureFiles>> | undefined;
@@ -87,7 +89,11 @@ async function main(): Promise<number> {
       record(crowd.send);
     }
     if (ONLY.test('files')) files = await profiled('files', () => measureFiles(api, member.authorization, CONNECTIONS, SECONDS));
-    if (ONLY.test('event delivery')) delivery = await profiled('event delivery', () => measureDelivery(server, api, member));
+    if (ONLY.test('event delivery')) {
+      delivery = await profiled('event delivery', () => measureDelivery(server, api, member));
+      // Right after it, while the machine is as it was: what a thousand bare writes cost.
+      floor = await measureFanOutFloor(delivery.queues, DELIVERY_INTERVAL_MS);
+    }
     if (ONLY.test('scheduled delivery')) scheduled = await profiled('scheduled delivery', () => measureScheduledDelivery(api, member));
   } finally {
     await server.stop();
@@ -103,6 +109,7 @@ async function main(): Promise<number> {
   console.log(`\nseeding through the bus: ${seedRate.toFixed(0)} messages/s`);
   if (crowd) console.log(crowdLine(crowd));
   if (delivery) console.log(deliveryLine(delivery));
+  if (floor) console.log(fanOutFloorLine(floor, delivery?.p99));
   if (scheduled) console.log(scheduledLine(scheduled));
   if (files) console.log(fileLine(files));
   console.log(memoryLine(rssAfterSeeding));
