@@ -30,6 +30,9 @@ export interface FanOutFloorReport extends LatencyFigures {
 
 const now = () => performance.timeOrigin + performance.now();
 
+/** One round's write: its round and start (wall-clock milliseconds), padded to FLOOR_WRITE_BYTES. */
+export const floorWrite = (round: number, sentAt: number): string => `${round} ${sentAt.toFixed(3)}\n`.padEnd(FLOOR_WRITE_BYTES, 'x');
+
 /** One write per connection per round, `intervalMs` apart; the reader times each arrival. */
 export async function measureFanOutFloor(connections: number, intervalMs: number): Promise<FanOutFloorReport> {
   const sockets: Socket[] = [];
@@ -54,8 +57,7 @@ export async function measureFanOutFloor(connections: number, intervalMs: number
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
       // Each write carries its round and the round's start, so the reader needs no other
       // clock than the machine's wall clock, which both processes read alike.
-      const head = `${round} ${now().toFixed(3)}\n`;
-      const write = head.padEnd(FLOOR_WRITE_BYTES, 'x');
+      const write = floorWrite(round, now());
       for (const socket of sockets) socket.write(write);
     }
     return { connections, rounds: ROUNDS, ...(JSON.parse(await report) as LatencyFigures) };
@@ -75,29 +77,43 @@ export function fanOutFloorLine(floor: FanOutFloorReport, deliveryP99?: number):
   );
 }
 
+/**
+ * One connection's writes as they are read: they may merge or split on the way, and every
+ * FLOOR_WRITE_BYTES is one, timed by the arrival of its first byte.
+ */
+export class FloorWrites {
+  private pending = '';
+  /** When the first byte of the write being read arrived. */
+  private firstByte: number | undefined;
+
+  /** The writes completed by `chunk`: each one's round and milliseconds from its start to its first byte. */
+  take(chunk: string, arrived: number): { round: number; latency: number }[] {
+    const done: { round: number; latency: number }[] = [];
+    this.pending += chunk;
+    for (;;) {
+      if (this.pending.length > 0) this.firstByte ??= arrived;
+      if (this.pending.length < FLOOR_WRITE_BYTES) return done;
+      const [round, sentAt] = this.pending.slice(0, this.pending.indexOf('\n')).split(' ').map(Number) as [number, number];
+      done.push({ round, latency: this.firstByte! - sentAt });
+      this.firstByte = undefined;
+      this.pending = this.pending.slice(FLOOR_WRITE_BYTES);
+    }
+  }
+}
+
 /** The reading process: times the first byte of each round on each connection. */
 function read(port: number, connections: number, rounds: number): void {
   const latencies: number[] = [];
   let finished = 0;
   for (let i = 0; i < connections; i++) {
     const socket = connect({ host: '127.0.0.1', port, noDelay: true });
+    const writes = new FloorWrites();
     let received = 0;
-    let pending = '';
-    /** When the first byte of the write being read arrived. */
-    let firstByte: number | undefined;
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
-      const arrived = now();
-      pending += chunk;
-      // Writes may merge or split on the way; every FLOOR_WRITE_BYTES is one round.
-      for (;;) {
-        if (pending.length > 0) firstByte ??= arrived;
-        if (pending.length < FLOOR_WRITE_BYTES) break;
-        const [round, sentAt] = pending.slice(0, pending.indexOf('\n')).split(' ').map(Number) as [number, number];
-        if (round >= 0) latencies.push(firstByte! - sentAt);
-        firstByte = undefined;
-        pending = pending.slice(FLOOR_WRITE_BYTES);
+      for (const { round, latency } of writes.take(chunk, now())) {
         received++;
+        if (round >= 0) latencies.push(latency);
       }
       if (received === rounds && ++finished === connections) {
         process.stdout.write(`${JSON.stringify(latencyFigures(latencies))}\n`, () => process.exit(0));
