@@ -20,7 +20,7 @@ import { crowdLine, measureCrowd, type CrowdReport } from './crowd';
 import { DELIVERY_INTERVAL_MS, deliveryLine, measureDelivery, type DeliveryReport } from './delivery';
 import { fanOutFloorLine, measureFanOutFloor, type FanOutFloorReport } from './fan-out-floor';
 import { fileLine, measureFiles } from './files';
-import { measureFsync, type FsyncReport } from './fsync';
+import { measureFsync, measurePacedFsync, type FsyncReport } from './fsync';
 import { http } from './http';
 import { memoryLine } from './memory';
 import { profiled } from './profile';
@@ -28,7 +28,7 @@ import { measureScheduledDelivery, scheduledLine, type ScheduledReport } from '.
 import { createChannels, seed } from './seed';
 import { CHANNELS, CONNECTIONS, MESSAGES, ONLY, SECONDS, TOPICS_PER_CHANNEL } from './settings';
 import { settle } from './settle';
-import { measureSingleClientLines, type OneClientRow } from './single-client';
+import { measureSingleClientLines, PACED_PAUSE_MS, type OneClientRow } from './single-client';
 import { printOneClientTable, printTable } from './tables';
 import { measure, measureServerLines, type Row } from './throughput';
 
@@ -61,6 +61,7 @@ async function main(): Promise<number> {
   let scheduled: ScheduledReport | undefined;
   let files: Awaited<ReturnType<typeof measureFiles>> | undefined;
   let fsync: FsyncReport | undefined;
+  let pacedFsync: FsyncReport | undefined;
   let oneClientRows: OneClientRow[] = [];
   try {
     const api = `${server.url}/api/v1`;
@@ -81,7 +82,10 @@ async function main(): Promise<number> {
     console.log(`settled in ${(await settle() / 1000).toFixed(1)} s`);
 
     // One person at a time: each line's latency against the machine's fsync, measured now.
-    if (ONLY.test('single client') || ONLY.test('fsync')) fsync = measureFsync(dataDir);
+    if (ONLY.test('single client') || ONLY.test('fsync')) {
+      fsync = measureFsync(dataDir);
+      pacedFsync = await measurePacedFsync(dataDir, PACED_PAUSE_MS, 100);
+    }
     oneClientRows = await measureSingleClientLines(api, member, reader, channels);
     rows.push(...(await measureServerLines(api, member, reader, channels)));
     if (ONLY.test('crowd')) {
@@ -104,7 +108,7 @@ async function main(): Promise<number> {
   printTable(rows, rows.find((row) => row.name === 'noop')?.result.requests.average ?? NaN);
   if (fsync || oneClientRows.length > 0) {
     console.log();
-    printOneClientTable(oneClientRows, fsync);
+    printOneClientTable(oneClientRows, fsync, pacedFsync);
   }
   console.log(`\nseeding through the bus: ${seedRate.toFixed(0)} messages/s`);
   if (crowd) console.log(crowdLine(crowd));

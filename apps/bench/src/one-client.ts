@@ -7,7 +7,8 @@
  *
  * Protocol: argv[2] is a JSON `OneClientPlan`. The requests are sent in turn, round and
  * round (so that a write can alternate, e.g. star then unstar), for `seconds`, after
- * `warmUp` unmeasured ones. Prints one JSON line (`OneClientResult`) and exits.
+ * `warmUp` unmeasured ones, back to back or `pauseMs` apart. Prints one JSON line
+ * (`OneClientResult`) and exits.
  */
 import { latencyFigures, type LatencyFigures } from './latency';
 import { WireClient, wireRequest } from './wire-client';
@@ -17,6 +18,8 @@ export interface OneClientPlan {
   seconds: number;
   warmUp: number;
   requests: { method: string; path: string; headers?: Record<string, string>; body?: string }[];
+  /** Idle time between a reply and the next request (none: back to back). */
+  pauseMs?: number;
 }
 
 /** The latency figures: milliseconds from a request's first byte written to its reply's last read. */
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
       firstRefusal ??= `${status} ${body.slice(0, 300)}`;
     }
     if (i >= plan.warmUp) durations.push(took);
+    if (plan.pauseMs) await new Promise((resolve) => setTimeout(resolve, plan.pauseMs));
   }
   client.close();
   const result: OneClientResult = { requests: durations.length, ...latencyFigures(durations), non2xx, ...(firstRefusal ? { firstRefusal } : {}) };

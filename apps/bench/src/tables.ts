@@ -26,19 +26,31 @@ export function printTable(rows: Row[], ceiling: number): void {
   printColumns(header, lines);
 }
 
-export function printOneClientTable(rows: OneClientRow[], fsync: FsyncReport | undefined): void {
+export function printOneClientTable(rows: OneClientRow[], fsync: FsyncReport | undefined, pacedFsync?: FsyncReport): void {
   const header = ['single client', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'p50/fsync', 'p99/p50', 'non-2xx', 'server CPU µs/req'];
-  const lines = rows.map(({ name, result, cpuPerRequest }) => [
-    name,
-    ((1000 * result.requests) / (SECONDS * 1000)).toFixed(0),
-    result.p50.toFixed(2),
-    result.p99.toFixed(2),
-    result.max.toFixed(2),
-    fsync ? (result.p50 / fsync.p50).toFixed(1) : '-',
-    (result.p99 / result.p50).toFixed(1),
-    String(result.non2xx),
-    cpuPerRequest.toFixed(0),
-  ]);
-  if (fsync) lines.unshift(['fsync 4 KiB (data dir)', (fsync.count).toFixed(0), fsync.p50.toFixed(2), fsync.p99.toFixed(2), '', '1.0', (fsync.p99 / fsync.p50).toFixed(1), '', '']);
-  printColumns(header, lines);
+  // A paced line is set against the fsync with the same pause before it.
+  const reference = (row: OneClientRow) => (row.pauseMs !== undefined && pacedFsync?.pauseMs === row.pauseMs ? pacedFsync : fsync);
+  const lines = rows.map((row) => {
+    const { name, result, cpuPerRequest } = row;
+    const against = reference(row);
+    return [
+      name,
+      ((1000 * result.requests) / (SECONDS * 1000)).toFixed(0),
+      result.p50.toFixed(2),
+      result.p99.toFixed(2),
+      result.max.toFixed(2),
+      against ? (result.p50 / against.p50).toFixed(1) : '-',
+      (result.p99 / result.p50).toFixed(1),
+      String(result.non2xx),
+      cpuPerRequest.toFixed(0),
+    ];
+  });
+  const probes = [];
+  if (fsync) probes.push(['fsync 4 KiB (data dir)', fsync.count.toFixed(0), fsync.p50.toFixed(2), fsync.p99.toFixed(2), '', '1.0', (fsync.p99 / fsync.p50).toFixed(1), '', '']);
+  if (pacedFsync) {
+    // Its p50/fsync is what the pause alone costs a durable write.
+    const ratio = fsync ? (pacedFsync.p50 / fsync.p50).toFixed(1) : '-';
+    probes.push([`fsync 4 KiB (data dir), ${pacedFsync.pauseMs} ms apart`, '', pacedFsync.p50.toFixed(2), pacedFsync.p99.toFixed(2), '', ratio, (pacedFsync.p99 / pacedFsync.p50).toFixed(1), '', '']);
+  }
+  printColumns(header, [...probes, ...lines]);
 }
