@@ -23,45 +23,57 @@ export interface FsyncReport {
   pauseMs?: number;
 }
 
-export function measureFsync(dir: string): FsyncReport {
-  const file = join(dir, 'fsync-probe');
+const BLOCK = Buffer.alloc(4096, 7);
+/** The probe's file wraps at this size: its blocks are overwritten, as a reused WAL's are. */
+const SPAN = 4 * 1024 * 1024;
+
+/** A scratch file in `dir` and the probe's one timed step on it. */
+function openProbe(dir: string, name: string) {
+  const file = join(dir, name);
   const fd = openSync(file, 'w');
-  const block = Buffer.alloc(4096, 7);
+  return {
+    /** Writes 4 KiB at the i-th block and fsyncs: milliseconds. */
+    timed(i: number): number {
+      const started = performance.now();
+      writeSync(fd, BLOCK, 0, BLOCK.length, (i * BLOCK.length) % SPAN);
+      fsyncSync(fd);
+      return performance.now() - started;
+    },
+    close(): void {
+      closeSync(fd);
+      unlinkSync(file);
+    },
+  };
+}
+
+function report(durations: number[], pauseMs?: number): FsyncReport {
+  const { p50, p99 } = latencyFigures(durations);
+  return { p50, p99, count: durations.length, ...(pauseMs !== undefined ? { pauseMs } : {}) };
+}
+
+export function measureFsync(dir: string): FsyncReport {
+  const probe = openProbe(dir, 'fsync-probe');
   const durations: number[] = [];
   try {
     const deadline = performance.now() + 1000;
-    for (let offset = 0; performance.now() < deadline || durations.length < 100; offset = (offset + block.length) % (4 * 1024 * 1024)) {
-      const started = performance.now();
-      writeSync(fd, block, 0, block.length, offset);
-      fsyncSync(fd);
-      durations.push(performance.now() - started);
-    }
+    for (let i = 0; performance.now() < deadline || durations.length < 100; i++) durations.push(probe.timed(i));
   } finally {
-    closeSync(fd);
-    unlinkSync(file);
+    probe.close();
   }
-  const { p50, p99 } = latencyFigures(durations);
-  return { p50, p99, count: durations.length };
+  return report(durations);
 }
 
 /** As measureFsync, one every `pauseMs` of idleness (the event loop's, not a spin), `count` times. */
 export async function measurePacedFsync(dir: string, pauseMs: number, count: number): Promise<FsyncReport> {
-  const file = join(dir, 'fsync-probe-paced');
-  const fd = openSync(file, 'w');
-  const block = Buffer.alloc(4096, 7);
+  const probe = openProbe(dir, 'fsync-probe-paced');
   const durations: number[] = [];
   try {
     for (let i = 0; i < count; i++) {
       await sleep(pauseMs);
-      const started = performance.now();
-      writeSync(fd, block, 0, block.length, (i * block.length) % (4 * 1024 * 1024));
-      fsyncSync(fd);
-      durations.push(performance.now() - started);
+      durations.push(probe.timed(i));
     }
   } finally {
-    closeSync(fd);
-    unlinkSync(file);
+    probe.close();
   }
-  const { p50, p99 } = latencyFigures(durations);
-  return { p50, p99, count, pauseMs };
+  return report(durations, pauseMs);
 }
