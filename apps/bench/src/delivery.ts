@@ -93,8 +93,6 @@ export async function measureDelivery(server: EmbeddedServer, api: string, sende
   const heapPerQueue = (process.memoryUsage().heapUsed - heapBefore) / QUEUES;
   const rssPerQueue = (process.memoryUsage().rss - rssBefore) / QUEUES;
 
-  // A few unmeasured messages first: the first deliveries to a thousand fresh long-polls
-  // (compiling, growing buffers) say nothing of the steady state.
   // The sender runs in the server's process: through fetch, its own CPU (about a
   // millisecond a request) would be spent on the server's event loop and counted as
   // delivery latency; a bare connection costs microseconds.
@@ -106,6 +104,8 @@ export async function measureDelivery(server: EmbeddedServer, api: string, sende
     const { status, body: reply } = await sending.request(wireRequest(base, 'POST', `${base.pathname}/messages`, headers, body));
     if (status !== 200) throw new Error(`POST /messages: ${status} ${reply}`);
   };
+  // A few unmeasured messages first: the first deliveries to a thousand fresh long-polls
+  // (compiling, growing buffers) say nothing of the steady state.
   for (let i = 0; i < DELIVERY_WARM_UP; i++) {
     await send('warm-up', `warm-up ${i}`);
     await new Promise((resolve) => setTimeout(resolve, DELIVERY_INTERVAL_MS));
