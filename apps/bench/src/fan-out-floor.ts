@@ -8,9 +8,10 @@
  * the server does; the delivery line is read against this one.
  *
  * Run directly, this file is the reading process: argv[2] the port, argv[3] the number
- * of connections, argv[4] the rounds (warm-up ones included). It prints `READY` once connected and, after every
- * connection has read every round, one JSON line of latency figures (milliseconds from
- * the round's first write to each connection's first byte of it).
+ * of connections, argv[4] the rounds (warm-up ones included). It prints `READY` once
+ * connected and, after every connection has read every round, one JSON line of latency
+ * figures for the measured rounds (milliseconds from the round's first write to each
+ * connection's first byte of it).
  */
 import { spawn } from 'node:child_process';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';

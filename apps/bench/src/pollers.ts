@@ -15,6 +15,7 @@ import { connect, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { latencyFigures } from './latency';
+import { replyFrame } from './wire-client';
 
 const [api, credentialsJson, queueCount] = process.argv.slice(2) as [string, string, string];
 const credentials = JSON.parse(credentialsJson) as { email: string; api_key: string }[];
@@ -83,8 +84,6 @@ async function register(authorization: string): Promise<Queue> {
   return { id: body.queue_id, authorization, lastEventId: body.last_event_id, seen: new Set(), duplicates: 0 };
 }
 
-const HEADER_END = Buffer.from('\r\n\r\n');
-
 /** Pollers whose response is read whole, waiting to be handled (see Poller.read). */
 let complete: Poller[] = [];
 function handleComplete(): void {
@@ -129,13 +128,15 @@ class Poller {
   private read(chunk: Buffer): void {
     if (this.buffered.length === 0) this.arrived = now();
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
-    const headerEnd = this.buffered.indexOf(HEADER_END);
-    if (headerEnd < 0) return;
-    const head = this.buffered.toString('latin1', 0, headerEnd);
-    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-    if (!length) fail(`poll: a response without content-length: ${head}`);
-    this.bodyStart = headerEnd + HEADER_END.length;
-    this.bodyEnd = this.bodyStart + Number(length[1]);
+    let frame: ReturnType<typeof replyFrame>;
+    try {
+      frame = replyFrame(this.buffered);
+    } catch (err) {
+      fail(`poll: ${(err as Error).message}`);
+    }
+    if (!frame) return;
+    this.bodyStart = frame.bodyStart;
+    this.bodyEnd = frame.bodyEnd;
     if (this.buffered.length < this.bodyEnd) return;
     // Parsing and the next poll wait until every socket with data has been read, so that
     // each arrival is timed when its bytes come in, not after the responses read before it

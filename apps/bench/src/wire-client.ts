@@ -15,6 +15,17 @@ export interface WireReply {
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 
+/** Where the reply at the start of `buffered` is, once its headers are in (undefined before). */
+export function replyFrame(buffered: Buffer): { status: number; bodyStart: number; bodyEnd: number } | undefined {
+  const headerEnd = buffered.indexOf(HEADER_END);
+  if (headerEnd < 0) return undefined;
+  const head = buffered.toString('latin1', 0, headerEnd);
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+  if (!length) throw new Error(`a reply without content-length: ${head}`);
+  const bodyStart = headerEnd + HEADER_END.length;
+  return { status: Number(head.slice(9, 12)), bodyStart, bodyEnd: bodyStart + Number(length[1]) };
+}
+
 /** The bytes of one request to `base`'s host, with a Content-Length for a body. */
 export function wireRequest(base: URL, method: string, path: string, headers: Record<string, string> = {}, body?: string): Buffer {
   const lines = [`${method} ${path} HTTP/1.1`, `host: ${base.host}`];
@@ -56,18 +67,18 @@ export class WireClient {
 
   private read(chunk: Buffer): void {
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
-    const headerEnd = this.buffered.indexOf(HEADER_END);
-    if (headerEnd < 0) return;
-    const head = this.buffered.subarray(0, headerEnd).toString('latin1');
-    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? NaN);
-    if (!Number.isFinite(length)) return this.fail(new Error(`a reply without content-length: ${head}`));
-    const end = headerEnd + HEADER_END.length + length;
-    if (this.buffered.length < end) return;
-    const body = this.buffered.subarray(headerEnd + HEADER_END.length, end).toString('utf8');
-    this.buffered = this.buffered.subarray(end);
+    let frame: ReturnType<typeof replyFrame>;
+    try {
+      frame = replyFrame(this.buffered);
+    } catch (err) {
+      return this.fail(err as Error);
+    }
+    if (!frame || this.buffered.length < frame.bodyEnd) return;
+    const body = this.buffered.toString('utf8', frame.bodyStart, frame.bodyEnd);
+    this.buffered = this.buffered.subarray(frame.bodyEnd);
     const waiting = this.waiting;
     this.waiting = undefined;
-    waiting?.resolve({ status: Number(head.slice(9, 12)), body });
+    waiting?.resolve({ status: frame.status, body });
   }
 
   private fail(err: Error): void {

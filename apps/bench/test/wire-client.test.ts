@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WireClient, wireRequest } from '../src/wire-client';
+import { replyFrame, WireClient, wireRequest } from '../src/wire-client';
 
 describe('the bench wire client', () => {
   let server: Server;
@@ -18,6 +18,10 @@ describe('the bench wire client', () => {
           response.writeHead(200, { 'content-type': 'application/json', 'content-length': 14 });
           response.flushHeaders();
           setTimeout(() => response.end('{"late":"yes"}'), 20);
+        } else if (request.url === '/chunked') {
+          // No Content-Length: Node frames the body in chunks, which the client does not read.
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end('{}');
         } else if (request.url === '/close') {
           request.socket.destroy();
         } else {
@@ -53,5 +57,18 @@ describe('the bench wire client', () => {
     await expect(client.request(wireRequest(base, 'GET', '/one'))).rejects.toThrow('one request at a time');
     await expect(closing).rejects.toThrow('closed');
     await expect(client.request(wireRequest(base, 'GET', '/one'))).rejects.toThrow('closed');
+  });
+
+  it('fails a reply without Content-Length rather than guessing where it ends', async () => {
+    const client = await WireClient.connect(base);
+    await expect(client.request(wireRequest(base, 'GET', '/chunked'))).rejects.toThrow('a reply without content-length');
+    client.close();
+  });
+
+  it('frames a reply: status and body bounds once the headers are in', () => {
+    const reply = Buffer.from('HTTP/1.1 404 Not Found\r\nContent-Length: 5\r\n\r\nab');
+    expect(replyFrame(reply.subarray(0, 20))).toBeUndefined();
+    const frame = replyFrame(reply);
+    expect(frame).toEqual({ status: 404, bodyStart: reply.indexOf('ab'), bodyEnd: reply.indexOf('ab') + 5 });
   });
 });
