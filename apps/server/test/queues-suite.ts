@@ -162,8 +162,9 @@ export function queuesSuite(mode: string, start: (env: Record<string, string>) =
       expect(after[2].id).toBeGreaterThan(after[1].id);
       expect((await poll('member', narrowed, -1)).events).toEqual(narrowedBefore);
       await sleep(expiredAt - Date.now());
-      for (const [who, gone] of [['member', deleted], ['member2', expired]] as const) {
-        expect(await poll(who, gone, -1)).toMatchObject({ code: 'BAD_EVENT_QUEUE_ID', queue_id: gone });
+      // The deletion was answered once committed: the kill cannot have undone it.
+      for (const [which, who, gone] of [['deleted', 'member', deleted], ['expired', 'member2', expired]] as const) {
+        expect({ which, ...(await poll(who, gone, -1)) }).toMatchObject({ which, code: 'BAD_EVENT_QUEUE_ID', queue_id: gone });
       }
 
       // New events after the restart, a heartbeat acknowledged, then a crash.

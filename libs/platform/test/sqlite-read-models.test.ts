@@ -90,6 +90,17 @@ describe('SqliteReadModelStore with group commit', () => {
     expect(committedIds()).toEqual(['lone', 'next']);
   });
 
+  it('commits at once when asked to make the finished batches durable', async () => {
+    const items = store.collection<Doc>('items');
+    await store.batch(() => items.put({ _id: 'acknowledged' }));
+    expect(committedIds()).toEqual([]);
+    await store.durable();
+    expect(committedIds()).toEqual(['acknowledged']);
+    // Nothing left open: the next batch starts a transaction of its own.
+    await store.durable();
+    expect(committedIds()).toEqual(['acknowledged']);
+  });
+
   it('undoes a failed batch alone, keeping the finished ones before it', async () => {
     const items = store.collection<Doc>('items');
     await store.batch(() => items.put({ _id: 'kept' }));

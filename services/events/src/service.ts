@@ -66,7 +66,7 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
 
   const getEvents: ContractHandler<typeof api.getEvents> = (params, { actor }) => queues.getEventsReply(actor, params);
   const deleteQueue: ContractHandler<typeof api.deleteQueue> = async (params, { actor }) => {
-    queues.delete(actor, params.queue_id);
+    await queues.delete(actor, params.queue_id);
     return { value: {} };
   };
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Actor, ClientEvent } from '@teamchat/contracts';
 import { SqliteReadModelStore, type EventQueueSettings } from '@teamchat/platform';
@@ -213,6 +216,36 @@ describe('QueueRegistry', () => {
       after.position = from!;
       for (const deliveries of history.slice(from)) after.fact(deliveries);
       expect((await poll(after, alice, queue_id)).events).toEqual(seen);
+    });
+
+    it('answers a deletion once it is committed: a crash right after cannot bring the queue back', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'teamchat-queues-'));
+      const file = join(dir, 'events.sqlite');
+      // A window no test waits out: only durable() commits.
+      const store = SqliteReadModelStore.open(file, { commitWithinMs: 60_000 });
+      try {
+        const before = service(store);
+        const kept = (await before.registry.register(alice, {})).queue_id;
+        const gone = (await before.registry.register(alice, {})).queue_id;
+        /** The descriptors a process started after a crash now would find: what is committed. */
+        const afterCrash = async () => {
+          const other = SqliteReadModelStore.open(file);
+          try {
+            return (await new QueueDescriptors(other).all()).map((d) => d._id).sort();
+          } finally {
+            await other.close();
+          }
+        };
+        expect(await afterCrash()).toEqual([]);
+        await store.durable();
+        expect(await afterCrash()).toEqual([kept, gone].sort());
+        await before.registry.delete(alice, gone);
+        expect(await afterCrash()).toEqual([kept]);
+        before.registry.close();
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('forgets descriptors of queues that expired meanwhile', async () => {

@@ -308,6 +308,11 @@ export class MongoReadModelStore implements ReadModelStore {
     return result;
   }
 
+  /** A batch is committed (or its writes acknowledged) when it settles: the queue's tail is enough. */
+  durable(): Promise<void> {
+    return this.queueTail.then(() => undefined);
+  }
+
   /**
    * A batch that fails because MongoDB is out of reach runs again once it answers (after
    * a growing pause): projectors stall during an outage instead of stopping for good,

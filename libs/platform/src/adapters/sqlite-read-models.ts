@@ -182,6 +182,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     return result;
   }
 
+  async durable(): Promise<void> {
+    await this.commitPending();
+    if (this.failure) throw this.failure;
+  }
+
   /** Commits the finished batches waiting in the open transaction, in turn with batches. */
   private commitPending(): Promise<void> {
     const committed = this.queueTail.then(() => this.commitNow());

@@ -105,6 +105,13 @@ export interface ReadModelStore {
   batch<R>(work: () => Promise<R>): Promise<R>;
 
   /**
+   * Resolves once every batch finished before the call is committed, without waiting for a
+   * group commit's window; rejects when that commit fails. For the rare write a client is
+   * told is done and must not lose to a crash right after (deleting an event queue).
+   */
+  durable(): Promise<void>;
+
+  /**
    * Told by a projector, inside a batch, the position of the fact whose writes follow
    * (undefined once it is done). Where batches are not atomic, an adapter stamps each
    * document it writes with it and drops writes of facts at or before the stamp, so that a

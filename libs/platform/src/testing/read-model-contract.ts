@@ -360,6 +360,22 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
     });
 
     describe('durability', () => {
+      it('resolves durable() only once the batches queued before it are done', async () => {
+        let open!: () => void;
+        const gate = new Promise<void>((resolve) => (open = resolve));
+        const queued = store.batch(async () => {
+          await gate;
+          await users.put(adam);
+        });
+        let done = false;
+        const durable = store.durable().then(() => (done = true));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(done).toBe(false);
+        open();
+        await Promise.all([queued, durable]);
+        expect(await users.get(2)).toEqual(adam);
+      });
+
       it('keeps documents, indexes and checkpoints across a reopen', async () => {
         if (!fixture.reopen) return;
         await seed();

@@ -10,10 +10,11 @@
  * queue's events from the store (see EventQueue: ids are derived from store positions),
  * so the events themselves are never written anywhere.
  *
- * Writes go through the store's group commit (within 10 ms). After a crash the last few
- * milliseconds may be missing: a lost acknowledgement only replays events the client's
- * next `last_event_id` drops again; a lost registration (or deletion) is a queue the
- * client is told is unknown (or that expires). Deleting the file drops every queue;
+ * Writes go through the store's group commit (READ_MODEL_COMMIT_WITHIN_MS). After a crash
+ * the last of them may be missing: a lost acknowledgement only replays events the client's
+ * next `last_event_id` drops again; a lost registration is a queue the client is told is
+ * unknown. A deletion is answered only once committed (`durable`): a client told its
+ * queue is gone must not find it back after a crash. Deleting the file drops every queue;
  * clients register again, as they do after an expiry.
  */
 import type { NarrowTerm } from '@teamchat/contracts';
@@ -64,5 +65,10 @@ export class QueueDescriptors {
 
   remove(id: string): Promise<void> {
     return this.readModels.batch(() => this.docs.delete(id));
+  }
+
+  /** Resolves once the writes asked for so far are committed, the group commit's window not awaited. */
+  durable(): Promise<void> {
+    return this.readModels.durable();
   }
 }

@@ -227,8 +227,10 @@ export class QueueRegistry {
     return { queue, lastEventId };
   }
 
-  delete(actor: Actor, queueId: string): void {
+  /** DELETE /events: resolves once the removal is committed (see queue-descriptors.ts). */
+  async delete(actor: Actor, queueId: string): Promise<void> {
     this.drop(this.owned(actor, queueId), 'deleted');
+    await this.options.descriptors?.durable();
   }
 
   /**

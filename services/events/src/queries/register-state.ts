@@ -129,7 +129,9 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
       }),
     );
   } catch (err) {
-    deps.queues.delete(actor, queue.queue_id);
+    // The client is told of the failure, not of the removal: a queue whose removal a crash
+    // undid has an id nobody knows, and expires.
+    deps.queues.delete(actor, queue.queue_id).catch(() => undefined);
     throw err;
   }
   deps.queues.releaseWithState(queue.queue_id, cutoffsOf(state, positions));
