@@ -32,7 +32,54 @@ export interface InProcessBusOptions {
 }
 
 /** A reply as JSON text (copied) or as the handler's own value (handed over). */
-type Reply = (reply: { json: string } | { value: Json }) => void;
+type Answer = { json: string } | { value: Json };
+
+/**
+ * A request waiting for its first reply, as one object: with a thousand clients
+ * long-polling, every request waits for minutes, and closures over the request's scope
+ * would keep its payload and recipients alive with it.
+ */
+class PendingRequest {
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly pending: Set<PendingRequest>,
+    private readonly subject: string,
+    timeoutMs: number,
+    private readonly resolve: (value: Json) => void,
+    private readonly reject: (err: BusError) => void,
+  ) {
+    this.timer = setTimeout(expire, timeoutMs, this, timeoutMs);
+    pending.add(this);
+  }
+
+  answer(answer: Answer): void {
+    if (!this.settle()) return;
+    this.resolve('json' in answer ? (JSON.parse(answer.json) as Json) : answer.value);
+  }
+
+  fail(err: BusError): void {
+    if (this.settle()) this.reject(err);
+  }
+
+  timedOut(timeoutMs: number): void {
+    this.fail(new BusError('TIMEOUT', `no reply on ${this.subject} within ${timeoutMs} ms`));
+  }
+
+  /** Whether this is the first reply (or failure); later ones are dropped, as over NATS. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.pending.delete(this);
+    return true;
+  }
+}
+
+function expire(request: PendingRequest, timeoutMs: number): void {
+  request.timedOut(timeoutMs);
+}
 
 interface Subscription {
   readonly pattern: string;
@@ -40,7 +87,7 @@ interface Subscription {
   readonly tokens: readonly string[] | undefined;
   readonly queueGroup: string | undefined;
   /** A returned promise keeps the bus busy (for close()) until it settles. */
-  readonly deliver: (json: string, subject: string, reply: Reply | undefined) => Promise<void> | void;
+  readonly deliver: (json: string, subject: string, reply: PendingRequest | undefined) => Promise<void> | void;
   active: boolean;
 }
 
@@ -57,7 +104,7 @@ export class InProcessBus implements Bus {
   private readonly exact = new Map<string, readonly Subscription[]>();
   private wildcards: readonly Subscription[] = [];
   private readonly nextMember = new Map<string, number>();
-  private readonly pending = new Set<(err: BusError) => void>();
+  private readonly pending = new Set<PendingRequest>();
   readonly maxPayload: number;
   private readonly copyReplies: boolean;
   readonly carriesBytes: boolean;
@@ -88,28 +135,8 @@ export class InProcessBus implements Bus {
       return Promise.reject(new BusError('NO_RESPONDERS', `no responders for ${subject}`));
     }
     return new Promise<Json>((resolve, reject) => {
-      let settled = false;
-      const settle = () => {
-        settled = true;
-        clearTimeout(timer);
-        this.pending.delete(fail);
-      };
-      const fail = (err: BusError) => {
-        if (settled) return;
-        settle();
-        reject(err);
-      };
-      const reply: Reply = (answer) => {
-        if (settled) return;
-        settle();
-        resolve('json' in answer ? (JSON.parse(answer.json) as Json) : answer.value);
-      };
-      const timer = setTimeout(
-        () => fail(new BusError('TIMEOUT', `no reply on ${subject} within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      this.pending.add(fail);
-      for (const sub of recipients) this.dispatch(sub, json, subject, reply);
+      const request = new PendingRequest(this.pending, subject, timeoutMs, resolve, reject);
+      for (const sub of recipients) this.dispatch(sub, json, subject, request);
     });
   }
 
@@ -118,7 +145,7 @@ export class InProcessBus implements Bus {
       try {
         const result = await handler(JSON.parse(json) as Json, actual);
         // A publication on a served subject runs the handler with nobody to reply to, as on NATS.
-        reply?.(this.copyReplies ? { json: this.encode(result) } : { value: result });
+        reply?.answer(this.copyReplies ? { json: this.encode(result) } : { value: result });
       } catch (err) {
         // As over NATS: the requester is not told and times out.
         this.onHandlerError(err, actual);
@@ -169,7 +196,7 @@ export class InProcessBus implements Bus {
     for (const sub of this.wildcards) sub.active = false;
     this.exact.clear();
     this.wildcards = [];
-    for (const fail of [...this.pending]) fail(closedError());
+    for (const request of [...this.pending]) request.fail(closedError());
   }
 
   private idle(): Promise<void> {
@@ -184,7 +211,7 @@ export class InProcessBus implements Bus {
     for (const wake of waiters) wake();
   };
 
-  private dispatch(sub: Subscription, json: string, subject: string, reply: Reply | undefined): void {
+  private dispatch(sub: Subscription, json: string, subject: string, reply: PendingRequest | undefined): void {
     this.busy++;
     queueMicrotask(() => {
       // Unsubscribed between publication and delivery: NATS would not deliver either.

@@ -44,6 +44,11 @@ export type QueueParams = Omit<RegisterParams, 'fetch_event_types' | 'include_su
 const badQueue = (queueId: string) =>
   new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
+interface Polled {
+  queue: EventQueue<ClientEvent>;
+  lastEventId: number;
+}
+
 interface Entry {
   queue: EventQueue<ClientEvent>;
   descriptor: QueueDescriptor;
@@ -195,35 +200,47 @@ export class QueueRegistry {
     return entry;
   }
 
-  async getEvents(actor: Actor, params: GetEventsParams) {
-    const { queue, lastEventId } = await this.poll(actor, params);
-    return { events: queue.after(lastEventId), queue_id: queue.id };
+  getEvents(actor: Actor, params: GetEventsParams) {
+    return this.poll(actor, params).then(({ queue, lastEventId }) => ({ events: queue.after(lastEventId), queue_id: queue.id }));
   }
 
   /** GET /events as the endpoint answers it: the events serialized (EventQueue.toJson). */
-  async getEventsReply(actor: Actor, params: GetEventsParams): Promise<{ value: { queue_id: string }; json: string }> {
-    const { queue } = await this.poll(actor, params);
-    return { value: { queue_id: queue.id }, json: `{"events":${queue.toJson()}}` };
+  getEventsReply(actor: Actor, params: GetEventsParams): Promise<{ value: { queue_id: string }; json: string }> {
+    return this.poll(actor, params).then(serializedReply);
   }
 
-  /** Answers a poll: acknowledges, and waits for an event (or the heartbeat) when none is left. */
-  private async poll(actor: Actor, params: GetEventsParams) {
-    const fresh = params.queue_id === undefined;
-    const entry = fresh ? this.entries.get((await this.create(actor, params)).id)! : this.owned(actor, params.queue_id!);
+  /**
+   * Answers a poll: acknowledges, and waits for an event (or the heartbeat) when none is
+   * left. Not an async function: a poll that waits holds one callback, not a suspended
+   * frame of every local (a thousand clients each keep a poll waiting).
+   */
+  private poll(actor: Actor, params: GetEventsParams): Promise<Polled> {
+    if (params.queue_id === undefined) {
+      // A new queue has nothing the client could have acknowledged.
+      return this.create(actor, params).then((queue) => this.answer(this.entries.get(queue.id)!, -1, params.dont_block));
+    }
+    try {
+      return Promise.resolve(this.answer(this.owned(actor, params.queue_id), params.last_event_id ?? -1, params.dont_block));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private answer(entry: Entry, lastEventId: number, dontBlock: boolean | undefined): Polled | Promise<Polled> {
     const { queue } = entry;
-    // A new queue has nothing the client could have acknowledged.
-    const lastEventId = fresh ? -1 : (params.last_event_id ?? -1);
     if (lastEventId > lastIdAt(this.head())) {
       throw badRequest(`Invalid 'last_event_id': ${lastEventId} is above every event id this queue has given out`, { queue_id: queue.id });
     }
-    let left = queue.acknowledge(lastEventId);
+    const left = queue.acknowledge(lastEventId);
     this.written(entry);
-    if (left === 0 && !params.dont_block) {
-      await queue.waitForEvent(this.options.heartbeatSeconds * 1000);
-      if (this.entries.get(queue.id) !== entry) throw badQueue(queue.id);
-      left = queue.acknowledge(lastEventId);
-      if (left === 0) queue.heartbeat(lastEventId, this.head());
-    }
+    if (left > 0 || dontBlock) return { queue, lastEventId };
+    return queue.waitForEvent(this.options.heartbeatSeconds * 1000).then(() => this.woken(entry, lastEventId));
+  }
+
+  private woken(entry: Entry, lastEventId: number): Polled {
+    const { queue } = entry;
+    if (this.entries.get(queue.id) !== entry) throw badQueue(queue.id);
+    if (queue.acknowledge(lastEventId) === 0) queue.heartbeat(lastEventId, this.head());
     return { queue, lastEventId };
   }
 
@@ -322,6 +339,10 @@ export class QueueRegistry {
     const now = Date.now();
     for (const entry of this.entries.values()) if (this.expired(entry, now)) this.drop(entry, 'expired');
   }
+}
+
+function serializedReply({ queue }: Polled) {
+  return { value: { queue_id: queue.id }, json: `{"events":${queue.toJson()}}` };
 }
 
 function queueOptions(descriptor: QueueDescriptor): QueueOptions {

@@ -137,7 +137,9 @@ export function decodeParams(
   const raw: Record<string, unknown> = Object.create(null);
   for (const source of [sources.query, sources.body]) {
     if (source && typeof source === 'object' && !Array.isArray(source)) {
-      for (const [key, value] of Object.entries(source as Record<string, unknown>)) {
+      // Keys, not entries: a pair array per parameter for every request is garbage for nothing.
+      for (const key of Object.keys(source)) {
+        const value = (source as Record<string, unknown>)[key];
         // A repeated key arrives as an array; the last value wins, as in Django.
         raw[key] = Array.isArray(value) && typeof value[0] === 'string' ? value[value.length - 1] : value;
       }
@@ -149,7 +151,8 @@ export function decodeParams(
   /** Each parameter's wire name, where it differs from its name in `params` (made only then). */
   let renamed: Map<string, string> | undefined;
   const nameOf = (key: string) => (Object.hasOwn(wireNames, key) ? wireNames[key]! : key);
-  for (const [key, value] of Object.entries(raw)) {
+  for (const key in raw) {
+    const value = raw[key];
     if (key in sources.path) continue;
     const name = nameOf(key);
     if (!Object.hasOwn(shape, name)) {
