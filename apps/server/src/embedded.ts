@@ -22,6 +22,7 @@ import {
   developmentOutboxDir,
   openEventStore,
   openReadModels,
+  steadyHeapGrowth,
   type RunningService,
   type ServerConfig,
   type SqliteReadModelStore,
@@ -50,6 +51,8 @@ const SERVICE_THREAD_SCRIPT = join(__dirname, '..', 'dist', 'service-thread.js')
 
 /** Starts the services (no HTTP): used by the server and the command-line tool. */
 export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
+  // The one process of the embedded mode (its threads share the setting).
+  steadyHeapGrowth();
   // Nothing crosses a wire in one process: allow the largest GET /messages (5000
   // messages of maximum length) rather than NATS's default 1 MiB, and hand replies over
   // without a JSON copy (every endpoint builds a fresh reply; requests are still copied).

@@ -5,10 +5,11 @@
  *   the services that send mail must share that directory to appear there.
  *   TEAMCHAT_MONGODB_URL   where uploaded files go (GridFS); absent: <data dir>/uploads
  */
-import { connectBus, createLogger, developmentOutboxDir, openBlobStore, exitOnStartupFailure, loadConfigOrExplain, loadEngineSettings } from '@teamchat/platform';
+import { connectBus, createLogger, developmentOutboxDir, openBlobStore, exitOnStartupFailure, loadConfigOrExplain, loadEngineSettings, steadyHeapGrowth } from '@teamchat/platform';
 import { buildGateway } from './server';
 
 async function main() {
+  steadyHeapGrowth();
   const log = createLogger('gateway');
   const config = loadConfigOrExplain();
   const bus = await connectBus(loadEngineSettings('gateway'), 'gateway');

@@ -13,3 +13,4 @@ export * from './engines';
 export * from './mail';
 export * from './blobs';
 export * from './stage-trace';
+export * from './heap';

@@ -15,6 +15,7 @@ import type { ReadModelStore } from '../ports/read-models';
 import { loadConfig } from './config';
 import type { RunningService, ServiceDeps } from './context';
 import { ConfigurationError, loadEngineSettings, maskUrl, reach, type EngineSettings } from './engines';
+import { steadyHeapGrowth } from './heap';
 import { createLogger } from './logger';
 import { createMailer } from './mail';
 import { NotifyingEventStore } from './notifying-store';
@@ -90,6 +91,7 @@ function keepHealthFile(file: string | undefined): NodeJS.Timeout | undefined {
 }
 
 export async function runServiceProcess(name: string, start: (deps: ServiceDeps) => Promise<RunningService>): Promise<void> {
+  steadyHeapGrowth();
   const log: Logger = createLogger(name);
   const closers: Closer[] = [];
   let deps: ServiceDeps;
