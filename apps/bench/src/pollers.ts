@@ -15,7 +15,7 @@ import { connect, type Socket } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { latencyFigures } from './latency';
-import { replyFrame } from './wire-client';
+import { replyFrame, wireRequest } from './wire-client';
 
 const [api, credentialsJson, queueCount] = process.argv.slice(2) as [string, string, string];
 const credentials = JSON.parse(credentialsJson) as { email: string; api_key: string }[];
@@ -119,10 +119,8 @@ class Poller {
 
   private send(): void {
     const { queue } = this;
-    this.socket.write(
-      `GET ${base.pathname}/events?queue_id=${encodeURIComponent(queue.id)}&last_event_id=${queue.lastEventId} HTTP/1.1\r\n` +
-        `host: ${base.host}\r\nauthorization: ${queue.authorization}\r\n\r\n`,
-    );
+    const path = `${base.pathname}/events?queue_id=${encodeURIComponent(queue.id)}&last_event_id=${queue.lastEventId}`;
+    this.socket.write(wireRequest(base, 'GET', path, { authorization: queue.authorization }));
   }
 
   private read(chunk: Buffer): void {
