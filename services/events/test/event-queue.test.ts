@@ -54,21 +54,6 @@ describe('EventQueue', () => {
     expect(JSON.parse(q.toJson())).toEqual([{ type: 'heartbeat', id: id(5, 1) }]);
   });
 
-  it('writes the same array as UTF-8 bytes between the members around it, multi-byte text included', () => {
-    const q = queue();
-    const shared = { type: 'message', message: { id: 7, content: 'naïve 🙂 "quoted" \\ text' } };
-    q.push(shared, 3);
-    q.push({ type: 'typing', op: 'start' }, 3);
-    q.push(shared, 12345);
-    const bytes = q.toJsonBytes('{"events":', '}');
-    expect(bytes.toString('utf8')).toBe(`{"events":${q.toJson()}}`);
-    expect(JSON.parse(bytes.toString('utf8'))).toEqual({ events: q.after(-1) });
-    // Nothing left: an empty array, still between the members.
-    q.after(id(12345, 0));
-    expect(q.toJsonBytes('{"events":', '}').toString('utf8')).toBe('{"events":[]}');
-    expect(q.toJsonBytes().toString('utf8')).toBe('[]');
-  });
-
   it('gives one event pushed to many queues the same text in each, under each queue\'s id', () => {
     const shared = { type: 'message', message: { id: 7 } };
     const [a, b] = [queue(), queue()];

@@ -65,28 +65,22 @@ export const replayAfter = (start: { after: number; acked: number }) =>
   Math.max(start.after, Math.floor(start.acked / IDS_PER_POSITION) - 1);
 
 /**
- * Each event's JSON without its id, as UTF-8, made once however many queues hold it: a
- * fan-out hands the same event object to every queue that sees it alike (see fan-out.ts),
- * and with a thousand clients long-polling, serializing it for each would be most of a
- * delivery's cost. Bytes, not text: a poll's reply is assembled from them into one buffer
- * (toJsonBytes) that goes to the socket as it is; as text, each reply was copied again on
- * its way (joined to the reply's members, measured, joined to the headers), every copy a
- * string on the heap that the garbage collector scans, a thousand of them per event. Keys
- * are held weakly: the bytes go when the last queue lets the event go.
+ * Each event's JSON without its id, made once however many queues hold it: a fan-out hands
+ * the same event object to every queue that sees it alike (see fan-out.ts), and with a
+ * thousand clients long-polling, serializing it for each would be most of a delivery's
+ * cost. Keys are held weakly: the text goes when the last queue lets the event go.
  */
-const serializedEvents = new WeakMap<object, Buffer>();
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
+const serializedEvents = new WeakMap<object, string>();
 
-/** The event's JSON past its opening brace (`"type":…}`): an event always has a type, so the object is never empty. */
-function eventTail(event: QueueableEvent): Buffer {
-  let tail = serializedEvents.get(event);
-  if (tail === undefined) {
-    tail = Buffer.from(JSON.stringify(event).slice(1));
-    serializedEvents.set(event, tail);
+function eventJson(event: QueueableEvent, id: number): string {
+  let json = serializedEvents.get(event);
+  if (json === undefined) {
+    json = JSON.stringify(event);
+    serializedEvents.set(event, json);
   }
-  return tail;
+  // `{"type":…}` becomes `{"id":N,"type":…}`: an event always has a type, so the object is
+  // never empty.
+  return `{"id":${id},${json.slice(1)}`;
 }
 
 export class EventQueue<E extends QueueableEvent = QueueableEvent> {
@@ -223,37 +217,9 @@ export class EventQueue<E extends QueueableEvent = QueueableEvent> {
 
   /** The events left after the last acknowledgement, as a JSON array. */
   toJson(): string {
-    return this.toJsonBytes().toString('utf8');
-  }
-
-  /**
-   * The same array as UTF-8, between `before` and `after` (a reply's members around it, so
-   * that they need no second copy): each event is written as `{"id":N,` and its cached
-   * tail, so the id is the first member.
-   */
-  toJsonBytes(before = '', after = ''): Buffer {
-    const count = this.ids.length;
-    const heads = new Array<string>(count);
-    const tails = new Array<Buffer>(count);
-    // `[`, `]` and the commas between events.
-    let size = Buffer.byteLength(before) + Buffer.byteLength(after) + 2 + Math.max(0, count - 1);
-    for (let i = 0; i < count; i++) {
-      heads[i] = `{"id":${this.ids[i]!},`;
-      tails[i] = eventTail(this.sources[i]!);
-      size += heads[i]!.length + tails[i]!.length;
-    }
-    const out = Buffer.allocUnsafe(size);
-    let at = out.write(before, 0);
-    out[at++] = OPEN_BRACKET;
-    for (let i = 0; i < count; i++) {
-      if (i > 0) out[at++] = COMMA;
-      // Digits and punctuation: one byte per character.
-      at += out.write(heads[i]!, at, 'latin1');
-      at += tails[i]!.copy(out, at);
-    }
-    out[at++] = CLOSE_BRACKET;
-    out.write(after, at);
-    return out;
+    let json = '[';
+    for (let i = 0; i < this.ids.length; i++) json += (i ? ',' : '') + eventJson(this.sources[i]!, this.ids[i]!);
+    return `${json}]`;
   }
 
   get size(): number {

@@ -204,8 +204,8 @@ export class QueueRegistry {
     return this.poll(actor, params).then(({ queue, lastEventId }) => ({ events: queue.after(lastEventId), queue_id: queue.id }));
   }
 
-  /** GET /events as the endpoint answers it: the events serialized (EventQueue.toJsonBytes). */
-  getEventsReply(actor: Actor, params: GetEventsParams): Promise<{ value: { queue_id: string }; json: Uint8Array }> {
+  /** GET /events as the endpoint answers it: the events serialized (EventQueue.toJson). */
+  getEventsReply(actor: Actor, params: GetEventsParams): Promise<{ value: { queue_id: string }; json: string }> {
     return this.poll(actor, params).then(serializedReply);
   }
 
@@ -342,7 +342,7 @@ export class QueueRegistry {
 }
 
 function serializedReply({ queue }: Polled) {
-  return { value: { queue_id: queue.id }, json: queue.toJsonBytes('{"events":', '}') };
+  return { value: { queue_id: queue.id }, json: `{"events":${queue.toJson()}}` };
 }
 
 function queueOptions(descriptor: QueueDescriptor): QueueOptions {
