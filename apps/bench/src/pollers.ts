@@ -86,6 +86,7 @@ async function register(authorization: string): Promise<Queue> {
 
 /** Pollers whose response is read whole, waiting to be handled (see Poller.read). */
 let complete: Poller[] = [];
+/** How many of `complete` have been handled. */
 let handled = 0;
 /**
  * Handled a few at a time, the event loop polling the sockets between: a thousand
