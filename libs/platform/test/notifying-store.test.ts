@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { storeAppended } from '@teamchat/contracts';
+import { storeAppended, type StoreAppended } from '@teamchat/contracts';
 import { InProcessBus, NotifyingEventStore, SqliteEventStore } from '@teamchat/platform';
+import { waitFor } from '@teamchat/platform/testing';
+
+const positionOf = (notice: unknown) => (notice as StoreAppended).position;
 
 /** A store announcing its appends on a bus, and every announcement heard there. */
 async function announcing() {
@@ -18,13 +21,13 @@ describe('NotifyingEventStore', () => {
     const results = await Promise.all([1, 2, 3, 4, 5].map(append));
     expect(results.map((r) => r.positions[0])).toEqual([1, 2, 3, 4, 5]);
     await sleep(20);
-    expect(heard).toEqual([{ position: 5 }]);
+    expect(heard.map(positionOf)).toEqual([5]);
     // Appends in later turns are announced in their turn.
     await append(6);
     await sleep(20);
     await append(7);
     await sleep(20);
-    expect(heard).toEqual([{ position: 5 }, { position: 6 }, { position: 7 }]);
+    expect(heard.map(positionOf)).toEqual([5, 6, 7]);
     await store.close();
     await bus.close();
   });
@@ -33,7 +36,7 @@ describe('NotifyingEventStore', () => {
     const { bus, store, heard, append } = await announcing();
     await append(1);
     await store.close();
-    expect(heard).toEqual([{ position: 1 }]);
+    expect(heard.map(positionOf)).toEqual([1]);
     await sleep(20);
     expect(heard).toHaveLength(1);
     await bus.close();
@@ -42,11 +45,22 @@ describe('NotifyingEventStore', () => {
   it('wakes the other stores on the bus (other processes, other threads) once, at the newest position', async () => {
     const { bus, store, append } = await announcing();
     const woken: (number | undefined)[] = [];
-    const other = { wake: (position?: number) => woken.push(position) } as unknown as SqliteEventStore;
+    const other = { wake: (position?: number) => woken.push(position), onDurable: () => undefined } as unknown as SqliteEventStore;
     await NotifyingEventStore.wrap(other, bus);
     await Promise.all([append(1), append(2)]);
     await sleep(20);
     expect(woken).toEqual([2]);
+    await store.close();
+    await bus.close();
+  });
+  it('answers the appender before the notice leaves, and the notice leaves before its own projectors run', async () => {
+    const { bus, store, append } = await announcing();
+    const order: string[] = [];
+    await bus.subscribe(storeAppended.subject, () => order.push('notice'));
+    store.subscribeToAll(() => void order.push('projected'));
+    await append(1).then(() => order.push('answered'));
+    await waitFor(() => order.length === 3);
+    expect(order).toEqual(['answered', 'notice', 'projected']);
     await store.close();
     await bus.close();
   });

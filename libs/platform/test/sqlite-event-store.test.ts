@@ -188,6 +188,16 @@ describe('SqliteEventStore across processes', () => {
     expect(seen.map((f) => f.id)).toEqual(['synced', 'unsynced']);
   });
 
+  it("answers an append before its subscriptions hear of it, and tells the durable listener in between", async () => {
+    const { seen, sub } = quietStore();
+    const order: string[] = [];
+    store.onDurable(() => order.push(`listener after ${seen.length}`));
+    await store.append('user-1', [{ id: 'own', type: 'T', data: {} }], 'no_stream').then(() => order.push(`answered after ${seen.length}`));
+    await waitFor(() => seen.length === 1, 1000);
+    await sub.stop();
+    expect(order).toEqual(['answered after 0', 'listener after 0']);
+  });
+
   it('never keeps a process alive through its poll timer', async () => {
     const child = runChild(
       file,

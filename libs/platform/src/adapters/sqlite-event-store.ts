@@ -90,6 +90,10 @@ export class SqliteEventStore implements EventStore {
   /** The facts this instance committed last, as they are stored (see readAfter). */
   private readonly recent = new RecentFacts();
   private readonly checkpointer: BackgroundCheckpointer | undefined;
+  /** Told of a durable head in the next turn (see becameDurable). */
+  private durableListener: (() => void) | undefined;
+  /** Set while that turn is pending. */
+  private durableTold: NodeJS.Immediate | undefined;
   /** The last range a subscription read (see readAfter). */
   private lastRead: { after: number; durableHead: number; facts: StoredFact[] } | undefined;
   private closed = false;
@@ -125,11 +129,12 @@ export class SqliteEventStore implements EventStore {
     this.walSync = new WalSync<UnsyncedAppend>(
       db.memory ? undefined : `${db.name}-wal`,
       (head, covered, err) => {
-        if (!err) this.becameDurable(head);
         for (const { append, result } of covered) {
           if (err) append.reject(err);
           else append.resolve(result);
         }
+        // Told even if a notice made the head durable first: the listener announces these appends.
+        if (!err) this.becameDurable(head, covered.length > 0);
       },
       () => this.lastHead,
       options.syncLoneInline ?? false,
@@ -311,11 +316,29 @@ export class SqliteEventStore implements EventStore {
     this.becameDurable(durableUpTo);
   }
 
-  /** Everything up to `head` is on disk: subscriptions may read that far. */
-  private becameDurable(head: number): void {
-    if (head <= this.durableHead) return;
-    this.durableHead = head;
-    for (const subscription of this.subscriptions) subscription.notify();
+  /** Called in the turn after the durable head moves or this instance's appends are synced, before the subscriptions hear of it. */
+  onDurable(listener: () => void): void {
+    this.durableListener = listener;
+  }
+
+  /**
+   * Everything up to `head` is on disk: subscriptions may read that far. They are told
+   * in the next turn of the event loop, after this turn has sent what waited for the
+   * fsync (the appends' replies) and after the durable listener (NotifyingEventStore's
+   * notice to the other threads and processes): this thread's own projectors then run
+   * while the others already have the news. Told in this turn, the messaging thread
+   * projected a message (a millisecond or two) before its notice left, and the main
+   * thread's fan-out waited for that.
+   */
+  private becameDurable(head: number, appended = false): void {
+    if (head > this.durableHead) this.durableHead = head;
+    else if (!appended) return;
+    if (this.durableTold) return;
+    this.durableTold = setImmediate(() => {
+      this.durableTold = undefined;
+      this.durableListener?.();
+      for (const subscription of this.subscriptions) subscription.notify();
+    });
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,11 @@
  * The appends one fsync made durable finish together; they are announced together, once,
  * with the newest position. One notification per append would wake every subscriber in
  * every other process once per fact, each wake a read of the store.
+ *
+ * The notice leaves when the store says its appends are durable (onDurable): after the
+ * appenders have their answers, before the store's own subscriptions hear of them. A
+ * message's sender gets its reply first; the other threads' fan-out does not wait for
+ * this thread's projectors.
  */
 import { storeAppended, type StoreAppended } from '@teamchat/contracts';
 import type { Bus, BusSubscription } from '../ports/bus';
@@ -17,6 +22,8 @@ import type { AppendResult, EventStore, ExpectedRevision, FactHandler, NewFact, 
 export interface WakeableEventStore extends EventStore {
   /** `durableUpTo`: the notifier's append is durable up to that position. */
   wake(durableUpTo?: number): void;
+  /** `listener` runs in the turn after the store's appends are synced (or its durable head moved), before its subscriptions are told. */
+  onDurable(listener: () => void): void;
 }
 
 export class NotifyingEventStore implements EventStore {
@@ -32,6 +39,7 @@ export class NotifyingEventStore implements EventStore {
 
   static async wrap(inner: WakeableEventStore, bus: Bus): Promise<NotifyingEventStore> {
     const store = new NotifyingEventStore(inner, bus);
+    inner.onDurable(() => store.publishUnannounced());
     store.listener = await bus.subscribe(storeAppended.subject, (payload) => {
       // A malformed notice still wakes the store: it then reads up to the durable head.
       const notice = storeAppended.payload.safeParse(payload);
@@ -42,16 +50,11 @@ export class NotifyingEventStore implements EventStore {
 
   async append(stream: string, facts: NewFact[], expected: ExpectedRevision): Promise<AppendResult> {
     const result = await this.inner.append(stream, facts, expected);
+    // Announced when the store tells of the fsync (onDurable), after this append's caller
+    // has had its answer: every append that fsync covered, in one notice.
     const position = result.positions.at(-1);
-    if (position !== undefined) this.announce(position);
+    if (position !== undefined) this.unannounced = Math.max(position, this.unannounced ?? 0);
     return result;
-  }
-
-  /** After the other appends finishing in this turn of the event loop, one publication. */
-  private announce(position: number): void {
-    const scheduled = this.unannounced !== undefined;
-    this.unannounced = Math.max(position, this.unannounced ?? 0);
-    if (!scheduled) setImmediate(() => this.publishUnannounced());
   }
 
   private publishUnannounced(): void {
