@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { storeAppended, type StoreAppended } from '@teamchat/contracts';
+import { storeAppended } from '@teamchat/contracts';
 import { InProcessBus, NotifyingEventStore, SqliteEventStore } from '@teamchat/platform';
 import { waitFor } from '@teamchat/platform/testing';
-
-const positionOf = (notice: unknown) => (notice as StoreAppended).position;
 
 /** A store announcing its appends on a bus, and every announcement heard there. */
 async function announcing() {
@@ -21,13 +19,13 @@ describe('NotifyingEventStore', () => {
     const results = await Promise.all([1, 2, 3, 4, 5].map(append));
     expect(results.map((r) => r.positions[0])).toEqual([1, 2, 3, 4, 5]);
     await sleep(20);
-    expect(heard.map(positionOf)).toEqual([5]);
+    expect(heard).toEqual([{ position: 5 }]);
     // Appends in later turns are announced in their turn.
     await append(6);
     await sleep(20);
     await append(7);
     await sleep(20);
-    expect(heard.map(positionOf)).toEqual([5, 6, 7]);
+    expect(heard).toEqual([{ position: 5 }, { position: 6 }, { position: 7 }]);
     await store.close();
     await bus.close();
   });
@@ -36,7 +34,7 @@ describe('NotifyingEventStore', () => {
     const { bus, store, heard, append } = await announcing();
     await append(1);
     await store.close();
-    expect(heard.map(positionOf)).toEqual([1]);
+    expect(heard).toEqual([{ position: 1 }]);
     await sleep(20);
     expect(heard).toHaveLength(1);
     await bus.close();
@@ -53,6 +51,7 @@ describe('NotifyingEventStore', () => {
     await store.close();
     await bus.close();
   });
+
   it('answers the appender before the notice leaves, and the notice leaves before its own projectors run', async () => {
     const { bus, store, append } = await announcing();
     const order: string[] = [];

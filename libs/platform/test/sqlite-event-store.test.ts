@@ -188,7 +188,7 @@ describe('SqliteEventStore across processes', () => {
     expect(seen.map((f) => f.id)).toEqual(['synced', 'unsynced']);
   });
 
-  it("answers an append before its subscriptions hear of it, and tells the durable listener in between", async () => {
+  it('answers an append before its subscriptions hear of it, and tells the durable listener in between', async () => {
     const { seen, sub } = quietStore();
     const order: string[] = [];
     store.onDurable(() => order.push(`listener after ${seen.length}`));
