@@ -21,7 +21,7 @@ import {
 export interface SqliteEventStoreOptions {
   /**
    * How often subscriptions look for facts appended by other processes sharing the file.
-   * Appends through this instance wake subscribers at once, whatever the interval.
+   * Appends through this instance wake subscribers in the turn after their fsync, whatever the interval.
    */
   pollIntervalMs?: number;
   /** Checkpoint the WAL on a worker thread instead of inside commits (see sqlite-checkpointer). */
@@ -49,7 +49,6 @@ interface Written {
   result: AppendResult;
   rows: FactRow[];
 }
-
 
 /** Large enough to amortise the query, small enough not to hold thousands of parsed facts. */
 const BATCH_SIZE = 500;
@@ -90,9 +89,8 @@ export class SqliteEventStore implements EventStore {
   /** The facts this instance committed last, as they are stored (see readAfter). */
   private readonly recent = new RecentFacts();
   private readonly checkpointer: BackgroundCheckpointer | undefined;
-  /** Told of a durable head in the next turn (see becameDurable). */
+  /** The onDurable listener, and the pending turn that tells it and the subscriptions (see becameDurable). */
   private durableListener: (() => void) | undefined;
-  /** Set while that turn is pending. */
   private durableTold: NodeJS.Immediate | undefined;
   /** The last range a subscription read (see readAfter). */
   private lastRead: { after: number; durableHead: number; facts: StoredFact[] } | undefined;
@@ -316,19 +314,19 @@ export class SqliteEventStore implements EventStore {
     this.becameDurable(durableUpTo);
   }
 
-  /** Called in the turn after the durable head moves or this instance's appends are synced, before the subscriptions hear of it. */
+  /**
+   * The one listener run in the turn after this instance's appends are synced or the
+   * durable head moves, before the subscriptions hear of it.
+   */
   onDurable(listener: () => void): void {
     this.durableListener = listener;
   }
 
   /**
-   * Everything up to `head` is on disk: subscriptions may read that far. They are told
-   * in the next turn of the event loop, after this turn has sent what waited for the
-   * fsync (the appends' replies) and after the durable listener (NotifyingEventStore's
-   * notice to the other threads and processes): this thread's own projectors then run
-   * while the others already have the news. Told in this turn, the messaging thread
-   * projected a message before its notice left, and the main thread's fan-out waited for
-   * that (0.6 ms at the median in traces of the delivery bench; see the README).
+   * Everything up to `head` is on disk: subscriptions may read that far. They are told in
+   * the next turn, after this one has sent the appends' replies and after the listener
+   * (NotifyingEventStore's notice): told first, the messaging thread projected a message
+   * before its notice left, and the main thread's fan-out waited (0.6 ms at the median).
    */
   private becameDurable(head: number, appended = false): void {
     if (head > this.durableHead) this.durableHead = head;
