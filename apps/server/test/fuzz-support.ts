@@ -132,8 +132,14 @@ export function sentButMissing(c: FuzzCase, reply: RawReply): string | undefined
   const wellFormed = ['none', 'form', 'json', 'multipart'].includes(c.body) && c.contentType === undefined && c.queryTail === '' && !hasFilePart(c);
   if (!wellFormed || reply.status !== 400) return undefined;
   const missing = /"msg":"Missing '([^']*)' argument"/.exec(reply.body.toString())?.[1];
-  // The body of a GET is not read (nor is it in Django), only its query string.
-  const read = c.params.filter((p) => c.method !== 'GET' || p.inQuery || c.body === 'none');
+  // The body of a GET is not read (nor is it in Django), only its query string. A `#` in
+  // the path starts a fragment, which a request target may not carry (RFC 9112 §3.2):
+  // the router takes all that follows it, the query joined on included, for one odd
+  // query, so the parameters in the query were not really sent.
+  const read = c.params.filter((p) => {
+    const inQuery = p.inQuery || c.body === 'none';
+    return inQuery ? !c.path.includes('#') : c.method !== 'GET';
+  });
   return missing !== undefined && read.some((p) => p.name === missing) ? `'${missing}' was sent, yet reported missing` : undefined;
 }
 

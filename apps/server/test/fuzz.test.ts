@@ -64,6 +64,26 @@ describe('the checks the fuzzer applies', () => {
     expect(envelopeProblem(reply(400, '{"result":"error","msg":"no"}'))).toMatch(/without a string code/);
     expect(envelopeProblem(reply(200, '{"result":"error","msg":"no","code":"X"}'))).toMatch(/an error with status 200/);
   });
+  it("flag a parameter reported missing that was sent, but not one behind the path's fragment", () => {
+    const missing = reply(400, `{"result":"error","msg":"Missing 'draft' argument","code":"BAD_REQUEST"}`);
+    const sent: FuzzCase = {
+      tame: true,
+      method: 'PATCH',
+      path: '/drafts/1',
+      params: [{ name: 'draft', value: '[]', inQuery: false, asJson: false }],
+      queryTail: '',
+      body: 'none',
+      contentType: undefined,
+      garbage: '',
+      auth: { kind: 'none' },
+      userAgent: undefined,
+    };
+    expect(sentButMissing(sent, missing)).toMatch(/'draft' was sent/);
+    expect(sentButMissing({ ...sent, body: 'form' }, missing)).toMatch(/'draft' was sent/);
+    expect(sentButMissing({ ...sent, path: '/drafts/1#frag' }, missing)).toBeUndefined();
+    expect(sentButMissing({ ...sent, path: '/drafts/1#frag', body: 'form' }, missing)).toMatch(/'draft' was sent/);
+    expect(sentButMissing({ ...sent, method: 'GET', body: 'form' }, missing)).toBeUndefined();
+  });
 });
 
 /** The callers' roles, as seeded. */
