@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { deepFreeze } from './deep-freeze';
 import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
+import { ForeignCommitPoller } from './sqlite-foreign-commits';
 import { SqliteSubscription } from './sqlite-subscription';
 import { WalSync } from './sqlite-wal-sync';
 import { RecentFacts, toStoredFact, type FactRow } from './sqlite-recent-facts';
@@ -53,9 +54,6 @@ interface Written {
 /** Large enough to amortise the query, small enough not to hold thousands of parsed facts. */
 const BATCH_SIZE = 500;
 
-/** See pollTick. */
-const FOREIGN_SYNC_GRACE_MS = 100;
-
 const NO_FACTS: StoredFact[] = Object.freeze([]) as unknown as StoredFact[];
 
 /**
@@ -76,12 +74,10 @@ const NO_FACTS: StoredFact[] = Object.freeze([]) as unknown as StoredFact[];
  */
 export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<SqliteSubscription>();
-  private readonly pollIntervalMs: number;
-  private pollTimer: NodeJS.Timeout | undefined;
+  /** Finds other processes' commits (see sqlite-foreign-commits). */
+  private readonly foreign: ForeignCommitPoller;
   /** Head as last seen by this instance; a poll that finds it moved wakes the subscribers. */
   private lastHead = 0;
-  /** A head past `lastHead` that a timer poll found, and when (see pollTick). */
-  private polledHead: { head: number; at: number } | undefined;
   /** Every fact up to here is on disk: what subscribers may read. */
   private durableHead = 0;
   /** The group fsync of the WAL: what acknowledges appends and moves the durable head. */
@@ -118,7 +114,6 @@ export class SqliteEventStore implements EventStore {
     private readonly db: Database.Database,
     options: SqliteEventStoreOptions,
   ) {
-    this.pollIntervalMs = options.pollIntervalMs ?? 25;
     enterWalMode(db);
     // Writers from other processes wait for the lock instead of failing at once.
     db.pragma('busy_timeout = 5000');
@@ -188,6 +183,17 @@ export class SqliteEventStore implements EventStore {
     // IMMEDIATE takes the write lock before reading the stream's revision, so a writer in
     // another process cannot slip in between the check and the insert.
     this.commitGroup = (appends) => group.immediate(appends);
+    this.foreign = new ForeignCommitPoller(
+      {
+        readHead: () => this.readHead(),
+        knownHead: () => this.lastHead,
+        foundHead: (head) => {
+          this.lastHead = head;
+          this.walSync.request();
+        },
+      },
+      options.pollIntervalMs ?? 25,
+    );
     // What the file holds at opening survived whatever came before: it is durable.
     this.lastHead = this.readHead();
     this.durableHead = this.lastHead;
@@ -258,10 +264,10 @@ export class SqliteEventStore implements EventStore {
     const read = (after: number) => this.readAfter(after);
     const subscription = new SqliteSubscription(read, handler, options, () => {
       this.subscriptions.delete(subscription);
-      if (this.subscriptions.size === 0) this.stopPolling();
+      if (this.subscriptions.size === 0) this.foreign.stop();
     });
     this.subscriptions.add(subscription);
-    this.startPolling();
+    this.foreign.start();
     subscription.start();
     return subscription;
   }
@@ -291,7 +297,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    this.poll();
+    this.foreign.pollNow();
     await this.walSync.inFlight;
     return this.durableHead;
   }
@@ -307,7 +313,7 @@ export class SqliteEventStore implements EventStore {
    */
   wake(durableUpTo?: number): void {
     if (this.closed) return;
-    if (durableUpTo === undefined) return this.poll();
+    if (durableUpTo === undefined) return this.foreign.pollNow();
     // The notifier committed that position before it synced: the file holds it, no query needed.
     if (durableUpTo > this.lastHead) this.lastHead = durableUpTo;
     if (stageTracing) traceStage('store.woken', durableUpTo);
@@ -348,7 +354,7 @@ export class SqliteEventStore implements EventStore {
     while (this.walSync.inFlight) await this.walSync.inFlight;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
-    this.stopPolling();
+    this.foreign.stop();
     await this.checkpointer?.stop();
     this.walSync.close();
     this.db.close();
@@ -405,59 +411,5 @@ export class SqliteEventStore implements EventStore {
 
   private readHead(): number {
     return this.selectHead.get()?.head ?? 0;
-  }
-
-  /**
-   * Looks for facts committed by other processes: they become readable after an fsync of
-   * our own, since their writer may not have synced them yet.
-   */
-  private poll(): void {
-    const head = this.readHead();
-    if (head <= this.lastHead) return;
-    this.lastHead = head;
-    this.walSync.request();
-  }
-
-  /**
-   * The timer's poll. A foreign commit it finds is usually being fsynced by its writer,
-   * whose notification (`wake`) makes it readable without an fsync of ours; syncing at
-   * once would put a second fsync on the disk beside the writer's, slowing the very
-   * append that is waiting for it (measured: 1.2 ms became 2.7 ms). So a head the timer
-   * finds moved is synced only if no notification has covered it within
-   * FOREIGN_SYNC_GRACE_MS (longer than a slow fsync of a busy disk): a lost notification
-   * costs that much more, and nothing else waits.
-   */
-  private pollTick(): void {
-    const head = this.readHead();
-    if (head <= this.lastHead) {
-      this.polledHead = undefined;
-      return;
-    }
-    const now = performance.now();
-    // Still uncovered since it was first found: a head covered meanwhile starts the wait anew.
-    if (this.polledHead === undefined || this.polledHead.head <= this.lastHead) this.polledHead = { head, at: now };
-    if (now - this.polledHead.at < FOREIGN_SYNC_GRACE_MS) return;
-    this.lastHead = head;
-    this.polledHead = undefined;
-    this.walSync.request();
-  }
-
-  private startPolling(): void {
-    if (this.pollTimer) return;
-    this.pollTimer = setInterval(() => {
-      try {
-        this.pollTick();
-      } catch (err) {
-        // A transient failure (e.g. SQLITE_BUSY past the timeout) must not kill the
-        // process; the next tick tries again.
-        process.stderr.write(`sqlite event store poll failed: ${String(err)}\n`);
-      }
-    }, this.pollIntervalMs);
-    this.pollTimer.unref();
-  }
-
-  private stopPolling(): void {
-    clearInterval(this.pollTimer);
-    this.pollTimer = undefined;
   }
 }
