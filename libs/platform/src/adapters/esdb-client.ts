@@ -2,19 +2,7 @@
  * The EsdbClient port over @eventstore/db-client: the only file that knows the client's
  * types. Connection strings are EventStoreDB's (`esdb://host:2113?tls=false`).
  */
-import {
-  BACKWARDS,
-  END,
-  ErrorType,
-  EventStoreDBClient,
-  FORWARDS,
-  START,
-  eventTypeFilter,
-  jsonEvent,
-  type AllStreamResolvedEvent,
-  type AppendExpectedRevision,
-  type ResolvedEvent,
-} from '@eventstore/db-client';
+import type { AllStreamResolvedEvent, AppendExpectedRevision, EventStoreDBClient, ResolvedEvent } from '@eventstore/db-client';
 import { PROJECT_EVENT_TYPES, type EsdbPosition } from './esdb-positions';
 import {
   EsdbWrongExpectedVersion,
@@ -23,9 +11,10 @@ import {
   type EsdbLiveSubscription,
   type EsdbRecordedEvent,
 } from './esdb-event-store';
+import { esdbDriver } from './lazy-driver';
 
 export function connectEsdb(connectionString: string): EsdbClient {
-  return new RealEsdbClient(EventStoreDBClient.connectionString(connectionString));
+  return new RealEsdbClient(esdbDriver().EventStoreDBClient.connectionString(connectionString));
 }
 
 function commandErrorType(err: unknown): string | undefined {
@@ -49,6 +38,8 @@ function recorded(resolved: ResolvedEvent | AllStreamResolvedEvent): EsdbRecorde
 }
 
 class RealEsdbClient implements EsdbClient {
+  private readonly driver = esdbDriver();
+
   constructor(private readonly client: EventStoreDBClient) {}
 
   async append(stream: string, events: EsdbEventData[], expected: 'no_stream' | 'any' | bigint): Promise<{ nextExpectedRevision: bigint }> {
@@ -56,12 +47,12 @@ class RealEsdbClient implements EsdbClient {
     try {
       const result = await this.client.appendToStream(
         stream,
-        events.map((event) => jsonEvent({ id: event.id, type: event.type, data: event.data as never, metadata: event.metadata as never })),
+        events.map((event) => this.driver.jsonEvent({ id: event.id, type: event.type, data: event.data as never, metadata: event.metadata as never })),
         { expectedRevision },
       );
       return { nextExpectedRevision: result.nextExpectedRevision };
     } catch (err) {
-      if (commandErrorType(err) === ErrorType.WRONG_EXPECTED_VERSION) {
+      if (commandErrorType(err) === this.driver.ErrorType.WRONG_EXPECTED_VERSION) {
         const actual = (err as { actualVersion?: bigint | 'no_stream' }).actualVersion;
         throw new EsdbWrongExpectedVersion(actual);
       }
@@ -73,18 +64,18 @@ class RealEsdbClient implements EsdbClient {
     stream: string,
     options: { fromRevision: bigint | 'start' | 'end'; direction: 'forwards' | 'backwards'; maxCount: number },
   ): AsyncIterable<EsdbRecordedEvent> {
-    const fromRevision = options.fromRevision === 'start' ? START : options.fromRevision === 'end' ? END : options.fromRevision;
+    const fromRevision = options.fromRevision === 'start' ? this.driver.START : options.fromRevision === 'end' ? this.driver.END : options.fromRevision;
     try {
       for await (const resolved of this.client.readStream(stream, {
         fromRevision,
-        direction: options.direction === 'forwards' ? FORWARDS : BACKWARDS,
+        direction: options.direction === 'forwards' ? this.driver.FORWARDS : this.driver.BACKWARDS,
         maxCount: options.maxCount,
       })) {
         const event = recorded(resolved);
         if (event) yield event;
       }
     } catch (err) {
-      if (commandErrorType(err) === ErrorType.STREAM_NOT_FOUND) return;
+      if (commandErrorType(err) === this.driver.ErrorType.STREAM_NOT_FOUND) return;
       throw err;
     }
   }
@@ -92,7 +83,7 @@ class RealEsdbClient implements EsdbClient {
   async *readAllBackwards(maxCount: number): AsyncIterable<EsdbRecordedEvent> {
     let yielded = 0;
     // readAll takes no server-side filter: system events are skipped here.
-    for await (const resolved of this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 4096 })) {
+    for await (const resolved of this.client.readAll({ fromPosition: this.driver.END, direction: this.driver.BACKWARDS, maxCount: 4096 })) {
       const event = recorded(resolved);
       if (!event || !PROJECT_EVENT_TYPES.test(event.type)) continue;
       yield event;
@@ -102,8 +93,8 @@ class RealEsdbClient implements EsdbClient {
 
   subscribeToAll(from: 'start' | EsdbPosition): EsdbLiveSubscription {
     const subscription = this.client.subscribeToAll({
-      fromPosition: from === 'start' ? START : from,
-      filter: eventTypeFilter({ regex: PROJECT_EVENT_TYPES.source }),
+      fromPosition: from === 'start' ? this.driver.START : from,
+      filter: this.driver.eventTypeFilter({ regex: PROJECT_EVENT_TYPES.source }),
     });
     return {
       async *[Symbol.asyncIterator]() {

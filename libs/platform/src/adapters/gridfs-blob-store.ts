@@ -4,7 +4,8 @@
  * between still finds a whole file (the newest by upload date).
  */
 import { pipeline } from 'node:stream/promises';
-import { GridFSBucket, MongoClient, type Db } from 'mongodb';
+import type { Db, GridFSBucket, MongoClient } from 'mongodb';
+import { mongodbDriver } from './lazy-driver';
 import { checkBlobKey, countingChunks, type BlobStore } from '../ports/blob-store';
 
 const BUCKET = 'blobs';
@@ -16,11 +17,11 @@ export class GridFsBlobStore implements BlobStore {
     private readonly client: MongoClient | undefined,
     db: Db,
   ) {
-    this.bucket = new GridFSBucket(db, { bucketName: BUCKET });
+    this.bucket = new (mongodbDriver().GridFSBucket)(db, { bucketName: BUCKET });
   }
 
   static async connect(url: string, database: string): Promise<GridFsBlobStore> {
-    const client = await MongoClient.connect(url);
+    const client = await mongodbDriver().MongoClient.connect(url);
     return new GridFsBlobStore(client, client.db(database));
   }
 

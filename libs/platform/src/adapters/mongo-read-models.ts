@@ -14,10 +14,11 @@
  * checkpoint never made it.
  */
 import { LRUCache } from 'lru-cache';
-import { MongoClient, MongoServerError, type ClientSession, type Db, type Collection as MongoCollection, type Document } from 'mongodb';
+import type { ClientSession, Db, MongoClient, Collection as MongoCollection, Document } from 'mongodb';
 import type { Collection, CollectionOptions, Doc, DocId, Filter, FindOptions, IndexSpec, ReadModelStore } from '../ports/read-models';
 import { isEngineUnavailable } from '../kit/engines';
 import { deepFreeze } from './deep-freeze';
+import { mongodbDriver } from './lazy-driver';
 import { reconnectDelayMs } from './esdb-positions';
 import { toMongoFilter, toMongoLimit, toMongoSort } from './mongo-filter';
 import { checkName } from './sqlite-collection-schema';
@@ -37,8 +38,7 @@ export function guardCondition(id: DocId, position: number): Document {
 
 /** A duplicate of `_id` itself: an upsert whose guard refused an existing, newer document. */
 export function isGuardRefusal(err: unknown): boolean {
-  if (!(err instanceof MongoServerError) && (err as { code?: unknown } | null)?.code !== 11000) return false;
-  if ((err as { code?: unknown }).code !== 11000) return false;
+  if ((err as { code?: unknown } | null)?.code !== 11000) return false;
   const keyPattern = (err as { keyPattern?: Record<string, unknown> }).keyPattern;
   if (keyPattern) return Object.keys(keyPattern).length === 1 && '_id' in keyPattern;
   return /index: _id_ /.test(String((err as Error).message));
@@ -256,7 +256,7 @@ export class MongoReadModelStore implements ReadModelStore {
 
   /** Connects and checks the server answers; rejects when it does not (a clear startup error is the caller's). */
   static async connect(url: string, database: string, options: MongoReadModelOptions = {}): Promise<MongoReadModelStore> {
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });
+    const client = new (mongodbDriver().MongoClient)(url, { serverSelectionTimeoutMS: 5000 });
     try {
       await client.connect();
       const db = client.db(database);

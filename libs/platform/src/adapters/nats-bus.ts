@@ -1,4 +1,4 @@
-import { connect, ErrorCode, JSONCodec, type Msg, type NatsConnection, type Subscription } from 'nats';
+import type { Codec, Msg, NatsConnection, Subscription } from 'nats';
 import {
   BusError,
   type Bus,
@@ -8,6 +8,7 @@ import {
   type RequestHandler,
 } from '../ports/bus';
 import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MAX_PAYLOAD } from './in-process-bus';
+import { natsDriver } from './lazy-driver';
 
 export interface NatsBusOptions {
   drainTimeoutMs?: number;
@@ -15,7 +16,8 @@ export interface NatsBusOptions {
   onHandlerError?: (err: unknown, subject: string) => void;
 }
 
-const codec = JSONCodec<Json>();
+let jsonCodec: Codec<Json> | undefined;
+const codec = (): Codec<Json> => (jsonCodec ??= natsDriver().JSONCodec<Json>());
 
 /**
  * The bus of the distributed mode, over NATS core (no JetStream).
@@ -63,7 +65,7 @@ export class NatsBus implements Bus {
 
   static async connect(servers: string | string[], name?: string, options: NatsBusOptions = {}): Promise<NatsBus> {
     // A service outlives restarts of its NATS server: keep reconnecting rather than exit.
-    const nc = await connect({ servers, name, maxReconnectAttempts: -1 });
+    const nc = await natsDriver().connect({ servers, name, maxReconnectAttempts: -1 });
     return new NatsBus(nc, options);
   }
 
@@ -83,7 +85,7 @@ export class NatsBus implements Bus {
     } catch (err) {
       throw translate(err, subject, timeoutMs);
     }
-    return codec.decode(msg.data);
+    return codec().decode(msg.data);
   }
 
   serve(subject: string, handler: RequestHandler, queueGroup?: string): Promise<BusSubscription> {
@@ -104,7 +106,7 @@ export class NatsBus implements Bus {
     return this.listen(subject, queueGroup, (msg) => {
       // A throw would escape into nats.js's protocol parser and break the connection.
       try {
-        handler(codec.decode(msg.data), msg.subject);
+        handler(codec().decode(msg.data), msg.subject);
       } catch (err) {
         this.onHandlerError(err, msg.subject);
       }
@@ -158,7 +160,7 @@ export class NatsBus implements Bus {
   private async answer(msg: Msg, handler: RequestHandler): Promise<void> {
     this.running++;
     try {
-      const reply = await handler(codec.decode(msg.data), msg.subject);
+      const reply = await handler(codec().decode(msg.data), msg.subject);
       // A publication on a served subject runs the handler with nobody to reply to.
       if (msg.reply) msg.respond(encode(reply));
     } catch (err) {
@@ -212,10 +214,11 @@ export class NatsBus implements Bus {
 
 function encode(value: Json): Uint8Array {
   // The wire has no undefined; JSONCodec would send an empty body that no one can decode.
-  return codec.encode(value === undefined ? null : value);
+  return codec().encode(value === undefined ? null : value);
 }
 
 function translate(err: unknown, subject: string, timeoutMs?: number): unknown {
+  const { ErrorCode } = natsDriver();
   switch ((err as { code?: unknown } | null)?.code) {
     case ErrorCode.NoResponders:
       return new BusError('NO_RESPONDERS', `no responders for ${subject}`);

@@ -9,9 +9,10 @@
  * Logs and errors carry the recipient, the subject and the server's answer, never the
  * body (an invitation's link is a credential) nor the SMTP password.
  */
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Mailer, OutgoingEmail } from '../ports/mailer';
+import { nodemailerDriver } from './lazy-driver';
 
 export interface SmtpMailerOptions {
   host: string;
@@ -57,7 +58,7 @@ export class SmtpMailer implements Mailer {
     private readonly from: string,
     private readonly log: Logger,
   ) {
-    this.transport = createTransport({
+    this.transport = nodemailerDriver().createTransport({
       host: options.host,
       port: options.port,
       secure: options.secure,
