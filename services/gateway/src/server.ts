@@ -260,7 +260,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
         await upload?.discard();
         throw new ApiError('BAD_REQUEST', describeZodIssue(parsed.error.issues[0], wireNameOf), 400);
       }
-      const account = limiter && login ? loginAccount(parsed.data) : undefined;
+      const account = limiter && login ? await loginAccount(parsed.data) : undefined;
       if (account !== undefined) await limiter!.checkAccount(request, reply, account);
       // Without peers the position is at hand: no await (a microtask turn) on this path.
       const pending = peers.consistency(actor?.user_id);

@@ -5,7 +5,6 @@
 import { ApiError, badRequest, type Actor } from '@teamchat/contracts';
 import type { Directory, UserDoc } from '@teamchat/directory';
 import type { ServerConfig } from '@teamchat/platform';
-import { jwtVerify } from 'jose';
 import { authenticatedActor, emailClaim, keyHolder, loginAddress } from '../domain/authentication';
 import { deriveApiKey } from '../domain/credentials';
 import type { AccountsReadModel } from '../projections/credentials';
@@ -41,6 +40,8 @@ export async function devFetchApiKey(deps: AuthDeps, username: string) {
 export async function jwtFetchApiKey(deps: AuthDeps, token: string, includeProfile: boolean) {
   if (!deps.config.jwtSecret) throw badRequest('JWT authentication is not enabled.');
   let email: unknown;
+  // Loaded by the first JWT login, not with the service.
+  const { jwtVerify } = await import('jose');
   try {
     const { payload } = await jwtVerify(token, new TextEncoder().encode(deps.config.jwtSecret), { algorithms: ['HS256'] });
     email = payload.email;

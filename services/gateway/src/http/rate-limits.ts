@@ -13,7 +13,6 @@ import rateLimit from '@fastify/rate-limit';
 import { ApiError } from '@teamchat/contracts';
 import type { RateLimitRule, RateLimits } from '@teamchat/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decodeJwt } from 'jose';
 
 /** What one budget says of a request, as @fastify/rate-limit's createRateLimit answers. */
 interface Count {
@@ -133,11 +132,12 @@ function refusalOf(count: Count): ApiError {
  * The account an attempt at a key endpoint names, for its per-account budget: the
  * `username` (development key, password login), or the email claim of a JWT. The token is
  * not verified here (accounts does that): a forged claim only spends the budget of the
- * account it names.
+ * account it names. jose is loaded by the first JWT login, not with the gateway.
  */
-export function loginAccount(params: Record<string, unknown>): string | undefined {
+export async function loginAccount(params: Record<string, unknown>): Promise<string | undefined> {
   if (typeof params.username === 'string') return params.username.trim().toLowerCase();
   if (typeof params.token === 'string') {
+    const { decodeJwt } = await import('jose');
     try {
       const email = decodeJwt(params.token).email;
       return typeof email === 'string' ? email.trim().toLowerCase() : undefined;
