@@ -11,13 +11,23 @@ import { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from '../adapters/s
 import type { ServerConfig } from './config';
 
 /**
+ * How often an embedded server's threads look for facts another process appended to
+ * their file (the command-line tools). Their own threads' appends reach them through the
+ * in-process bus, which loses nothing, so the poll is only for those; the distributed
+ * processes, whose NATS notices may be lost, keep the event store's default (25 ms).
+ * Polling that often kept an idle embedded server's threads waking 80 times a second.
+ */
+export const EMBEDDED_FOREIGN_POLL_MS = 1000;
+
+/**
  * `syncLoneInline`: for a thread or process that serves one service (see WalSync), where
- * a lone append's fsync on the thread itself blocks nobody else's HTTP.
+ * a lone append's fsync on the thread itself blocks nobody else's HTTP. `pollIntervalMs`:
+ * see SqliteEventStoreOptions (EMBEDDED_FOREIGN_POLL_MS in the embedded server).
  */
 export function openEventStore(
   config: ServerConfig,
   file = join(config.dataDir, 'events.sqlite'),
-  options: { syncLoneInline?: boolean } = {},
+  options: { syncLoneInline?: boolean; pollIntervalMs?: number } = {},
 ): SqliteEventStore {
   return SqliteEventStore.open(file, { backgroundCheckpoints: true, ...options });
 }
