@@ -144,6 +144,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     realmUri: config.realmUri,
   };
   const delivery = new ScheduledDelivery({ ...scheduledDeps, store, log, afterSend: (message) => claimAttachments(attachmentDeps, message) });
+  scheduledModel.whenScheduled(() => delivery.wake());
   const attachmentDeps: AttachmentDeps = {
     directory,
     model,

@@ -23,12 +23,19 @@ export interface ScheduledDoc extends Doc {
 
 export class ScheduledMessages {
   readonly collection: Collection<ScheduledDoc>;
+  /** Told once a scheduled message is recorded or moved (see `whenScheduled`). */
+  private scheduledListener: (() => void) | undefined;
 
   constructor(readModels: ReadModelStore) {
     this.collection = readModels.collection<ScheduledDoc>('scheduled_messages', [
       { fields: ['user_id', 'kind'] },
       { fields: ['status', 'scheduled_delivery_timestamp'] },
     ]);
+  }
+
+  /** The delivery loop's wake-up: a new or moved one may be due before its planned scan. */
+  whenScheduled(listener: () => void): void {
+    this.scheduledListener = listener;
   }
 
   private async update(id: number, change: (doc: ScheduledDoc) => ScheduledDoc): Promise<void> {
@@ -49,16 +56,19 @@ export class ScheduledMessages {
         failure_message: null,
         scheduled,
       });
+      this.scheduledListener?.();
     },
-    ScheduledMessageEdited: async ({ scheduled_message_id, scheduled }) =>
-      this.update(scheduled_message_id, (doc) => ({
+    ScheduledMessageEdited: async ({ scheduled_message_id, scheduled }) => {
+      await this.update(scheduled_message_id, (doc) => ({
         ...doc,
         scheduled,
         scheduled_delivery_timestamp: scheduled.scheduled_delivery_timestamp,
         status: 'pending',
         started_at: null,
         failure_message: null,
-      })),
+      }));
+      this.scheduledListener?.();
+    },
     ScheduledMessageDeliveryStarted: async ({ scheduled_message_id, started_at }) =>
       this.update(scheduled_message_id, (doc) => ({ ...doc, status: 'delivering', started_at })),
     ScheduledMessageFailed: async ({ scheduled_message_id, failure_message }) =>
@@ -79,6 +89,22 @@ export class ScheduledMessages {
 
   async remindersOf(userId: number) {
     return (await this.listOf(userId, 'reminder')).map((d) => apiReminder(d._id, d.scheduled, d.status === 'failed'));
+  }
+
+  /**
+   * When the next one falls due (ms since the epoch): the earliest waiting one's second, or
+   * the end of the lease of the earliest claimed one; undefined when there is none.
+   */
+  async nextDue(leaseMs: number): Promise<number | undefined> {
+    const [pending, delivering] = await Promise.all([
+      this.collection.find({ status: 'pending' }, { sort: ['scheduled_delivery_timestamp', 1], limit: 1 }),
+      this.collection.find({ status: 'delivering' }),
+    ]);
+    const times = [
+      ...pending.map((d) => d.scheduled_delivery_timestamp * 1000),
+      ...delivering.flatMap((d) => (d.started_at === null ? [] : [d.started_at + leaseMs])),
+    ];
+    return times.length > 0 ? Math.min(...times) : undefined;
   }
 
   /** Due (time reached) and still waiting, or claimed by an attempt that started before `claimedBefore`. */
