@@ -1,7 +1,8 @@
 /**
- * How the SQLite event store finds facts that other processes sharing its file committed
- * (the distributed mode on one machine, or the embedded mode's threads when a notice is
- * late): by reading the file's head, on a timer and on demand.
+ * How the SQLite event store finds facts that others sharing its file committed (the
+ * distributed mode's processes on one machine; in the embedded mode, a command-line tool
+ * writing to a running server's file, or another thread whose notice has not come yet):
+ * by reading the file's head, on a timer and on demand.
  */
 
 /** What the poller needs of its store. */
