@@ -5,7 +5,7 @@
  * answers "ready" once serving and "stopped" once everything is closed.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { EMBEDDED_FOREIGN_POLL_MS, NotifyingEventStore, PortBus, createMailer, openEventStore, openReadModels, type ServerConfig } from '@teamchat/platform';
+import { NotifyingEventStore, PortBus, createMailer, openEventStore, openReadModels, type ServerConfig } from '@teamchat/platform';
 import pino from 'pino';
 import { SERVICES, type ServiceName } from './services';
 
@@ -23,7 +23,7 @@ async function run(data: ServiceThreadData, control: MessagePort): Promise<void>
   const bus = new PortBus(data.busPort, data.maxPayload, { carriesBytes: true });
   // The thread serves one service and no HTTP: a lone send's fsync runs here, without
   // the thread pool's two wake-ups (see WalSync).
-  const store = await NotifyingEventStore.wrap(openEventStore(data.config, undefined, { syncLoneInline: true, pollIntervalMs: EMBEDDED_FOREIGN_POLL_MS }), bus);
+  const store = await NotifyingEventStore.wrap(openEventStore(data.config, undefined, { syncLoneInline: true }), bus);
   const readModels = openReadModels(data.config, data.service);
   const mailer = createMailer(data.config.mail, log);
   const service = await SERVICES[data.service]({ store, readModels, bus, log, config: data.config, mailer });

@@ -11,23 +11,18 @@ import { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from '../adapters/s
 import type { ServerConfig } from './config';
 
 /**
- * How often an embedded server's threads look for facts another process appended to
- * their file (the command-line tools). Their own threads' appends reach them through the
- * in-process bus, which loses nothing, so the poll is only for those; the distributed
- * processes, whose NATS notices may be lost, keep the event store's default (25 ms).
- * Polling that often kept an idle embedded server's threads waking 80 times a second.
- */
-export const EMBEDDED_FOREIGN_POLL_MS = 1000;
-
-/**
  * `syncLoneInline`: for a thread or process that serves one service (see WalSync), where
- * a lone append's fsync on the thread itself blocks nobody else's HTTP. `pollIntervalMs`:
- * see SqliteEventStoreOptions (EMBEDDED_FOREIGN_POLL_MS in the embedded server).
+ * a lone append's fsync on the thread itself blocks nobody else's HTTP.
+ *
+ * The embedded server's threads poll for other processes' appends at the store's default
+ * 25 ms too, although their notices to each other cannot be lost: polling every second
+ * halved an idle server's CPU, but the delivery bench's p99 rose by 9–12 ms in 4 of 4
+ * interleaved pairs on the development VM (its CPUs idled deeper between messages).
  */
 export function openEventStore(
   config: ServerConfig,
   file = join(config.dataDir, 'events.sqlite'),
-  options: { syncLoneInline?: boolean; pollIntervalMs?: number } = {},
+  options: { syncLoneInline?: boolean } = {},
 ): SqliteEventStore {
   return SqliteEventStore.open(file, { backgroundCheckpoints: true, ...options });
 }
