@@ -1,5 +1,14 @@
-import { endpoint, isApiError, type Actor } from '@teamchat/contracts';
-import { callContract, describeZodIssue, InProcessBus, ReplyMismatchError, serveContract, type ContractServerOptions } from '@teamchat/platform';
+import { ApiError, endpoint, isApiError, type Actor } from '@teamchat/contracts';
+import {
+  AggregateRepository,
+  callContract,
+  describeZodIssue,
+  InProcessBus,
+  ReplyMismatchError,
+  serveContract,
+  type ContractServerOptions,
+  type EventStore,
+} from '@teamchat/platform';
 import pino from 'pino';
 import { z } from 'zod';
 
@@ -122,6 +131,83 @@ describe('serveContract and callContract', () => {
     await expect(waited).rejects.toThrow();
     expect(steps).toEqual(['handle', 'handle', 'wait 42']);
     await bus.close();
+  });
+
+  describe('a refusal decided on read models behind the store', () => {
+    /** Read models at `checkpoint` that learn of `head` when asked, applying it at once. */
+    function lagging(checkpoint: number, head: number) {
+      const model = {
+        checkpoint,
+        asked: [] as number[],
+        waitFor: async () => undefined,
+        caughtUpPast: async (since: number) => {
+          model.asked.push(since);
+          if (head <= since) return false;
+          model.checkpoint = head;
+          return true;
+        },
+      };
+      return model;
+    }
+    /** A handler that refuses until the read models reach 5 (the user it names exists from there). */
+    const serveLookup = async (bus: InProcessBus, readModels: ReturnType<typeof lagging>, before?: () => void) => {
+      const calls: number[] = [];
+      await serveContract({ bus, log, readModels }, write, async () => {
+        calls.push(readModels.checkpoint);
+        before?.();
+        if (readModels.checkpoint < 5) throw new ApiError('BAD_REQUEST', 'No such user', 400);
+        return { value: { user_id: 5 } };
+      });
+      return calls;
+    };
+
+    it('is decided again once the read models hold what the store held', async () => {
+      const bus = new InProcessBus();
+      const readModels = lagging(3, 5);
+      const calls = await serveLookup(bus, readModels);
+      expect((await callContract(bus, write, { actor, params: { count: 1 } })).value).toEqual({ user_id: 5 });
+      expect(calls).toEqual([3, 5]);
+      expect(readModels.asked).toEqual([3]);
+      await bus.close();
+    });
+
+    it('stands when the store holds nothing more, and is decided once only', async () => {
+      const bus = new InProcessBus();
+      const readModels = lagging(3, 3);
+      const calls = await serveLookup(bus, readModels);
+      expect(await refusal(callContract(bus, write, { actor, params: { count: 1 } }))).toEqual({ code: 'BAD_REQUEST', status: 400, msg: 'No such user' });
+      expect(calls).toEqual([3]);
+      await bus.close();
+    });
+
+    it('stands without a second decision when a command append began meanwhile', async () => {
+      const bus = new InProcessBus();
+      const readModels = lagging(3, 5);
+      const repository = new AggregateRepository(
+        { append: () => new Promise(() => undefined) } as unknown as EventStore,
+        { initial: () => 0, evolve: (n: number) => n + 1 },
+      );
+      // An append that begins while the handler runs (this request's or another's).
+      const calls = await serveLookup(bus, readModels, () => void repository.create('s', [{ type: 'UserDeactivated', user_id: 1 } as never]));
+      expect(await refusal(callContract(bus, write, { actor, params: { count: 1 } }))).toMatchObject({ msg: 'No such user' });
+      expect(calls).toEqual([3]);
+      expect(readModels.asked).toEqual([]);
+      await bus.close();
+    });
+
+    it('is not decided again for a failure that is not a refusal', async () => {
+      const bus = new InProcessBus();
+      const readModels = lagging(3, 5);
+      let calls = 0;
+      await serveContract({ bus, log, readModels }, write, async () => {
+        calls++;
+        throw new ApiError('SERVICE_UNAVAILABLE', 'Try again', 503);
+      });
+      expect(await refusal(callContract(bus, write, { actor, params: { count: 1 } }))).toMatchObject({ status: 503 });
+      expect(calls).toBe(1);
+      expect(readModels.asked).toEqual([]);
+      await bus.close();
+    });
   });
 
   it('answers a failing handler with the ApiError it threw, or a bare 500 that reveals nothing', async () => {

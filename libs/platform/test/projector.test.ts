@@ -160,6 +160,26 @@ describe('Projector', () => {
     await store.close();
   });
 
+  it('catches up past a position only when the store holds more (caughtUpPast)', async () => {
+    const paths = files();
+    const store = SqliteEventStore.open(paths.events);
+    const readModels = SqliteReadModelStore.open(paths.models);
+    const { counters, handlers } = counting(readModels);
+    const projector = new Projector({ name: 'p', store, readModels, log, handlers });
+    await projector.start();
+    const first = (await store.append('s0', [fact(1)], 'any')).positions[0]!;
+    await projector.waitFor(first);
+    expect(await projector.caughtUpPast(first)).toBe(false);
+    const second = (await store.append('s0', [fact(2)], 'any')).positions[0]!;
+    // Asked before the projector heard of the second fact: it waits for it.
+    expect(await projector.caughtUpPast(first)).toBe(true);
+    expect(projector.checkpoint).toBeGreaterThanOrEqual(second);
+    expect((await counters.get('s0'))?.count).toBe(2);
+    await projector.stop();
+    await store.close();
+    await readModels.close();
+  });
+
   it('reads a snapshot at one position: no batch is applied while it runs', async () => {
     const paths = files();
     const store = SqliteEventStore.open(paths.events);

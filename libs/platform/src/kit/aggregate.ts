@@ -47,6 +47,14 @@ const MAX_CACHED_STREAMS = 10_000;
 
 const noContext = async () => undefined;
 
+/**
+ * Appends begun by commands in this thread. A request refused after none began appended
+ * nothing, so it may be decided again (see serveContract); a count, not a flag per
+ * request, so a concurrent command's append also rules that out, which errs on the safe side.
+ */
+let appendsBegun = 0;
+export const commandAppendsBegun = (): number => appendsBegun;
+
 export class AggregateRepository<S> {
   private cache = new Map<string, StreamState<S>>();
   /** The tail of each stream's queue of commands in this process. */
@@ -121,6 +129,7 @@ export class AggregateRepository<S> {
    * so the store's error is thrown as it is, never retried.
    */
   async create(stream: string, facts: Fact[]): Promise<AppendResult> {
+    appendsBegun++;
     const append = await this.store.append(stream, facts.map(newFact), 'no_stream');
     this.appended(stream, { state: this.evolver.initial(), revision: -1, position: 0 }, facts, append);
     return append;
@@ -158,6 +167,7 @@ export class AggregateRepository<S> {
         continue;
       }
       try {
+        appendsBegun++;
         const append = await this.store.append(stream, decision.facts.map(newFact), seen.revision < 0 ? 'no_stream' : seen.revision);
         this.appended(stream, seen, decision.facts, append);
         return { result: decision.result, append };

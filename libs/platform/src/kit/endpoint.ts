@@ -22,6 +22,7 @@ import {
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isBusError, type Bus, type BusSubscription, type Json } from '../ports/bus';
+import { commandAppendsBegun } from './aggregate';
 import { isEngineUnavailable } from './engines';
 import { stageTracing, traceStage } from './stage-trace';
 
@@ -47,6 +48,10 @@ export type ContractHandler<E extends Endpoint> = (
 /** What a service answers from: its projector, which knows how far its read models are. */
 export interface ReadModelProgress {
   waitFor(position: number | undefined): Promise<void>;
+  /** The position the read models have applied up to. */
+  readonly checkpoint?: number;
+  /** Whether the store has facts past `since`; if so, resolves once they are applied. */
+  caughtUpPast?(since: number): Promise<boolean>;
 }
 
 export interface ContractServerOptions {
@@ -83,7 +88,21 @@ export function serveContract<E extends Endpoint>(
         if (stageTracing) traceStage('serve.received', endpoint.subject);
         if (readModels && request.after !== undefined) await readModels.waitFor(request.after);
         if (stageTracing) traceStage('serve.handler', request.after);
-        const result = await handler(parsed.data as z.output<E['params']>, { actor: request.actor as RequestContext<E['auth']>['actor'], log });
+        const context = { actor: request.actor as RequestContext<E['auth']>['actor'], log };
+        const since = readModels?.caughtUpPast ? readModels.checkpoint : undefined;
+        const appendsBefore = commandAppendsBegun();
+        let result: HandlerResult<z.input<E['reply']>>;
+        try {
+          result = await handler(parsed.data as z.output<E['params']>, context);
+        } catch (err) {
+          // A refusal may rest on read models behind the store: a user, channel or message
+          // another service recorded a moment ago is not there yet. If the store holds more
+          // than the read models had when the handler started, and the handler appended
+          // nothing, it decides once more on what they hold now. Only refusals pay for this.
+          if (!isApiError(err) || err.status >= 500 || since === undefined || commandAppendsBegun() !== appendsBefore) throw err;
+          if (!(await readModels!.caughtUpPast!(since))) throw err;
+          result = await handler(parsed.data as z.output<E['params']>, context);
+        }
         if (stageTracing) traceStage('serve.handled', result.position);
         // The caller's later requests wait for this position instead, if it says so (whenDurable).
         if (readModels && result.position !== undefined && request.whenDurable !== true) await readModels.waitFor(result.position);

@@ -128,6 +128,19 @@ export class Projector {
   }
 
   /**
+   * For a refusal decided on read models that had applied facts up to `since`: whether the
+   * store has facts beyond it. If so this waits until they are applied, so that the caller
+   * can decide again on what the store held when it refused (a user created by another
+   * service a moment before is not "no such user" here). Only refusals pay the head read.
+   */
+  async caughtUpPast(since: number): Promise<boolean> {
+    const head = await this.options.store.headPosition();
+    if (head <= since) return false;
+    await this.waitFor(head);
+    return true;
+  }
+
+  /**
    * Reads the read models at one known position: no batch is applied while `read` runs,
    * so what it returns reflects exactly the facts up to the position returned with it
    * (POST /register pairs initial state with a queue starting there).
