@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -113,6 +113,34 @@ describe('SqliteReadModelStore with group commit', () => {
     expect(await items.get('undone')).toBeUndefined();
     await sleep(100);
     expect(committedIds()).toEqual(['kept']);
+  });
+
+  // SQLite's temporary files are unlinked once open: only /proc shows them (etilqs_*).
+  const openTempFiles = () =>
+    readdirSync('/proc/self/fd').flatMap((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).includes('etilqs_') ? [fd] : [];
+      } catch {
+        return [];
+      }
+    });
+
+  (existsSync('/proc/self/fd') ? it : it.skip)('keeps a batch\'s savepoint journal in memory, not in a temporary file', async () => {
+    const items = store.collection<Doc>('items');
+    const big = 'x'.repeat(2000);
+    await store.batch(async () => {
+      for (let i = 0; i < 300; i++) await items.put({ _id: `doc-${i}`, body: big });
+    });
+    // The second batch joins the open transaction as a savepoint. Rewriting pages that
+    // existed when it began journals each of them first: a few hundred KiB, far beyond
+    // the 64 KiB SQLite holds in memory before it spills to a file, unless temp_store is MEMORY.
+    let during: string[] = [];
+    await store.batch(async () => {
+      for (let i = 0; i < 300; i++) await items.put({ _id: `doc-${i}`, body: big.toUpperCase() });
+      during = openTempFiles();
+    });
+    expect(during).toEqual([]);
+    expect((await items.get('doc-7'))?.body).toBe(big.toUpperCase());
   });
 
   it('commits what is pending when closed', async () => {
