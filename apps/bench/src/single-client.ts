@@ -96,5 +96,14 @@ export async function measureSingleClientLines(api: string, member: Person, read
       requests: [{ method: 'GET', path: path(`${api}/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrowQuery(narrow)}`), headers: { authorization: reader.authorization } }],
     }),
   );
+  // The reference for the lines above: the least an authenticated request costs, answered
+  // on the main thread (no hop to a service thread, no storage), so that the tail the
+  // machine itself adds to one client's requests shows in the same run.
+  record(
+    await measureOneClient(single('GET /users/me'), {
+      url: api,
+      requests: [{ method: 'GET', path: path(`${api}/users/me`), headers: { authorization: reader.authorization } }],
+    }),
+  );
   return rows;
 }

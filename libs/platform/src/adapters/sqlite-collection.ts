@@ -110,6 +110,17 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   getMany(ids: DocId[]): Promise<T[]> {
     return this.run(() => {
       if (ids.length === 0) return [];
+      // Usually every one is cached: then they are the answer, in order, without a map.
+      const cache = this.cache;
+      if (cache) {
+        const docs: T[] = [];
+        for (const id of ids) {
+          const cached = cache.get(checkId(id));
+          if (!cached) break;
+          docs.push(cached);
+        }
+        if (docs.length === ids.length) return docs;
+      }
       const found = new Map<DocId, T>();
       const missing: DocId[] = [];
       for (const id of ids) {

@@ -14,7 +14,8 @@ const avatarUrls = cachedGravatarUrls();
 
 interface Prepared {
   docs: MessageDoc[];
-  flagsById: Map<number, string[]>;
+  /** The requester's flags of each of `docs` (same index); undefined for a message they never received. */
+  flags: (readonly string[] | undefined)[];
   senders: Map<number, { email: string; full_name: string }>;
   channelNames: Map<number, string>;
 }
@@ -22,9 +23,24 @@ interface Prepared {
 /**
  * What rendering needs: the documents, the requester's flags, and the names of senders
  * and channels as they are now. `loaded` may carry documents and rows a query already
- * read, which are not read again.
+ * read, which are not read again. Usually it carries all of them, in the order of `ids`:
+ * then no map is built, which on a page of a hundred messages was most of what the
+ * messaging thread allocated for a GET /messages (maps grow by copying their table).
  */
 async function prepare(deps: AccessDeps, actor: Actor, ids: number[], loaded: Candidate[]): Promise<Prepared> {
+  if (loaded.length === ids.length && loaded.every((c, i) => c.id === ids[i] && c.message)) {
+    const docs = loaded.map((c) => c.message!);
+    const flags = loaded.map((c) => c.row?.flags);
+    const unread = loaded.filter((c) => c.row === undefined);
+    if (unread.length > 0) {
+      // Rows come back in the order asked for, without the messages the requester never received.
+      const rows = await deps.model.userMessages.getMany(unread.map((c) => userMessageId(actor.user_id, c.id)));
+      for (let i = 0, r = 0; i < loaded.length && r < rows.length; i++) {
+        if (loaded[i]!.row === undefined && rows[r]!.message_id === loaded[i]!.id) flags[i] = rows[r++]!.flags;
+      }
+    }
+    return { docs, flags, ...(await names(deps, docs)) };
+  }
   const known = new Map<number, MessageDoc>();
   const flagsById = new Map<number, string[]>();
   const rowsRead = new Set<number>();
@@ -41,19 +57,24 @@ async function prepare(deps: AccessDeps, actor: Actor, ids: number[], loaded: Ca
     rowsMissing.length ? deps.model.userMessages.getMany(rowsMissing.map((id) => userMessageId(actor.user_id, id))) : Promise.resolve([]),
   ]);
   for (const doc of fetched) known.set(doc._id, doc);
+  for (const row of userMessages) flagsById.set(row.message_id, row.flags);
   const docs: MessageDoc[] = [];
   for (const id of ids) {
     const doc = known.get(id);
     if (doc) docs.push(doc);
   }
-  for (const row of userMessages) flagsById.set(row.message_id, row.flags);
+  return { docs, flags: docs.map((doc) => flagsById.get(doc._id)), ...(await names(deps, docs)) };
+}
+
+/** The names of the documents' senders and channels, as they are now. */
+async function names(deps: AccessDeps, docs: MessageDoc[]): Promise<Pick<Prepared, 'senders' | 'channelNames'>> {
   const senders = new Map((await deps.directory.usersByIds([...new Set(docs.map((d) => d.sender_id))])).map((u) => [u._id, u]));
   const channelNames = new Map<number, string>();
   for (const id of channelIdsOf(docs)) {
     const channel = await deps.directory.channelById(id);
     if (channel) channelNames.set(id, channel.name);
   }
-  return { docs, flagsById, senders, channelNames };
+  return { senders, channelNames };
 }
 
 /** The message as the API shows it, without the requester's flags. */
@@ -77,7 +98,7 @@ export async function renderMessages(
 ): Promise<MessageWithFlags[]> {
   if (ids.length === 0) return [];
   const prepared = await prepare(deps, actor, ids, loaded);
-  return prepared.docs.map((doc) => ({ ...present(doc, prepared, format), flags: [...(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS)] }));
+  return prepared.docs.map((doc, i) => ({ ...present(doc, prepared, format), flags: [...(prepared.flags[i] ?? HISTORICAL_FLAGS)] }));
 }
 
 interface Fragment {
@@ -108,7 +129,7 @@ function flagsTail(flags: readonly string[]): Uint8Array {
   return tail;
 }
 
-const NOTHING_PREPARED: Prepared = { docs: [], flagsById: new Map(), senders: new Map(), channelNames: new Map() };
+const NOTHING_PREPARED: Prepared = { docs: [], flags: [], senders: new Map(), channelNames: new Map() };
 
 /**
  * The same messages as renderMessages, as a JSON array in UTF-8, with `before` and
@@ -132,7 +153,8 @@ export async function renderMessagesJson(
   const end = Buffer.from(`]${wrap.after}`);
   const pieces: Uint8Array[] = [head];
   let size = head.length + end.length;
-  for (const doc of prepared.docs) {
+  for (let i = 0; i < prepared.docs.length; i++) {
+    const doc = prepared.docs[i]!;
     const sender = prepared.senders.get(doc.sender_id);
     const channelName = doc.channel_id === null ? undefined : prepared.channelNames.get(doc.channel_id);
     let byFormat = fragments.get(doc);
@@ -145,7 +167,7 @@ export async function renderMessagesJson(
       // Only documents the read model shares (frozen, cached) are worth remembering.
       if (Object.isFrozen(doc)) byFormat.set(formatKey, fragment);
     }
-    const tail = flagsTail(prepared.flagsById.get(doc._id) ?? HISTORICAL_FLAGS);
+    const tail = flagsTail(prepared.flags[i] ?? HISTORICAL_FLAGS);
     pieces.push(fragment.open, tail);
     size += fragment.open.length + tail.length;
   }
