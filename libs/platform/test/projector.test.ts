@@ -34,6 +34,17 @@ function counting(readModels: SqliteReadModelStore, applied: StoredFact[] = []) 
   return { counters, handlers };
 }
 
+/** A started projector counting facts, over a new store and read-model file. */
+async function startCounting() {
+  const paths = files();
+  const store = SqliteEventStore.open(paths.events);
+  const readModels = SqliteReadModelStore.open(paths.models);
+  const { counters, handlers } = counting(readModels);
+  const projector = new Projector({ name: 'p', store, readModels, log, handlers });
+  await projector.start();
+  return { store, readModels, counters, projector };
+}
+
 /** The counted type; another type is one the projection does not handle. */
 const fact = (i: number, type: 'UserDeactivated' | 'UserReactivated' = 'UserDeactivated') => ({
   id: `f${i}`,
@@ -43,12 +54,7 @@ const fact = (i: number, type: 'UserDeactivated' | 'UserReactivated' = 'UserDeac
 
 describe('Projector', () => {
   it('applies every fact once, in order, and waitFor resolves once a position is applied', async () => {
-    const paths = files();
-    const store = SqliteEventStore.open(paths.events);
-    const readModels = SqliteReadModelStore.open(paths.models);
-    const { counters, handlers } = counting(readModels);
-    const projector = new Projector({ name: 'p', store, readModels, log, handlers });
-    await projector.start();
+    const { store, readModels, counters, projector } = await startCounting();
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.append(`s${i % 3}`, [fact(i)], 'any')));
     const last = Math.max(...results.map((r) => r.positions[0]!));
     await projector.waitFor(last);
@@ -161,12 +167,7 @@ describe('Projector', () => {
   });
 
   it('catches up past a position only when the store holds more (caughtUpPast)', async () => {
-    const paths = files();
-    const store = SqliteEventStore.open(paths.events);
-    const readModels = SqliteReadModelStore.open(paths.models);
-    const { counters, handlers } = counting(readModels);
-    const projector = new Projector({ name: 'p', store, readModels, log, handlers });
-    await projector.start();
+    const { store, readModels, counters, projector } = await startCounting();
     const first = (await store.append('s0', [fact(1)], 'any')).positions[0]!;
     await projector.waitFor(first);
     expect(await projector.caughtUpPast(first)).toBe(false);
@@ -181,12 +182,7 @@ describe('Projector', () => {
   });
 
   it('reads a snapshot at one position: no batch is applied while it runs', async () => {
-    const paths = files();
-    const store = SqliteEventStore.open(paths.events);
-    const readModels = SqliteReadModelStore.open(paths.models);
-    const { counters, handlers } = counting(readModels);
-    const projector = new Projector({ name: 'p', store, readModels, log, handlers });
-    await projector.start();
+    const { store, readModels, counters, projector } = await startCounting();
     const appends = Array.from({ length: 40 }, (_, i) => store.append('s', [fact(i)], 'any'));
     const snapshots = [];
     for (let i = 0; i < 20; i++) {
