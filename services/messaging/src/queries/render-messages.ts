@@ -31,10 +31,11 @@ async function prepare(deps: AccessDeps, actor: Actor, ids: number[], loaded: Ca
   if (loaded.length === ids.length && loaded.every((c, i) => c.id === ids[i] && c.message)) {
     const docs = loaded.map((c) => c.message!);
     const flags = loaded.map((c) => c.row?.flags);
-    const unread = loaded.filter((c) => c.row === undefined);
-    if (unread.length > 0) {
+    // Candidates whose personal row the query did not read (not the `unread` flag).
+    const rowNotRead = loaded.filter((c) => c.row === undefined);
+    if (rowNotRead.length > 0) {
       // Rows come back in the order asked for, without the messages the requester never received.
-      const rows = await deps.model.userMessages.getMany(unread.map((c) => userMessageId(actor.user_id, c.id)));
+      const rows = await deps.model.userMessages.getMany(rowNotRead.map((c) => userMessageId(actor.user_id, c.id)));
       for (let i = 0, r = 0; i < loaded.length && r < rows.length; i++) {
         if (loaded[i]!.row === undefined && rows[r]!.message_id === loaded[i]!.id) flags[i] = rows[r++]!.flags;
       }
