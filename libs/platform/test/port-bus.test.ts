@@ -1,6 +1,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it, jest } from '@jest/globals';
-import { DEFAULT_MAX_PAYLOAD, InProcessBus, PortBus, bridgePort, isBusError } from '@teamchat/platform';
+import { isSharedArrayBuffer } from 'node:util/types';
+import { DEFAULT_MAX_PAYLOAD, InProcessBus, PortBus, bridgePort, claimLent, enableReplyArena, isBusError, replyBytes } from '@teamchat/platform';
 import { busContract } from '@teamchat/platform/testing';
 
 /** A PortBus over a MessageChannel in this thread: every operation still crosses the port. */
@@ -93,6 +94,42 @@ describe('PortBus', () => {
       expect(Buffer.from(answer.json as Uint8Array).toString()).toBe(text);
       expect(pooled.toString()).toBe(text);
       await expect(served({ ok: true, value: {}, json: text }, true)).resolves.toEqual({ ok: true, value: {}, json: text });
+    });
+
+    it('lends a reply’s bytes from the worker’s arena: shared with the requester, given back by it', async () => {
+      const arena = enableReplyArena();
+      const bytes = replyBytes(Buffer.byteLength(text));
+      bytes.write(text);
+      const answer = await served({ ok: true, value: {}, json: bytes }, true);
+      const json = answer.json as Uint8Array;
+      expect(Buffer.from(json).toString()).toBe(text);
+      expect(isSharedArrayBuffer(json.buffer)).toBe(true);
+      expect(arena.lent()).toBe(1);
+      claimLent(json)!();
+      expect(arena.lent()).toBe(0);
+    });
+
+    it('gives back the lent bytes of a reply that comes too late to be read', async () => {
+      const arena = enableReplyArena();
+      const hub = new InProcessBus({ copyReplies: false });
+      const { port1, port2 } = new MessageChannel();
+      const bridge = bridgePort(hub, port2);
+      const bus = new PortBus(port1, DEFAULT_MAX_PAYLOAD, { carriesBytes: true });
+      let handled!: () => void;
+      const late = new Promise<void>((resolve) => (handled = resolve));
+      await bus.serve('messages.slow', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        const json = replyBytes(2);
+        json.write('{}');
+        setTimeout(handled, 20);
+        return { ok: true, value: {}, json } as never;
+      });
+      await expect(hub.request('messages.slow', null, 10)).rejects.toMatchObject({ code: 'TIMEOUT' });
+      await late;
+      expect(arena.lent()).toBe(0);
+      await bus.close();
+      await bridge.close();
+      await hub.close();
     });
 
     it('is off unless the hub passes replies by value', () => {

@@ -21,7 +21,7 @@ import { decodeParams } from './http/decode';
 import { FileIntake, uploadLimitOf, uploadRouteConfig } from './http/files';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
 import { eventsFastPath, type RawHandler } from './http/events-fast-path';
-import { joinMembers } from './http/response';
+import { joinMembers, lendUntilDone } from './http/response';
 import { registerEmailsPage } from './pages/emails';
 import { routes, type Route } from './routes';
 
@@ -277,6 +277,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
         await upload?.discard();
         throw err;
       });
+      if (json !== undefined) lendUntilDone(reply.raw, json);
       if (stageTracing) traceStage('gateway.replied', position);
       if (fileKind === 'download') return files.send(reply, value as unknown as FileLocation);
       if (position !== undefined) await peers.wrote(actor?.user_id, position);

@@ -1,4 +1,8 @@
-import { joinMembers } from '../src/http/response';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ReplyArena } from '@teamchat/platform';
+import Fastify from 'fastify';
+import { joinMembers, lendUntilDone } from '../src/http/response';
 
 const body = { result: 'success', msg: '', found_newest: true };
 const members = '{"messages":[{"id":1,"content":"ünï ✔ \\"quoted\\""}],"history_limited":false}';
@@ -31,5 +35,75 @@ describe('joinMembers', () => {
   it('refuses bytes that are not an object, rather than send broken JSON', () => {
     expect(() => joinMembers(body, new TextEncoder().encode('[1]'))).toThrow('not a JSON object');
     expect(() => joinMembers(body, new Uint8Array())).toThrow('not a JSON object');
+  });
+});
+
+describe('lent reply bytes', () => {
+  /** Bytes as a service thread lends them: in a slot of its arena, after the head room. */
+  function lent(arena: ReplyArena, text: string): Buffer {
+    const bytes = arena.lease(Buffer.byteLength(text))!;
+    bytes.write(text);
+    return bytes;
+  }
+
+  it('are joined in place: the gateway’s members go into the room before them, nothing is copied', () => {
+    const arena = new ReplyArena({ slots: 2, slotSize: 4096, headRoom: 256 });
+    const json = lent(arena, members);
+    const joined = joinMembers(body, json) as Buffer;
+    expect(parse(joined)).toEqual(expected);
+    // One memory: a byte changed in the lent bytes is a byte changed in the body.
+    const at = joined.indexOf('"history_limited"');
+    json[json.length - (joined.length - at)] = 0x20;
+    expect(joined[at]).toBe(0x20);
+  });
+
+  it('are copied when the room before them is too small for the members', () => {
+    const arena = new ReplyArena({ slots: 2, slotSize: 4096, headRoom: 8 });
+    const json = lent(arena, members);
+    const joined = joinMembers(body, json) as Buffer;
+    expect(parse(joined)).toEqual(expected);
+    json[json.length - 2] = 0x20;
+    expect(parse(joined)).toEqual(expected);
+  });
+
+  it('are sent by Fastify as the bytes they are, not as an object', async () => {
+    const arena = new ReplyArena({ slots: 2, slotSize: 4096, headRoom: 256 });
+    const app = Fastify();
+    app.get('/', async (_request, reply) => reply.type('application/json; charset=utf-8').send(joinMembers(body, lent(arena, members))));
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const response = await fetch(url);
+      const raw = Buffer.from(await response.arrayBuffer());
+      expect(response.status).toBe(200);
+      expect(JSON.parse(raw.toString('utf8'))).toEqual(expected);
+      expect(Number(response.headers.get('content-length'))).toBe(raw.length);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('go back to their arena once the response that writes them is done, or at once if it is', async () => {
+    const arena = new ReplyArena({ slots: 4, slotSize: 4096, headRoom: 256 });
+    const responded: ServerResponse[] = [];
+    const server = createServer((_request, response) => {
+      const json = lent(arena, members);
+      lendUntilDone(response, json);
+      responded.push(response);
+      expect(arena.lent()).toBe(1);
+      response.end(joinMembers(body, json));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const text = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(JSON.parse(text)).toEqual(expected);
+    expect(responded).toHaveLength(1);
+    expect(arena.lent()).toBe(0);
+    // A response already closed (the client left) gives them back at once.
+    const json = lent(arena, members);
+    lendUntilDone(responded[0]!, json);
+    expect(arena.lent()).toBe(0);
+    // Bytes not lent are left alone.
+    expect(() => lendUntilDone(responded[0]!, Buffer.from(members))).not.toThrow();
   });
 });

@@ -6,6 +6,7 @@ import {
   type MessageHandler,
   type RequestHandler,
 } from '../ports/bus';
+import { releaseLent } from '../kit/reply-arena';
 
 /**
  * NATS's default `max_payload` (1 MiB). The in-process bus enforces it too, so that a reply
@@ -55,7 +56,11 @@ class PendingRequest {
   }
 
   answer(answer: Answer): void {
-    if (!this.settle()) return;
+    if (!this.settle()) {
+      // A late or second reply is dropped; bytes it borrowed from a thread's arena go back.
+      if ('value' in answer) releaseLent((answer.value as { json?: unknown } | null)?.json);
+      return;
+    }
     this.resolve('json' in answer ? (JSON.parse(answer.json) as Json) : answer.value);
   }
 

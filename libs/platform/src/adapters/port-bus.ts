@@ -16,6 +16,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { BusError, isBusError, type Bus, type BusSubscription, type Json, type MessageHandler, type RequestHandler } from '../ports/bus';
+import { enableReplyArena, releaseLent } from '../kit/reply-arena';
 
 /** Worker → main. */
 type Upstream =
@@ -94,7 +95,11 @@ export function bridgePort(hub: Bus, port: MessagePort): { close(): Promise<void
       case 'failed': {
         const waiting = handling.get(message.delivery);
         handling.delete(message.delivery);
-        if (message.op === 'handled') waiting?.resolve(message.reply);
+        if (message.op === 'handled') {
+          if (waiting) waiting.resolve(message.reply);
+          // Nobody will read a reply that comes after close(): its lent bytes go back now.
+          else releaseLent((message.reply as { json?: unknown } | null)?.json);
+        }
         else waiting?.reject(new Error(message.error));
         return;
       }
@@ -129,6 +134,8 @@ export class PortBus implements Bus {
    * so a reply's bytes (BusReply `json`) reach the requester as bytes. They cross the
    * port by moving their buffer, not copying it: a page of GET /messages goes from this
    * thread's renderer to the main thread's socket without ever being a string there.
+   * Such a thread leases its reply bytes from shared memory when it can (reply-arena.ts):
+   * those cross by reference and the main thread gives them back.
    */
   readonly carriesBytes: boolean;
 
@@ -138,6 +145,7 @@ export class PortBus implements Bus {
     options: { carriesBytes?: boolean } = {},
   ) {
     this.carriesBytes = options.carriesBytes ?? false;
+    if (this.carriesBytes) enableReplyArena();
     port.on('message', (message: Downstream) => (message.op === 'done' ? this.settle(message) : this.deliver(message)));
     port.on('close', () => {
       this.disconnected = true;
@@ -278,7 +286,8 @@ export class PortBus implements Bus {
   private reply(delivery: number, reply: Json): void {
     const bytes = (reply as { json?: unknown } | null)?.json;
     // Only a buffer the bytes fill alone can move (a slice of Node's pool would take the
-    // pool with it); any other is copied, as structured clone does.
+    // pool with it); any other is copied, as structured clone does, except lent bytes
+    // (shared memory), which structured clone passes by reference.
     const movable = bytes instanceof Uint8Array && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
     if (movable) this.port.postMessage({ op: 'handled', delivery, reply } satisfies Upstream, [bytes.buffer as ArrayBuffer]);
     else this.post({ op: 'handled', delivery, reply });

@@ -24,6 +24,7 @@ import type { z } from 'zod';
 import { isBusError, type Bus, type BusSubscription, type Json } from '../ports/bus';
 import { commandAppendsBegun } from './aggregate';
 import { isEngineUnavailable } from './engines';
+import { releaseLent } from './reply-arena';
 import { stageTracing, traceStage } from './stage-trace';
 
 export interface HandlerResult<V = Record<string, unknown>> {
@@ -111,7 +112,7 @@ export function serveContract<E extends Endpoint>(
           ok: true,
           value: result.value,
           ...(result.position !== undefined ? { position: result.position } : {}),
-          ...(result.json !== undefined ? { json: bus.carriesBytes ? result.json : asText(result.json) } : {}),
+          ...(result.json !== undefined ? { json: bus.carriesBytes ? result.json : textOf(result.json) } : {}),
         };
       } catch (err) {
         if (isApiError(err)) {
@@ -142,6 +143,13 @@ export function contractServer(options: ContractServerOptions) {
 }
 
 /** Bytes become text for a transport that would otherwise serialize them as an object. */
+/** The reply's JSON as text for a bus that carries no bytes; bytes lent from the arena go back once read. */
+function textOf(json: string | Uint8Array): string {
+  const text = asText(json);
+  releaseLent(json);
+  return text;
+}
+
 function asText(json: string | Uint8Array): string {
   return typeof json === 'string' ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8');
 }
@@ -190,12 +198,16 @@ export async function callContract<E extends Endpoint>(
   if (options.checkReply ?? true) {
     const checked = endpoint.reply.safeParse(reply.value);
     if (!checked.success) {
+      releaseLent(reply.json);
       throw new ReplyMismatchError(subject, describeZodIssue(checked.error.issues[0]));
     }
     value = checked.data as z.output<E['reply']>;
     if (endpoint.serialized && reply.json !== undefined) {
       const members = endpoint.serialized.safeParse(JSON.parse(asText(reply.json)));
-      if (!members.success) throw new ReplyMismatchError(subject, describeZodIssue(members.error.issues[0]));
+      if (!members.success) {
+        releaseLent(reply.json);
+        throw new ReplyMismatchError(subject, describeZodIssue(members.error.issues[0]));
+      }
     }
   }
   return {

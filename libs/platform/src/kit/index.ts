@@ -14,3 +14,4 @@ export * from './mail';
 export * from './blobs';
 export * from './stage-trace';
 export * from './heap';
+export * from './reply-arena';

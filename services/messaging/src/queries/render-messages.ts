@@ -3,6 +3,7 @@
  * as they are now and the requester's flags, as objects or as UTF-8 JSON.
  */
 import { cachedGravatarUrls, formatMessage, type Actor, type ApiMessage, type MessageView, type MessageWithFlags } from '@teamchat/contracts';
+import { replyBytes } from '@teamchat/platform';
 import { userMessageId, type MessageDoc } from '../projections/message-docs';
 import type { AccessDeps } from './access';
 import { HISTORICAL_FLAGS, type Candidate } from './narrow-match';
@@ -137,8 +138,8 @@ const NOTHING_PREPARED: Prepared = { docs: [], flags: [], senders: new Map(), ch
  * `after` around it. Each message's JSON is rendered and encoded once per version and
  * format; a request only copies those bytes and its flags into one buffer. Bytes,
  * because a response is written as bytes: a page is never built up as a string, nor
- * encoded again. The buffer owns its memory (not a slice of Node's pool), so it can be
- * moved to another thread.
+ * encoded again. The buffer is lent from the thread's reply arena, or owns its memory (not
+ * a slice of Node's pool): either way it reaches the main thread without a copy.
  */
 export async function renderMessagesJson(
   deps: AccessDeps,
@@ -178,7 +179,7 @@ export async function renderMessagesJson(
     size -= 1;
   }
   pieces.push(end);
-  const out = Buffer.allocUnsafeSlow(size);
+  const out = replyBytes(size);
   let at = 0;
   for (const piece of pieces) {
     out.set(piece, at);
