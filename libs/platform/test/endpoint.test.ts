@@ -4,6 +4,7 @@ import {
   callContract,
   describeZodIssue,
   InProcessBus,
+  ReplyArena,
   ReplyMismatchError,
   serveContract,
   type ContractServerOptions,
@@ -53,6 +54,33 @@ describe('serveContract and callContract', () => {
     expect(typeof json).toBe(kind);
     expect(Buffer.from(json as string | Uint8Array).toString()).toBe(members);
     await bus.close();
+  });
+
+  it('gives back bytes lent from an arena once they are text, or refused as too large, or fail their contract', async () => {
+    const arena = new ReplyArena({ slots: 2, slotSize: 4096, headRoom: 64 });
+    const lent = (text: string) => {
+      const bytes = arena.lease(Buffer.byteLength(text))!;
+      bytes.write(text);
+      return bytes;
+    };
+    // A bus that carries no bytes: the reply crosses as text and the slot is free at once.
+    const copying = new InProcessBus();
+    await serveContract({ bus: copying, log }, page, async () => ({ value: { found_newest: true }, json: lent(members) }));
+    expect((await callContract(copying, page, { params: {} })).json).toBe(members);
+    expect(arena.lent()).toBe(0);
+    await copying.close();
+    // A reply too large for the bus becomes an error; its bytes go back.
+    const small = new InProcessBus({ copyReplies: false, maxPayload: 64 });
+    await serveContract({ bus: small, log }, page, async () => ({ value: { found_newest: true }, json: lent(members) }));
+    expect(await refusal(callContract(small, page, { params: {} }))).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(arena.lent()).toBe(0);
+    await small.close();
+    // A reply that does not match its contract: the requester refuses it and gives the bytes back.
+    const byValue = new InProcessBus({ copyReplies: false });
+    await byValue.serve(page.subject, async () => ({ ok: true, value: { found_newest: 'yes' }, json: lent(members) }) as never);
+    await expect(callContract(byValue, page, { params: {} })).rejects.toBeInstanceOf(ReplyMismatchError);
+    expect(arena.lent()).toBe(0);
+    await byValue.close();
   });
 
   it('refuses invalid parameters and a missing actor before the handler runs', async () => {

@@ -95,12 +95,10 @@ export function bridgePort(hub: Bus, port: MessagePort): { close(): Promise<void
       case 'failed': {
         const waiting = handling.get(message.delivery);
         handling.delete(message.delivery);
-        if (message.op === 'handled') {
-          if (waiting) waiting.resolve(message.reply);
-          // Nobody will read a reply that comes after close(): its lent bytes go back now.
-          else releaseLent((message.reply as { json?: unknown } | null)?.json);
-        }
-        else waiting?.reject(new Error(message.error));
+        if (message.op === 'failed') waiting?.reject(new Error(message.error));
+        else if (waiting) waiting.resolve(message.reply);
+        // Nobody will read a reply that comes after close(): its lent bytes go back now.
+        else releaseLent((message.reply as { json?: unknown } | null)?.json);
         return;
       }
     }

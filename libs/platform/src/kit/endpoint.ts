@@ -129,6 +129,7 @@ export function serveContract<E extends Endpoint>(
       // A reply the transport would refuse becomes a clear error instead of a timeout.
       // Measuring means serializing the reply once more, so only where a limit can bite.
       if (reply.ok && bus.maxPayload < UNBOUNDED_PAYLOAD && Buffer.byteLength(JSON.stringify(reply)) > bus.maxPayload) {
+        releaseLent(reply.json);
         reply = { ok: false, error: { code: 'BAD_REQUEST', status: 400, msg: 'The response would be too large; ask for less at a time.' } };
       }
       return reply as unknown as Json;
@@ -142,7 +143,6 @@ export function contractServer(options: ContractServerOptions) {
   return <E extends Endpoint>(endpoint: E, handler: ContractHandler<E>) => serveContract(options, endpoint, handler);
 }
 
-/** Bytes become text for a transport that would otherwise serialize them as an object. */
 /** The reply's JSON as text for a bus that carries no bytes; bytes lent from the arena go back once read. */
 function textOf(json: string | Uint8Array): string {
   const text = asText(json);
@@ -150,6 +150,7 @@ function textOf(json: string | Uint8Array): string {
   return text;
 }
 
+/** Bytes become text for a transport that would otherwise serialize them as an object. */
 function asText(json: string | Uint8Array): string {
   return typeof json === 'string' ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8');
 }
