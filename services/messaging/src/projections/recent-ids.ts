@@ -29,11 +29,12 @@ export const inIdRange = (id: number, r: IdRange) =>
  * a direct-message conversation — when it names exactly that and nothing else.
  */
 export function conversationKey(filter: Filter): string | undefined {
-  const fields = Object.keys(filter).sort().join(',');
+  // Counted, not sorted and joined: every send asks this of its topic.
+  const fields = Object.keys(filter).length;
   const { channel_id: channel, topic_lc: topic, dm_key: dm } = filter;
-  if (fields === 'channel_id' && typeof channel === 'number') return `c:${channel}`;
-  if (fields === 'channel_id,topic_lc' && typeof channel === 'number' && typeof topic === 'string') return `t:${channel}:${topic}`;
-  if (fields === 'dm_key' && typeof dm === 'string') return `d:${dm}`;
+  if (fields === 1 && typeof channel === 'number') return `c:${channel}`;
+  if (fields === 2 && typeof channel === 'number' && typeof topic === 'string') return `t:${channel}:${topic}`;
+  if (fields === 1 && typeof dm === 'string') return `d:${dm}`;
   return undefined;
 }
 
@@ -64,10 +65,18 @@ export class RecentConversationIds {
     const lowest = range.$gte ?? (range.$gt !== undefined ? range.$gt + 1 : Number.NEGATIVE_INFINITY);
     // Every id from the oldest kept one up is kept: a range starting there is covered.
     const covered = entry.complete || lowest >= oldestKept;
-    const within = entry.ids.filter((id) => inIdRange(id, range));
-    if (direction === 1) return covered ? within.slice(0, limit) : undefined;
-    const newestFirst = within.reverse();
-    return covered || newestFirst.length >= limit ? newestFirst.slice(0, limit) : undefined;
+    // Walked from the end the answer starts at, never copied whole: a send only asks
+    // whether its topic has a newest id, and a page wants its limit of what is kept.
+    const { ids } = entry;
+    const found: number[] = [];
+    if (direction === 1) {
+      if (!covered) return undefined;
+      for (let i = 0; i < ids.length && found.length < limit; i++) if (inIdRange(ids[i]!, range)) found.push(ids[i]!);
+      return found;
+    }
+    for (let i = ids.length - 1; i >= 0 && found.length < limit; i--) if (inIdRange(ids[i]!, range)) found.push(ids[i]!);
+    // Fewer than asked for, from a list that does not reach back far enough: the index answers.
+    return covered || found.length >= limit ? found : undefined;
   }
 
   /** A new message: the newest id of each conversation it is in. */
