@@ -80,11 +80,11 @@ export class ReplyArena {
   /** `size` bytes in a free slot, after its head room; undefined if none is free or it would not fit. */
   lease(size: number): Buffer | undefined {
     if (size > this.slotSize - this.headRoom) return undefined;
+    const token = this.nextToken();
     for (let tried = 0; tried < this.slots; tried++) {
       const slot = (this.cursor + tried) % this.slots;
-      if (Atomics.load(this.ints, stateIndex(slot)) !== 0) continue;
-      // Only this thread lends, but another frees: claim the slot as it is now.
-      if (Atomics.compareExchange(this.ints, stateIndex(slot), 0, this.nextToken()) !== 0) continue;
+      // Only this thread lends, but another frees: a slot is taken only if free as it is now.
+      if (Atomics.compareExchange(this.ints, stateIndex(slot), 0, token) !== 0) continue;
       this.cursor = (slot + 1) % this.slots;
       return Buffer.from(this.ints.buffer, this.start + slot * this.slotSize + this.headRoom, size);
     }

@@ -29,7 +29,7 @@ import type { CredentialsCache } from './credentials-cache';
 import { decodeParams } from './decode';
 import type { GatewayPeers } from './peers';
 import type { RateLimiter } from './rate-limits';
-import { joinMembers, lendUntilDone } from './response';
+import { joinMembers } from './response';
 
 export type RawHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
@@ -121,7 +121,6 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
             noResponders: () => new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${String(params.queue_id)}`, 400, { queue_id: String(params.queue_id) }),
           };
     const { value, position, json } = await callContract(bus, endpoint, { actor, ...consistency, params }, routed);
-    if (json !== undefined) lendUntilDone(response, json);
     if (position !== undefined) await peers.wrote(actor.user_id, position);
     if (response.destroyed) return;
     const body = { result: 'success', msg: '', ...value };
