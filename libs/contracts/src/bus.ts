@@ -19,11 +19,30 @@ export interface Publication<S extends z.ZodType> {
 
 /**
  * Published after appends, carrying the new head position, so that subscribers in other
- * processes read the store at once instead of waiting for their next poll.
+ * processes read the store at once instead of waiting for their next poll. `rows`: the
+ * publisher's own facts up to that position, as the SQLite store holds them (`data` and
+ * `metadata` as stored JSON text), so that the others need not query for them; left out
+ * when they are large.
  */
 export const storeAppended = {
   subject: 'store.appended',
-  payload: z.object({ position: z.number().int() }),
+  payload: z.object({
+    position: z.number().int(),
+    rows: z
+      .array(
+        z.object({
+          position: z.number().int(),
+          stream: z.string(),
+          revision: z.number().int(),
+          id: z.string(),
+          type: z.string(),
+          data: z.string(),
+          metadata: z.string(),
+          created: z.number(),
+        }),
+      )
+      .optional(),
+  }),
 } satisfies Publication<z.ZodType>;
 export type StoreAppended = z.infer<typeof storeAppended.payload>;
 

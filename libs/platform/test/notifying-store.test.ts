@@ -19,13 +19,13 @@ describe('NotifyingEventStore', () => {
     const results = await Promise.all([1, 2, 3, 4, 5].map(append));
     expect(results.map((r) => r.positions[0])).toEqual([1, 2, 3, 4, 5]);
     await sleep(20);
-    expect(heard).toEqual([{ position: 5 }]);
+    expect(heard.map((n) => (n as { position: number }).position)).toEqual([5]);
     // Appends in later turns are announced in their turn.
     await append(6);
     await sleep(20);
     await append(7);
     await sleep(20);
-    expect(heard).toEqual([{ position: 5 }, { position: 6 }, { position: 7 }]);
+    expect(heard.map((n) => (n as { position: number }).position)).toEqual([5, 6, 7]);
     await store.close();
     await bus.close();
   });
@@ -34,7 +34,7 @@ describe('NotifyingEventStore', () => {
     const { bus, store, heard, append } = await announcing();
     await append(1);
     await store.close();
-    expect(heard).toEqual([{ position: 1 }]);
+    expect(heard.map((n) => (n as { position: number }).position)).toEqual([1]);
     await sleep(20);
     expect(heard).toHaveLength(1);
     await bus.close();
@@ -48,6 +48,37 @@ describe('NotifyingEventStore', () => {
     await Promise.all([append(1), append(2)]);
     await sleep(20);
     expect(woken).toEqual([2]);
+    await store.close();
+    await bus.close();
+  });
+
+  it('carries the rows it stored, so that another store reads them from memory, not from its file', async () => {
+    const { bus, store, heard, append } = await announcing();
+    // The other store's file is empty: whatever its subscription gets came with the notice.
+    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus);
+    const received: unknown[] = [];
+    other.subscribeToAll((fact) => void received.push(fact));
+    await Promise.all([append(1), append(2)]);
+    await waitFor(() => received.length === 2);
+    expect(received).toEqual(await Promise.all([store.readStream('s1'), store.readStream('s2')]).then((s) => s.flat()));
+    expect(heard).toHaveLength(1);
+    expect((heard[0] as { rows: { data: string }[] }).rows.map((r) => JSON.parse(r.data))).toEqual([{ n: 1 }, { n: 2 }]);
+    await other.close();
+    await store.close();
+    await bus.close();
+  });
+
+  it('announces large appends by their position only: the others query for them', async () => {
+    const { bus, store, heard } = await announcing();
+    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus);
+    const received: unknown[] = [];
+    other.subscribeToAll((fact) => void received.push(fact));
+    await store.append('big', [{ id: 'big', type: 'T', data: { text: 'x'.repeat(70_000) } }], 'no_stream');
+    await waitFor(() => heard.length === 1);
+    expect(heard).toEqual([{ position: 1 }]);
+    await sleep(20);
+    expect(received).toEqual([]);
+    await other.close();
     await store.close();
     await bus.close();
   });

@@ -34,6 +34,15 @@ describe('RecentFacts', () => {
     expect(recent.range(6, 6)).toBeUndefined();
   });
 
+  it('keeps rows in position order whatever order they come in (another writer announces after this one commits), each once', () => {
+    const recent = new RecentFacts();
+    recent.add([row(5), row(8)]);
+    recent.add([row(6), row(7), row(9)]);
+    recent.add([row(4), row(6)]);
+    expect(recent.range(3, 9)!.map((f) => f.position)).toEqual([4, 5, 6, 7, 8, 9]);
+    expect(recent.range(3, 9)).toEqual([4, 5, 6, 7, 8, 9].map((p) => toStoredFact(row(p))));
+  });
+
   it('forgets the oldest rows once it holds many', () => {
     const recent = new RecentFacts();
     for (let p = 1; p <= 2500; p++) recent.add([row(p)]);

@@ -43,6 +43,7 @@ interface PendingAppend {
 interface UnsyncedAppend {
   append: PendingAppend;
   result: AppendResult;
+  rows: FactRow[];
 }
 
 /** What one append wrote: its result, and its rows as stored (for RecentFacts). */
@@ -86,7 +87,9 @@ export class SqliteEventStore implements EventStore {
   private readonly recent = new RecentFacts();
   private readonly checkpointer: BackgroundCheckpointer | undefined;
   /** The onDurable listener, and the pending turn that tells it and the subscriptions (see becameDurable). */
-  private durableListener: (() => void) | undefined;
+  private durableListener: ((rows: readonly FactRow[]) => void) | undefined;
+  /** The rows of this instance's appends made durable since the listener was last told. */
+  private durableRows: FactRow[] = [];
   private durableTold: NodeJS.Immediate | undefined;
   /** The last range a subscription read (see readAfter). */
   private lastRead: { after: number; durableHead: number; facts: StoredFact[] } | undefined;
@@ -127,7 +130,7 @@ export class SqliteEventStore implements EventStore {
           else append.resolve(result);
         }
         // Told even if a notice made the head durable first: the listener announces these appends.
-        if (!err) this.becameDurable(head, covered.length > 0);
+        if (!err) this.becameDurable(head, covered);
       },
       () => this.lastHead,
       options.syncLoneInline ?? false,
@@ -248,7 +251,7 @@ export class SqliteEventStore implements EventStore {
       const written = results[i]!;
       // A refused append changed nothing: it can be answered at once.
       if (written instanceof Error) return append.reject(written);
-      unsynced.push({ append, result: written.result });
+      unsynced.push({ append, result: written.result, rows: written.rows });
       this.recent.add(written.rows);
     });
     this.lastHead = Math.max(this.lastHead, ...results.flatMap((r) => (r instanceof Error ? [] : r.result.positions)));
@@ -309,22 +312,25 @@ export class SqliteEventStore implements EventStore {
    * durable). The WAL is one file whoever synced it, so facts up to there are readable
    * without an fsync of our own, which would only compete for the disk with the
    * writer's; facts past it are the writer's to sync, and their own notification (or
-   * the poll, if it is lost) brings them.
+   * the poll, if it is lost) brings them. `rows`: the notifier's own rows up to there, as
+   * it stored them; the subscriptions read those from memory (RecentFacts).
    */
-  wake(durableUpTo?: number): void {
+  wake(durableUpTo?: number, rows?: readonly FactRow[]): void {
     if (this.closed) return;
     if (durableUpTo === undefined) return this.foreign.pollNow();
     // The notifier committed that position before it synced: the file holds it, no query needed.
     if (durableUpTo > this.lastHead) this.lastHead = durableUpTo;
     if (stageTracing) traceStage('store.woken', durableUpTo);
+    if (rows) this.recent.add(rows.filter((row) => row.position <= durableUpTo));
     this.becameDurable(durableUpTo);
   }
 
   /**
    * The one listener run in the turn after this instance's appends are synced or the
-   * durable head moves, before the subscriptions hear of it.
+   * durable head moves, before the subscriptions hear of it; given the rows of this
+   * instance's appends made durable since it was last called.
    */
-  onDurable(listener: () => void): void {
+  onDurable(listener: (rows: readonly FactRow[]) => void): void {
     this.durableListener = listener;
   }
 
@@ -334,13 +340,16 @@ export class SqliteEventStore implements EventStore {
    * (NotifyingEventStore's notice): told first, the messaging thread projected a message
    * before its notice left, and the main thread's fan-out waited (0.6 ms at the median).
    */
-  private becameDurable(head: number, appended = false): void {
+  private becameDurable(head: number, appended: readonly UnsyncedAppend[] = []): void {
+    for (const { rows } of appended) for (const row of rows) this.durableRows.push(row);
     if (head > this.durableHead) this.durableHead = head;
-    else if (!appended) return;
+    else if (appended.length === 0) return;
     if (this.durableTold) return;
     this.durableTold = setImmediate(() => {
       this.durableTold = undefined;
-      this.durableListener?.();
+      const rows = this.durableRows;
+      this.durableRows = [];
+      this.durableListener?.(rows);
       for (const subscription of this.subscriptions) subscription.notify();
     });
   }

@@ -14,22 +14,42 @@
  * appenders have their answers, before the store's own subscriptions hear of them. A
  * message's sender gets its reply first; the other threads' fan-out does not wait for
  * this thread's projectors.
+ *
+ * The notice carries the rows those appends stored, when they are small: the others add
+ * them to what they read from memory (RecentFacts) instead of each querying the file for
+ * them, which on a connection that did not write them reads the pages afresh.
  */
 import { storeAppended, type StoreAppended } from '@teamchat/contracts';
 import type { Bus, BusSubscription } from '../ports/bus';
 import type { AppendResult, EventStore, ExpectedRevision, FactHandler, NewFact, SubscribeOptions, Subscription } from '../ports/event-store';
 
+/** A fact as the SQLite store holds it, as a notice carries it. */
+export type AnnouncedRow = NonNullable<StoreAppended['rows']>[number];
+
 export interface WakeableEventStore extends EventStore {
-  /** `durableUpTo`: the notifier's append is durable up to that position. */
-  wake(durableUpTo?: number): void;
-  /** `listener` runs in the turn after the store's appends are synced (or its durable head moved), before its subscriptions are told. */
-  onDurable(listener: () => void): void;
+  /** `durableUpTo`: the notifier's append is durable up to that position; `rows`: its own rows up to there. */
+  wake(durableUpTo?: number, rows?: readonly AnnouncedRow[]): void;
+  /**
+   * `listener` runs in the turn after the store's appends are synced (or its durable head
+   * moved), before its subscriptions are told, with the rows of its appends made durable since.
+   */
+  onDurable(listener: (rows: readonly AnnouncedRow[]) => void): void;
 }
+
+/**
+ * Past this many characters of facts a notice carries only the position: a receiver that
+ * cannot find the rows in memory queries for them, and a large notice would cost every
+ * receiver more to copy than the query.
+ */
+const MAX_ANNOUNCED_CHARS = 64 * 1024;
 
 export class NotifyingEventStore implements EventStore {
   private listener: BusSubscription | undefined;
   /** The newest position appended and not yet announced. */
   private unannounced: number | undefined;
+  /** Their rows, while they are few enough to announce (see MAX_ANNOUNCED_CHARS). */
+  private unannouncedRows: AnnouncedRow[] | undefined = [];
+  private unannouncedChars = 0;
   private closed = false;
 
   private constructor(
@@ -39,11 +59,15 @@ export class NotifyingEventStore implements EventStore {
 
   static async wrap(inner: WakeableEventStore, bus: Bus): Promise<NotifyingEventStore> {
     const store = new NotifyingEventStore(inner, bus);
-    inner.onDurable(() => store.publishUnannounced());
+    inner.onDurable((rows) => {
+      store.keepRows(rows);
+      store.publishUnannounced();
+    });
     store.listener = await bus.subscribe(storeAppended.subject, (payload) => {
       // A malformed notice still wakes the store: it then reads up to the durable head.
       const notice = storeAppended.payload.safeParse(payload);
-      inner.wake(notice.success ? notice.data.position : undefined);
+      if (notice.success) inner.wake(notice.data.position, notice.data.rows);
+      else inner.wake();
     });
     return store;
   }
@@ -57,12 +81,27 @@ export class NotifyingEventStore implements EventStore {
     return result;
   }
 
+  private keepRows(rows: readonly AnnouncedRow[]): void {
+    if (!this.unannouncedRows) return;
+    for (const row of rows) {
+      this.unannouncedChars += row.data.length + row.metadata.length + row.id.length + row.stream.length;
+      if (this.unannouncedChars > MAX_ANNOUNCED_CHARS) {
+        this.unannouncedRows = undefined;
+        return;
+      }
+      this.unannouncedRows.push(row);
+    }
+  }
+
   private publishUnannounced(): void {
     const position = this.unannounced;
+    const rows = this.unannouncedRows;
     this.unannounced = undefined;
+    this.unannouncedRows = [];
+    this.unannouncedChars = 0;
     if (position === undefined || this.closed) return;
     try {
-      const notice: StoreAppended = { position };
+      const notice: StoreAppended = rows && rows.length > 0 ? { position, rows } : { position };
       this.bus.publish(storeAppended.subject, notice);
     } catch {
       // The bus is closing: the others learn of it by polling, as of any lost notification.
