@@ -57,7 +57,7 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
   // messages of maximum length) rather than NATS's default 1 MiB, and hand replies over
   // without a JSON copy (every endpoint builds a fresh reply; requests are still copied).
   const bus = new InProcessBus({ maxPayload: 256 * 1024 * 1024, copyReplies: false });
-  const store = await NotifyingEventStore.wrap(openEventStore(config), bus);
+  const store = await NotifyingEventStore.wrap(openEventStore(config), bus, { sharesRows: true });
   const stores: SqliteReadModelStore[] = [];
   const running: RunningService[] = [];
   // One mailer for the main thread's services (a thread builds its own from the same settings).

@@ -23,7 +23,7 @@ async function run(data: ServiceThreadData, control: MessagePort): Promise<void>
   const bus = new PortBus(data.busPort, data.maxPayload, { carriesBytes: true });
   // The thread serves one service and no HTTP: a lone send's fsync runs here, without
   // the thread pool's two wake-ups (see WalSync).
-  const store = await NotifyingEventStore.wrap(openEventStore(data.config, undefined, { syncLoneInline: true }), bus);
+  const store = await NotifyingEventStore.wrap(openEventStore(data.config, undefined, { syncLoneInline: true }), bus, { sharesRows: true });
   const readModels = openReadModels(data.config, data.service);
   const mailer = createMailer(data.config.mail, log);
   const service = await SERVICES[data.service]({ store, readModels, bus, log, config: data.config, mailer });

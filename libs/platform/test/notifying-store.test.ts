@@ -4,11 +4,11 @@ import { InProcessBus, NotifyingEventStore, SqliteEventStore } from '@teamchat/p
 import { waitFor } from '@teamchat/platform/testing';
 
 /** A store announcing its appends on a bus, and every announcement heard there. */
-async function announcing() {
+async function announcing(sharesRows = false) {
   const bus = new InProcessBus();
   const heard: unknown[] = [];
   await bus.subscribe(storeAppended.subject, (payload) => heard.push(payload));
-  const store = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus);
+  const store = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus, { sharesRows });
   const append = (n: number) => store.append(`s${n}`, [{ id: `f${n}`, type: 'T', data: { n } }], 'no_stream');
   return { bus, store, heard, append };
 }
@@ -52,10 +52,10 @@ describe('NotifyingEventStore', () => {
     await bus.close();
   });
 
-  it('carries the rows it stored, so that another store reads them from memory, not from its file', async () => {
-    const { bus, store, heard, append } = await announcing();
+  it('carries the rows it stored between threads, so that another store reads them from memory, not from its file', async () => {
+    const { bus, store, heard, append } = await announcing(true);
     // The other store's file is empty: whatever its subscription gets came with the notice.
-    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus);
+    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus, { sharesRows: true });
     const received: unknown[] = [];
     other.subscribeToAll((fact) => void received.push(fact));
     await Promise.all([append(1), append(2)]);
@@ -69,14 +69,32 @@ describe('NotifyingEventStore', () => {
   });
 
   it('announces large appends by their position only: the others query for them', async () => {
-    const { bus, store, heard } = await announcing();
-    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus);
+    const { bus, store, heard } = await announcing(true);
+    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus, { sharesRows: true });
     const received: unknown[] = [];
     other.subscribeToAll((fact) => void received.push(fact));
     await store.append('big', [{ id: 'big', type: 'T', data: { text: 'x'.repeat(70_000) } }], 'no_stream');
     await waitFor(() => heard.length === 1);
     expect(heard).toEqual([{ position: 1 }]);
     await sleep(20);
+    expect(received).toEqual([]);
+    await other.close();
+    await store.close();
+    await bus.close();
+  });
+
+  it('between processes, sends no rows and uses none a notice carries: facts come from the file', async () => {
+    const { bus, store, heard, append } = await announcing();
+    await append(1);
+    await waitFor(() => heard.length === 1);
+    expect(heard).toEqual([{ position: 1 }]);
+    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus);
+    const received: unknown[] = [];
+    other.subscribeToAll((fact) => void received.push(fact));
+    // A notice with rows, as a thread would send it: its rows are not in the other's file.
+    const row = { position: 1, stream: 's', revision: 0, id: 'forged', type: 'T', data: '{}', metadata: '{}', created: 0 };
+    bus.publish(storeAppended.subject, { position: 1, rows: [row] });
+    await sleep(30);
     expect(received).toEqual([]);
     await other.close();
     await store.close();

@@ -15,9 +15,12 @@
  * message's sender gets its reply first; the other threads' fan-out does not wait for
  * this thread's projectors.
  *
- * The notice carries the rows those appends stored, when they are small: the others add
- * them to what they read from memory (RecentFacts) instead of each querying the file for
- * them, which on a connection that did not write them reads the pages afresh.
+ * Between the threads of one process (`sharesRows`), the notice carries the rows those
+ * appends stored, when they are small: the others add them to what they read from memory
+ * (RecentFacts) instead of each querying the file for them, which on a connection that
+ * did not write them reads the pages afresh. Between processes a notice is only a hint to
+ * read the store: what projectors apply then comes from the file, whoever can publish on
+ * the bus.
  */
 import { storeAppended, type StoreAppended } from '@teamchat/contracts';
 import type { Bus, BusSubscription } from '../ports/bus';
@@ -45,6 +48,11 @@ export interface WakeableEventStore extends EventStore {
  */
 const MAX_ANNOUNCED_CHARS = 16 * 1024;
 
+export interface NotifyingOptions {
+  /** The bus stays inside this process: notices carry rows, and rows in notices are used. */
+  sharesRows?: boolean;
+}
+
 export class NotifyingEventStore implements EventStore {
   private listener: BusSubscription | undefined;
   /** The newest position appended and not yet announced. */
@@ -59,16 +67,17 @@ export class NotifyingEventStore implements EventStore {
     private readonly bus: Bus,
   ) {}
 
-  static async wrap(inner: WakeableEventStore, bus: Bus): Promise<NotifyingEventStore> {
+  static async wrap(inner: WakeableEventStore, bus: Bus, options: NotifyingOptions = {}): Promise<NotifyingEventStore> {
     const store = new NotifyingEventStore(inner, bus);
+    const sharesRows = options.sharesRows ?? false;
     inner.onDurable((rows) => {
-      store.keepRows(rows);
+      if (sharesRows) store.keepRows(rows);
       store.publishUnannounced();
     });
     store.listener = await bus.subscribe(storeAppended.subject, (payload) => {
       // A malformed notice still wakes the store: it then reads up to the durable head.
       const notice = storeAppended.payload.safeParse(payload);
-      if (notice.success) inner.wake(notice.data.position, notice.data.rows);
+      if (notice.success) inner.wake(notice.data.position, sharesRows ? notice.data.rows : undefined);
       else inner.wake();
     });
     return store;
