@@ -13,6 +13,14 @@ async function announcing(sharesRows = false) {
   return { bus, store, heard, append };
 }
 
+/** Another store on the bus with an empty file of its own: whatever its subscription gets came with a notice. */
+async function emptyListener(bus: InProcessBus, sharesRows: boolean) {
+  const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus, { sharesRows });
+  const received: unknown[] = [];
+  other.subscribeToAll((fact) => void received.push(fact));
+  return { other, received };
+}
+
 describe('NotifyingEventStore', () => {
   it('announces the appends one fsync made durable once, with the newest position', async () => {
     const { bus, store, heard, append } = await announcing();
@@ -54,10 +62,7 @@ describe('NotifyingEventStore', () => {
 
   it('carries the rows it stored between threads, so that another store reads them from memory, not from its file', async () => {
     const { bus, store, heard, append } = await announcing(true);
-    // The other store's file is empty: whatever its subscription gets came with the notice.
-    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus, { sharesRows: true });
-    const received: unknown[] = [];
-    other.subscribeToAll((fact) => void received.push(fact));
+    const { other, received } = await emptyListener(bus, true);
     await Promise.all([append(1), append(2)]);
     await waitFor(() => received.length === 2);
     expect(received).toEqual(await Promise.all([store.readStream('s1'), store.readStream('s2')]).then((s) => s.flat()));
@@ -70,9 +75,7 @@ describe('NotifyingEventStore', () => {
 
   it('announces large appends by their position only: the others query for them', async () => {
     const { bus, store, heard } = await announcing(true);
-    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus, { sharesRows: true });
-    const received: unknown[] = [];
-    other.subscribeToAll((fact) => void received.push(fact));
+    const { other, received } = await emptyListener(bus, true);
     await store.append('big', [{ id: 'big', type: 'T', data: { text: 'x'.repeat(70_000) } }], 'no_stream');
     await waitFor(() => heard.length === 1);
     expect(heard).toEqual([{ position: 1 }]);
@@ -88,9 +91,7 @@ describe('NotifyingEventStore', () => {
     await append(1);
     await waitFor(() => heard.length === 1);
     expect(heard).toEqual([{ position: 1 }]);
-    const other = await NotifyingEventStore.wrap(SqliteEventStore.open(':memory:'), bus);
-    const received: unknown[] = [];
-    other.subscribeToAll((fact) => void received.push(fact));
+    const { other, received } = await emptyListener(bus, false);
     // A notice with rows, as a thread would send it: its rows are not in the other's file.
     const row = { position: 1, stream: 's', revision: 0, id: 'forged', type: 'T', data: '{}', metadata: '{}', created: 0 };
     bus.publish(storeAppended.subject, { position: 1, rows: [row] });

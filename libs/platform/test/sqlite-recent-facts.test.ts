@@ -1,4 +1,12 @@
 import { RecentFacts, toStoredFact, type FactRow } from '../src/adapters/sqlite-recent-facts';
+import type { StoreAppended } from '@teamchat/contracts';
+
+// The rows a store notice carries (a zod schema in the contracts) are this table's rows:
+// each type must stay assignable to the other, or this file no longer type-checks.
+type AnnouncedRow = NonNullable<StoreAppended['rows']>[number];
+const asAnnounced = (row: FactRow): AnnouncedRow => row;
+const asStored = (row: AnnouncedRow): FactRow => row;
+
 
 const row = (position: number): FactRow => ({
   position,
@@ -40,7 +48,7 @@ describe('RecentFacts', () => {
     recent.add([row(6), row(7), row(9)]);
     recent.add([row(4), row(6)]);
     expect(recent.range(3, 9)!.map((f) => f.position)).toEqual([4, 5, 6, 7, 8, 9]);
-    expect(recent.range(3, 9)).toEqual([4, 5, 6, 7, 8, 9].map((p) => toStoredFact(row(p))));
+    expect(recent.range(3, 9)).toEqual([4, 5, 6, 7, 8, 9].map((p) => toStoredFact(asStored(asAnnounced(row(p))))));
   });
 
   it('forgets the oldest rows once it holds many', () => {
