@@ -184,7 +184,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     const header = request.headers.authorization;
     const client = clientName(request.headers['user-agent']);
     const known = header === undefined ? undefined : credentials.get(header);
-    if (known) return CredentialsCache.actorOf(known, client);
+    if (known) return { ...known, client };
     const { email, apiKey } = parseBasicAuth(header);
     const after = credentials.newestChange;
     const { value, position } = await callContract(bus, endpoints.accounts.authenticate, {

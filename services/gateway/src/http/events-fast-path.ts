@@ -25,7 +25,7 @@ import { ApiError, instanceOfQueueId, instanceSubject, isApiError, type Actor, t
 import { callContract, ReplyMismatchError, type Bus, type CallOptions } from '@teamchat/platform';
 import type { Logger } from 'pino';
 import { clientName, WWW_AUTHENTICATE } from './auth';
-import { CredentialsCache } from './credentials-cache';
+import type { CredentialsCache } from './credentials-cache';
 import { decodeParams } from './decode';
 import type { GatewayPeers } from './peers';
 import type { RateLimiter } from './rate-limits';
@@ -151,7 +151,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
     } catch {
       return false;
     }
-    const actor = CredentialsCache.actorOf(known, clientName(headers['user-agent']));
+    const actor: Actor = { ...known, client: clientName(headers['user-agent']) };
     poll(response, actor, params).catch((err: unknown) => fail(response, err));
     return true;
   }

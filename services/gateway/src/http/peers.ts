@@ -80,10 +80,7 @@ export class GatewayPeers {
   }
 
   private consistencyAfter(after: number | undefined): RequestConsistency {
-    // Literals, not spreads of conditional objects: V8 gives `{ ...{ after }, ...{ whenDurable } }`
-    // a hidden class of its own each time (see CredentialsCache.actorOf).
-    if (after === undefined) return this.everyWrite ? { whenDurable: true } : {};
-    return this.everyWrite ? { after, whenDurable: true } : { after };
+    return { ...(after !== undefined ? { after } : {}), ...(this.everyWrite ? { whenDurable: true as const } : {}) };
   }
 
   /** A write was acknowledged: `user`'s, or nobody's in particular (a request without credentials). */
