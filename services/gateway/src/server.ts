@@ -16,7 +16,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
 import { CredentialsCache } from './http/credentials-cache';
-import { GatewayPeers } from './http/peers';
+import { busRequest, GatewayPeers } from './http/peers';
 import { decodeParams } from './http/decode';
 import { FileIntake, uploadLimitOf, uploadRouteConfig } from './http/files';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
@@ -184,7 +184,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     const header = request.headers.authorization;
     const client = clientName(request.headers['user-agent']);
     const known = header === undefined ? undefined : credentials.get(header);
-    if (known) return { ...known, client };
+    if (known) return CredentialsCache.actorOf(known, client);
     const { email, apiKey } = parseBasicAuth(header);
     const after = credentials.newestChange;
     const { value, position } = await callContract(bus, endpoints.accounts.authenticate, {
@@ -269,7 +269,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       const { value, position, json } = await callContract(
         bus,
         endpoint,
-        { ...(actor ? { actor } : {}), ...consistency, params: parsed.data },
+        busRequest(actor, consistency, parsed.data),
         routeByQueueId ? { ...callOptions, ...routeToQueue((parsed.data as { queue_id?: unknown }).queue_id) } : callOptions,
       ).catch(async (err: unknown) => {
         // A refused attempt spends the named account's budget; an outage is not the client's.

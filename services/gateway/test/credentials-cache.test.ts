@@ -1,4 +1,4 @@
-import type { Actor } from '@teamchat/contracts';
+import { endpoints, type Actor } from '@teamchat/contracts';
 import { CredentialsCache } from '../src/http/credentials-cache';
 
 const alice: Actor = { user_id: 7, email: 'alice@example.com', full_name: 'Alice', role: 400, is_bot: false, client: 'website' };
@@ -11,6 +11,17 @@ describe('CredentialsCache', () => {
     const { client: _client, ...identity } = alice;
     expect(cache.get('Basic a')).toEqual(identity);
     expect(cache.get('Basic b')).toBeUndefined();
+  });
+
+  it("rebuilds a request's actor from an identity with every member the actor contract has", () => {
+    const cache = new CredentialsCache();
+    cache.remember('Basic a', { ...alice, client: 'ZulipMobile' }, 10);
+    const actor = CredentialsCache.actorOf(cache.get('Basic a')!, 'website');
+    expect(actor).toEqual(alice);
+    // actorOf names each member: one the contract gains must be added there too.
+    const schema = endpoints.accounts.authenticate.reply.shape.actor;
+    expect(Object.keys(actor).sort()).toEqual(Object.keys(schema.shape).sort());
+    expect(schema.safeParse(actor).success).toBe(true);
   });
 
   it('forgets every header of a changed user, and only theirs', () => {

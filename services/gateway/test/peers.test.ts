@@ -1,6 +1,6 @@
 import { isApiError } from '@teamchat/contracts';
 import { InProcessBus } from '@teamchat/platform';
-import { GatewayPeers } from '../src/http/peers';
+import { busRequest, GatewayPeers } from '../src/http/peers';
 
 describe('GatewayPeers (read-your-writes tokens)', () => {
   const bus = new InProcessBus();
@@ -28,6 +28,15 @@ describe('GatewayPeers (read-your-writes tokens)', () => {
     await peers.wrote(undefined, 44); // a write by a request without credentials
     await peers.wrote(8, 41);
     expect(peers.known(7)).toBe(44);
+  });
+
+  it('builds an envelope whose absent members do not cross the bus', () => {
+    const actor = { user_id: 7, email: 'a@example.com', full_name: 'A', role: 400, is_bot: false, client: 'website' };
+    const wire = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+    expect(wire(busRequest(undefined, {}, { anchor: 1 }))).toStrictEqual({ params: { anchor: 1 } });
+    expect(wire(busRequest(actor, { after: 40 }, {}))).toStrictEqual({ actor, after: 40, params: {} });
+    expect(wire(busRequest(actor, { after: 40, whenDurable: true }, {}))).toStrictEqual({ actor, after: 40, whenDurable: true, params: {} });
+    expect(wire(busRequest(actor, { whenDurable: true }, {}))).toStrictEqual({ actor, whenDurable: true, params: {} });
   });
 
   describe('consistency (what a request sends a service)', () => {

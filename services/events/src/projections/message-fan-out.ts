@@ -95,8 +95,10 @@ function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
       const format = `${+options.apply_markdown}${+options.client_gravatar}${+options.empty_topic_name}`;
       let message = messages.get(format);
       if (!message) {
+        // Object.assign, not a spread: V8 gives `{ ...fact, id }` a hidden class of its own
+        // every time (the fact has too many members), one per message kept until a full GC.
         message = formatMessage(
-          { ...fact, id },
+          Object.assign({}, fact, { id }),
           { apply_markdown: options.apply_markdown, client_gravatar: options.client_gravatar, allow_empty_topic_name: options.empty_topic_name },
           avatarUrls,
         );

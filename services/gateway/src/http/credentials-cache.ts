@@ -41,6 +41,15 @@ export class CredentialsCache {
     return this.entries.get(authorization)?.identity;
   }
 
+  /** The caller of one request: the cached identity and the request's client name. */
+  static actorOf(identity: Identity, client: string): Actor {
+    // Written out member by member, not as `{ ...identity, client }`: V8 gives each object
+    // spread from an identity a hidden class of its own (the identity itself comes from an
+    // object rest), so every request allocated one, kept it until a full collection, and
+    // left every property read of an actor megamorphic. A literal shares one class.
+    return { user_id: identity.user_id, email: identity.email, full_name: identity.full_name, role: identity.role, is_bot: identity.is_bot, client };
+  }
+
   /** Keeps what accounts answered at `position`, unless a newer change was heard of. */
   remember(authorization: string, actor: Actor, position: number | undefined): void {
     if (position === undefined || position < (this.changedAt.get(actor.user_id) ?? 0)) return;

@@ -25,9 +25,9 @@ import { ApiError, instanceOfQueueId, instanceSubject, isApiError, type Actor, t
 import { callContract, ReplyMismatchError, type Bus, type CallOptions } from '@teamchat/platform';
 import type { Logger } from 'pino';
 import { clientName, WWW_AUTHENTICATE } from './auth';
-import type { CredentialsCache } from './credentials-cache';
+import { CredentialsCache } from './credentials-cache';
 import { decodeParams } from './decode';
-import type { GatewayPeers } from './peers';
+import { busRequest, type GatewayPeers } from './peers';
 import type { RateLimiter } from './rate-limits';
 import { joinMembers } from './response';
 
@@ -120,7 +120,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
             subject: instanceSubject(endpoint.subject, instance),
             noResponders: () => new ApiError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${String(params.queue_id)}`, 400, { queue_id: String(params.queue_id) }),
           };
-    const { value, position, json } = await callContract(bus, endpoint, { actor, ...consistency, params }, routed);
+    const { value, position, json } = await callContract(bus, endpoint, busRequest(actor, consistency, params), routed);
     if (position !== undefined) await peers.wrote(actor.user_id, position);
     if (response.destroyed) return;
     const body = { result: 'success', msg: '', ...value };
@@ -151,7 +151,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
     } catch {
       return false;
     }
-    const actor: Actor = { ...known, client: clientName(headers['user-agent']) };
+    const actor = CredentialsCache.actorOf(known, clientName(headers['user-agent']));
     poll(response, actor, params).catch((err: unknown) => fail(response, err));
     return true;
   }

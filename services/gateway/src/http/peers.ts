@@ -17,11 +17,22 @@
  * whoever sends it, must wait for every acknowledged write, as one user's requests wait
  * for that user's.
  */
-import { ApiError, gatewayWrote, type BusRequest } from '@teamchat/contracts';
+import { ApiError, gatewayWrote, type Actor, type BusRequest } from '@teamchat/contracts';
 import { isBusError, type Bus } from '@teamchat/platform';
 
 /** The part of a request to a service that says which writes its answer must show. */
 export type RequestConsistency = Pick<BusRequest, 'after' | 'whenDurable'>;
+
+/**
+ * A request's envelope, always of one shape: its absent members are undefined, which the
+ * bus's JSON leaves out. V8 gives an object spread from another with more than a few
+ * members (`{ ...(actor ? { actor } : {}), ...consistency, params }`) a hidden class of
+ * its own, so each request allocated classes that only a full collection frees, and the
+ * code reading envelopes saw a new class every time.
+ */
+export function busRequest<P>(actor: Actor | undefined, consistency: RequestConsistency, params: P): BusRequest<P> {
+  return { actor, after: consistency.after, whenDurable: consistency.whenDurable, params };
+}
 
 export class GatewayPeers {
   private readonly lastWrite = new Map<number, number>();
@@ -80,7 +91,9 @@ export class GatewayPeers {
   }
 
   private consistencyAfter(after: number | undefined): RequestConsistency {
-    return { ...(after !== undefined ? { after } : {}), ...(this.everyWrite ? { whenDurable: true as const } : {}) };
+    // Literals, not spreads of conditional objects: see busRequest.
+    if (after === undefined) return this.everyWrite ? { whenDurable: true } : {};
+    return this.everyWrite ? { after, whenDurable: true } : { after };
   }
 
   /** A write was acknowledged: `user`'s, or nobody's in particular (a request without credentials). */
