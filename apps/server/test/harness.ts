@@ -78,14 +78,14 @@ function killChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** The embedded server as a child process (`node apps/server/dist/main.js`), so that it can be killed. */
+/** The embedded server as a child process (`node [nodeArgs] apps/server/dist/main.js`), so that it can be killed. */
 export interface ServerProcess extends RunningServer {
   /** kill -9 the whole server. */
   kill(): Promise<void>;
 }
 
-export async function startEmbeddedProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [join(root, 'apps/server/dist/main.js')], {
+export async function startEmbeddedProcess(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'apps/server/dist/main.js')], {
     env: {
       ...process.env,
       TEAMCHAT_DATA_DIR: dataDir,
