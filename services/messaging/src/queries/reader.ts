@@ -73,7 +73,11 @@ export class Reader implements MatchContext {
     let bound: IdRange = range;
     let batch = plan.residual.length === 0 ? limit : Math.min(SCAN_BATCH, Math.max(limit, FIRST_SCAN_BATCH_MIN));
     for (;;) {
-      const filter: Filter = { ...plan.filter, [field]: bound };
+      // Copied member by member onto a fresh literal: as a spread with a computed key (or
+      // through Object.assign) each filter got a hidden class of its own.
+      const filter: Filter = {};
+      for (const key of Object.keys(plan.filter)) filter[key] = plan.filter[key];
+      filter[field] = bound;
       const candidates = await this.load(plan, filter, direction, batch);
       if (plan.residual.length === 0) return candidates;
       await this.prepare(plan.residual, candidates, false);
