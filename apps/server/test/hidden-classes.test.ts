@@ -20,7 +20,7 @@ import { scratchDataDirs } from './suite-kit';
 const newDataDir = scratchDataDirs();
 const WARM_UP = 100;
 const FEW = 20;
-const MANY = 320;
+const MANY = 520;
 
 /** Hidden classes created by all the threads of one server (each thread writes a log of its own). */
 async function classesCreated(rounds: number): Promise<number> {
@@ -58,8 +58,9 @@ describe('hidden classes on the request path (embedded, V8 map log)', () => {
   it('creates none per request, on any thread', async () => {
     const few = await classesCreated(FEW);
     const many = await classesCreated(MANY);
-    // Startup differs by up to about twenty classes from run to run; with the spreads, a
-    // round of four requests created about 21.
+    // Startup and the first run of timed work (a WAL checkpoint in each store's worker)
+    // differ from run to run: by 20–60 classes, up to 44 in a full parallel test run. With
+    // the spreads, a round of four requests created about 21.
     expect((many - few) / (MANY - FEW)).toBeLessThan(0.25);
   }, 180_000);
 });
