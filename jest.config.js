@@ -30,5 +30,11 @@ module.exports = {
     ),
   },
   testTimeout: 30000,
+  // Two workers on the two cores: 474 s against 761 s for one worker (the default here,
+  // cores less one), measured on the development VM with the same 3,565 tests passing.
+  // Most suites wait on servers and disks as much as they compute, so a second worker
+  // fills the gaps; jest.sequencer.js starts the longest files first.
+  maxWorkers: 2,
+  testSequencer: '<rootDir>/jest.sequencer.js',
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
 };
