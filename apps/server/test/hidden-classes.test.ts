@@ -59,8 +59,11 @@ describe('hidden classes on the request path (embedded, V8 map log)', () => {
     const few = await classesCreated(FEW);
     const many = await classesCreated(MANY);
     // Startup and the first run of timed work (a WAL checkpoint in each store's worker)
-    // differ from run to run: by 20–60 classes, up to 44 in a full parallel test run. With
-    // the spreads, a round of four requests created about 21.
-    expect((many - few) / (MANY - FEW)).toBeLessThan(0.25);
+    // differ from run to run: by 20–60 classes alone, and up to 129 (0.258 a round) with
+    // jest running another file beside this one (two workers). One class per request on a
+    // single route would be at least 1 a round; with the spreads, a round of four requests
+    // created about 21. Half a class a round (250) leaves room for the noise and still
+    // fails on any per-request class.
+    expect((many - few) / (MANY - FEW)).toBeLessThan(0.5);
   }, 180_000);
 });
