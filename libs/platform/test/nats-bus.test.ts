@@ -31,6 +31,29 @@ describeWithNats('NatsBus', () => {
     }
   });
 
+  it('fails a flush under way when the connection is lost as DISCONNECTED, not with the driver\'s own error', async () => {
+    // A gateway shared with others flushes before every request (GatewayPeers): one that
+    // was in flight when nats-server went away reached the client as a 500.
+    const own = await startNatsServer();
+    const client = await NatsBus.connect(own.url, 'client');
+    try {
+      await client.flush();
+      // Frozen, the server takes the PING and never answers it; killed, it drops the connection.
+      process.kill(own.pid!, 'SIGSTOP');
+      const flushing = client.flush().then(
+        () => 'flushed',
+        (e: unknown) => e,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      process.kill(own.pid!, 'SIGKILL');
+      const err = await flushing;
+      expect(isBusError(err) && err.code).toBe('DISCONNECTED');
+    } finally {
+      await client.close();
+      await own.stop();
+    }
+  });
+
   it('fails requests at once while nats-server is away, and serves again once it is back', async () => {
     const own = await startNatsServer();
     const client = await NatsBus.connect(own.url, 'client');

@@ -227,6 +227,10 @@ function translate(err: unknown, subject: string, timeoutMs?: number): unknown {
     case ErrorCode.ConnectionClosed:
     case ErrorCode.ConnectionDraining:
       return closedError();
+    // What nats.js rejects a flush under way with when the connection drops before its
+    // PONG (the status event that sets `disconnected` comes after).
+    case ErrorCode.Disconnect:
+      return disconnectedError();
     default:
       return err;
   }

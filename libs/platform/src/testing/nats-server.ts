@@ -11,6 +11,8 @@ const INSTALL_HINT =
 export interface NatsServer {
   url: string;
   port: number;
+  /** The server's process id, for tests that freeze or kill it (SIGSTOP, SIGKILL). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -96,7 +98,7 @@ async function startOn(bin: string, port: number): Promise<NatsServer> {
     await stop();
     throw new Error(`nats-server did not start on port ${port}: ${(err as Error).message}\n${log}`);
   }
-  return { url: `nats://127.0.0.1:${port}`, port, stop };
+  return { url: `nats://127.0.0.1:${port}`, port, pid: child.pid, stop };
 }
 
 function freePort(): Promise<number> {
