@@ -103,12 +103,15 @@ export async function measureDelivery(server: EmbeddedServer, api: string, sende
     const { status, body: reply } = await sending.request(wireRequest(base, 'POST', `${base.pathname}/messages`, headers, body));
     if (status !== 200) throw new Error(`POST /messages: ${status} ${reply}`);
   };
+  const interval = () => new Promise((resolve) => setTimeout(resolve, DELIVERY_INTERVAL_MS));
+  /** One message, then the interval: every message of the line goes out this way. */
+  const sendPaced = async (topic: string, content: string) => {
+    await send(topic, content);
+    await interval();
+  };
   // A few unmeasured messages first: the first deliveries to a thousand fresh long-polls
   // (compiling, growing buffers) say nothing of the steady state.
-  for (let i = 0; i < DELIVERY_WARM_UP; i++) {
-    await send('warm-up', `warm-up ${i}`);
-    await new Promise((resolve) => setTimeout(resolve, DELIVERY_INTERVAL_MS));
-  }
+  for (let i = 0; i < DELIVERY_WARM_UP; i++) await sendPaced('warm-up', `warm-up ${i}`);
   // Measured here, not at READY: the pollers say READY as they send their first polls,
   // before the server holds them, and a held long-poll is most of a queue's memory. An
   // interval after the last warm-up message, every poller has received it and polls again.
@@ -121,16 +124,12 @@ export async function measureDelivery(server: EmbeddedServer, api: string, sende
   // 75/67/51 ms, against 26-45 for most), and at a thousand receipts each they alone set
   // the p99. Under --trace-gc the main thread's scavenges after it took 9-14 ms, against
   // 4-9 ms before it. So a few more unmeasured messages go out first, at the same interval.
-  for (let i = 0; i < DELIVERY_SETTLE; i++) {
-    await new Promise((resolve) => setTimeout(resolve, DELIVERY_INTERVAL_MS));
-    await send('warm-up', `settling ${i}`);
-  }
-  await new Promise((resolve) => setTimeout(resolve, DELIVERY_INTERVAL_MS));
+  await interval();
+  for (let i = 0; i < DELIVERY_SETTLE; i++) await sendPaced('warm-up', `settling ${i}`);
   const cpuBefore = process.cpuUsage();
   for (let i = 0; i < DELIVERY_MESSAGES; i++) {
     const sentAt = performance.timeOrigin + performance.now();
-    await send('latency', `bench-delivery ${i} at ${sentAt.toFixed(3)}`);
-    await new Promise((resolve) => setTimeout(resolve, DELIVERY_INTERVAL_MS));
+    await sendPaced('latency', `bench-delivery ${i} at ${sentAt.toFixed(3)}`);
   }
   sending.close();
   const report = nextLine();
