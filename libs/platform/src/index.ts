@@ -11,6 +11,7 @@ export { PortBus, bridgePort } from './adapters/port-bus';
 export { SqliteEventStore, type SqliteEventStoreOptions } from './adapters/sqlite-event-store';
 export { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from './adapters/sqlite-read-models';
 export * from './kit';
+export * from './kit/mail-outbox';
 export { EsdbEventStore, type EsdbClient, type EsdbEventStoreOptions } from './adapters/esdb-event-store';
 export { connectEsdb } from './adapters/esdb-client';
 export { MongoReadModelStore, type MongoReadModelOptions } from './adapters/mongo-read-models';

@@ -53,7 +53,7 @@ describe('mail settings', () => {
 
   it('reads the SMTP settings, with the port following TLS by default', () => {
     expect(loadMailSettings({ TEAMCHAT_SMTP_HOST: 'smtp.example.org' }, '/d', 'h').transport).toEqual({
-      kind: 'smtp', host: 'smtp.example.org', port: 587, secure: false, user: undefined, password: undefined, attempts: 4, retryDelayMs: 2000,
+      kind: 'smtp', host: 'smtp.example.org', port: 587, secure: false, user: undefined, password: undefined, attempts: 4, retryDelayMs: 2000, timeoutMs: 30_000,
     });
     expect(loadMailSettings({ TEAMCHAT_SMTP_HOST: 's', TEAMCHAT_SMTP_SECURE: 'on' }, '/d', 'h').transport).toMatchObject({ port: 465, secure: true });
     expect(loadMailSettings({ TEAMCHAT_SMTP_HOST: 's', TEAMCHAT_SMTP_PORT: '465' }, '/d', 'h').transport).toMatchObject({ port: 465, secure: true });
@@ -63,7 +63,7 @@ describe('mail settings', () => {
         '/d',
         'h',
       ),
-    ).toEqual({ from: 'Chat <chat@example.org>', transport: { kind: 'smtp', host: 's', port: 2525, secure: false, user: 'u', password: 'p', attempts: 1, retryDelayMs: 500 } });
+    ).toEqual({ from: 'Chat <chat@example.org>', transport: { kind: 'smtp', host: 's', port: 2525, secure: false, user: 'u', password: 'p', attempts: 1, retryDelayMs: 500, timeoutMs: 30_000 } });
   });
 
   it.each([
@@ -74,6 +74,7 @@ describe('mail settings', () => {
     [{ TEAMCHAT_SMTP_PASSWORD: 'p' }, 'TEAMCHAT_SMTP_USER'],
     [{ TEAMCHAT_SMTP_ATTEMPTS: '0' }, 'TEAMCHAT_SMTP_ATTEMPTS'],
     [{ TEAMCHAT_SMTP_RETRY_SECONDS: '-1' }, 'TEAMCHAT_SMTP_RETRY_SECONDS'],
+    [{ TEAMCHAT_SMTP_TIMEOUT_SECONDS: '0' }, 'TEAMCHAT_SMTP_TIMEOUT_SECONDS'],
     [{ TEAMCHAT_EMAIL_FROM: 'not an address' }, 'TEAMCHAT_EMAIL_FROM'],
   ])('refuses %j naming the variable', (env, variable) => {
     expect(() => loadMailSettings({ TEAMCHAT_SMTP_HOST: 'smtp.example.org', ...env }, '/d', 'h')).toThrow(variable);

@@ -10,6 +10,7 @@ import {
   AggregateRepository,
   combineHandlers,
   contractServer,
+  createMailOutbox,
   Projector,
   type AppendResult,
   type FactHandlers,
@@ -127,6 +128,9 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     ),
   });
   await projector.start();
+  // Mail is queued by the handlers after their facts and delivered from here, with retries.
+  const mailOutbox = createMailOutbox(config.mail, readModels, deps.mailer, log);
+  mailOutbox.start();
 
   const organization = new AggregateRepository(store, { initial: initialOrganization, evolve: evolveOrganization });
   const commandDeps = { organization, config };
@@ -152,8 +156,8 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     accounts,
     userGroups,
     realmSettings,
-    // No Mailer reaches the services yet: the development stand-in (refuses in production).
-    mailer: deps.mailer,
+    mail: mailOutbox,
+    log,
     config,
   };
   const videoCalls = videoCallProviderOf(config.tools);
@@ -208,7 +212,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     directory,
     realmSettings,
     channelSettingGroupIds: groupDeps.channelSettingGroupIds,
-    mailer: deps.mailer,
+    mail: mailOutbox,
     bus,
     config,
     log,
@@ -377,10 +381,17 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       return { value: { id }, position };
     }),
     serve(api.removePlayground, async (params, { actor }) => ({ value: {}, position: await tools.removePlayground(toolsDeps, actor, params.playground_id) })),
-    serve(api.sendInvites, async (params, { actor }) => ({ value: {}, position: await invites.sendInvites(inviteDeps, actor, params) })),
+    serve(api.sendInvites, async (params, { actor }) => {
+      const { email_delivery, position } = await invites.sendInvites(inviteDeps, actor, params);
+      return { value: email_delivery ? { email_delivery } : {}, position };
+    }),
     serve(api.listInvites, async (_params, { actor }) => ({ value: { invites: await invites.listInvites(inviteDeps, actor) } })),
     serve(api.revokeInvite, async (params, { actor }) => ({ value: {}, position: await invites.revokeInvite(inviteDeps, actor, params.invite_id, false) })),
-    serve(api.resendInvite, async (params, { actor }) => ({ value: {}, position: await invites.resendInvite(inviteDeps, actor, params.invite_id) })),
+    serve(api.resendInvite, async (params, { actor }) => {
+      const { email_delivery, position } = await invites.resendInvite(inviteDeps, actor, params.invite_id);
+      return { value: { email_delivery }, position };
+    }),
+    serve(api.mailOutbox, async (params) => ({ value: { mails: await mailOutbox.list(params) } })),
     serve(api.createMultiuseInvite, async (params, { actor }) => {
       const { invite_link, position } = await invites.createMultiuseInvite(inviteDeps, actor, { ...params, stream_ids: params.stream_ids ?? [] });
       return { value: { invite_link }, position };
@@ -436,6 +447,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   return {
     async stop() {
       await Promise.all(subscriptions.map((s) => s.unsubscribe()));
+      await mailOutbox.stop();
       await projector.stop();
     },
   };

@@ -82,3 +82,12 @@ export function endpoint<P extends ZodObject, R extends ZodObject, A extends boo
 export const NoParams = z.object({});
 /** The reply of an endpoint that answers with nothing but success. */
 export const EmptyReply = z.object({});
+
+/**
+ * Where the mail a request queued stands when it answers (this server's addition; Zulip
+ * clients ignore members they do not know): `pending` until the outbox delivers it, `sent`
+ * when delivery was immediate (the development outbox), `failed` if it was given up. The
+ * request's change is in place whatever it says. Absent when the request mailed nothing.
+ */
+export const EmailDelivery = z.enum(['pending', 'sent', 'failed']);
+export const EmailDeliveryReply = z.object({ email_delivery: EmailDelivery.optional() });

@@ -24,7 +24,7 @@ import { navigationViewsEndpoints } from './navigation-views';
 import { devicesEndpoints } from './devices';
 import { emojiEndpoints, uploadsEndpoints } from './uploads';
 import { settingsEndpoints } from './settings';
-import { invitesChannelsEndpoints, invitesEndpoints } from './invites';
+import { invitesChannelsEndpoints, invitesEndpoints, mailOutboxEndpoints } from './invites';
 
 export * from './contract';
 export * from './accounts';
@@ -64,6 +64,7 @@ export const endpoints = {
     ...emojiEndpoints,
     ...settingsEndpoints,
     ...invitesEndpoints,
+    ...mailOutboxEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints, ...invitesChannelsEndpoints },
   messaging: {

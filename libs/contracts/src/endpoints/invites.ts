@@ -5,7 +5,7 @@
  * channels to subscribe the new user and messaging to post the bots' messages.
  */
 import { z } from 'zod';
-import { EmptyReply, endpoint, NoParams } from './contract';
+import { EmailDelivery, EmailDeliveryReply, EmptyReply, endpoint, NoParams } from './contract';
 
 const int = () => z.number().int();
 /** null: never expires (a JSON null on the wire); absent: the server's default. */
@@ -54,7 +54,7 @@ export const invitesEndpoints = {
       notify_referrer_on_join: z.boolean().optional(),
       ...InvitationParams,
     }),
-    reply: EmptyReply,
+    reply: EmailDeliveryReply,
   }),
   listInvites: endpoint({
     service: 'accounts',
@@ -78,7 +78,7 @@ export const invitesEndpoints = {
     http: { method: 'POST', path: '/invites/{invite_id}/resend' },
     auth: true,
     params: z.object({ invite_id: int() }),
-    reply: EmptyReply,
+    reply: EmailDeliveryReply,
   }),
   createMultiuseInvite: endpoint({
     service: 'accounts',
@@ -143,6 +143,33 @@ export const invitesEndpoints = {
     auth: false,
     params: z.object({ key: z.string(), email: z.string().optional(), full_name: z.string(), password: z.string() }),
     reply: z.object({ user_id: int(), email: z.string() }),
+  }),
+};
+
+/** A queued mail as operators see it (MailOutbox's record without its body). */
+export const MailOutboxEntry = z.object({
+  _id: z.string(),
+  purpose: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  state: EmailDelivery,
+  attempts: int(),
+  due_at: z.number(),
+  lease_until: z.number(),
+  last_error: z.string().nullable(),
+  response_code: int().nullable(),
+  created_at: z.number(),
+  finished_at: z.number().nullable(),
+});
+
+export const mailOutboxEndpoints = {
+  /** Internal (operators, tests): the accounts service's mail outbox, newest first, without bodies. */
+  mailOutbox: endpoint({
+    service: 'accounts',
+    subject: 'accounts.mail_outbox',
+    auth: false,
+    params: z.object({ state: EmailDelivery.optional(), limit: int().optional() }),
+    reply: z.object({ mails: z.array(MailOutboxEntry) }),
   }),
 };
 

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { MAX_WIRE_BYTES_PER_CODE_POINT } from '../limits';
 import { StoredDraft } from '../tools-facts';
-import { EmptyReply, endpoint, NoParams } from './contract';
+import { EmailDeliveryReply, EmptyReply, endpoint, NoParams } from './contract';
 import { UpdateSettingsParams } from './settings';
 
 const int = () => z.number().int();
@@ -179,6 +179,6 @@ export const toolsEndpoints = {
     http: { method: 'PATCH', path: '/settings', aliases: ['/settings/display', '/settings/notifications'] },
     auth: true,
     params: UpdateSettingsParams,
-    reply: EmptyReply,
+    reply: EmailDeliveryReply,
   }),
 };

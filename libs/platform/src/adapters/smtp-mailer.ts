@@ -26,6 +26,8 @@ export interface SmtpMailerOptions {
   attempts: number;
   /** The wait before the second attempt; each later wait is twice the one before. */
   retryDelayMs: number;
+  /** How long to wait for the connection, the greeting, and each answer (default 30 s). */
+  timeoutMs?: number | undefined;
 }
 
 /** The last attempt's failure, after which the message was given up. */
@@ -64,9 +66,9 @@ export class SmtpMailer implements Mailer {
       secure: options.secure,
       ...(options.user !== undefined ? { auth: { user: options.user, pass: options.password } } : {}),
       // Bounded waits: a server that hangs costs an attempt, not a stuck send.
-      connectionTimeout: 30_000,
-      greetingTimeout: 30_000,
-      socketTimeout: 60_000,
+      connectionTimeout: options.timeoutMs ?? 30_000,
+      greetingTimeout: options.timeoutMs ?? 30_000,
+      socketTimeout: options.timeoutMs ?? 60_000,
     });
   }
 
@@ -90,7 +92,8 @@ export class SmtpMailer implements Mailer {
         const responseCode = typeof failure.responseCode === 'number' ? failure.responseCode : undefined;
         const permanent = responseCode !== undefined && responseCode >= 500;
         if (permanent || attempt >= attempts) {
-          this.log.error({ ...about, attempts: attempt, code: failure.code, responseCode, reason }, 'email could not be delivered');
+          // With one attempt a call (under the mail outbox) the outbox reports the outcome.
+          this.log[attempts === 1 ? 'debug' : 'error']({ ...about, attempts: attempt, code: failure.code, responseCode, reason }, 'email could not be delivered');
           throw new MailDeliveryError(
             `The email "${email.subject}" to ${email.to} could not be delivered (${attempt} attempt${attempt === 1 ? '' : 's'}): ${reason}`,
             attempt,

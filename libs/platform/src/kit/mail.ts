@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import { OutboxMailer } from '../adapters/outbox-mailer';
 import { SmtpMailer, type SmtpMailerOptions } from '../adapters/smtp-mailer';
 import type { Mailer } from '../ports/mailer';
+import type { ReadModelStore } from '../ports/read-models';
+import { MailOutbox, type MailRetryPolicy } from './mail-outbox';
 
 export interface SmtpSettings extends SmtpMailerOptions {
   kind: 'smtp';
@@ -41,6 +43,14 @@ function onOff(env: NodeJS.ProcessEnv, variable: string): boolean | undefined {
   throw new Error(`${variable}=${JSON.stringify(text)}: expected on or off`);
 }
 
+function seconds(env: NodeJS.ProcessEnv, variable: string, fallback: number, min: number): number {
+  const text = env[variable]?.trim();
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!(value >= min) || !Number.isFinite(value)) throw new Error(`${variable}=${JSON.stringify(env[variable])}: expected a number of seconds (${min} or more)`);
+  return value;
+}
+
 /** An address as in a From header: `name@host` or `Name <name@host>`. */
 const FROM_ADDRESS = /^(?:[^<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
 
@@ -59,10 +69,8 @@ export function loadMailSettings(env: NodeJS.ProcessEnv, dataDir: string, realmH
   if ((user === undefined) !== (password === undefined)) {
     throw new Error('TEAMCHAT_SMTP_USER and TEAMCHAT_SMTP_PASSWORD: set both (a server that needs a login) or neither');
   }
-  const retrySeconds = Number(env.TEAMCHAT_SMTP_RETRY_SECONDS?.trim() || '2');
-  if (!(retrySeconds >= 0) || !Number.isFinite(retrySeconds)) {
-    throw new Error(`TEAMCHAT_SMTP_RETRY_SECONDS=${JSON.stringify(env.TEAMCHAT_SMTP_RETRY_SECONDS)}: expected a number of seconds (0 or more)`);
-  }
+  const retrySeconds = seconds(env, 'TEAMCHAT_SMTP_RETRY_SECONDS', 2, 0);
+  const timeoutSeconds = seconds(env, 'TEAMCHAT_SMTP_TIMEOUT_SECONDS', 30, 0.1);
   return {
     from,
     transport: {
@@ -74,6 +82,7 @@ export function loadMailSettings(env: NodeJS.ProcessEnv, dataDir: string, realmH
       password,
       attempts: wholeNumber(env, 'TEAMCHAT_SMTP_ATTEMPTS', 4, 1),
       retryDelayMs: Math.round(retrySeconds * 1000),
+      timeoutMs: Math.round(timeoutSeconds * 1000),
     },
   };
 }
@@ -84,10 +93,38 @@ export function describeMailTransport(settings: MailSettings): string {
   return t.kind === 'outbox' ? `outbox ${t.dir}` : `smtp${t.secure ? 's' : ''}://${t.user ? `${t.user}@` : ''}${t.host}:${t.port}`;
 }
 
-/** The composition roots' one way to a Mailer: every service that sends mail gets this one. */
+/**
+ * The composition roots' one way to a Mailer (ServiceDeps.mailer): one attempt per send.
+ * Services do not send through it directly but through a MailOutbox (createMailOutbox),
+ * which stores each mail first and does the retrying, so no request waits on the server.
+ */
 export function createMailer(settings: MailSettings, log: Logger): Mailer {
   const t = settings.transport;
-  return t.kind === 'outbox' ? new OutboxMailer(t.dir, settings.from) : new SmtpMailer(t, settings.from, log.child({ component: 'mailer' }));
+  return t.kind === 'outbox' ? new OutboxMailer(t.dir, settings.from) : new SmtpMailer({ ...t, attempts: 1 }, settings.from, log.child({ component: 'mailer' }));
+}
+
+/** The outbox's retries: the SMTP settings' (TEAMCHAT_SMTP_ATTEMPTS, _RETRY_SECONDS, _TIMEOUT_SECONDS), or the same defaults for the file outbox. */
+export function mailRetryPolicy(settings: MailSettings): MailRetryPolicy {
+  const t = settings.transport;
+  if (t.kind === 'outbox') return { attempts: 4, retryDelayMs: 2000, attemptTimeoutMs: 30_000 };
+  // An attempt may spend the timeout connecting, again waiting for the greeting, and again on a stalled reply.
+  const timeoutMs = t.timeoutMs ?? 30_000;
+  return { attempts: t.attempts, retryDelayMs: t.retryDelayMs, attemptTimeoutMs: timeoutMs * 3 + 1000 };
+}
+
+/**
+ * A service's durable outbox over its own read-model store, sending through `transport`
+ * (ServiceDeps.mailer). With the development file transport a request waits for the
+ * first attempt (a local write), so /emails lists the mail as soon as the request is answered.
+ */
+export function createMailOutbox(settings: MailSettings, store: ReadModelStore, transport: Mailer, log: Logger): MailOutbox {
+  return new MailOutbox({
+    store,
+    transport,
+    policy: mailRetryPolicy(settings),
+    log: log.child({ component: 'mail-outbox' }),
+    awaitFirstAttempt: settings.transport.kind === 'outbox',
+  });
 }
 
 /**

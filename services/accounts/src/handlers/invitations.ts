@@ -1,7 +1,9 @@
 /**
  * Invitation and allowed-domain commands: read what the deciders need (the inviter, the
  * channels and groups an invitation names, the organization's address rules), decide on
- * the invitation or domain stream, append, then send the emails. Accepting a link makes
+ * the invitation or domain stream, append, then queue the emails in the mail outbox (a
+ * mail server's outage never refuses a stored invitation: the reply says the mail is
+ * pending, and the outbox keeps trying). Accepting a link makes
  * the account on the organization's stream (whose email uniqueness is what keeps a
  * single-use link to one account), marks the invitation, and asks channels and messaging
  * for the rest: subscriptions, the referrer's notice, the welcome text.
@@ -9,7 +11,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError, badRequest, endpoints, streams, type Actor, type GroupMember, type StoredInvitation } from '@teamchat/contracts';
 import type { Directory, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
-import { callContract, type AggregateRepository, type AppendResult, type Bus, type Mailer, type ServerConfig } from '@teamchat/platform';
+import { callContract, type AggregateRepository, type AppendResult, type Bus, type MailQueue, type MailState, type ServerConfig } from '@teamchat/platform';
 import { canAddSubscribers, hasMetadataAccess, isAdministrator, isUserInGroupSetting } from '@teamchat/policies';
 import type { Logger } from 'pino';
 import { newCredentials } from '../domain/credentials';
@@ -32,6 +34,7 @@ import { checkFullName, decideCreateUser, type OrganizationState } from '../doma
 import { hashPassword, MAX_PASSWORD_LENGTH } from '../domain/passwords';
 import { decideAddRealmDomain, decideChangeRealmDomain, decideRemoveRealmDomain, type RealmDomainsState } from '../domain/realm-domains';
 import { decideAddInvitee, mayAddMembers, type UserGroupsState } from '../domain/user-groups';
+import { deliveryOf, queueMail } from './mail';
 import { contextOf } from './user-groups';
 
 export interface InvitationDeps {
@@ -43,7 +46,8 @@ export interface InvitationDeps {
   directory: Directory;
   realmSettings: RealmSettingsProjection;
   channelSettingGroupIds(): Promise<Set<number>>;
-  mailer: Mailer;
+  /** The service's mail outbox: mail is queued after the facts, never sent inside the request. */
+  mail: MailQueue;
   bus: Bus;
   config: ServerConfig;
   log: Logger;
@@ -132,44 +136,44 @@ async function invitationContext(deps: InvitationDeps, actor: Actor, opts: Invit
 
 // --- Emails ----------------------------------------------------------------------------
 
-/** Sends every invitation's email; one that fails does not stop the others, and the request then says so. */
-async function sendInvitationEmails(deps: InvitationDeps, invitations: readonly StoredInvitation[], inviterName: string) {
-  const failed = (await Promise.allSettled(invitations.map((invitation) => sendInvitationEmail(deps, invitation, inviterName)))).find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+/** Queues every invitation's email: the invitations are stored whatever becomes of the mail. */
+async function sendInvitationEmails(deps: InvitationDeps, invitations: readonly StoredInvitation[], inviterName: string): Promise<MailState | undefined> {
+  const states: MailState[] = [];
+  for (const invitation of invitations) states.push(await sendInvitationEmail(deps, invitation, inviterName));
+  return deliveryOf(states);
 }
 
-async function sendInvitationEmail(deps: InvitationDeps, invitation: StoredInvitation, inviterName: string) {
+async function sendInvitationEmail(deps: InvitationDeps, invitation: StoredInvitation, inviterName: string): Promise<MailState> {
   const link = invitationLink(deps.config, invitationKey(deps.config.serverSecret, invitation));
   const realm = (await deps.realmSettings.current()).name || 'the organization';
-  try {
-    await deps.mailer.send({
+  return queueMail(
+    deps.mail,
+    deps.log,
+    {
       to: invitation.email!,
       subject: `${inviterName} invited you to join ${realm}`,
       text: `${inviterName} invited you to join ${realm}.\n\nSign up here: ${link}\n\n${invitation.expiry_date === null ? 'The invitation does not expire.' : `The invitation expires on ${new Date(invitation.expiry_date * 1000).toUTCString()}.`}\n`,
-    });
-  } catch (err) {
-    // The invitation stands (it is listed and can be resent); the failure is reported, never the link.
-    deps.log.error({ err: (err as Error).message, invitation_id: invitation.id }, 'invitation email not sent');
-    throw badRequest('The invitation was saved, but its email could not be sent; resend it later.');
-  }
+    },
+    'invitation',
+  );
 }
 
 /**
  * The welcome email a new account gets (as Zulip's followup_day1): where to log in and
- * with which address. Best effort: the account exists whether or not the mail leaves, and
- * a failure is logged without the address's mail content.
+ * with which address. Queued like every mail; the account exists whatever becomes of it.
  */
-async function sendWelcomeEmail(deps: InvitationDeps, email: string, fullName: string) {
+async function sendWelcomeEmail(deps: InvitationDeps, email: string, fullName: string): Promise<void> {
   const realm = (await deps.realmSettings.current()).name || 'the organization';
-  try {
-    await deps.mailer.send({
+  await queueMail(
+    deps.mail,
+    deps.log,
+    {
       to: email,
       subject: `Welcome to ${realm}`,
       text: `Welcome to ${realm}, ${fullName}!\n\nYour account is ready at ${deps.config.realmUri}\nLog in with your email address, ${email}, and the password you chose.\n`,
-    });
-  } catch (err) {
-    deps.log.warn({ err: (err as Error).message }, 'welcome email not sent');
-  }
+    },
+    'welcome',
+  );
 }
 
 // --- Commands --------------------------------------------------------------------------
@@ -190,16 +194,17 @@ export async function sendInvites(deps: InvitationDeps, actor: Actor, params: Se
     return { facts: decided.facts, result: decided };
   });
   const inviter = org.usersById.get(actor.user_id);
-  await sendInvitationEmails(deps, result.invitations, inviter?.full_name ?? 'Someone');
+  const email_delivery = await sendInvitationEmails(deps, result.invitations, inviter?.full_name ?? 'Someone');
   if (result.skipped.length > 0) {
     throw new ApiError('INVITATION_FAILED', "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!", 400, {
       errors: result.skipped,
       sent_invitations: true,
       daily_limit_reached: false,
       license_limit_reached: false,
+      ...(email_delivery ? { email_delivery } : {}),
     });
   }
-  return positionOf(append);
+  return { email_delivery, position: positionOf(append) };
 }
 
 export async function createMultiuseInvite(deps: InvitationDeps, actor: Actor, params: InvitationOptions) {
@@ -248,8 +253,8 @@ export async function resendInvite(deps: InvitationDeps, actor: Actor, invitatio
     return { facts: decided.facts, result: decided.invitation };
   });
   const inviter = await deps.directory.userById(result.invited_by_user_id);
-  await sendInvitationEmail(deps, result, inviter?.full_name ?? 'Someone');
-  return positionOf(append);
+  const email_delivery = await sendInvitationEmail(deps, result, inviter?.full_name ?? 'Someone');
+  return { email_delivery, position: positionOf(append) };
 }
 
 // --- The registration page ---------------------------------------------------------------

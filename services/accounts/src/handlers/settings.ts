@@ -1,13 +1,18 @@
 /**
- * PATCH /settings (and its deprecated aliases): checks the whole request first, then the
- * account changes on the organization's stream and the personal settings on each target's
- * own data stream. An email change sends its confirmation link through the Mailer; the
- * link's key is never stored, only its hash.
+ * PATCH /settings (and its deprecated aliases): decided as one. Every check runs before the
+ * first append (the parameters, the password, the account changes against the
+ * organization, the personal settings against each target's data), so a refusal changes
+ * nothing; then the account changes go on the organization's stream and the personal
+ * settings on each target's own data stream. An email change queues its confirmation link
+ * in the mail outbox after those appends: a mail server that is down, slow or refusing
+ * leaves the request applied, and the reply's `email_delivery` says where the mail is.
+ * The link's key is never stored in a fact, only its hash.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { badRequest, streams, type Actor, type RealmSettings, type UpdateSettingsParams, type UserSettingName } from '@teamchat/contracts';
 import type { Directory, UserDoc } from '@teamchat/directory';
-import type { AggregateRepository, AppendResult, Mailer, ServerConfig } from '@teamchat/platform';
+import type { AggregateRepository, AppendResult, MailQueue, MailState, ServerConfig } from '@teamchat/platform';
+import type { Logger } from 'pino';
 import { dummyEmail, emailDomainOf, isAdministrator, maySeeRealEmail, type GroupDirectory } from '@teamchat/policies';
 import { checkPasswordChange, decideAccountChanges, decideConfirmEmailChange } from '../domain/account-settings';
 import { personAudience, type OrganizationState } from '../domain/organization';
@@ -16,6 +21,7 @@ import type { UserDataState } from '../domain/user-data';
 import { checkSettings, decideUpdateSettings, settingOf, type SettingChanges } from '../domain/user-settings';
 import type { AccountsReadModel } from '../projections/credentials';
 import { groupMembers } from '../queries/user-groups';
+import { queueMail } from './mail';
 
 export interface SettingsDeps {
   organization: AggregateRepository<OrganizationState>;
@@ -24,7 +30,9 @@ export interface SettingsDeps {
   accounts: Pick<AccountsReadModel, 'passwords'>;
   userGroups: { snapshot(): Promise<Parameters<typeof groupMembers>[1] & GroupDirectory> };
   realmSettings: { current(): Promise<RealmSettings> };
-  mailer: Mailer;
+  /** The service's mail outbox: mail is queued after the facts, never sent inside the request. */
+  mail: MailQueue;
+  log: Logger;
   config: Pick<ServerConfig, 'realmUri' | 'realmHost'>;
 }
 
@@ -61,7 +69,15 @@ function shownEmail(user: UserDoc, data: UserDataState, realm: RealmSettings, ho
   return user.is_bot || everyone ? user.email : dummyEmail(user._id, host);
 }
 
-async function applySettings(deps: SettingsDeps, actor: Actor, userId: number, changes: SettingChanges, skip: boolean): Promise<number | undefined> {
+/** A target's settings change, with everything it needs loaded and checked: running it only appends. */
+type PreparedSettings = () => Promise<number | undefined>;
+
+/**
+ * Loads what a target's settings change needs and decides it once on the current state,
+ * so that a refusal comes before any append of the request; the returned step decides
+ * again on the state it appends to (execute's optimistic retry).
+ */
+async function prepareSettings(deps: SettingsDeps, actor: Actor, userId: number, changes: SettingChanges, skip: boolean): Promise<PreparedSettings | undefined> {
   const user = await deps.directory.userById(userId);
   if (!user) return undefined;
   const realm = await deps.realmSettings.current();
@@ -81,8 +97,8 @@ async function applySettings(deps: SettingsDeps, actor: Actor, userId: number, c
         },
       }
     : undefined;
-  const { append } = await deps.userData.execute(streams.userData(userId), (state) => ({
-    facts: decideUpdateSettings(state, {
+  const decide = (state: UserDataState) =>
+    decideUpdateSettings(state, {
       user_id: userId,
       changes,
       ...(actor.user_id !== userId ? { acting_user_id: actor.user_id, skip_if_already_edited: skip } : {}),
@@ -90,24 +106,34 @@ async function applySettings(deps: SettingsDeps, actor: Actor, userId: number, c
         ? { profile: { audience_user_ids: audience, email: shownEmail(user, state, realm, host) } }
         : {}),
       ...(emailViewers ? { emailViewers } : {}),
-    }),
-    result: undefined,
-  }));
-  return positionOf(append);
+    });
+  decide((await deps.userData.load(streams.userData(userId))).state);
+  return async () => {
+    const { append } = await deps.userData.execute(streams.userData(userId), (state) => ({ facts: decide(state), result: undefined }));
+    return positionOf(append);
+  };
 }
 
-export async function updateSettings(deps: SettingsDeps, actor: Actor, params: UpdateSettingsParams): Promise<{ value: Record<string, never>; position: number | undefined }> {
+type SettingsReply = { value: { email_delivery?: MailState }; position: number | undefined };
+
+export async function updateSettings(deps: SettingsDeps, actor: Actor, params: UpdateSettingsParams): Promise<SettingsReply> {
   const changes = checkSettings(settingChangesOf(params));
+  const hasSettings = Object.keys(changes).length > 0;
   if (params.target_users !== undefined) {
     const account = ACCOUNT_PARAMS.find((name) => params[name] !== undefined);
     if (account !== undefined) throw badRequest(`${account} cannot be changed for other users`);
     const targets = await targetsOf(deps, actor, params.target_users);
+    // Every target decided before the first append.
+    const prepared: PreparedSettings[] = [];
+    for (const userId of targets) {
+      const step = await prepareSettings(deps, actor, userId, changes, params.target_users.skip_if_already_edited === true);
+      if (step) prepared.push(step);
+    }
     let position: number | undefined;
-    for (const userId of targets) position = (await applySettings(deps, actor, userId, changes, params.target_users.skip_if_already_edited === true)) ?? position;
+    for (const step of prepared) position = (await step()) ?? position;
     return { value: {}, position };
   }
 
-  // The account changes first: they are checked whole, and a refusal leaves the settings too.
   checkPasswordChange(params);
   if ((params.new_password?.length ?? 0) > MAX_PASSWORD_LENGTH || (params.old_password?.length ?? 0) > MAX_PASSWORD_LENGTH) throw badRequest('Password is too long');
   const realm = await deps.realmSettings.current();
@@ -120,8 +146,9 @@ export async function updateSettings(deps: SettingsDeps, actor: Actor, params: U
         }
       : undefined;
   const key = params.email !== undefined ? randomBytes(24).toString('base64url') : undefined;
-  const { result: facts, append } = await deps.organization.execute(streams.organization, (state) => {
-    const decided = decideAccountChanges(state, {
+  const accountChanges = params.full_name !== undefined || password !== undefined || key !== undefined;
+  const decideAccount = (state: OrganizationState) =>
+    decideAccountChanges(state, {
       actor,
       nameChangesDisabled: realm.name_changes_disabled,
       emailChangesDisabled: realm.email_changes_disabled,
@@ -129,24 +156,40 @@ export async function updateSettings(deps: SettingsDeps, actor: Actor, params: U
       ...(password ? { password } : {}),
       ...(params.email !== undefined && key ? { email: { new_email: params.email, key_hash: sha256(key), now: Date.now() } } : {}),
     });
-    // Settings are checked against the user's data before the account facts are stored.
-    return { facts: decided, result: decided };
-  });
-  let position = positionOf(append);
-  const requested = facts.find((f) => f.type === 'EmailChangeRequested');
-  if (requested && key) await sendConfirmation(deps, requested.new_email, key);
-  if (Object.keys(changes).length) position = (await applySettings(deps, actor, actor.user_id, changes, false)) ?? position;
-  return { value: {}, position };
+  // Decided as one: the account changes and the personal settings are both checked on the
+  // current state before either is appended, so a refusal of one leaves the other undone.
+  if (accountChanges) decideAccount((await deps.organization.load(streams.organization)).state);
+  const settingsStep = hasSettings ? await prepareSettings(deps, actor, actor.user_id, changes, false) : undefined;
+
+  let position: number | undefined;
+  let requested: string | undefined;
+  if (accountChanges) {
+    const { result: facts, append } = await deps.organization.execute(streams.organization, (state) => {
+      const decided = decideAccount(state);
+      return { facts: decided, result: decided };
+    });
+    position = positionOf(append);
+    requested = facts.find((f) => f.type === 'EmailChangeRequested')?.new_email;
+  }
+  if (settingsStep) position = (await settingsStep()) ?? position;
+  // Only now, with every fact stored, the mail: queued, never awaited on a mail server.
+  const email_delivery = requested !== undefined && key ? await sendConfirmation(deps, requested, key) : undefined;
+  return { value: email_delivery === undefined ? {} : { email_delivery }, position };
 }
 
 /** The link goes only to the new address: whoever opens it proves they receive mail there. */
-async function sendConfirmation(deps: SettingsDeps, to: string, key: string): Promise<void> {
+async function sendConfirmation(deps: SettingsDeps, to: string, key: string): Promise<MailState> {
   const link = `${deps.config.realmUri.replace(/\/$/, '')}/api/v1/settings/email/confirm/${key}`;
-  await deps.mailer.send({
-    to,
-    subject: 'Verify your new email address',
-    text: `Open this link to use ${to} as the email address of your account:\n\n${link}\n\nThe link works for one day. If you did not ask for this change, ignore this mail.\n`,
-  });
+  return queueMail(
+    deps.mail,
+    deps.log,
+    {
+      to,
+      subject: 'Verify your new email address',
+      text: `Open this link to use ${to} as the email address of your account:\n\n${link}\n\nThe link works for one day. If you did not ask for this change, ignore this mail.\n`,
+    },
+    'email_change',
+  );
 }
 
 export async function confirmEmailChange(deps: SettingsDeps, key: string) {
