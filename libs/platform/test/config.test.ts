@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { DEFAULT_RATE_LIMITS, loadConfig, loadHttpSettings } from '@teamchat/platform';
 
 const dirs: string[] = [];
@@ -21,6 +21,54 @@ describe('loadConfig', () => {
     expect(readFileSync(join(dir, 'server-secret'), 'utf8')).toBe(first.serverSecret);
     expect(statSync(join(dir, 'server-secret')).mode & 0o077).toBe(0);
     expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir() }).serverSecret).not.toBe(first.serverSecret);
+  });
+
+  it('creates the data directory 0700 whatever the umask, and leaves the process creating private files', () => {
+    const dir = join(dataDir(), 'nested', 'data');
+    process.umask(0o022);
+    loadConfig({ TEAMCHAT_DATA_DIR: dir });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(process.umask()).toBe(0o077);
+    writeFileSync(join(dir, 'later'), 'x');
+    expect(statSync(join(dir, 'later')).mode & 0o777).toBe(0o600);
+  });
+
+  describe('an existing data directory open to others', () => {
+    const open = () => {
+      const dir = join(dataDir(), 'data');
+      mkdirSync(dir);
+      chmodSync(dir, 0o755);
+      writeFileSync(join(dir, 'events.sqlite'), '');
+      chmodSync(join(dir, 'events.sqlite'), 0o644);
+      return dir;
+    };
+
+    it('is refused in production, as a configuration error naming what is exposed and the fix, and left as it was', () => {
+      const dir = open();
+      expect(() => loadConfig({ TEAMCHAT_DATA_DIR: dir, TEAMCHAT_MODE: 'production' })).toThrow(
+        expect.objectContaining({
+          code: 'CONFIGURATION',
+          message: `data directory ${dir} is readable by other users (the directory 0755, events.sqlite 0644): make it private with \`chmod -R go= ${dir}\` and start again`,
+        }),
+      );
+      expect(statSync(dir).mode & 0o777).toBe(0o755);
+      expect(statSync(join(dir, 'events.sqlite')).mode & 0o777).toBe(0o644);
+    });
+
+    it('is made private in development, saying so in one line', () => {
+      const dir = open();
+      const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        loadConfig({ TEAMCHAT_DATA_DIR: dir });
+        expect(write.mock.calls).toEqual([[`data directory ${dir} was readable by other users (the directory 0755, events.sqlite 0644): made it private to its owner\n`]]);
+      } finally {
+        write.mockRestore();
+      }
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dir, 'events.sqlite')).mode & 0o777).toBe(0o600);
+      // The secret created afterwards is private too.
+      expect(statSync(join(dir, 'server-secret')).mode & 0o777).toBe(0o600);
+    });
   });
 
   it('takes the secret from TEAMCHAT_SECRET when set', () => {

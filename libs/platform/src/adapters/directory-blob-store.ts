@@ -1,7 +1,8 @@
 /**
  * Blobs as files under one directory (the data directory's `uploads`): each written (or
  * streamed) to a temporary file and renamed into place, so a reader sees the whole file
- * or none.
+ * or none. Directories are made 0700 and files 0600 (the bytes are users' private files),
+ * whatever the process's umask (see kit/data-dir.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -21,20 +22,20 @@ export class DirectoryBlobStore implements BlobStore {
   /** The type is not kept: downloads take it from the owning service's record. */
   async put(key: string, bytes: Buffer, _contentType?: string): Promise<void> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(temporary, bytes, { flush: true });
+    await writeFile(temporary, bytes, { flush: true, mode: 0o600 });
     await rename(temporary, path);
   }
 
   /** Streamed into a temporary file beside the target, which is removed if the source fails. */
   async putStream(key: string, source: AsyncIterable<Buffer>, _contentType?: string): Promise<number> {
     const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     const counted = countingChunks(source);
     try {
-      const file = createWriteStream(temporary, { flush: true });
+      const file = createWriteStream(temporary, { flush: true, mode: 0o600 });
       await pipeline(counted.chunks, file);
       await rename(temporary, path);
     } catch (err) {

@@ -37,7 +37,8 @@ export class OutboxMailer implements Mailer {
   ) {}
 
   async send(email: OutgoingEmail): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
+    // Mail holds invitation and confirmation links: the directory is its owner's alone.
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const now = Date.now();
     sequence = (sequence + 1) % 1_000_000;
     const id = `${String(now).padStart(15, '0')}-${process.pid.toString(36)}-${String(sequence).padStart(6, '0')}-${randomBytes(3).toString('hex')}`;

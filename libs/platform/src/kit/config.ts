@@ -3,8 +3,9 @@
  * embedded server and the separate processes of the distributed mode agree.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { preparePrivateDataDir } from './data-dir';
 import { loadMailSettings, type MailSettings } from './mail';
 
 export interface ServerConfig {
@@ -229,7 +230,10 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv, mode: ServerConfig['mod
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const mode = env.TEAMCHAT_MODE === 'production' ? 'production' : 'development';
   const dataDir = resolve(env.TEAMCHAT_DATA_DIR ?? 'data');
-  mkdirSync(dataDir, { recursive: true });
+  // Every process that writes the data directory loads its configuration first: from here
+  // on what it creates is private (the umask), and a directory open to others is refused
+  // in production (data-dir.ts).
+  preparePrivateDataDir(dataDir, mode);
   const port = env.PORT ?? '9991';
   const realmHost = env.TEAMCHAT_REALM_HOST ?? `127.0.0.1:${port}`;
   const jwtSecret = env.ZULIP_JWT_SECRET ?? (mode === 'development' ? 'dev-jwt-secret' : undefined);

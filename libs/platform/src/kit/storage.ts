@@ -5,6 +5,7 @@
  * A caller may name other files (the distributed processes take TEAMCHAT_EVENT_STORE
  * and TEAMCHAT_READ_MODELS).
  */
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../adapters/sqlite-event-store';
 import { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from '../adapters/sqlite-read-models';
@@ -24,7 +25,7 @@ export function openEventStore(
   file = join(config.dataDir, 'events.sqlite'),
   options: { syncLoneInline?: boolean } = {},
 ): SqliteEventStore {
-  return SqliteEventStore.open(file, { backgroundCheckpoints: true, ...options });
+  return SqliteEventStore.open(privateFile(file), { backgroundCheckpoints: true, ...options });
 }
 
 export function openReadModels(
@@ -32,5 +33,16 @@ export function openReadModels(
   service: string,
   file = join(config.dataDir, `${service}.read-models.sqlite`),
 ): SqliteReadModelStore {
-  return SqliteReadModelStore.open(file, { backgroundCheckpoints: true, commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS });
+  return SqliteReadModelStore.open(privateFile(file), { backgroundCheckpoints: true, commitWithinMs: READ_MODEL_COMMIT_WITHIN_MS });
+}
+
+/**
+ * SQLite creates a database file 0644 less the umask, and its -wal and -shm files with the
+ * database file's own mode: creating the (empty, hence valid) database file 0600 first keeps
+ * all three private even in a process whose umask was never narrowed (see data-dir.ts). An
+ * existing file is left as it is.
+ */
+function privateFile(file: string): string {
+  if (file !== ':memory:' && !file.startsWith('file:')) closeSync(openSync(file, 'a', 0o600));
+  return file;
 }
