@@ -6,7 +6,7 @@
  * the bus, like any gateway would, so it works on whatever engines the services use.
  */
 import { isApiError } from '@teamchat/contracts';
-import { connectBus, createLogger, loadConfig, loadEngineSettings, type Bus } from '@teamchat/platform';
+import { connectBus, createLogger, exitOnStartupFailure, loadConfigOrExplain, loadEngineSettings, type Bus } from '@teamchat/platform';
 import { startEmbeddedServices } from './embedded';
 
 export async function reachAccounts(tool: string): Promise<{ bus: Bus; stop(): Promise<void> }> {
@@ -15,16 +15,18 @@ export async function reachAccounts(tool: string): Promise<{ bus: Bus; stop(): P
     const bus = await connectBus(loadEngineSettings(tool), tool);
     return { bus, stop: () => bus.close() };
   }
-  const services = await startEmbeddedServices(loadConfig(), createLogger(tool));
+  const services = await startEmbeddedServices(loadConfigOrExplain(), createLogger(tool));
   return { bus: services.bus, stop: () => services.stop() };
 }
 
 /**
  * Runs one tool's request against the accounts service: what it prints on success, a
- * one-line `error: ...` on stderr and exit code 1 on refusal, the connection closed either way.
+ * one-line `error: ...` on stderr and exit code 1 on refusal, the connection closed either way;
+ * a start that fails (see exitOnStartupFailure) is one line and exit code 1 as well.
  */
 export async function runTool(tool: string, request: (bus: Bus) => Promise<string>): Promise<void> {
-  const accounts = await reachAccounts(tool);
+  // A data directory refused (open to others in production) or a bus out of reach: one line, exit code 1.
+  const accounts = await reachAccounts(tool).catch((err: unknown) => exitOnStartupFailure(tool, err));
   try {
     process.stdout.write(await request(accounts.bus));
   } catch (err) {

@@ -2,12 +2,12 @@
  * `npm start`: the embedded server. Development mode (the default) seeds the
  * development organization on first start; TEAMCHAT_MODE=production seeds nothing.
  */
-import { createLogger, describeMailTransport, developmentOutboxDir, loadConfig } from '@teamchat/platform';
+import { createLogger, describeMailTransport, developmentOutboxDir, exitOnStartupFailure, loadConfigOrExplain } from '@teamchat/platform';
 import { startEmbeddedServer } from './embedded';
 
 async function main() {
   const log = createLogger('teamchat');
-  const config = loadConfig();
+  const config = loadConfigOrExplain();
   const port = Number(process.env.PORT ?? 9991);
   const server = await startEmbeddedServer(config, log, { host: process.env.HOST ?? '127.0.0.1', port });
   const api = `${server.url}/api/v1`;
@@ -39,7 +39,6 @@ async function main() {
   process.on('SIGINT', () => void stop());
 }
 
-main().catch((err) => {
-  process.stderr.write(`failed to start: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+// A refused configuration (a data directory open to others in production, say) is one
+// line for the operator; anything else is a bug and keeps its stack.
+main().catch((err: unknown) => exitOnStartupFailure('teamchat', err));
