@@ -21,7 +21,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/libs ./libs
 COPY --from=build /app/services ./services
 COPY --from=build /app/apps ./apps
-RUN mkdir -p /data && chown node:node /data
+# Private to the server's user: a data directory open to others is refused in production.
+RUN mkdir -p /data && chown node:node /data && chmod 700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 9991
