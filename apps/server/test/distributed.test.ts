@@ -24,6 +24,7 @@ import { uploadsSuite } from './uploads-suite';
 import { settingsSuite } from './settings-suite';
 import { startDistributed, tempDataDir } from './harness';
 import { instancesSuite } from './instances-suite';
+import { revocationSuite } from './revocation-suite';
 import { productionSuite } from './production-suite';
 import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
@@ -40,6 +41,7 @@ import { userDefaultsSuite } from './user-defaults-suite';
 describeWithNats('distributed mode', () => {
   apiSuite('distributed, two of everything', () => startDistributed({}, { instances: 2, gateways: 2 }));
   instancesSuite(() => startDistributed({}, { instances: 2, gateways: 2 }));
+  revocationSuite('distributed, two of everything', () => startDistributed({}, { instances: 2, gateways: 2 }));
   productionSuite(() => startDistributed({ TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '' }, { seed: false }));
   messagingSuite('distributed', () => startDistributed());
   narrowsSuite('distributed', () => startDistributed());

@@ -28,9 +28,14 @@ import { fileAccessSuite } from './file-access-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
 import { uploadsSuite } from './uploads-suite';
 import { settingsSuite } from './settings-suite';
+import { revocationSuite } from './revocation-suite';
 import { freePort, startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
+
+// As `npm start` runs it (its own process, its store syncing as in production): there the
+// projector that used to tell the gateway ran after the reply had left.
+revocationSuite('embedded', () => startEmbeddedProcess(tempDataDir()));
 
 messagingSuite('embedded', () => startEmbedded());
 

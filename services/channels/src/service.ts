@@ -62,7 +62,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
   };
   const commands = { directory, userGroups, messages, registry, channels, folders: folderRegistry, caughtUp, announce, policy: () => realmSettings.policy() };
   const queries = { directory, userGroups, messages, settings, partial };
-  const serve = contractServer({ bus, log, readModels: projector });
+  const serve = contractServer({ bus, log, readModels: projector, deactivated: (id) => directory.isDeactivated(id) });
   const api = endpoints.channels;
 
   const subscriptions: BusSubscription[] = await Promise.all([

@@ -47,15 +47,16 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
   if (queues.size > 0) log.info({ queues: queues.size, replayed_after: replayAfter }, 'event queues restored');
   // The queue must not miss what the client itself did just before registering: the
   // projector catches up with the caller's last write before each request.
-  const serve = contractServer({ bus, log, readModels: projector });
-  const api = endpoints.events;
-
   // Presence needs to know every user (emails, bots, deactivations): a directory of its
   // own, replayed from the start of the store, unlike the queues' projector.
   const directory = new Directory(deps.readModels);
   const directoryProjector = new Projector({ name: 'events-directory', store, readModels: deps.readModels, log, handlers: directory.handlers });
   await directoryProjector.start();
-  const serveWithDirectory = contractServer({ bus, log, readModels: directoryProjector });
+  // A deactivated user's queues answer nothing more, whatever the gateway believed.
+  const deactivated = (id: number) => directory.isDeactivated(id);
+  const serve = contractServer({ bus, log, readModels: projector, deactivated });
+  const api = endpoints.events;
+  const serveWithDirectory = contractServer({ bus, log, readModels: directoryProjector, deactivated });
   const instance = deps.instance;
   const presence: PresenceDeps = {
     book: new PresenceBook(),

@@ -180,9 +180,19 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     else log.warn({ issue: notice.error.issues[0]?.message }, 'unreadable actor_changed notice');
   });
 
+  /**
+   * Who a request's credentials name. A revocation (deactivation, role, address or key
+   * change) is published by accounts before its acknowledgement, and each gateway has
+   * heard every such notice by the time this looks the credentials up (peers.sync), so no
+   * request that arrives after the acknowledgement is served with the old credentials.
+   */
   async function authenticate(request: FastifyRequest): Promise<Actor> {
-    const header = request.headers.authorization;
-    const client = clientName(request.headers['user-agent']);
+    const synced = peers.sync();
+    if (synced) await synced;
+    return authenticateHeader(request.headers.authorization, clientName(request.headers['user-agent']));
+  }
+
+  async function authenticateHeader(header: string | undefined, client: string): Promise<Actor> {
     const known = header === undefined ? undefined : credentials.get(header);
     if (known) return CredentialsCache.actorOf(known, client);
     const { email, apiKey } = parseBasicAuth(header);
@@ -262,9 +272,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       }
       const account = limiter && login ? await loginAccount(parsed.data) : undefined;
       if (account !== undefined) await limiter!.checkAccount(request, reply, account);
-      // Without peers the position is at hand: no await (a microtask turn) on this path.
-      const pending = peers.consistency(actor?.user_id);
-      const consistency = pending instanceof Promise ? await pending : pending;
+      // The position is at hand (authentication synced with the other gateways): no await.
+      const consistency = peers.consistency(actor?.user_id);
       if (stageTracing) traceStage('gateway.call', endpoint.subject);
       const { value, position, json } = await callContract(
         bus,
@@ -357,6 +366,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       bus,
       log,
       credentials,
+      authenticate: authenticateHeader,
       peers,
       callOptions: { checkReply: options.checkReplies ?? false, timeoutMs: longPollTimeoutMs },
       ...(limiter ? { limiter } : {}),

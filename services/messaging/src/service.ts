@@ -155,7 +155,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   /** The later of two store positions (a claim comes after the message it is for). */
   const later = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
 
-  const serve = contractServer({ bus, log, readModels: projector });
+  const serve = contractServer({ bus, log, readModels: projector, deactivated: (id) => directory.isDeactivated(id) });
   const api = endpoints.messaging;
 
   const subscriptions: BusSubscription[] = await Promise.all([

@@ -60,6 +60,13 @@ export interface ContractServerOptions {
   log: Logger;
   /** Absent for a service that keeps no read models of the store. */
   readModels?: ReadModelProgress;
+  /**
+   * Whether a caller's account is deactivated, as this service's read models know it.
+   * Where given, a deactivated caller is refused as unauthenticated (401 USER_DEACTIVATED)
+   * whatever the gateway believed of their credentials: the service that owns the data
+   * decides who may see it. Checked after the read models show the caller's earlier writes.
+   */
+  deactivated?: (userId: number) => boolean | Promise<boolean>;
 }
 
 /** A transport limit this large no reply of this API reaches (5000 maximal messages). */
@@ -71,7 +78,7 @@ export function serveContract<E extends Endpoint>(
   endpoint: E,
   handler: ContractHandler<E>,
 ): Promise<BusSubscription> {
-  const { bus, readModels } = options;
+  const { bus, readModels, deactivated } = options;
   // One child logger per endpoint, not per request: a pino child costs as much as a
   // trivial handler.
   const log = options.log.child({ subject: endpoint.subject });
@@ -88,6 +95,10 @@ export function serveContract<E extends Endpoint>(
         // queue each) rather than wait for a promise that is already resolved.
         if (stageTracing) traceStage('serve.received', endpoint.subject);
         if (readModels && request.after !== undefined) await readModels.waitFor(request.after);
+        if (deactivated && request.actor) {
+          const gone = deactivated(request.actor.user_id);
+          if (gone === true || (gone !== false && (await gone))) throw new ApiError('USER_DEACTIVATED', 'Account is deactivated', 401);
+        }
         if (stageTracing) traceStage('serve.handler', request.after);
         const context = { actor: request.actor as RequestContext<E['auth']>['actor'], log };
         const since = readModels?.caughtUpPast ? readModels.checkpoint : undefined;

@@ -15,3 +15,4 @@ export * from './blobs';
 export * from './stage-trace';
 export * from './heap';
 export * from './reply-arena';
+export * from './observed-store';

@@ -41,6 +41,8 @@ export interface EventsFastPathOptions {
   bus: Bus;
   log: Logger;
   credentials: CredentialsCache;
+  /** The route's authentication, for credentials forgotten while this poll synced. */
+  authenticate: (authorization: string, client: string) => Promise<Actor>;
   peers: GatewayPeers;
   /** The route's own call options (reply checks, the long-poll timeout). */
   callOptions: CallOptions;
@@ -100,7 +102,7 @@ function sendWhole(response: ServerResponse, status: number, headers: Record<str
 }
 
 export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
-  const { endpoint, path, bus, log, credentials, peers, callOptions, limiter } = options;
+  const { endpoint, path, bus, log, credentials, authenticate, peers, callOptions, limiter } = options;
   const prefix = `${path}?`;
 
   /** The error envelope, as the gateway's error handler writes it. */
@@ -122,11 +124,19 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
     sendError(response, { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' });
   }
 
-  async function poll(response: ServerResponse, actor: Actor, params: Record<string, unknown>): Promise<void> {
+  async function poll(response: ServerResponse, cachedActor: Actor, authorization: string, params: Record<string, unknown>): Promise<void> {
+    let actor = cachedActor;
+    // With other gateways: the credentials again once every revocation notice NATS had
+    // before this poll arrived is in (peers.sync); a forgotten entry authenticates anew.
+    const synced = peers.sync();
+    if (synced) {
+      await synced;
+      const current = credentials.get(authorization);
+      actor = current ? CredentialsCache.actorOf(current, actor.client) : await authenticate(authorization, actor.client);
+    }
     const budget = limiter ? await limiter.spendOutsideFastify(actor.user_id) : undefined;
     if (budget?.refusal) return sendError(response, budget.refusal, budget.headers);
-    const pending = peers.consistency(actor.user_id);
-    const consistency = pending instanceof Promise ? await pending : pending;
+    const consistency = peers.consistency(actor.user_id);
     const instance = instanceOfQueueId(params.queue_id);
     const routed: CallOptions =
       instance === undefined
@@ -167,7 +177,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
       return false;
     }
     const actor = CredentialsCache.actorOf(known, clientName(headers['user-agent']));
-    poll(response, actor, params).catch((err: unknown) => fail(response, err));
+    poll(response, actor, authorization!, params).catch((err: unknown) => fail(response, err));
     return true;
   }
 }

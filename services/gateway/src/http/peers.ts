@@ -6,7 +6,7 @@
  * With several gateways (`shared`), a client may write through one and read through
  * another. The gateway that answered a write publishes the new position on the bus and
  * waits for NATS to have it before answering; every gateway keeps what the others
- * publish. Before reading a user's position, a gateway makes one round trip to NATS
+ * publish. Before authenticating a request, a gateway makes one round trip to NATS
  * (flush): NATS delivers in order on a connection, so every publication NATS had before
  * this request arrived (among them the write the client saw answered) has reached this
  * gateway by the time the round trip ends. One NATS round trip per request is the price.
@@ -66,27 +66,29 @@ export class GatewayPeers {
     return user === undefined ? undefined : this.lastWrite.get(user);
   }
 
-  /** The user's last write through any gateway (see above), where gateways are `shared`. */
-  private async lastWriteOf(user: number): Promise<number | undefined> {
-    try {
-      await this.bus.flush();
-    } catch (err) {
+  /**
+   * Where gateways are `shared`: one round trip to NATS, so that every publication NATS
+   * had before this request arrived has reached this gateway (see above): the write
+   * positions of the user's requests answered elsewhere, and the notices of revoked
+   * credentials (accounts.actor_changed) that any acknowledged revocation was published
+   * after. Called once per authenticated request, before its credentials are looked up;
+   * undefined (nothing to wait for) with one gateway.
+   */
+  sync(): Promise<void> | undefined {
+    if (!this.shared) return undefined;
+    return this.bus.flush().catch((err: unknown) => {
       if (isBusError(err)) throw new ApiError('SERVICE_UNAVAILABLE', 'The message bus is unavailable; try again shortly', 503);
       throw err;
-    }
-    return this.lastWrite.get(user);
+    });
   }
 
   /**
    * The consistency part of a request on behalf of `user` (undefined: without
    * credentials): the write the service's answer must show (`after`) and, with
    * `everyWrite`, leave for the service to answer a write once durable (`whenDurable`).
-   * A promise only where it takes a NATS round trip (`shared`, a known user); otherwise
-   * the value itself, so that a caller awaiting only a promise spends no microtask turn
-   * on its way to the service.
+   * Where gateways are `shared`, the request's `sync()` has run before this.
    */
-  consistency(user: number | undefined): RequestConsistency | Promise<RequestConsistency> {
-    if (this.shared && user !== undefined) return this.lastWriteOf(user).then((after) => this.consistencyAfter(after));
+  consistency(user: number | undefined): RequestConsistency {
     return this.consistencyAfter(this.known(user));
   }
 
