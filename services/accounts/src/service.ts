@@ -11,7 +11,9 @@ import {
   combineHandlers,
   contractServer,
   createMailOutbox,
+  ObservedEventStore,
   Projector,
+  type AppendObserver,
   type AppendResult,
   type FactHandlers,
   type BusSubscription,
@@ -75,23 +77,46 @@ import { evolveRealmDomains, initialRealmDomains } from './domain/realm-domains'
 import * as invites from './handlers/invitations';
 import { RealmDomainsReadModel } from './projections/realm-domains';
 
-/** The facts that change who a user is to the gateway, which caches it: each is published as ActorChanged. */
+/**
+ * The facts that change who a user is to the gateway, which caches it: each is published
+ * as ActorChanged. A new role or name changes the cached actor; a deactivation, a new
+ * address or a regenerated key must stop the old credential at once.
+ */
+const ACTOR_CHANGES = new Set(['UserDeactivated', 'UserReactivated', 'UserRoleChanged', 'UserFullNameChanged', 'UserEmailChanged', 'BotApiKeyRegenerated']);
+
+/**
+ * Published twice. When this service appends such a fact, at once, before the command's
+ * reply: the bus carries one publisher's messages in order, so every gateway has the
+ * notice before the acknowledgement can reach anyone (in the embedded mode the reply may
+ * leave before the projector runs, which is why the projector's notice alone came too
+ * late). And when the projector applies it, for facts appended elsewhere (another
+ * instance, an operator tool); a second notice for one fact only forgets again.
+ */
 function actorChanges(publish: (changed: ActorChanged) => void): FactHandlers {
   const changed = (fact: { user_id: number }, stored: { position: number }) => publish({ user_id: fact.user_id, position: stored.position });
-  // A new role or name changes the cached actor; a regenerated key must stop the old one at once.
-  return {
-    UserDeactivated: changed,
-    UserReactivated: changed,
-    UserRoleChanged: changed,
-    UserFullNameChanged: changed,
-    // The old address no longer authenticates.
-    UserEmailChanged: changed,
-    BotApiKeyRegenerated: changed,
+  return Object.fromEntries([...ACTOR_CHANGES].map((type) => [type, changed]));
+}
+
+function actorChangesAppended(publish: (changed: ActorChanged) => void): AppendObserver {
+  return (_stream, facts, result) => {
+    facts.forEach((fact, i) => {
+      if (!ACTOR_CHANGES.has(fact.type)) return;
+      const { user_id } = fact.data as { user_id: number };
+      try {
+        publish({ user_id, position: result.positions[i]! });
+      } catch {
+        // The bus is closing: the fact is stored and its command succeeded. The gateways'
+        // entries expire, and the projector publishes again once it applies the fact.
+      }
+    });
   };
 }
 
 export async function startAccountsService(deps: ServiceDeps): Promise<RunningService> {
-  const { bus, log, config, store, readModels } = deps;
+  const { bus, log, config, readModels } = deps;
+  const publishActorChange = (changed: ActorChanged) => bus.publish(actorChanged.subject, changed);
+  // Commands append through this one; the projector reads the store itself.
+  const store = new ObservedEventStore(deps.store, actorChangesAppended(publishActorChange));
   const directory = new Directory(readModels);
   const accounts = new AccountsReadModel(readModels);
   const userGroups = new UserGroups(readModels);
@@ -107,7 +132,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const realmDomainsModel = new RealmDomainsReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
-    store,
+    store: deps.store,
     readModels,
     log,
     handlers: combineHandlers(
@@ -124,7 +149,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       realmUserDefaultsModel.handlers,
       realmEmojiBook.handlers,
       realmDomainsModel.handlers,
-      actorChanges((changed) => bus.publish(actorChanged.subject, changed)),
+      actorChanges(publishActorChange),
     ),
   });
   await projector.start();
@@ -219,7 +244,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     defaultValidityMinutes: config.invitations.validityMinutes,
     dailyLimit: config.invitations.dailyLimit,
   };
-  const serve = contractServer({ bus, log, readModels: projector });
+  const serve = contractServer({ bus, log, readModels: projector, deactivated: (id) => directory.isDeactivated(id) });
   const api = endpoints.accounts;
   const positionOf = (append: AppendResult | undefined) => append?.positions.at(-1);
 
