@@ -4,6 +4,12 @@
  * bytes and hands the owning service a description of them; it serves a download the owning
  * service allowed, with headers that keep a browser from running or re-typing it; and it
  * serves custom emoji images, which the organization shows to everyone.
+ *
+ * A blob store that fails (a full or broken disk, GridFS out of reach) is the server's
+ * fault and may pass: the request answers 503 SERVICE_UNAVAILABLE, never 500 and never a
+ * client's 400, and an upload whose bytes were not stored reaches no service, so no fact
+ * names bytes that are not there. Bytes go in before the fact and are removed again when
+ * the request fails after them.
  */
 import { randomBytes } from 'node:crypto';
 import { ApiError, badRequest, REALM_ID, type Endpoint, type FileLocation, type UploadedFile } from '@teamchat/contracts';
@@ -14,6 +20,11 @@ import type { Logger } from 'pino';
 import { INLINE_IMAGE_TYPES, SNIFF_HEAD_BYTES, sniffContentType } from './sniff';
 
 const MIB = 1024 * 1024;
+
+/** The answer for a blob store that failed: the server's fault, worth a retry. */
+function storageUnavailable(): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'File storage is unavailable; try again shortly', 503);
+}
 
 interface ReceivedFile {
   filename: string;
@@ -68,18 +79,26 @@ export class FileIntake {
     const file = part.file;
     const head: Buffer[] = [];
     let headLength = 0;
+    // Set when the request's own stream failed (too large, broken): then a failed store is the client's doing.
+    let sourceFailed = false;
     const checked = async function* () {
-      for await (const chunk of file as AsyncIterable<Buffer>) {
-        // busboy stops one byte past the limit and marks the stream truncated.
-        if (file.truncated) throw badRequest(tooLarge);
-        if (headLength < SNIFF_HEAD_BYTES) {
-          const piece = chunk.subarray(0, SNIFF_HEAD_BYTES - headLength);
-          head.push(piece);
-          headLength += piece.length;
+      try {
+        // Not destroyed when the store stops reading early: the rest is drained below, so that the parser finishes the body.
+        for await (const chunk of file.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+          // busboy stops one byte past the limit and marks the stream truncated.
+          if (file.truncated) throw badRequest(tooLarge);
+          if (headLength < SNIFF_HEAD_BYTES) {
+            const piece = chunk.subarray(0, SNIFF_HEAD_BYTES - headLength);
+            head.push(piece);
+            headLength += piece.length;
+          }
+          yield chunk;
         }
-        yield chunk;
+        if (file.truncated) throw badRequest(tooLarge);
+      } catch (err) {
+        sourceFailed = true;
+        throw err;
       }
-      if (file.truncated) throw badRequest(tooLarge);
     };
     if (list.length > 0) {
       let size = 0;
@@ -90,7 +109,21 @@ export class FileIntake {
     const random = randomBytes(18).toString('base64url');
     const blob_key = endpoint.service === 'accounts' ? `emoji/${random}` : `uploads/${randomBytes(1).toString('hex')}/${random}`;
     // The type is sniffed once the head is in; downloads take it from the owning service's record.
-    const size = await this.blobs.putStream(blob_key, checked(), 'application/octet-stream');
+    const size = await this.blobs.putStream(blob_key, checked(), 'application/octet-stream').catch(async (err: unknown) => {
+      if (sourceFailed) throw err;
+      this.log?.warn({ err, blob_key }, 'upload not stored: the blob store failed');
+      // The rest of the file is read and dropped (at most the limit: the parser truncates),
+      // or the request would never end and the client would wait for an answer.
+      if (!file.readableEnded && !file.destroyed) {
+        await new Promise<void>((resolve) => {
+          file.once('end', resolve).once('close', resolve).once('error', () => resolve());
+          file.resume();
+        });
+      }
+      // The adapter leaves no partial data; this covers one that did.
+      await this.blobs.delete(blob_key).catch(() => undefined);
+      throw storageUnavailable();
+    });
     list.push({ filename: part.filename, blob_key, size, head: Buffer.concat(head) });
   };
 
@@ -148,7 +181,7 @@ export class FileIntake {
 
   /** Answers with the bytes of a file the owning service allowed. */
   async send(reply: FastifyReply, location: FileLocation): Promise<FastifyReply> {
-    const bytes = await this.blobs.get(location.blob_key);
+    const bytes = await this.read(location.blob_key);
     if (!bytes) throw new ApiError('NOT_FOUND', 'File not found', 404);
     const inline = INLINE_IMAGE_TYPES.has(location.content_type);
     safeFileHeaders(reply, location.content_type);
@@ -161,12 +194,21 @@ export class FileIntake {
     const { realm_id, file } = request.params as { realm_id: string; file: string };
     const name = /^([A-Za-z0-9_-]{24})\.(png|jpg|gif|webp)$/.exec(file);
     if (realm_id !== String(REALM_ID) || !name) throw new ApiError('NOT_FOUND', 'File not found', 404);
-    const bytes = await this.blobs.get(`emoji/${name[1]}`);
+    const bytes = await this.read(`emoji/${name[1]}`);
     if (!bytes) throw new ApiError('NOT_FOUND', 'File not found', 404);
     const type = sniffContentType(bytes);
     if (!INLINE_IMAGE_TYPES.has(type)) throw new ApiError('NOT_FOUND', 'File not found', 404);
     safeFileHeaders(reply, type);
     return reply.code(200).send(bytes);
+  }
+
+  private async read(key: string): Promise<Buffer | undefined> {
+    try {
+      return await this.blobs.get(key);
+    } catch (err) {
+      this.log?.warn({ err, blob_key: key }, 'file not read: the blob store failed');
+      throw storageUnavailable();
+    }
   }
 }
 
