@@ -131,6 +131,14 @@ export function emojiNamesForCode(code: string): string[] {
   return [...(namesByCode.get(normalizeEmojiCode(code)) ?? [])];
 }
 
+/**
+ * The whole catalogue as code → names, canonical name first: the `code_to_names` map of
+ * the server's emoji data (server-emoji-data.ts). A fresh copy, in the catalogue's order.
+ */
+export function emojiCodeToNames(): Record<string, string[]> {
+  return Object.fromEntries([...namesByCode].map(([code, names]) => [code, [...names]]));
+}
+
 /** The service-extra emoji with this name (`zulip`), if any. */
 export function serviceExtraEmojiByName(name: string): ServiceExtraEmoji | undefined {
   return SERVICE_EXTRA_EMOJI.find((emoji) => emoji.name === name);

@@ -17,12 +17,15 @@ export {
   ZULIP_EMOJI_URL,
   emojiByCode,
   emojiByName,
+  emojiCodeToNames,
   emojiNamesForCode,
   isValidUnicodeEmoji,
   normalizeEmojiCode,
   serviceExtraEmojiByName,
 } from './emoji';
 export type { ServiceExtraEmoji, UnicodeEmoji } from './emoji';
+export { SERVER_EMOJI_DATA_DIR, serverEmojiData, serverEmojiDataUrl } from './server-emoji-data';
+export type { ServerEmojiData } from './server-emoji-data';
 export {
   CompiledLinkifiers,
   MAX_LINKIFIER_PATTERN_LENGTH,
