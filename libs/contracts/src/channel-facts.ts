@@ -200,6 +200,13 @@ export const ChannelFolderUpdated = z.object({
   audience_user_ids: z.array(int()),
 });
 
+/** Every folder's new place: `order[i]` is the id of the folder whose `order` becomes i. */
+export const ChannelFoldersReordered = z.object({
+  type: z.literal('ChannelFoldersReordered'),
+  order: z.array(int()),
+  audience_user_ids: z.array(int()),
+});
+
 export const CHANNEL_FACTS = [
   ChannelCreated,
   ChannelUpdated,
@@ -211,4 +218,5 @@ export const CHANNEL_FACTS = [
   SubscriptionPropertyUpdated,
   ChannelFolderCreated,
   ChannelFolderUpdated,
+  ChannelFoldersReordered,
 ] as const;

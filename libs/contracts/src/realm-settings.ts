@@ -18,7 +18,12 @@ export type RealmSettingKind =
   | { kind: 'limit' }
   /** One of a few integers. */
   | { kind: 'choice'; values: readonly number[] }
-  | { kind: 'group'; rules: GroupSettingRules };
+  | { kind: 'group'; rules: GroupSettingRules }
+  /**
+   * A channel of the organization by id, or -1 for none (Zulip's channel-valued settings).
+   * `private`: only a private channel may be chosen.
+   */
+  | { kind: 'channel'; private: boolean };
 
 export interface RealmSettingSpec {
   type: RealmSettingKind;
@@ -39,6 +44,9 @@ const group = (allowEveryone: boolean, ownerOnly = false) => ({
   event: 'update_dict' as const,
   ownerOnly,
 });
+
+/** A channel-valued setting's value when no channel is set, as Zulip writes it in register and events. */
+export const NO_CHANNEL = -1;
 
 /** Zulip's `Realm.MAX_REALM_NAME_LENGTH` and `MAX_REALM_DESCRIPTION_LENGTH`. */
 export const MAX_REALM_NAME_LENGTH = 40;
@@ -96,6 +104,8 @@ export const REALM_SETTINGS = {
   can_summarize_topics_group: group(true),
   direct_message_initiator_group: group(true),
   direct_message_permission_group: group(true),
+  /** Where message reports go (POST /messages/{id}/report); -1: reporting is off. Zulip requires a private channel. */
+  moderation_request_channel_id: { type: { kind: 'channel' as const, private: true }, event: 'update' as const },
 } satisfies Record<string, RealmSettingSpec>;
 
 export type RealmSettingName = keyof typeof REALM_SETTINGS;
@@ -109,7 +119,7 @@ type ValueOf<S extends RealmSettingSpec> = S['type'] extends { kind: 'text' }
   ? string
   : S['type'] extends { kind: 'boolean' }
     ? boolean
-    : S['type'] extends { kind: 'count' } | { kind: 'choice' }
+    : S['type'] extends { kind: 'count' } | { kind: 'choice' } | { kind: 'channel' }
       ? number
       : S['type'] extends { kind: 'limit' }
         ? number | null
@@ -170,6 +180,7 @@ export const DEFAULT_REALM_SETTINGS: Readonly<Omit<RealmSettings, 'name'>> = Obj
   can_summarize_topics_group: SYSTEM_GROUP.everyone,
   direct_message_initiator_group: SYSTEM_GROUP.everyone,
   direct_message_permission_group: SYSTEM_GROUP.everyone,
+  moderation_request_channel_id: NO_CHANNEL,
 });
 
 /** The settings as they stand after `changes` (facts replayed in order). */

@@ -208,6 +208,10 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     profileFields,
     groups: () => userGroups.snapshot(),
     organizationName: async () => (await accounts.organization.get('organization'))?.name ?? '',
+    channel: async (id: number) => {
+      const doc = await directory.channelById(id);
+      return doc && { invite_only: doc.invite_only, is_archived: doc.is_archived };
+    },
     realmEmoji: () => realmEmojiBook.all(),
   };
   const userSettings = async (userId: number) => (await toolsModel.userDataOf(userId)).settings;

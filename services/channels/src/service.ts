@@ -10,7 +10,7 @@ import { evolveFolders, initialFolders } from './domain/folders';
 import { evolveRegistry, initialRegistry } from './domain/registry';
 import { evolveChannel, initialChannel } from './domain/subscriptions';
 import { archiveChannel, createChannel, subscribe, updateChannel } from './handlers/commands';
-import { createFolder, setDefaultChannel, unsubscribe, updateFolder, updateSubscriptionProperties } from './handlers/subscription-commands';
+import { createFolder, setDefaultChannel, unsubscribe, reorderFolders, updateFolder, updateSubscriptionProperties } from './handlers/subscription-commands';
 import { subscribeNewUser } from './handlers/new-user';
 import { ChannelFolders } from './projections/channel-folders';
 import { ChannelMessages } from './projections/channel-messages';
@@ -100,6 +100,7 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
     serve(api.createChannelFolder, (params, { actor }) => createFolder(commands, actor, params)),
     serve(api.getChannelFolders, async (params) => ({ value: { channel_folders: await folders.all(params.include_archived) } })),
     serve(api.updateChannelFolder, async (params, { actor }) => ({ value: {}, position: await updateFolder(commands, actor, params) })),
+    serve(api.reorderChannelFolders, async (params, { actor }) => ({ value: {}, position: await reorderFolders(commands, actor, params.order) })),
   ]);
 
   return {

@@ -19,6 +19,7 @@ function paramOf(spec: RealmSettingSpec): z.ZodType {
       return z.boolean();
     case 'count':
     case 'choice':
+    case 'channel':
       return int();
     case 'limit':
       return z.union([int(), z.string()]);

@@ -156,6 +156,15 @@ export const subscriptionsEndpoints = {
     params: z.object({ include_archived: z.boolean().default(false) }),
     reply: z.object({ channel_folders: z.array(ApiChannelFolder) }),
   }),
+  /** Reorders every folder (Zulip's PATCH /channel_folders): each folder's `order` becomes its place in the list. */
+  reorderChannelFolders: endpoint({
+    service: 'channels',
+    subject: 'channels.reorder_channel_folders',
+    http: { method: 'PATCH', path: '/channel_folders' },
+    auth: true,
+    params: z.object({ order: z.array(int()) }),
+    reply: EmptyReply,
+  }),
   updateChannelFolder: endpoint({
     service: 'channels',
     subject: 'channels.update_channel_folder',

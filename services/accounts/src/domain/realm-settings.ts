@@ -11,6 +11,7 @@
 import {
   applyRealmChanges,
   badRequest,
+  NO_CHANNEL,
   REALM_SETTINGS,
   REALM_SETTING_NAMES,
   realmSettingsOf,
@@ -43,6 +44,11 @@ export interface RealmContext {
   organizationName: string;
   users: ReadonlyMap<number, RegisteredUser>;
   groups: GroupDirectory;
+  /**
+   * The channels a channel-valued setting names, as accounts' directory knows them (the
+   * handler looks up only those the request names); absent or missing: no such channel.
+   */
+  channels?: ReadonlyMap<number, { invite_only: boolean; is_archived: boolean }>;
 }
 
 export const currentSettings = (state: RealmSettingsState, ctx: Pick<RealmContext, 'organizationName'>): RealmSettings =>
@@ -73,6 +79,15 @@ function parseValue(name: RealmSettingName, raw: unknown, current: RealmSettingV
       if (raw === 'unlimited') return null;
       if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw <= 0) throw invalid();
       return raw;
+    case 'channel': {
+      if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < NO_CHANNEL) throw invalid();
+      if (raw === NO_CHANNEL) return raw;
+      const channel = ctx.channels?.get(raw);
+      // An archived channel cannot receive messages, so it is no channel to send to.
+      if (!channel || channel.is_archived) throw badRequest('Invalid channel ID');
+      if (spec.private && !channel.invite_only) throw badRequest('Moderation request channel must be private.');
+      return raw;
+    }
     case 'group': {
       const update = raw as GroupSettingUpdate;
       const parse = (value: GroupSettingValue) => {

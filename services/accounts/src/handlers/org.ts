@@ -5,6 +5,8 @@
  */
 import {
   orgStreams,
+  REALM_SETTINGS,
+  REALM_SETTING_NAMES,
   streams,
   type Actor,
   type CreateProfileFieldParams,
@@ -40,6 +42,8 @@ export interface OrgCommandDeps {
   groups(): Promise<GroupDirectory>;
   /** The organization's name as created. */
   organizationName(): Promise<string>;
+  /** A channel as accounts' directory knows it (for channel-valued organization settings). */
+  channel?(id: number): Promise<{ invite_only: boolean; is_archived: boolean } | undefined>;
   /** The organization's custom emoji (for statuses of reaction type realm_emoji). */
   realmEmoji?(): Promise<readonly StoredRealmEmoji[]>;
 }
@@ -51,10 +55,27 @@ async function usersOf(deps: OrgCommandDeps): Promise<ProfileContext> {
   return { users: state.usersById };
 }
 
+/** The channels a request's channel-valued settings name, looked up for the decider. */
+async function channelsNamed(deps: OrgCommandDeps, params: UpdateRealmParams) {
+  const channels = new Map<number, { invite_only: boolean; is_archived: boolean }>();
+  for (const name of REALM_SETTING_NAMES) {
+    const id = params[name];
+    if (REALM_SETTINGS[name].type.kind !== 'channel' || typeof id !== 'number' || id < 0) continue;
+    const channel = await deps.channel?.(id);
+    if (channel) channels.set(id, channel);
+  }
+  return channels;
+}
+
 export async function updateRealm(deps: OrgCommandDeps, actor: Actor, params: UpdateRealmParams) {
   const { append } = await deps.realmSettings.executeWith(
     orgStreams.realmSettings,
-    async () => ({ ...(await usersOf(deps)), groups: await deps.groups(), organizationName: await deps.organizationName() }),
+    async () => ({
+      ...(await usersOf(deps)),
+      groups: await deps.groups(),
+      organizationName: await deps.organizationName(),
+      channels: await channelsNamed(deps, params),
+    }),
     (state, ctx) => ({ facts: decideUpdateRealm(state, ctx, { actor, params }), result: undefined }),
   );
   return positionOf(append);

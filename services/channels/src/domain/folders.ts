@@ -20,9 +20,11 @@ export interface FolderView {
 export interface FolderState {
   lastFolderId: number;
   folders: Map<number, FolderView>;
+  /** Each folder's `order`: its id at creation, its place in the list once reordered. */
+  order: ReadonlyMap<number, number>;
 }
 
-export const initialFolders = (): FolderState => ({ lastFolderId: 0, folders: new Map() });
+export const initialFolders = (): FolderState => ({ lastFolderId: 0, folders: new Map(), order: new Map() });
 
 export function evolveFolders(state: FolderState, fact: Fact): FolderState {
   switch (fact.type) {
@@ -30,7 +32,13 @@ export function evolveFolders(state: FolderState, fact: Fact): FolderState {
       return {
         lastFolderId: Math.max(state.lastFolderId, fact.folder_id),
         folders: new Map(state.folders).set(fact.folder_id, { folder_id: fact.folder_id, name: fact.name, is_archived: false }),
+        order: new Map(state.order).set(fact.folder_id, fact.order),
       };
+    case 'ChannelFoldersReordered': {
+      const order = new Map(state.order);
+      fact.order.forEach((folderId, index) => order.set(folderId, index));
+      return { ...state, order };
+    }
     case 'ChannelFolderUpdated': {
       const before = state.folders.get(fact.folder_id);
       if (!before) return state;
@@ -134,6 +142,27 @@ export function decideUpdateFolder(state: FolderState, cmd: UpdateFolder): FactO
   }
   const changed = fact.name !== undefined || fact.description !== undefined || fact.is_archived !== undefined;
   return changed ? [fact] : [];
+}
+
+export interface ReorderFolders {
+  actor: GroupMember;
+  /** Every folder's id (archived ones too), in the new order. */
+  order: number[];
+  audience_user_ids: number[];
+}
+
+/**
+ * Reorders the folders: the list must name every folder exactly once. Zulip checks only
+ * that none is missing; a duplicate or unknown id is refused here too, since the client
+ * that sends one has a view of the folders that is not the server's.
+ */
+export function decideReorderFolders(state: FolderState, cmd: ReorderFolders): FactOf<'ChannelFoldersReordered'>[] {
+  checkAdministrator(cmd.actor);
+  const named = new Set(cmd.order);
+  const invalid = named.size !== cmd.order.length || cmd.order.some((id) => !state.folders.has(id)) || [...state.folders.keys()].some((id) => !named.has(id));
+  if (invalid) throw badRequest('Invalid order mapping.');
+  if (cmd.order.every((id, index) => state.order.get(id) === index)) return [];
+  return [{ type: 'ChannelFoldersReordered', order: cmd.order, audience_user_ids: cmd.audience_user_ids }];
 }
 
 /** A channel's folder must exist and not be archived; null takes the channel out of its folder. */

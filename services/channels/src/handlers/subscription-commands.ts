@@ -7,7 +7,7 @@ import type { Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { renderMarkdown } from '@teamchat/markdown';
 import type { AggregateRepository, AppendResult } from '@teamchat/platform';
 import { decideDefaultChannel } from '../domain/default-channels';
-import { decideCreateFolder, decideUpdateFolder, validateFolderDescription, type FolderState } from '../domain/folders';
+import { decideCreateFolder, decideReorderFolders, decideUpdateFolder, validateFolderDescription, type FolderState } from '../domain/folders';
 import type { RegistryState } from '../domain/registry';
 import { decideSubscriptionProperties, type PropertyChange } from '../domain/subscription-properties';
 import type { ChannelState } from '../domain/subscriptions';
@@ -166,6 +166,19 @@ export async function updateFolder(deps: SubscriptionCommandDeps, actor: Actor, 
       active_channels_in_folder: inFolder,
       audience_user_ids: audience,
     }),
+    result: undefined,
+  }));
+  const position = lastPosition(append);
+  await deps.caughtUp(position);
+  return position;
+}
+
+/** PATCH /channel_folders: every folder's new place. */
+export async function reorderFolders(deps: SubscriptionCommandDeps, actor: Actor, order: number[]) {
+  const me = await actorMember(deps, actor);
+  const audience = (await organization(deps)).map((u) => u.user_id).sort((a, b) => a - b);
+  const { append } = await deps.folders.execute(streams.channelFolders, (state) => ({
+    facts: decideReorderFolders(state, { actor: me, order, audience_user_ids: audience }),
     result: undefined,
   }));
   const position = lastPosition(append);

@@ -24,6 +24,12 @@ export class ChannelFolders {
       const doc = await this.docs.get(folder_id);
       if (doc) await this.docs.put({ ...doc, ...changes });
     },
+    ChannelFoldersReordered: async ({ order }) => {
+      for (const [index, folderId] of order.entries()) {
+        const doc = await this.docs.get(folderId);
+        if (doc && doc.order !== index) await this.docs.put({ ...doc, order: index });
+      }
+    },
   } satisfies FactHandlers;
 
   /** Every folder in its order (archived ones only when asked). */

@@ -65,6 +65,9 @@ export const channelFanOut = {
       }),
     },
   ],
+  ChannelFoldersReordered: (fact: FactOf<'ChannelFoldersReordered'>): Delivery[] => [
+    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'channel_folder', op: 'reorder', order: fact.order }) },
+  ],
   ChannelFolderUpdated: ({ audience_user_ids, folder_id, type: _type, ...data }: FactOf<'ChannelFolderUpdated'>): Delivery[] => [
     { user_ids: audience_user_ids, eventFor: same({ type: 'channel_folder', op: 'update', channel_folder_id: folder_id, data }) },
   ],
