@@ -51,6 +51,14 @@ export const MESSAGE_ACTIONS: ActionRow[] = [
     perform: ({ clients, messageId }) => clients.member2.post(`/messages/${messageId}/reactions`, { emoji_name: 'octopus' }),
   },
   {
+    name: 'vote on a poll',
+    observers: ['member', 'member2', 'guest'],
+    perform: async ({ clients }) => {
+      const poll = await clients.member.post('/messages', stream('general', 'polls', `/poll Lunch ${nextSerial()}?\nPizza\nSushi`));
+      return clients.member2.post('/submessage', { message_id: poll.body.id, msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: 'canned,0', vote: 1 }) });
+    },
+  },
+  {
     name: 'mark messages read',
     observers: ['member2'],
     perform: async ({ clients }) => {

@@ -96,6 +96,9 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
     }
     case 'reaction':
       return;
+    // Widgets' submessages live on messages, which no registration holds.
+    case 'submessage':
+      return;
     case 'update_message_flags': {
       const ids = new Set<number>(event.messages);
       if (event.flag === 'read' && 'unread_msgs' in state) {

@@ -32,6 +32,7 @@ import { navigationViewsSuite } from './navigation-views-suite';
 import { devicesSuite } from './devices-suite';
 import { fileAccessSuite } from './file-access-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
+import { widgetsSuite } from './widgets-suite';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
 // real nats-server, sharing one SQLite event store file. The API suite runs with two
@@ -85,6 +86,7 @@ describeWithNats('distributed mode', () => {
   devicesSuite('distributed', () => startDistributed());
   fileAccessSuite('distributed', (env) => startDistributed(env));
   userDefaultsSuite('distributed', () => startDistributed());
+  widgetsSuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {
     const server = await startDistributed(env);

@@ -29,6 +29,7 @@ import { userDefaultsSuite } from './user-defaults-suite';
 import { uploadsSuite } from './uploads-suite';
 import { settingsSuite } from './settings-suite';
 import { revocationSuite } from './revocation-suite';
+import { widgetsSuite } from './widgets-suite';
 import { freePort, startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
 
 apiSuite('embedded', () => startEmbedded());
@@ -38,6 +39,8 @@ apiSuite('embedded', () => startEmbedded());
 revocationSuite('embedded', () => startEmbeddedProcess(tempDataDir()));
 
 messagingSuite('embedded', () => startEmbedded());
+
+widgetsSuite('embedded', () => startEmbedded());
 
 narrowsSuite('embedded', () => startEmbedded());
 

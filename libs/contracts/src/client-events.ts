@@ -106,6 +106,9 @@ const ApiEditHistoryEntry = z.strictObject({
 
 const ApiTopicLink = z.strictObject({ text: z.string(), url: z.string() });
 
+/** A submessage of a widget (poll, to-do list), as a message lists it. */
+const ApiSubmessage = z.strictObject({ id: int(), message_id: int(), sender_id: int(), msg_type: z.string(), content: z.string() });
+
 /** The Message object, as GET /messages and the `message` event show it. */
 export const ApiMessage = z.strictObject({
   id: int(),
@@ -121,7 +124,7 @@ export const ApiMessage = z.strictObject({
   timestamp: int(),
   is_me_message: z.boolean(),
   reactions: z.array(ApiReaction),
-  submessages: z.array(z.never()),
+  submessages: z.array(ApiSubmessage),
   topic_links: z.array(ApiTopicLink),
   type: z.enum(['stream', 'private']),
   display_recipient: z.union([z.string(), z.array(ApiDisplayRecipientUser)]),
@@ -186,6 +189,17 @@ export const ReactionEvent = z.strictObject({
   reaction_type: z.enum(['unicode_emoji', 'realm_emoji', 'service_extra_emoji']),
 });
 export type ReactionEvent = z.infer<typeof ReactionEvent>;
+
+/** A submessage added to a widget's message (POST /submessage), to the message's readers. */
+export const SubmessageEvent = z.strictObject({
+  type: z.literal('submessage'),
+  msg_type: z.string(),
+  message_id: int(),
+  submessage_id: int(),
+  sender_id: int(),
+  content: z.string(),
+});
+export type SubmessageEvent = z.infer<typeof SubmessageEvent>;
 
 /** Where a message that became unread again is, so clients can count it again. */
 const ApiMessageDetails = z.union([
@@ -387,6 +401,7 @@ export const ClientEvent = z.union([
   UpdateMessageEvent,
   DeleteMessageEvent,
   ReactionEvent,
+  SubmessageEvent,
   UpdateMessageFlagsEvent,
   UserTopicEvent,
   StreamCreateEvent,

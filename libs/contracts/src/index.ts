@@ -16,6 +16,7 @@ export * from './scheduled-facts';
 export * from './bus';
 export * from './endpoints';
 export * from './message';
+export * from './widgets';
 export * from './upcast';
 export * from './client-events';
 export * from './feature-events';

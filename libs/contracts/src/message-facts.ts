@@ -1,8 +1,9 @@
 /**
  * Facts of messaging's streams: recipients, messages (sent, edited, moved, deleted),
- * reactions, personal message flags and topic visibility policies.
+ * reactions, widgets' submessages, personal message flags and topic visibility policies.
  */
 import { z } from 'zod';
+import { Widget } from './widgets';
 
 export const RecipientAllocated = z.object({
   type: z.literal('RecipientAllocated'),
@@ -52,6 +53,8 @@ export const MessageSent = z.object({
   alert_word_user_ids: z.array(z.number().int()).optional(),
   /** What the organization's linkifiers (and web addresses) make of the topic when sent; absent: none. */
   topic_links: z.array(TopicLink).optional(),
+  /** The poll or to-do list the content starts with (`/poll`, `/todo`), made when sent; absent: none. */
+  widget: Widget.optional(),
 });
 
 const Reaction = z.object({
@@ -65,6 +68,20 @@ const Reaction = z.object({
 });
 export const ReactionAdded = Reaction.extend({ type: z.literal('ReactionAdded') });
 export const ReactionRemoved = Reaction.extend({ type: z.literal('ReactionRemoved') });
+
+/**
+ * A submessage added to a message (a vote, a new poll option, a task struck, ...). Its id
+ * is the position of this fact; its content is the JSON string the client sent, as checked.
+ */
+export const SubmessageAdded = z.object({
+  type: z.literal('SubmessageAdded'),
+  message_id: z.number().int(),
+  sender_id: z.number().int(),
+  msg_type: z.string(),
+  content: z.string(),
+  /** Who may see the message now: the users the submessage is announced to. */
+  audience_user_ids: z.array(z.number().int()),
+});
 
 /** Personal flags a user may change; the others (mentioned, …) follow from content. */
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
@@ -168,6 +185,7 @@ export const MESSAGE_FACTS = [
   MessageSent,
   ReactionAdded,
   ReactionRemoved,
+  SubmessageAdded,
   MessageFlagsUpdated,
   MessageEdited,
   MessageDeleted,

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ApiMessage } from './client-events';
 import type { FactOf } from './facts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from './limits';
+import type { MessageSubmessage } from './widgets';
 
 export interface MessageView {
   id: number;
@@ -24,6 +25,8 @@ export interface MessageView {
   is_me_message: boolean;
   /** Oldest first. */
   reactions?: MessageReaction[];
+  /** The widget's submessages, oldest first; absent: none. */
+  submessages?: MessageSubmessage[];
   /** Newest first; empty or absent when never edited or moved. */
   edit_history?: EditHistoryEntry[];
   last_edit_timestamp?: number | null;
@@ -114,7 +117,7 @@ export function formatMessage(view: MessageView, format: MessageFormat, avatarUr
     timestamp: view.timestamp,
     is_me_message: view.is_me_message,
     reactions: view.reactions ?? [],
-    submessages: [],
+    submessages: view.submessages ?? [],
     topic_links: view.topic_links ? view.topic_links.map((link) => ({ text: link.text, url: link.url })) : [],
     type: channel ? 'stream' : 'private',
     display_recipient: channel ? channel.channel_name : (view.recipient as Extract<MessageView['recipient'], { type: 'direct' }>).users,

@@ -20,6 +20,7 @@ import { evolveFlagsStream, evolveUserTopics, initialFlagsStream, initialUserTop
 import { evolveRecipients, initialRecipients } from './domain/recipients';
 import {
   changeReaction,
+  addSubmessage,
   deleteMessage,
   editMessage,
   markTopicAsRead,
@@ -42,7 +43,6 @@ import { messagingState } from './queries/register-state';
 import { MutedChannels } from './projections/muted-channels';
 import { announceNewChannel } from './handlers/announce';
 import { sendSystemBotMessage } from './handlers/system-bot-message';
-import { reportMessage } from './handlers/message-report';
 import { renderMessages } from './queries/render-messages';
 import { evolveScheduled, initialScheduled } from './domain/scheduled-messages';
 import { ScheduledMessages } from './projections/scheduled-messages';
@@ -226,14 +226,13 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       const position = await deleteMessage(changeDeps, actor, params.message_id);
       return { value: {}, position: linked ? later(position, await releaseAttachments(attachmentDeps, params.message_id, undefined)) : position };
     }),
-    serve(api.reportMessage, async (params, { actor }) => {
-      const moderationChannelId = async () => (await realmSettings.current()).moderation_request_channel_id;
-      const { position } = await reportMessage({ ...changeDeps, moderationChannelId, realmUri: config.realmUri }, actor, params);
-      return { value: {}, position };
-    }),
     serve(api.addReaction, async (params, { actor }) => ({
       value: {},
       position: await changeReaction(changeDeps, actor, params, 'add'),
+    })),
+    serve(api.addSubmessage, async (params, { actor }) => ({
+      value: {},
+      position: await addSubmessage(changeDeps, actor, params),
     })),
     serve(api.removeReaction, async (params, { actor }) => ({
       value: {},

@@ -111,13 +111,13 @@ describe('decideReaction', () => {
 });
 
 describe('evolveMessage', () => {
-  it('starts with no reactions, not deleted', () => {
-    expect(initialMessage()).toStrictEqual({ deleted: false, reactions: new Set() });
+  it('starts with no reactions, not deleted, no widget', () => {
+    expect(initialMessage()).toStrictEqual({ deleted: false, reactions: new Set(), widget: null });
   });
 
   it('folds reactions by user, type and code', () => {
     const state = [reactionAdded(4), reactionAdded(5), reactionRemoved(4)].reduce(evolveMessage, initialMessage());
-    expect(state).toStrictEqual({ deleted: false, reactions: new Set(['5:unicode_emoji:1f44d']) });
+    expect(state).toStrictEqual({ deleted: false, reactions: new Set(['5:unicode_emoji:1f44d']), widget: null });
   });
 
   it('marks the message deleted', () => {

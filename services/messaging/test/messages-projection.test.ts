@@ -8,7 +8,7 @@ describe('messaging projection', () => {
     const store = SqliteReadModelStore.open(':memory:');
     const types = handledTypes(messagesProjection(new MessagesReadModel(store)));
     expect([...types].sort()).toEqual(
-      ['MessageDeleted', 'MessageEdited', 'MessageFlagsUpdated', 'MessageSent', 'ReactionAdded', 'ReactionRemoved', 'UserTopicUpdated'],
+      ['MessageDeleted', 'MessageEdited', 'MessageFlagsUpdated', 'MessageSent', 'ReactionAdded', 'ReactionRemoved', 'SubmessageAdded', 'UserTopicUpdated'],
     );
     await store.close();
   });

@@ -120,6 +120,14 @@ export const ReactionParams = z.object({
 });
 export type ReactionParams = z.infer<typeof ReactionParams>;
 
+/** POST /submessage: `content` is the JSON the widget's clients exchange, checked against the widget. */
+export const SubmessageParams = z.object({
+  message_id: int(),
+  msg_type: z.string(),
+  content: z.string(),
+});
+export type SubmessageParams = z.infer<typeof SubmessageParams>;
+
 export const UpdateMessageParams = z.object({
   message_id: int(),
   content: z.string().optional(),
@@ -205,16 +213,6 @@ export const messagingEndpoints = {
     params: RenderMessageParams,
     reply: z.object({ rendered: z.string() }),
   }),
-  /** Reporting a message to the organization's moderators (Zulip feature level 382). */
-  reportMessage: endpoint({
-    service: 'messaging',
-    subject: 'messaging.report_message',
-    http: { method: 'POST', path: '/messages/{message_id}/report' },
-    auth: true,
-    // Strings, not enums: the decider names the parameter that is wrong, as Zulip does.
-    params: z.object({ message_id: int(), report_type: z.string(), description: z.string().optional() }),
-    reply: EmptyReply,
-  }),
   addReaction: endpoint({
     service: 'messaging',
     subject: 'messaging.add_reaction',
@@ -229,6 +227,14 @@ export const messagingEndpoints = {
     http: { method: 'DELETE', path: '/messages/{message_id}/reactions' },
     auth: true,
     params: ReactionParams,
+    reply: EmptyReply,
+  }),
+  addSubmessage: endpoint({
+    service: 'messaging',
+    subject: 'messaging.add_submessage',
+    http: { method: 'POST', path: '/submessage' },
+    auth: true,
+    params: SubmessageParams,
     reply: EmptyReply,
   }),
   updateFlags: endpoint({

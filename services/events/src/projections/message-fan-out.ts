@@ -1,13 +1,14 @@
 /**
  * What clients see of messages: `message` events (one object per form its queues see, the
  * queue's narrow applied), edits and moves, deletions, reactions, personal flags and topic
- * visibility, to the users each fact names.
+ * visibility, widgets' submessages, to the users each fact names.
  */
 import {
   cachedGravatarUrls,
   displayTopic,
   formatMessage,
   initialMessageFlags,
+  widgetSubmessage,
   type ClientEvent,
   type FactOf,
   type UpdateMessageFlagsEvent,
@@ -21,6 +22,20 @@ export const messageFanOut = {
   MessageSent: (fact: FactOf<'MessageSent'>, stored: StoredFact) => [messageDelivery(fact, stored.position)],
   ReactionAdded: (fact: FactOf<'ReactionAdded'>) => [reactionDelivery(fact, 'add')],
   ReactionRemoved: (fact: FactOf<'ReactionRemoved'>) => [reactionDelivery(fact, 'remove')],
+  SubmessageAdded: (fact: FactOf<'SubmessageAdded'>, stored: StoredFact): Delivery[] => [
+    {
+      user_ids: fact.audience_user_ids,
+      eventFor: same({
+        type: 'submessage',
+        msg_type: fact.msg_type,
+        message_id: fact.message_id,
+        // The submessage's id, as GET /messages lists it: its fact's position.
+        submessage_id: stored.position,
+        sender_id: fact.sender_id,
+        content: fact.content,
+      }),
+    },
+  ],
   MessageEdited: (fact: FactOf<'MessageEdited'>) => editDeliveries(fact),
   MessageDeleted: (fact: FactOf<'MessageDeleted'>): Delivery[] => [
     {
@@ -98,7 +113,7 @@ function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
         // Object.assign, not a spread: V8 gives `{ ...fact, id }` a hidden class of its own
         // every time (the fact has too many members), one per message kept until a full GC.
         message = formatMessage(
-          Object.assign({}, fact, { id }),
+          Object.assign({}, fact, { id }, fact.widget ? { submessages: [widgetSubmessage(id, fact.sender_id, fact.widget)] } : undefined),
           { apply_markdown: options.apply_markdown, client_gravatar: options.client_gravatar, allow_empty_topic_name: options.empty_topic_name },
           avatarUrls,
         );

@@ -13,6 +13,7 @@ import {
   type Fact,
   type FactOf,
   type GroupMember,
+  WIDGET_MSG_TYPE,
 } from '@teamchat/contracts';
 import {
   codePointLength,
@@ -25,21 +26,28 @@ import {
   type OrganizationPolicy,
 } from '@teamchat/policies';
 import { normalizeTopic } from './topics';
+import { checkWidgetSubmessage, evolveWidget, initialWidgetState, type WidgetState } from './widgets';
 
-/** What a message's own stream says: enough to refuse duplicate reactions and late changes. */
+/** What a message's own stream says: enough to refuse duplicate reactions, late changes and submessages its widget does not take. */
 export interface MessageState {
   deleted: boolean;
   /** `${user_id}:${reaction_type}:${emoji_code}` */
   reactions: Set<string>;
+  /** The poll or to-do list it was sent with, as its submessages left it; null: none. */
+  widget: WidgetState | null;
 }
 
-export const initialMessage = (): MessageState => ({ deleted: false, reactions: new Set() });
+export const initialMessage = (): MessageState => ({ deleted: false, reactions: new Set(), widget: null });
 
 const reactionKey = (r: { user_id: number; reaction_type: string; emoji_code: string }) =>
   `${r.user_id}:${r.reaction_type}:${r.emoji_code}`;
 
 export function evolveMessage(state: MessageState, fact: Fact): MessageState {
   switch (fact.type) {
+    case 'MessageSent':
+      return { ...state, widget: initialWidgetState(fact) };
+    case 'SubmessageAdded':
+      return state.widget ? { ...state, widget: evolveWidget(state.widget, fact) } : state;
     case 'ReactionAdded':
       return { ...state, reactions: new Set(state.reactions).add(reactionKey(fact)) };
     case 'ReactionRemoved': {
@@ -73,6 +81,37 @@ export function decideReaction(state: MessageState, cmd: ReactionCommand): Fact[
       message_id: cmd.message_id,
       user_id: cmd.user_id,
       ...cmd.emoji,
+      audience_user_ids: cmd.audience_user_ids,
+    },
+  ];
+}
+
+export interface SubmessageCommand {
+  message_id: number;
+  sender_id: number;
+  msg_type: string;
+  content: string;
+  audience_user_ids: number[];
+}
+
+/**
+ * A submessage on a message the sender may see (checked by the caller): only on a message
+ * sent with a widget, of type "widget", with content that widget takes.
+ */
+export function decideSubmessage(state: MessageState, cmd: SubmessageCommand): Fact[] {
+  if (state.deleted) throw badRequest('Invalid message(s)');
+  if (cmd.msg_type !== WIDGET_MSG_TYPE) throw badRequest(`Invalid msg_type: only "${WIDGET_MSG_TYPE}" submessages exist`);
+  // Zulip lets only the message's sender attach the first submessage; here a widget is
+  // made only when sending, so a message without one takes no submessage from anyone.
+  if (!state.widget) throw badRequest('You cannot attach a submessage to this message.');
+  checkWidgetSubmessage(state.widget, cmd.sender_id, cmd.content);
+  return [
+    {
+      type: 'SubmessageAdded',
+      message_id: cmd.message_id,
+      sender_id: cmd.sender_id,
+      msg_type: cmd.msg_type,
+      content: cmd.content,
       audience_user_ids: cmd.audience_user_ids,
     },
   ];
@@ -166,6 +205,8 @@ export function decideEditMessage(state: MessageState, cmd: EditCommand): FactOf
 
   let content: FactOf<'MessageEdited'>['content'] = null;
   if (cmd.content !== undefined) {
+    // As Zulip: a widget is made once, when sending; its content never changes after.
+    if (state.widget) throw badRequest('Widgets cannot be edited.');
     if (!policy.allowMessageEditing) throw badRequest('Your organization has turned off message editing.');
     if (actor.user_id !== message.sender_id) throw badRequest("You don't have permission to edit this message");
     if (age > policy.messageContentEditLimitSeconds) throw badRequest('The time limit for editing this message has passed');

@@ -12,9 +12,11 @@ import {
   type FactOf,
   type GroupMember,
   type GroupSettingValue,
+  type Widget,
 } from '@teamchat/contracts';
 import { codePointLength, hasChannelPermission, isGuest, orgAllows, ORGANIZATION_POLICY, type GroupDirectory, type OrganizationPolicy } from '@teamchat/policies';
 import { normalizeTopic } from './topics';
+import { widgetOf } from './widgets';
 
 export interface Participant {
   id: number;
@@ -208,5 +210,12 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
     local_echo: cmd.local_echo,
     ...(cmd.alert_word_user_ids?.length ? { alert_word_user_ids: cmd.alert_word_user_ids } : {}),
     ...(cmd.topic_links?.length && cmd.target.kind === 'channel' ? { topic_links: cmd.topic_links } : {}),
+    ...widgetField(cmd.content),
   };
+}
+
+/** A message starting with `/poll` or `/todo` is sent with its widget (domain/widgets.ts). */
+function widgetField(content: string): { widget?: Widget } {
+  const widget = widgetOf(content);
+  return widget ? { widget } : {};
 }

@@ -1,6 +1,6 @@
 /**
  * Handlers for changes to existing messages: look up what the deciders need (access,
- * audience, rendering, targets), decide, append. Reactions, edits and deletions go to the
+ * audience, rendering, targets), decide, append. Reactions, submessages, edits and deletions go to the
  * message's own stream, so concurrent changes to one message are ordered by its revision;
  * flags and topic visibility go to the user's own streams (domain/personal-streams.ts).
  */
@@ -10,6 +10,7 @@ import {
   streams,
   type Actor,
   type ReactionParams,
+  type SubmessageParams,
   type UpdateFlagsParams,
   type UpdateMessageParams,
   type UserTopicParams,
@@ -23,6 +24,7 @@ import {
   decideEditMessage,
   decideFlags,
   decideReaction,
+  decideSubmessage,
   decideUserTopic,
   type ChannelGrants,
   type EditActor,
@@ -93,6 +95,26 @@ export async function changeReaction(deps: ChangeDeps, actor: Actor, params: Rea
   const audience_user_ids = await audienceOf(deps, [message]);
   const { append } = await deps.messages.execute(message.stream, (state) => ({
     facts: decideReaction(state, { op, message_id: message._id, user_id: actor.user_id, emoji, audience_user_ids }),
+    result: undefined,
+  }));
+  return lastPosition(append);
+}
+
+/**
+ * A submessage (a vote, a new option, a task struck): anyone who may see the message may
+ * add one (Zulip's access_message), and it reaches whoever may see the message now.
+ */
+export async function addSubmessage(deps: ChangeDeps, actor: Actor, params: SubmessageParams) {
+  const { message } = await accessibleMessage(deps, actor, params.message_id);
+  const audience_user_ids = await audienceOf(deps, [message]);
+  const { append } = await deps.messages.execute(message.stream, (state) => ({
+    facts: decideSubmessage(state, {
+      message_id: message._id,
+      sender_id: actor.user_id,
+      msg_type: params.msg_type,
+      content: params.content,
+      audience_user_ids,
+    }),
     result: undefined,
   }));
   return lastPosition(append);

@@ -3,11 +3,11 @@
  * (user, message) for each user who received it — their personal history, with their
  * flags; and users' topic visibility policies.
  */
-import type { MessageReaction, MessageView, EditHistoryEntry } from '@teamchat/contracts';
+import type { MessageReaction, MessageSubmessage, MessageView, EditHistoryEntry } from '@teamchat/contracts';
 import type { Doc, Filter } from '@teamchat/platform';
 
 /** A stored message: the API's view of it (contracts MessageView) plus what narrows need. */
-export interface MessageDoc extends Doc, Omit<MessageView, 'id' | 'reactions' | 'edit_history' | 'last_edit_timestamp' | 'last_moved_timestamp'> {
+export interface MessageDoc extends Doc, Omit<MessageView, 'id' | 'reactions' | 'submessages' | 'edit_history' | 'last_edit_timestamp' | 'last_moved_timestamp'> {
   /** The message id: the position of its MessageSent fact. */
   _id: number;
   /** The message's own stream, where its later facts are appended. */
@@ -18,6 +18,8 @@ export interface MessageDoc extends Doc, Omit<MessageView, 'id' | 'reactions' | 
   /** Sorted participant ids joined by commas, for direct messages. */
   dm_key: string | null;
   reactions: MessageReaction[];
+  /** The widget's submessages, oldest first; absent in documents written before widgets existed: none. */
+  submessages?: MessageSubmessage[];
   /** Newest first. */
   edit_history: EditHistoryEntry[];
   last_edit_timestamp: number | null;

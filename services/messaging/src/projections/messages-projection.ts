@@ -3,7 +3,7 @@
  * document keyed by the fact's subject and computed from the fact and the current
  * document, so replaying a fact changes nothing.
  */
-import { initialMessageFlags, type EditHistoryEntry, type FactOf, type MessageReaction } from '@teamchat/contracts';
+import { initialMessageFlags, widgetSubmessage, type EditHistoryEntry, type FactOf, type MessageReaction } from '@teamchat/contracts';
 import type { FactHandlers, StoredFact } from '@teamchat/platform';
 import { dmKey, flagKeys, userMessageId, userTopicId, type MessageDoc } from './message-docs';
 import type { MessagesReadModel } from './messages';
@@ -16,6 +16,7 @@ export function messagesProjection(model: MessagesReadModel): FactHandlers {
     MessageSent: (fact, stored) => sent(model, fact, stored),
     ReactionAdded: (fact) => reaction(model, fact),
     ReactionRemoved: (fact) => reaction(model, fact),
+    SubmessageAdded: (fact, stored) => submessage(model, fact, stored),
     MessageFlagsUpdated: (fact) => flags(model, fact),
     MessageEdited: (fact) => edited(model, fact),
     MessageDeleted: (fact) => deleted(model, fact),
@@ -57,6 +58,7 @@ async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, store
     timestamp: fact.timestamp,
     is_me_message: fact.is_me_message,
     reactions: [],
+    submessages: fact.widget ? [widgetSubmessage(id, fact.sender_id, fact.widget)] : [],
     edit_history: [],
     last_edit_timestamp: null,
     last_moved_timestamp: null,
@@ -89,6 +91,16 @@ async function reaction(model: MessagesReadModel, fact: FactOf<'ReactionAdded' |
       ? [...others, { emoji_name: fact.emoji_name, emoji_code: fact.emoji_code, reaction_type: fact.reaction_type, user_id: fact.user_id }]
       : others;
   await model.messages.put({ ...message, reactions });
+}
+
+/** A submessage takes its fact's position as its id; one already there (a replay) is not added twice. */
+async function submessage(model: MessagesReadModel, fact: FactOf<'SubmessageAdded'>, stored: StoredFact): Promise<void> {
+  const message = await model.messages.get(fact.message_id);
+  if (!message) return;
+  const submessages = message.submessages ?? [];
+  if (submessages.some((s) => s.id === stored.position)) return;
+  const added = { id: stored.position, message_id: fact.message_id, sender_id: fact.sender_id, msg_type: fact.msg_type, content: fact.content };
+  await model.messages.put({ ...message, submessages: [...submessages, added] });
 }
 
 async function flags(model: MessagesReadModel, fact: FactOf<'MessageFlagsUpdated'>): Promise<void> {

@@ -202,6 +202,7 @@ function viewOf(doc: MessageDoc, senderEmail: string, senderFullName: string, re
     timestamp: doc.timestamp,
     is_me_message: doc.is_me_message,
     reactions: doc.reactions,
+    submessages: doc.submessages ?? [],
     edit_history: doc.edit_history,
     last_edit_timestamp: doc.last_edit_timestamp,
     last_moved_timestamp: doc.last_moved_timestamp,
