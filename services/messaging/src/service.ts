@@ -43,6 +43,7 @@ import { messagingState } from './queries/register-state';
 import { MutedChannels } from './projections/muted-channels';
 import { announceNewChannel } from './handlers/announce';
 import { sendSystemBotMessage } from './handlers/system-bot-message';
+import { reportMessage } from './handlers/message-report';
 import { renderMessages } from './queries/render-messages';
 import { evolveScheduled, initialScheduled } from './domain/scheduled-messages';
 import { ScheduledMessages } from './projections/scheduled-messages';
@@ -225,6 +226,11 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       const linked = (await model.messages.get(params.message_id))?.content.includes('/user_uploads/');
       const position = await deleteMessage(changeDeps, actor, params.message_id);
       return { value: {}, position: linked ? later(position, await releaseAttachments(attachmentDeps, params.message_id, undefined)) : position };
+    }),
+    serve(api.reportMessage, async (params, { actor }) => {
+      const moderationChannelId = async () => (await realmSettings.current()).moderation_request_channel_id;
+      const { position } = await reportMessage({ ...changeDeps, moderationChannelId, realmUri: config.realmUri }, actor, params);
+      return { value: {}, position };
     }),
     serve(api.addReaction, async (params, { actor }) => ({
       value: {},

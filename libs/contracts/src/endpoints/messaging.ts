@@ -213,6 +213,16 @@ export const messagingEndpoints = {
     params: RenderMessageParams,
     reply: z.object({ rendered: z.string() }),
   }),
+  /** Reporting a message to the organization's moderators (Zulip feature level 382). */
+  reportMessage: endpoint({
+    service: 'messaging',
+    subject: 'messaging.report_message',
+    http: { method: 'POST', path: '/messages/{message_id}/report' },
+    auth: true,
+    // Strings, not enums: the decider names the parameter that is wrong, as Zulip does.
+    params: z.object({ message_id: int(), report_type: z.string(), description: z.string().optional() }),
+    reply: EmptyReply,
+  }),
   addReaction: endpoint({
     service: 'messaging',
     subject: 'messaging.add_reaction',
