@@ -18,11 +18,20 @@ import {
   InProcessBus,
   NotifyingEventStore,
   bridgePort,
+  claimStoreMode,
   createMailer,
+  dataDirectoryError,
   developmentOutboxDir,
+  listenError,
+  lockDataDirectory,
   openEventStore,
   openReadModels,
+  reservePort,
   steadyHeapGrowth,
+  withListeningAddress,
+  type DataDirLock,
+  type ListenSettings,
+  type PortReservation,
   type RunningService,
   type ServerConfig,
   type SqliteReadModelStore,
@@ -34,6 +43,8 @@ import { SERVICES, type ServiceName } from './services';
 
 export interface EmbeddedServer {
   url: string;
+  /** The organization's address (TEAMCHAT_REALM_URI, or the listening address in development). */
+  realmUri: string;
   bus: InProcessBus;
   /** The services running on threads of their own. */
   threads: readonly ServiceThread[];
@@ -58,6 +69,14 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
   // without a JSON copy (every endpoint builds a fresh reply; requests are still copied).
   const bus = new InProcessBus({ maxPayload: 256 * 1024 * 1024, copyReplies: false });
   const store = await NotifyingEventStore.wrap(openEventStore(config), bus, { sharesRows: true });
+  // Before any service writes: a store of the other mode is refused (deployment.ts).
+  try {
+    await claimStoreMode(store, config.mode, `the data directory ${config.dataDir}`, log);
+  } catch (err) {
+    await store.close();
+    await bus.close();
+    throw err;
+  }
   const stores: SqliteReadModelStore[] = [];
   const running: RunningService[] = [];
   // One mailer for the main thread's services (a thread builds its own from the same settings).
@@ -239,36 +258,67 @@ function runServiceThread(service: ServiceName, hub: InProcessBus, config: Serve
   });
 }
 
+/**
+ * `listen`: an address to bind, or a port the caller bound already (main.ts binds it before
+ * it writes anything). The port is held while the services start and handed to the HTTP
+ * server at the end; a realm address derived from the listening address takes the port
+ * actually bound (PORT=0).
+ */
 export async function startEmbeddedServer(
   config: ServerConfig,
   log: Logger,
-  listen: { host: string; port: number },
+  listen: ListenSettings | PortReservation,
 ): Promise<EmbeddedServer> {
-  const services = await startEmbeddedServices(config, log);
-  if (config.mode === 'development') await seedDevelopmentOrganization(services.bus);
-  // One process, one disk: the files are under the data directory.
-  const blobs = new DirectoryBlobStore(join(config.dataDir, 'uploads'));
-  const app = await buildGateway({
-    bus: services.bus,
-    log: log.child({ service: 'gateway' }),
-    heartbeatSeconds: config.heartbeatSeconds,
-    checkReplies: config.checkReplies,
-    http: config.http,
-    outboxDir: developmentOutboxDir(config),
-    blobs,
-    uploads: config.uploads,
-    // The one gateway: a write is answered once durable, and every later request waits
-    // for it (GatewayPeers), so no thread's reply waits for its read models.
-    waitForEveryWrite: true,
-  });
-  const url = await app.listen(listen);
-  return {
-    url,
-    bus: services.bus,
-    threads: services.threads,
-    async stop() {
+  const reservation = 'release' in listen ? listen : await reservePort(listen);
+  config = withListeningAddress(config, reservation.listen);
+  let lock: DataDirLock | undefined;
+  let services: Awaited<ReturnType<typeof startEmbeddedServices>> | undefined;
+  try {
+    // One server per data directory, taken before anything in it is opened for writing.
+    try {
+      lock = lockDataDirectory(config.dataDir);
+    } catch (err) {
+      throw dataDirectoryError(config.dataDir, err);
+    }
+    services = await startEmbeddedServices(config, log);
+    if (config.mode === 'development') await seedDevelopmentOrganization(services.bus);
+    // One process, one disk: the files are under the data directory.
+    const blobs = new DirectoryBlobStore(join(config.dataDir, 'uploads'));
+    const app = await buildGateway({
+      bus: services.bus,
+      log: log.child({ service: 'gateway' }),
+      heartbeatSeconds: config.heartbeatSeconds,
+      checkReplies: config.checkReplies,
+      http: config.http,
+      outboxDir: developmentOutboxDir(config),
+      blobs,
+      uploads: config.uploads,
+      // The one gateway: a write is answered once durable, and every later request waits
+      // for it (GatewayPeers), so no thread's reply waits for its read models.
+      waitForEveryWrite: true,
+    });
+    await reservation.release();
+    const url = await app.listen(reservation.listen).catch(async (err: unknown) => {
       await app.close();
-      await services.stop();
-    },
-  };
+      throw listenError(reservation.listen, err);
+    });
+    const running = services;
+    const held = lock;
+    return {
+      url,
+      realmUri: config.realmUri,
+      bus: running.bus,
+      threads: running.threads,
+      async stop() {
+        await app.close();
+        await running.stop();
+        held.release();
+      },
+    };
+  } catch (err) {
+    await reservation.release();
+    await services?.stop().catch(() => undefined);
+    lock?.release();
+    throw err;
+  }
 }

@@ -1,25 +1,44 @@
 /**
  * `npm start`: the embedded server. Development mode (the default) seeds the
  * development organization on first start; TEAMCHAT_MODE=production seeds nothing.
+ *
+ * A start fails before it writes anything when it can: every setting is checked, then the
+ * port is bound, then the data directory is prepared (created private, checked writable)
+ * and locked; each refusal is one line naming what to change.
  */
-import { createLogger, describeMailTransport, developmentOutboxDir, exitOnStartupFailure, loadConfigOrExplain } from '@teamchat/platform';
+import {
+  createLogger,
+  describeMailTransport,
+  developmentOutboxDir,
+  exitOnStartupFailure,
+  loadSettingsOrExplain,
+  prepareDataDirectoryOrExplain,
+  reservePort,
+  warnIfMailGoesNowhere,
+} from '@teamchat/platform';
 import { startEmbeddedServer } from './embedded';
 
 async function main() {
   const log = createLogger('teamchat');
-  const config = loadConfigOrExplain();
-  const port = Number(process.env.PORT ?? 9991);
-  const server = await startEmbeddedServer(config, log, { host: process.env.HOST ?? '127.0.0.1', port });
-  const api = `${server.url}/api/v1`;
-  // Mail that only lands in the outbox of a production server reaches nobody: say so once.
-  if (config.mode === 'production' && config.mail.transport.kind === 'outbox') {
-    log.warn({ mail: describeMailTransport(config.mail) }, 'TEAMCHAT_SMTP_HOST is not set: emails are written to the outbox, not delivered');
+  const settings = loadSettingsOrExplain();
+  const port = await reservePort(settings.listen);
+  let config;
+  try {
+    config = prepareDataDirectoryOrExplain(settings);
+  } catch (err) {
+    await port.release();
+    throw err;
   }
+  const server = await startEmbeddedServer(config, log, port);
+  const api = `${server.url}/api/v1`;
+  warnIfMailGoesNowhere(config, log);
+  const dataDirNote = process.env.TEAMCHAT_DATA_DIR ? '' : ' (TEAMCHAT_DATA_DIR not set: ./data of the current directory)';
   process.stdout.write(
     [
       '',
       `Team chat server (${config.mode} mode) listening on ${server.url}`,
-      `API: ${api}    data: ${config.dataDir}`,
+      `API: ${api}    data: ${config.dataDir}${dataDirNote}`,
+      `Organization address (links in mail, realm_uri): ${server.realmUri}`,
       ...(config.mode === 'development'
         ? [
             'Get an API key for a development user:',
@@ -39,6 +58,6 @@ async function main() {
   process.on('SIGINT', () => void stop());
 }
 
-// A refused configuration (a data directory open to others in production, say) is one
-// line for the operator; anything else is a bug and keeps its stack.
+// A refused start (a setting, the port, the data directory, its lock, the store's mode) is
+// one line for the operator; anything else is a bug, whose stack LOG_LEVEL=debug shows.
 main().catch((err: unknown) => exitOnStartupFailure('teamchat', err));

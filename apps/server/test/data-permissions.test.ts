@@ -162,8 +162,8 @@ describe('a data directory the server creates', () => {
   it('is private when the operator\'s tool creates it, too (create-organization on a fresh directory)', () => {
     const dataDir = freshPath();
     process.umask(0o022);
-    const result = spawnSync(process.execPath, [CREATE_ORGANIZATION, '--name', 'Acme', '--email', 'boss@acme.test', '--full-name', 'Ada Boss'], {
-      env: env(dataDir, { TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '', LOG_LEVEL: 'silent' }),
+    const result = spawnSync(process.execPath, [CREATE_ORGANIZATION, '--name', 'Acme', '--email', 'boss@acme.test', '--full-name', 'Ada Boss', '--print-api-key'], {
+      env: env(dataDir, { TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '', TEAMCHAT_REALM_URI: 'https://chat.acme.test', LOG_LEVEL: 'silent' }),
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -188,7 +188,7 @@ describe('an existing data directory open to others', () => {
     return dataDir;
   }
 
-  const PRODUCTION = { TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '' };
+  const PRODUCTION = { TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '', TEAMCHAT_REALM_URI: 'https://chat.acme.test' };
   const refusal = (name: string, dataDir: string) =>
     `${name}: cannot start: data directory ${dataDir} is readable by other users (the directory 0755, events.sqlite 0644, server-secret 0644): ` +
     `make it private with \`chmod -R go= ${dataDir}\` and start again\n`;

@@ -50,7 +50,7 @@ browserSuite('the /emails page in a browser', (browser) => {
 describe('the /emails page in production mode', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startEmbedded(undefined, { TEAMCHAT_MODE: 'production' });
+    server = await startEmbedded(undefined, { TEAMCHAT_MODE: 'production', TEAMCHAT_REALM_URI: 'https://chat.acme.test' });
   }, 60_000);
   afterAll(async () => {
     await server?.stop();

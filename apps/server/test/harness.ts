@@ -27,6 +27,9 @@ export interface RunningServer {
 
 const root = join(__dirname, '..', '..', '..');
 
+/** The address a production deployment of the tests is configured with, unless the test names its own. */
+export const PRODUCTION_REALM_URI = 'https://chat.acme.test';
+
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'teamchat-test-'));
 }
@@ -150,6 +153,8 @@ export async function startDistributed(extraEnv: Record<string, string> = {}, op
   const dataDir = tempDataDir();
   const env = {
     ...process.env,
+    // Production requires the organization's address (every mailed link and realm_uri starts with it).
+    ...(extraEnv.TEAMCHAT_MODE === 'production' ? { TEAMCHAT_REALM_URI: PRODUCTION_REALM_URI } : {}),
     NATS_URL: nats.url,
     TEAMCHAT_DATA_DIR: dataDir,
     TEAMCHAT_HEARTBEAT_SECONDS: '2',

@@ -158,7 +158,7 @@ describe('a service that fails to start', () => {
 describe('production mode', () => {
   it('seeds nothing, refuses development keys, and is set up by the command-line tool', async () => {
     const dataDir = newDataDir();
-    const env = { TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '' };
+    const env = { TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '', TEAMCHAT_REALM_URI: 'https://chat.acme.test' };
     const server = await startEmbedded(dataDir, env);
     try {
       const anonymous = new Client(server.api);
@@ -168,7 +168,7 @@ describe('production mode', () => {
       expect((await anonymous.post('/jwt/fetch_api_key', { token: 'x.y.z' })).body.result).toBe('error');
 
       const cli = join(__dirname, '..', 'dist', 'create-organization.js');
-      const output = execFileSync(process.execPath, [cli, '--name', 'Acme', '--email', 'boss@acme.test', '--full-name', 'Ada Boss'], {
+      const output = execFileSync(process.execPath, [cli, '--name', 'Acme', '--email', 'boss@acme.test', '--full-name', 'Ada Boss', '--print-api-key'], {
         env: { ...process.env, ...env, TEAMCHAT_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
         encoding: 'utf8',
       });

@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { DEFAULT_RATE_LIMITS, loadConfig, loadHttpSettings } from '@teamchat/platform';
+import { DEFAULT_RATE_LIMITS, loadConfig, loadHttpSettings, loadMode, loadSettings, withListeningAddress } from '@teamchat/platform';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -45,7 +45,7 @@ describe('loadConfig', () => {
 
     it('is refused in production, as a configuration error naming what is exposed and the fix, and left as it was', () => {
       const dir = open();
-      expect(() => loadConfig({ TEAMCHAT_DATA_DIR: dir, TEAMCHAT_MODE: 'production' })).toThrow(
+      expect(() => loadConfig({ TEAMCHAT_DATA_DIR: dir, TEAMCHAT_MODE: 'production', TEAMCHAT_REALM_URI: 'https://chat.acme.test' })).toThrow(
         expect.objectContaining({
           code: 'CONFIGURATION',
           message: `data directory ${dir} is readable by other users (the directory 0755, events.sqlite 0644): make it private with \`chmod -R go= ${dir}\` and start again`,
@@ -75,16 +75,109 @@ describe('loadConfig', () => {
     expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), TEAMCHAT_SECRET: 's3cret' }).serverSecret).toBe('s3cret');
   });
 
-  it('enables JWT with the development secret only in development mode', () => {
+  it('enables JWT with the development secret only in development mode, and refuses that secret in production', () => {
+    const production = { TEAMCHAT_MODE: 'production', TEAMCHAT_REALM_URI: REALM };
+    const long = 'k'.repeat(32);
     expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir() })).toMatchObject({ mode: 'development', jwtSecret: 'dev-jwt-secret' });
-    expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), TEAMCHAT_MODE: 'production' })).toMatchObject({ mode: 'production', jwtSecret: undefined });
-    expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: 'k' }).jwtSecret).toBe('k');
+    expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), ...production })).toMatchObject({ mode: 'production', jwtSecret: undefined });
+    expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), ...production, ZULIP_JWT_SECRET: long }).jwtSecret).toBe(long);
     expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), ZULIP_JWT_SECRET: '' }).jwtSecret).toBeUndefined();
+    expect(() => loadSettings({ ...production, ZULIP_JWT_SECRET: 'dev-jwt-secret' })).toThrow(/^ZULIP_JWT_SECRET is the published development secret/);
+    expect(() => loadSettings({ ...production, ZULIP_JWT_SECRET: 'k' })).toThrow(/^ZULIP_JWT_SECRET is shorter than 32 characters/);
   });
 
-  it('falls back to a 60 s heartbeat for nonsense values', () => {
-    expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), TEAMCHAT_HEARTBEAT_SECONDS: 'soon' }).heartbeatSeconds).toBe(60);
+  it('refuses a heartbeat that is not a number of seconds above 0, instead of replacing it', () => {
+    for (const bad of ['soon', '-1', '0', 'Infinity']) {
+      expect(() => loadSettings({ TEAMCHAT_HEARTBEAT_SECONDS: bad })).toThrow(`TEAMCHAT_HEARTBEAT_SECONDS=${JSON.stringify(bad)}: expected a number of seconds above 0`);
+    }
     expect(loadConfig({ TEAMCHAT_DATA_DIR: dataDir(), TEAMCHAT_HEARTBEAT_SECONDS: '5' }).heartbeatSeconds).toBe(5);
+  });
+});
+
+const REALM = 'https://chat.acme.test';
+
+describe('the mode', () => {
+  it('is exactly development or production: a typo stops the process with one line naming the variable', () => {
+    expect(loadMode({})).toBe('development');
+    expect(loadMode({ TEAMCHAT_MODE: 'production' })).toBe('production');
+    for (const typo of ['prod', 'Production', 'PRODUCTION', ' production', '', 'dev']) {
+      expect(() => loadSettings({ TEAMCHAT_MODE: typo })).toThrow(
+        expect.objectContaining({ code: 'CONFIGURATION', message: `TEAMCHAT_MODE=${JSON.stringify(typo)}: expected exactly development or production` }),
+      );
+    }
+  });
+});
+
+describe('the realm address (TEAMCHAT_REALM_URI)', () => {
+  it('is required in production, as an absolute http(s) origin', () => {
+    expect(() => loadSettings({ TEAMCHAT_MODE: 'production' })).toThrow(/^TEAMCHAT_REALM_URI is not set: production needs the address/);
+    for (const bad of ['chat.acme.test', 'ftp://chat.acme.test', '/relative', 'https://chat.acme.test/team', 'https://chat.acme.test/?x=1']) {
+      expect(() => loadSettings({ TEAMCHAT_MODE: 'production', TEAMCHAT_REALM_URI: bad })).toThrow(/^TEAMCHAT_REALM_URI=/);
+    }
+    // A password in it is refused without being repeated.
+    expect(() => loadSettings({ TEAMCHAT_REALM_URI: 'https://ann:hunter2@chat.acme.test' })).toThrow(/^TEAMCHAT_REALM_URI holds a user name or password[^]*$/);
+    try {
+      loadSettings({ TEAMCHAT_REALM_URI: 'https://ann:hunter2@chat.acme.test' });
+    } catch (err) {
+      expect((err as Error).message).not.toContain('hunter2');
+    }
+    expect(loadSettings({ TEAMCHAT_MODE: 'production', TEAMCHAT_REALM_URI: 'https://Chat.Acme.test/' })).toMatchObject({
+      realmUri: 'https://chat.acme.test',
+      realmHost: 'chat.acme.test',
+      realmUriDerived: false,
+    });
+    expect(loadSettings({ TEAMCHAT_MODE: 'production', TEAMCHAT_REALM_URI: REALM }).mail.from).toBe('noreply@chat.acme.test');
+  });
+
+  it("defaults in development to the gateway's listening address (PORT, HOST), the same in every process", () => {
+    expect(loadSettings({})).toMatchObject({ realmUri: 'http://127.0.0.1:9991', realmUriDerived: true, listen: { host: '127.0.0.1', port: 9991 } });
+    expect(loadSettings({ PORT: '8080', HOST: '0.0.0.0' })).toMatchObject({ realmUri: 'http://127.0.0.1:8080', listen: { host: '0.0.0.0', port: 8080 } });
+    expect(loadSettings({ PORT: '8080', HOST: 'chat.local' }).realmUri).toBe('http://chat.local:8080');
+    // A server that asked for any port learns its address once bound; a configured one stays.
+    expect(withListeningAddress(loadSettings({ PORT: '0' }), { host: '127.0.0.1', port: 4321 }).realmUri).toBe('http://127.0.0.1:4321');
+    expect(withListeningAddress(loadSettings({ PORT: '0', TEAMCHAT_REALM_URI: REALM }), { host: '127.0.0.1', port: 4321 }).realmUri).toBe(REALM);
+  });
+});
+
+describe('every other setting is checked, never replaced', () => {
+  it.each([
+    [{ PORT: 'abc' }, 'PORT="abc": expected a port number from 1 to 65535 (0: any free port)'],
+    [{ PORT: '70000' }, 'PORT="70000": expected a port number'],
+    [{ HOST: 'localhost:9991' }, 'HOST="localhost:9991": expected an address or host name of this machine'],
+    [{ TEAMCHAT_DATA_DIR: '' }, 'TEAMCHAT_DATA_DIR is empty'],
+    [{ TEAMCHAT_SECRET: '' }, 'TEAMCHAT_SECRET is empty'],
+    [{ TEAMCHAT_MODE: 'production', TEAMCHAT_REALM_URI: REALM, TEAMCHAT_SECRET: 'short' }, 'TEAMCHAT_SECRET is shorter than 32 characters'],
+    [{ TEAMCHAT_CHECK_REPLIES: 'yes' }, 'TEAMCHAT_CHECK_REPLIES="yes": expected 1 (on) or 0 (off)'],
+    [{ TEAMCHAT_TRUST_PROXY: 'true' }, 'TEAMCHAT_TRUST_PROXY="true": expected 1 (on) or 0 (off)'],
+    [{ TEAMCHAT_IDLE_TIMEOUT_SECONDS: 'Infinity' }, 'TEAMCHAT_IDLE_TIMEOUT_SECONDS="Infinity": expected a number of seconds above 0'],
+    [{ TEAMCHAT_REQUEST_TIMEOUT_SECONDS: '5' }, 'TEAMCHAT_REQUEST_TIMEOUT_SECONDS="5": must be at least TEAMCHAT_HEADERS_TIMEOUT_SECONDS (10)'],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadSettings(env)).toThrow(message);
+  });
+
+  it('writes nothing while checking', () => {
+    const dir = join(dataDir(), 'not-yet');
+    loadSettings({ TEAMCHAT_DATA_DIR: dir });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('refuses a data directory it cannot create or write in one line naming it and the variable', () => {
+    // A file where the directory should be fails for root too (which ignores permission bits).
+    const file = join(dataDir(), 'file');
+    writeFileSync(file, '');
+    expect(() => loadConfig({ TEAMCHAT_DATA_DIR: join(file, 'data') })).toThrow(
+      expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringMatching(/^data directory .*: .* is not a directory: set TEAMCHAT_DATA_DIR to another directory$/) }),
+    );
+    if (process.getuid?.() === 0) return; // root writes anywhere
+    const parent = dataDir();
+    chmodSync(parent, 0o500);
+    try {
+      expect(() => loadConfig({ TEAMCHAT_DATA_DIR: join(parent, 'data') })).toThrow(
+        expect.objectContaining({ code: 'CONFIGURATION', message: expect.stringMatching(/^data directory .*: permission denied on .*TEAMCHAT_DATA_DIR/) }),
+      );
+    } finally {
+      chmodSync(parent, 0o700);
+    }
   });
 });
 
@@ -130,7 +223,11 @@ describe('the HTTP edge settings', () => {
       idleTimeoutMs: 90_000,
       trustProxy: false,
     });
-    const settings = loadHttpSettings({ TEAMCHAT_HEADERS_TIMEOUT_SECONDS: '40', TEAMCHAT_REQUEST_TIMEOUT_SECONDS: '20' }, 'development', 2);
+    const settings = loadHttpSettings({ TEAMCHAT_HEADERS_TIMEOUT_SECONDS: '40', TEAMCHAT_REQUEST_TIMEOUT_SECONDS: '40' }, 'development', 2);
     expect([settings.headersTimeoutMs, settings.requestTimeoutMs, settings.idleTimeoutMs]).toEqual([40_000, 40_000, 32_000]);
+    // A request limit below the headers' is refused, not raised behind the operator's back.
+    expect(() => loadHttpSettings({ TEAMCHAT_HEADERS_TIMEOUT_SECONDS: '40', TEAMCHAT_REQUEST_TIMEOUT_SECONDS: '20' }, 'development', 2)).toThrow(
+      'TEAMCHAT_REQUEST_TIMEOUT_SECONDS="20": must be at least TEAMCHAT_HEADERS_TIMEOUT_SECONDS (40)',
+    );
   });
 });

@@ -115,6 +115,7 @@ describe('SMTP delivery', () => {
     const config = loadConfig({
       TEAMCHAT_DATA_DIR: dataDir,
       TEAMCHAT_MODE: 'production',
+      TEAMCHAT_REALM_URI: 'https://chat.example.org',
       TEAMCHAT_SMTP_HOST: '127.0.0.1',
       TEAMCHAT_SMTP_PORT: String(server.port),
       TEAMCHAT_SMTP_SECURE: 'off',

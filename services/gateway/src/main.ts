@@ -4,15 +4,41 @@
  *   In development mode with the outbox, GET /emails lists the outbox of TEAMCHAT_DATA_DIR:
  *   the services that send mail must share that directory to appear there.
  *   TEAMCHAT_MONGODB_URL   where uploaded files go (GridFS); absent: <data dir>/uploads
+ *
+ * Its start refuses in one line: a bad setting, a port it cannot bind (checked before it
+ * writes anything), another gateway answering under its TEAMCHAT_INSTANCE, or services of
+ * the other mode (a development gateway would show a production outbox at /emails).
  */
-import { connectBus, createLogger, developmentOutboxDir, openBlobStore, exitOnStartupFailure, loadConfigOrExplain, loadEngineSettings, steadyHeapGrowth } from '@teamchat/platform';
+import {
+  announcePresence,
+  checkDeploymentMode,
+  connectBus,
+  createLogger,
+  developmentOutboxDir,
+  exitOnStartupFailure,
+  listenError,
+  loadEngineSettings,
+  loadSettingsOrExplain,
+  maskUrl,
+  openBlobStore,
+  prepareDataDirectoryOrExplain,
+  refuseDuplicateInstance,
+  reservePort,
+  steadyHeapGrowth,
+} from '@teamchat/platform';
 import { buildGateway } from './server';
 
 async function main() {
   steadyHeapGrowth();
   const log = createLogger('gateway');
-  const config = loadConfigOrExplain();
-  const bus = await connectBus(loadEngineSettings('gateway'), 'gateway');
+  const settings = loadSettingsOrExplain();
+  const engines = loadEngineSettings('gateway');
+  const port = await reservePort(settings.listen);
+  const config = prepareDataDirectoryOrExplain(settings);
+  const bus = await connectBus(engines, 'gateway', log);
+  await refuseDuplicateInstance(bus, 'gateway', engines.instance);
+  // The services check the store's mode; the gateway checks theirs (waiting for them a minute at most).
+  await checkDeploymentMode(bus, config.mode, maskUrl(engines.natsUrl), 60_000, log);
   // GridFS where the read models are in MongoDB, else the data directory (shared by the processes of one machine).
   const blobs = await openBlobStore(config.dataDir);
   const app = await buildGateway({
@@ -26,7 +52,11 @@ async function main() {
     blobs,
     uploads: config.uploads,
   });
-  const address = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 9991) });
+  await port.release();
+  const address = await app.listen(port.listen).catch((err: unknown) => {
+    throw listenError(port.listen, err);
+  });
+  await announcePresence(bus, 'gateway', engines.instance, config.mode);
   process.stdout.write(`READY gateway ${address}\n`);
   const stop = async () => {
     await app.close();

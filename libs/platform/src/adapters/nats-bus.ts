@@ -14,6 +14,11 @@ export interface NatsBusOptions {
   drainTimeoutMs?: number;
   /** Where handler failures go (they never reach the requester). */
   onHandlerError?: (err: unknown, subject: string) => void;
+  /**
+   * Told once when the connection to nats-server is lost and once when it is back, with the
+   * outage's length (the operator's log lines; requests meanwhile fail with DISCONNECTED).
+   */
+  onConnectionChange?: (change: { up: false } | { up: true; outageMs: number }) => void;
 }
 
 let jsonCodec: Codec<Json> | undefined;
@@ -32,6 +37,8 @@ export class NatsBus implements Bus {
   private readonly subscriptions = new Set<Subscription>();
   private readonly drainTimeoutMs: number;
   private readonly onHandlerError: (err: unknown, subject: string) => void;
+  private readonly onConnectionChange: NatsBusOptions['onConnectionChange'];
+  private lostAt: number | undefined;
   private running = 0;
   private idleWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
@@ -48,13 +55,27 @@ export class NatsBus implements Bus {
   ) {
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
     this.onHandlerError = options.onHandlerError ?? reportToStderr;
+    this.onConnectionChange = options.onConnectionChange;
     void this.watchStatus();
   }
 
   private async watchStatus(): Promise<void> {
     for await (const status of this.nc.status()) {
-      if (status.type === 'disconnect') this.disconnected = true;
-      else if (status.type === 'reconnect') this.disconnected = false;
+      if (status.type === 'disconnect') {
+        this.disconnected = true;
+        // nats.js reports a disconnect per server tried: the outage began at the first.
+        if (this.lostAt === undefined && !this.closing) {
+          this.lostAt = Date.now();
+          this.onConnectionChange?.({ up: false });
+        }
+      } else if (status.type === 'reconnect') {
+        this.disconnected = false;
+        if (this.lostAt !== undefined) {
+          const outageMs = Date.now() - this.lostAt;
+          this.lostAt = undefined;
+          this.onConnectionChange?.({ up: true, outageMs });
+        }
+      }
     }
   }
 

@@ -3,21 +3,43 @@
  * embedded server and the separate processes of the distributed mode agree.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { preparePrivateDataDir } from './data-dir';
+import { ConfigurationError } from './engines';
 import { loadMailSettings, type MailSettings } from './mail';
 
+export type ServerMode = 'development' | 'production';
+
+/** Where the gateway listens (PORT, HOST): 0 asks the system for a free port (tests). */
+export interface ListenSettings {
+  host: string;
+  port: number;
+}
+
 export interface ServerConfig {
-  mode: 'development' | 'production';
+  mode: ServerMode;
   dataDir: string;
   /** Derives API keys; shared by every accounts instance. */
   serverSecret: string;
   /** HS256 secret for POST /jwt/fetch_api_key; absent disables JWT authentication. */
   jwtSecret: string | undefined;
-  /** Host name of the organization, used in dummy emails and URLs. */
+  /** Host (and port) of realmUri: the domain of dummy emails and of the default sender. */
   realmHost: string;
+  /**
+   * The organization's address (`https://chat.example.com`, no trailing slash): the only
+   * source of absolute links the server makes (mailed links, realm_uri, reminders).
+   */
   realmUri: string;
+  /**
+   * True when TEAMCHAT_REALM_URI was not set (development only): the address was derived
+   * from PORT and HOST, and a server that asked for any free port (PORT=0) replaces it with
+   * the one it got (see withListeningAddress).
+   */
+  realmUriDerived: boolean;
+  /** Where the gateway listens. */
+  listen: ListenSettings;
   /** How long GET /events blocks before answering with a heartbeat. */
   heartbeatSeconds: number;
   /**
@@ -196,7 +218,7 @@ function seconds(env: NodeJS.ProcessEnv, variable: string, fallback: number): nu
   const text = env[variable];
   if (text === undefined || text === '') return fallback * 1000;
   const value = Number(text);
-  if (!(value > 0)) throw new Error(`${variable}=${JSON.stringify(text)}: expected a number of seconds above 0`);
+  if (!(value > 0) || !Number.isFinite(value)) throw new Error(`${variable}=${JSON.stringify(text)}: expected a number of seconds above 0`);
   return Math.round(value * 1000);
 }
 
@@ -216,38 +238,151 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv, mode: ServerConfig['mod
       ) as unknown as RateLimits)
     : undefined;
   const headersTimeoutMs = seconds(env, 'TEAMCHAT_HEADERS_TIMEOUT_SECONDS', 10);
+  const requestTimeoutMs = seconds(env, 'TEAMCHAT_REQUEST_TIMEOUT_SECONDS', 30);
+  // Node requires the whole request's limit to be at least the headers': say so rather than raise it.
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new Error(
+      `TEAMCHAT_REQUEST_TIMEOUT_SECONDS=${JSON.stringify(env.TEAMCHAT_REQUEST_TIMEOUT_SECONDS ?? '30')}: must be at least TEAMCHAT_HEADERS_TIMEOUT_SECONDS (${headersTimeoutMs / 1000})`,
+    );
+  }
   return {
     rateLimits,
     headersTimeoutMs,
-    // Node requires the whole request's limit to be at least the headers'.
-    requestTimeoutMs: Math.max(headersTimeoutMs, seconds(env, 'TEAMCHAT_REQUEST_TIMEOUT_SECONDS', 30)),
+    requestTimeoutMs,
     keepAliveTimeoutMs: seconds(env, 'TEAMCHAT_KEEP_ALIVE_TIMEOUT_SECONDS', 65),
     idleTimeoutMs: seconds(env, 'TEAMCHAT_IDLE_TIMEOUT_SECONDS', heartbeatSeconds + 30),
-    trustProxy: env.TEAMCHAT_TRUST_PROXY === '1',
+    trustProxy: flag(env, 'TEAMCHAT_TRUST_PROXY'),
   };
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const mode = env.TEAMCHAT_MODE === 'production' ? 'production' : 'development';
-  const dataDir = resolve(env.TEAMCHAT_DATA_DIR ?? 'data');
-  // Every process that writes the data directory loads its configuration first: from here
-  // on what it creates is private (the umask), and a directory open to others is refused
-  // in production (data-dir.ts).
-  preparePrivateDataDir(dataDir, mode);
-  const port = env.PORT ?? '9991';
-  const realmHost = env.TEAMCHAT_REALM_HOST ?? `127.0.0.1:${port}`;
-  const jwtSecret = env.ZULIP_JWT_SECRET ?? (mode === 'development' ? 'dev-jwt-secret' : undefined);
-  const heartbeat = Number(env.TEAMCHAT_HEARTBEAT_SECONDS ?? '60');
-  const heartbeatSeconds = Number.isFinite(heartbeat) && heartbeat > 0 ? heartbeat : 60;
+/** `1` on, `0` or unset off: any other value is a typo, refused rather than read as off. */
+function flag(env: NodeJS.ProcessEnv, variable: string): boolean {
+  const text = env[variable];
+  if (text === undefined || text === '' || text === '0') return false;
+  if (text === '1') return true;
+  throw new Error(`${variable}=${JSON.stringify(text)}: expected 1 (on) or 0 (off)`);
+}
+
+/**
+ * Exactly `development` or `production`, unset meaning development. Anything else (`prod`,
+ * `Production`, an empty value from an unset shell variable) stops the process: a typo must
+ * never start a server whose development doors (keys for anyone, the published JWT
+ * secret, the /emails page) are open.
+ */
+export function loadMode(env: NodeJS.ProcessEnv = process.env): ServerMode {
+  const text = env.TEAMCHAT_MODE;
+  if (text === undefined) return 'development';
+  if (text === 'development' || text === 'production') return text;
+  throw new ConfigurationError(`TEAMCHAT_MODE=${JSON.stringify(text)}: expected exactly development or production`);
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
+
+export function loadListenSettings(env: NodeJS.ProcessEnv = process.env): ListenSettings {
+  const portText = env.PORT || '9991';
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
+    throw new ConfigurationError(`PORT=${JSON.stringify(portText)}: expected a port number from 1 to 65535 (0: any free port)`);
+  }
+  const host = env.HOST || '127.0.0.1';
+  if (!isIP(host) && !HOST_NAME.test(host)) {
+    throw new ConfigurationError(`HOST=${JSON.stringify(host)}: expected an address or host name of this machine, e.g. 127.0.0.1, or 0.0.0.0 for every interface`);
+  }
+  return { host, port: Number(portText) };
+}
+
+/** The address a browser on this machine reaches a listener at (one on every interface included). */
+export function listeningAddress(listen: ListenSettings): string {
+  const host = listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host === '::' ? '::1' : listen.host;
+  return `http://${isIP(host) === 6 ? `[${host}]` : host}:${listen.port}`;
+}
+
+/** An origin (scheme, host, port): what every absolute link of the server starts with. */
+export function parseRealmUri(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigurationError(`TEAMCHAT_REALM_URI=${JSON.stringify(text)}: expected an absolute http(s) address such as https://chat.example.com`);
+  }
+  // Not echoed: it holds a password.
+  if (url.username || url.password) throw new ConfigurationError('TEAMCHAT_REALM_URI holds a user name or password: give the address alone, e.g. https://chat.example.com');
+  if (url.pathname !== '/' || url.search || url.hash) {
+    throw new ConfigurationError(
+      `TEAMCHAT_REALM_URI=${JSON.stringify(text)}: expected the organization's origin only (scheme, host and port, e.g. https://chat.example.com): the server's pages and API are at its root`,
+    );
+  }
+  return url.origin;
+}
+
+/**
+ * Required in production: links mailed to people on other machines must reach the server
+ * as they see it (behind a proxy, on a public name). In development the default is where
+ * the gateway listens (PORT and HOST, which every process of a deployment reads alike).
+ */
+export function loadRealmUri(env: NodeJS.ProcessEnv, mode: ServerMode, listen: ListenSettings): { realmUri: string; derived: boolean } {
+  const text = env.TEAMCHAT_REALM_URI?.trim();
+  if (text) return { realmUri: parseRealmUri(text), derived: false };
+  if (mode === 'production') {
+    throw new ConfigurationError('TEAMCHAT_REALM_URI is not set: production needs the address people reach the organization at, e.g. https://chat.example.com');
+  }
+  return { realmUri: listeningAddress(listen), derived: true };
+}
+
+/** The development default, published in the README: it must never sign a production login. */
+const DEVELOPMENT_JWT_SECRET = 'dev-jwt-secret';
+
+function loadJwtSecret(env: NodeJS.ProcessEnv, mode: ServerMode): string | undefined {
+  const text = env.ZULIP_JWT_SECRET;
+  if (mode === 'development') return text === undefined ? DEVELOPMENT_JWT_SECRET : text || undefined;
+  if (!text) return undefined;
+  if (text === DEVELOPMENT_JWT_SECRET) {
+    throw new ConfigurationError('ZULIP_JWT_SECRET is the published development secret: production needs one of its own (32 characters or more), or none to disable JWT login');
+  }
+  if (text.length < 32) throw new ConfigurationError('ZULIP_JWT_SECRET is shorter than 32 characters: a short HS256 secret can be guessed from one token');
+  return text;
+}
+
+function loadSecret(env: NodeJS.ProcessEnv, mode: ServerMode): string | undefined {
+  const text = env.TEAMCHAT_SECRET;
+  if (text === undefined) return undefined;
+  if (text.trim() === '') throw new ConfigurationError('TEAMCHAT_SECRET is empty: set a long random string (openssl rand -hex 32), or unset it to keep the one in the data directory');
+  if (mode === 'production' && text.length < 32) {
+    throw new ConfigurationError('TEAMCHAT_SECRET is shorter than 32 characters: API keys derive from it; use e.g. openssl rand -hex 32');
+  }
+  return text;
+}
+
+/** Every setting, validated, with nothing written yet: prepareDataDirectory makes the ServerConfig. */
+export type ServerSettings = Omit<ServerConfig, 'serverSecret'> & { secret: string | undefined };
+
+/**
+ * Reads and checks every setting, writing nothing, so that a process can refuse a bad value,
+ * and bind its port, before it touches the data directory. Throws one-line errors naming
+ * the variable; no bad value is replaced by a default.
+ */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): ServerSettings {
+  const mode = loadMode(env);
+  const dataText = env.TEAMCHAT_DATA_DIR ?? 'data';
+  if (dataText.trim() === '') throw new ConfigurationError('TEAMCHAT_DATA_DIR is empty: name a directory (unset: ./data)');
+  const dataDir = resolve(dataText);
+  const listen = loadListenSettings(env);
+  const { realmUri, derived } = loadRealmUri(env, mode, listen);
+  const realmHost = new URL(realmUri).host;
+  const heartbeatSeconds = seconds(env, 'TEAMCHAT_HEARTBEAT_SECONDS', 60) / 1000;
   return {
     mode,
     dataDir,
-    serverSecret: env.TEAMCHAT_SECRET ?? readOrCreateSecret(join(dataDir, 'server-secret')),
-    jwtSecret: jwtSecret === '' ? undefined : jwtSecret,
+    secret: loadSecret(env, mode),
+    jwtSecret: loadJwtSecret(env, mode),
     realmHost,
-    realmUri: env.TEAMCHAT_REALM_URI ?? `http://${realmHost}`,
+    realmUri,
+    realmUriDerived: derived,
+    listen,
     heartbeatSeconds,
-    checkReplies: env.TEAMCHAT_CHECK_REPLIES === '1',
+    checkReplies: flag(env, 'TEAMCHAT_CHECK_REPLIES'),
     http: loadHttpSettings(env, mode, heartbeatSeconds),
     eventQueues: loadEventQueueSettings(env),
     tools: loadToolSettings(env),
@@ -256,6 +391,63 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     partialSubscribersMinChannelSize: positiveInteger(env, 'TEAMCHAT_PARTIAL_SUBSCRIBERS_MIN', 1000),
     mail: loadMailSettings(env, dataDir, realmHost),
   };
+}
+
+/**
+ * A server that asked for any free port (PORT=0, the tests) learns its address only once
+ * bound: a derived realm address takes that port. An address the operator set stays.
+ */
+export function withListeningAddress<C extends ServerSettings | ServerConfig>(config: C, listen: ListenSettings): C {
+  if (!config.realmUriDerived) return { ...config, listen };
+  const realmUri = listeningAddress(listen);
+  return { ...config, listen, realmUri, realmHost: new URL(realmUri).host };
+}
+
+/**
+ * Creates (or checks) the private data directory and its server secret: the first writes of
+ * a process, made once every setting is known to be good. A directory the process cannot
+ * write is refused in one line naming it.
+ */
+export function prepareDataDirectory(settings: ServerSettings): ServerConfig {
+  const { secret, ...rest } = settings;
+  const dir = settings.dataDir;
+  try {
+    // Every process that writes the data directory prepares it first: from here on what it
+    // creates is private (the umask), and a directory open to others is refused in
+    // production (data-dir.ts).
+    preparePrivateDataDir(dir, settings.mode);
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return { ...rest, serverSecret: secret ?? readOrCreateSecret(join(dir, 'server-secret')) };
+  } catch (err) {
+    throw dataDirectoryError(dir, err);
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  return prepareDataDirectory(loadSettings(env));
+}
+
+/** What the operator can do about a data directory the system refused, in one line. */
+export function dataDirectoryError(dir: string, err: unknown): Error {
+  if ((err as { code?: unknown } | null)?.code === 'CONFIGURATION') return err as Error;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const path = (err as NodeJS.ErrnoException | null)?.path ?? dir;
+  const fix = 'or set TEAMCHAT_DATA_DIR to another directory';
+  const elsewhere = 'set TEAMCHAT_DATA_DIR to another directory';
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return new ConfigurationError(`data directory ${dir}: permission denied on ${path}: give this user (uid ${process.getuid?.() ?? '?'}) write access ${fix}`);
+    case 'EROFS':
+      return new ConfigurationError(`data directory ${dir} is on a read-only file system: ${elsewhere}`);
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return new ConfigurationError(`data directory ${dir}: ${path} is not a directory: ${elsewhere}`);
+    case 'ENOSPC':
+      return new ConfigurationError(`data directory ${dir}: no space left on the device: free some ${fix}`);
+    default:
+      return new ConfigurationError(`data directory ${dir}: ${(err as Error)?.message?.split('\n')[0] ?? String(err)} (TEAMCHAT_DATA_DIR)`);
+  }
 }
 
 /** Several processes may start at once on one data directory: the first writer wins. */

@@ -16,3 +16,7 @@ export * from './stage-trace';
 export * from './heap';
 export * from './reply-arena';
 export * from './observed-store';
+export * from './listen';
+export * from './data-dir-lock';
+export * from './deployment';
+export * from './engine-watch';

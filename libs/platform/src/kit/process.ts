@@ -12,28 +12,39 @@ import { NatsBus } from '../adapters/nats-bus';
 import type { Bus } from '../ports/bus';
 import type { EventStore } from '../ports/event-store';
 import type { ReadModelStore } from '../ports/read-models';
-import { loadConfig } from './config';
+import { dataDirectoryError, loadConfig, loadSettings, prepareDataDirectory, type ServerConfig, type ServerSettings } from './config';
 import type { RunningService, ServiceDeps } from './context';
+import { announcePresence, claimStoreMode, refuseDuplicateInstance } from './deployment';
+import { watchEngine, outageLength, type EngineWatch } from './engine-watch';
 import { ConfigurationError, loadEngineSettings, maskUrl, reach, type EngineSettings } from './engines';
 import { steadyHeapGrowth } from './heap';
 import { createLogger } from './logger';
-import { createMailer } from './mail';
+import { createMailer, describeMailTransport } from './mail';
 import { NotifyingEventStore } from './notifying-store';
 import { openEventStore, openReadModels } from './storage';
 
 /** Closes what was opened so far when a later engine fails at start. */
 type Closer = () => Promise<void>;
 
-export async function connectBus(settings: EngineSettings, name: string): Promise<NatsBus> {
-  return reach('NATS', settings.natsUrl, () => NatsBus.connect(settings.natsUrl, name));
+/** With `log`, the loss and return of nats-server are logged once each (see NatsBus). */
+export async function connectBus(settings: EngineSettings, name: string, log?: Logger): Promise<NatsBus> {
+  const where = maskUrl(settings.natsUrl);
+  const onConnectionChange = log
+    ? (change: { up: false } | { up: true; outageMs: number }) => {
+        if (!change.up) log.warn({ engine: 'NATS', url: where }, `lost the connection to NATS at ${where}: bus requests answer 503 until it is back`);
+        else log.info({ engine: 'NATS', url: where, outage_ms: change.outageMs }, `NATS at ${where} is back after ${outageLength(change.outageMs)}`);
+      }
+    : undefined;
+  return reach('NATS', settings.natsUrl, () => NatsBus.connect(settings.natsUrl, name, { onConnectionChange }));
 }
 
 async function openStore(settings: EngineSettings, config: ReturnType<typeof loadConfig>, bus: Bus, log: Logger): Promise<EventStore> {
   const chosen = settings.eventStore;
   if (chosen.kind === 'sqlite') return NotifyingEventStore.wrap(openEventStore(config, chosen.file), bus);
   const store = new EsdbEventStore(connectEsdb(chosen.url), {
+    // The outage itself is logged once by the engine watch; each retry only at debug level.
     onReconnect: (err, attempt) =>
-      log.warn({ attempt, reason: (err as Error)?.message }, `EventStoreDB subscription lost (${maskUrl(chosen.url)}); subscribing again`),
+      log[attempt === 1 ? 'warn' : 'debug']({ attempt, reason: maskUrl((err as Error)?.message ?? '') }, `EventStoreDB subscription lost (${maskUrl(chosen.url)}); subscribing again`),
   });
   try {
     // The client connects lazily: one read shows whether the engine answers.
@@ -56,18 +67,57 @@ async function openModels(settings: EngineSettings, config: ReturnType<typeof lo
  * does not answer says which and where; anything else is a bug and keeps its stack.
  */
 export function exitOnStartupFailure(name: string, err: unknown): never {
-  const code = (err as { code?: unknown } | null)?.code;
-  const known = code === 'CONFIGURATION' || code === 'ENGINE_UNAVAILABLE';
-  process.stderr.write(`${name}: cannot start: ${known ? (err as Error).message : err instanceof Error ? err.stack : String(err)}\n`);
+  process.stderr.write(`${name}: cannot start: ${describeStartupFailure(err)}\n`);
   process.exit(1);
+}
+
+/**
+ * One line: the operator's fix for a known cause; for anything else (a bug) its first line,
+ * and the stack trace only when LOG_LEVEL=debug asks for it.
+ */
+export function describeStartupFailure(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  const firstLine = message.split('\n')[0] ?? message;
+  if (code === 'CONFIGURATION' || code === 'ENGINE_UNAVAILABLE') return firstLine;
+  if (['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '') && err instanceof Error && err.stack) return err.stack;
+  return `${firstLine} (unexpected: LOG_LEVEL=debug shows the stack trace)`;
 }
 
 /** loadConfig's refusals name their variable already: they are configuration errors, not bugs. */
 export function loadConfigOrExplain(): ReturnType<typeof loadConfig> {
+  return prepareDataDirectoryOrExplain(loadSettingsOrExplain());
+}
+
+/** Every setting checked, nothing written yet (see loadSettings). */
+export function loadSettingsOrExplain(env: NodeJS.ProcessEnv = process.env): ServerSettings {
   try {
-    return loadConfig();
+    return loadSettings(env);
   } catch (err) {
     throw new ConfigurationError((err as Error).message);
+  }
+}
+
+export function prepareDataDirectoryOrExplain(settings: ServerSettings): ServerConfig {
+  try {
+    return prepareDataDirectory(settings);
+  } catch (err) {
+    throw dataDirectoryError(settings.dataDir, err);
+  }
+}
+
+/** How a store is named to the operator: its file, or its engine's URL without a password. */
+export function describeStore(settings: EngineSettings | undefined, config: Pick<ServerConfig, 'dataDir'>): string {
+  const chosen = settings?.eventStore;
+  if (chosen?.kind === 'eventstoredb') return `the EventStoreDB store at ${maskUrl(chosen.url)}`;
+  if (chosen?.kind === 'sqlite' && chosen.file) return `the event store ${chosen.file}`;
+  return `the data directory ${config.dataDir}`;
+}
+
+/** Mail that only lands in the outbox of a production server reaches nobody: say so once, at start. */
+export function warnIfMailGoesNowhere(config: ServerConfig, log: Logger): void {
+  if (config.mode === 'production' && config.mail.transport.kind === 'outbox') {
+    log.warn({ mail: describeMailTransport(config.mail) }, 'TEAMCHAT_SMTP_HOST is not set: emails are written to the outbox, not delivered');
   }
 }
 
@@ -90,28 +140,43 @@ function keepHealthFile(file: string | undefined): NodeJS.Timeout | undefined {
   return timer;
 }
 
-export async function runServiceProcess(name: string, start: (deps: ServiceDeps) => Promise<RunningService>): Promise<void> {
+export async function runServiceProcess(
+  name: string,
+  start: (deps: ServiceDeps) => Promise<RunningService>,
+  options: { sendsMail?: boolean } = {},
+): Promise<void> {
   steadyHeapGrowth();
-  const log: Logger = createLogger(name);
   const closers: Closer[] = [];
+  const watches: EngineWatch[] = [];
+  let log!: Logger;
   let deps: ServiceDeps;
   let service: RunningService;
   try {
-    const config = loadConfigOrExplain();
-    const settings = loadEngineSettings(name);
-    const bus = await connectBus(settings, name);
+    // Every setting is checked before anything is written or connected.
+    log = createLogger(name);
+    const settings = loadSettingsOrExplain();
+    const engines = loadEngineSettings(name);
+    const config = prepareDataDirectoryOrExplain(settings);
+    const bus = await connectBus(engines, name, log);
     closers.push(() => bus.close());
-    const store = await openStore(settings, config, bus, log);
+    await refuseDuplicateInstance(bus, name, engines.instance);
+    const store = await openStore(engines, config, bus, log);
     closers.push(() => store.close());
-    const readModels = await openModels(settings, config, name);
+    await claimStoreMode(store, config.mode, describeStore(engines, config), log);
+    const readModels = await openModels(engines, config, name);
     closers.push(() => readModels.close());
-    deps = { store, readModels, bus, log, config, mailer: createMailer(config.mail, log), instance: settings.instance };
+    if (engines.eventStore.kind === 'eventstoredb') watches.push(watchEngine('EventStoreDB', engines.eventStore.url, () => store.headPosition(), log));
+    if (engines.readModels.kind === 'mongodb') watches.push(watchEngine('MongoDB', engines.readModels.url, () => readModels.getCheckpoint('engine-watch'), log));
+    if (options.sendsMail) warnIfMailGoesNowhere(config, log);
+    deps = { store, readModels, bus, log, config, mailer: createMailer(config.mail, log), instance: engines.instance };
     service = await start(deps);
+    await announcePresence(bus, name, engines.instance, config.mode);
   } catch (err) {
+    for (const watch of watches) watch.stop();
     for (const close of closers.reverse()) await close().catch(() => undefined);
     exitOnStartupFailure(name, err);
   }
-  log.info({ pid: process.pid }, `${name} service ready`);
+  log.info({ instance: deps.instance }, `${name} service ready`);
   // Parent processes (tests, supervisors) wait for this line on stdout.
   process.stdout.write(`READY ${name}\n`);
   const health = keepHealthFile(process.env.TEAMCHAT_HEALTH_FILE);
@@ -121,6 +186,7 @@ export async function runServiceProcess(name: string, start: (deps: ServiceDeps)
     if (stopping) return;
     stopping = true;
     clearInterval(health);
+    for (const watch of watches) watch.stop();
     await service.stop();
     await deps.bus.close();
     await deps.store.close();
