@@ -122,6 +122,20 @@ export const ORG_ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'set the moderation-request channel and report a message there',
+    observers: ['owner', 'member', 'guest'],
+    // Not the channel sections: a new channel's first message changes its first_message_id,
+    // which this server does not announce yet (a gap of channels, not of reports).
+    register: { event_types: JSON.stringify(['realm', 'message', 'update_message_flags']) },
+    perform: async ({ clients, ids, channelId }) => {
+      const name = unique('moderators');
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), invite_only: 'true' });
+      await clients.owner.request('PATCH', '/realm', { moderation_request_channel_id: String(await channelId(name)) });
+      const id = (await clients.member2.post('/messages', { type: 'direct', to: JSON.stringify([ids.member]), content: unique('rude') })).body.id;
+      return clients.member.post(`/messages/${id}/report`, { report_type: 'spam' });
+    },
+  },
+  {
     name: 'set and clear a user status',
     observers: ['member', 'guest'],
     perform: async ({ clients }) => {

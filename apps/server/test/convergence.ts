@@ -177,6 +177,11 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
       else if (event.op === 'update') {
         const folder = (state.channel_folders as Event[]).find((f) => f.id === event.channel_folder_id);
         if (folder) Object.assign(folder, event.data);
+      } else if (event.op === 'reorder') {
+        // Each folder's order becomes its place in the list; register lists them by order.
+        const place = new Map<number, number>((event.order as number[]).map((id, index) => [id, index]));
+        for (const folder of state.channel_folders as Event[]) folder.order = place.get(folder.id) ?? folder.order;
+        state.channel_folders = [...state.channel_folders].sort((a: Event, b: Event) => a.order - b.order || a.id - b.id);
       } else throw new Error(`the reducer has no case for channel_folder op ${event.op}`);
       return;
     }
