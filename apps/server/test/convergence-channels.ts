@@ -109,15 +109,6 @@ export const CHANNEL_ACTIONS: ActionRow[] = [
     },
   },
   {
-    name: 'reorder the channel folders',
-    observers: ['owner', 'member', 'guest'],
-    perform: async ({ clients }) => {
-      await clients.owner.post('/channel_folders/create', { name: unique('first') });
-      const ids = ((await clients.owner.get('/channel_folders', { include_archived: true })).body.channel_folders as { id: number }[]).map((f) => f.id);
-      return clients.owner.request('PATCH', '/channel_folders', { order: JSON.stringify(ids.reverse()) }, { query: false });
-    },
-  },
-  {
     name: 'put a channel in a folder',
     observers: ['owner', 'member'],
     perform: async ({ clients, channelId }) => {
@@ -134,4 +125,32 @@ export const CHANNEL_ACTIONS: ActionRow[] = [
       return clients.owner.request('DELETE', `/streams/${await channelId(name)}`);
     },
   },
+  {
+    name: 'archive a channel, for clients with archived_channels',
+    observers: ['owner', 'member'],
+    register: { client_capabilities: { archived_channels: true } },
+    perform: async ({ clients, channelId }) => {
+      const name = unique('kept');
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), principals: JSON.stringify(['member@example.com']) });
+      return clients.owner.request('DELETE', `/streams/${await channelId(name)}`);
+    },
+  },
+  // Unarchiving, to clients with archived_channels (an update) and without (the channel
+  // created again); a subscriber without the capability is not among the observers: as
+  // in Zulip, it is told of the channel but not of its subscription coming back.
+  ...[
+    { suffix: 'for clients with archived_channels', observers: ['owner', 'member', 'guest'] as const, register: { client_capabilities: { archived_channels: true } } },
+    { suffix: 'for clients without it', observers: ['member2'] as const, register: {} },
+  ].map(({ suffix, observers, register }) => ({
+    name: `unarchive a channel, ${suffix}`,
+    observers: [...observers],
+    register,
+    perform: async ({ clients, channelId }: Parameters<ActionRow['perform']>[0]) => {
+      const name = unique('revived');
+      await clients.owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name }]), principals: JSON.stringify(['member@example.com']) });
+      const id = await channelId(name);
+      await clients.owner.request('DELETE', `/streams/${id}`);
+      return clients.owner.request('PATCH', `/streams/${id}`, { is_archived: false }, { query: false });
+    },
+  })),
 ];

@@ -170,6 +170,47 @@ export const TOOL_ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'add and deactivate custom emoji, for clients with individual_emoji_changes',
+    observers: ['owner', 'member'],
+    register: { client_capabilities: { individual_emoji_changes: true } },
+    perform: async ({ clients }) => {
+      const name = unique('each').replace(/-/g, '_');
+      await uploadFiles(clients.member, [{ name: 'e.png', bytes: PNG }], `/realm/emoji/${name}_1`);
+      await uploadFiles(clients.member, [{ name: 'e.png', bytes: PNG }], `/realm/emoji/${name}_2`);
+      return clients.owner.request('DELETE', `/realm/emoji/${name}_1`);
+    },
+  },
+  // Muted users (issue 37). Each run toggles, as the row runs once per observer.
+  {
+    name: 'mute or unmute a user',
+    observers: ['member', 'member2'],
+    perform: async ({ clients, ids }) => {
+      const muted = (await clients.member.post('/register', { fetch_event_types: ['muted_users'] })).body.muted_users as { id: number }[];
+      if (muted.some((m) => m.id === ids.guest)) return clients.member.request('DELETE', `/users/me/muted_users/${ids.guest}`);
+      return clients.member.post(`/users/me/muted_users/${ids.guest}`);
+    },
+  },
+  {
+    name: "mute a user whose messages are unread (they become read), and unmute them",
+    observers: ['member'],
+    perform: async ({ clients, ids }) => {
+      await clients.member2.post('/messages', { type: 'direct', to: JSON.stringify([ids.member]), content: unique('unread') });
+      await clients.member2.post('/messages', stream('general', 'muted', unique('unread too')));
+      await clients.member.post(`/users/me/muted_users/${ids.member2}`);
+      return clients.member.request('DELETE', `/users/me/muted_users/${ids.member2}`);
+    },
+  },
+  {
+    name: 'receive messages from a muted user (they arrive read)',
+    observers: ['member', 'member2'],
+    perform: async ({ clients, ids }) => {
+      await clients.member.post(`/users/me/muted_users/${ids.member2}`);
+      await clients.member2.post('/messages', { type: 'direct', to: JSON.stringify([ids.member]), content: unique('muted dm') });
+      await clients.member2.post('/messages', stream('general', 'muted', `@**Member** ${unique('muted mention')}`));
+      return clients.member.request('DELETE', `/users/me/muted_users/${ids.member2}`);
+    },
+  },
+  {
     name: 'upload a file, link it in a message and delete it',
     observers: ['member', 'member2'],
     perform: async ({ clients }) => {

@@ -177,11 +177,6 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
       else if (event.op === 'update') {
         const folder = (state.channel_folders as Event[]).find((f) => f.id === event.channel_folder_id);
         if (folder) Object.assign(folder, event.data);
-      } else if (event.op === 'reorder') {
-        // Each folder's order becomes its place in the list; register lists them by order.
-        const place = new Map<number, number>((event.order as number[]).map((id, index) => [id, index]));
-        for (const folder of state.channel_folders as Event[]) folder.order = place.get(folder.id) ?? folder.order;
-        state.channel_folders = [...state.channel_folders].sort((a: Event, b: Event) => a.order - b.order || a.id - b.id);
       } else throw new Error(`the reducer has no case for channel_folder op ${event.op}`);
       return;
     }
@@ -201,8 +196,15 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
       applyScheduledEvent(state, event);
       return;
     case 'realm_emoji':
-      // The whole set after each change, as register gives it.
-      if ('realm_emoji' in state) state.realm_emoji = event.realm_emoji;
+      if (!('realm_emoji' in state)) return;
+      // One emoji at a time for a client with individual_emoji_changes; else the whole set after each change.
+      if (event.op === 'add') state.realm_emoji = { ...state.realm_emoji, [event.emoji.id]: event.emoji };
+      else if (event.op === 'update_one') Object.assign(state.realm_emoji[event.emoji_id], event.data);
+      else state.realm_emoji = event.realm_emoji;
+      return;
+    case 'muted_users':
+      // The whole list after each change; what a mute does to unreads comes as flag events.
+      if ('muted_users' in state) state.muted_users = event.muted_users;
       return;
     case 'attachment':
       // Zulip's register has no attachments section: GET /attachments lists them.

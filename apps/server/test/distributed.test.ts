@@ -30,9 +30,9 @@ import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { devicesSuite } from './devices-suite';
-import { moderationSuite } from './moderation-suite';
 import { fileAccessSuite } from './file-access-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
+import { mutedUsersSuite } from './muted-users-suite';
 import { widgetsSuite } from './widgets-suite';
 
 // The same HTTP suite, with the gateway and each service as separate processes over a
@@ -85,9 +85,9 @@ describeWithNats('distributed mode', () => {
   messageHistorySuite('distributed', () => startDistributed());
   navigationViewsSuite('distributed', () => startDistributed());
   devicesSuite('distributed', () => startDistributed());
-  moderationSuite('distributed', () => startDistributed());
   fileAccessSuite('distributed', (env) => startDistributed(env));
   userDefaultsSuite('distributed', () => startDistributed());
+  mutedUsersSuite('distributed', () => startDistributed());
   widgetsSuite('distributed', () => startDistributed());
   // The events process is killed (SIGKILL) and started again between polls.
   queuesSuite('distributed', async (env) => {

@@ -24,9 +24,9 @@ import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { devicesSuite } from './devices-suite';
-import { moderationSuite } from './moderation-suite';
 import { fileAccessSuite } from './file-access-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
+import { mutedUsersSuite } from './muted-users-suite';
 import { uploadsSuite } from './uploads-suite';
 import { settingsSuite } from './settings-suite';
 import { revocationSuite } from './revocation-suite';
@@ -108,11 +108,11 @@ navigationViewsSuite('embedded', () => startEmbedded());
 
 devicesSuite('embedded', () => startEmbedded());
 
-moderationSuite('embedded', () => startEmbedded());
-
 fileAccessSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 userDefaultsSuite('embedded', () => startEmbedded());
+
+mutedUsersSuite('embedded', () => startEmbedded());
 
 // As `npm start` runs it, so that it can be stopped (SIGTERM) and killed (SIGKILL) between polls.
 queuesSuite('embedded', async (env) => {

@@ -19,12 +19,14 @@ import { ORGANIZATION_STREAM_FACTS, PEOPLE_FACTS } from './people-facts';
 import { CHANNEL_FACTS } from './channel-facts';
 import { MESSAGE_FACTS } from './message-facts';
 import { USER_GROUP_FACTS } from './user-group-facts';
+import { MUTED_USER_FACTS } from './muted-user-facts';
 
 // The facts of each domain live in a module of their own; this one assembles the union.
 export * from './people-facts';
 export * from './channel-facts';
 export * from './message-facts';
 export * from './user-group-facts';
+export * from './muted-user-facts';
 
 /** Stream names, by owning service. */
 export const streams = {
@@ -44,6 +46,8 @@ export const streams = {
   messageFlags: (userId: number) => `message_flags-${userId}`,
   /** messaging: one user's topic visibility policies. */
   userTopics: (userId: number) => `user_topics-${userId}`,
+  /** messaging: the users one user has muted. */
+  mutedUsers: (userId: number) => `muted_users-${userId}`,
   /** accounts: every custom user group (unique names, group ids, subgroup cycles need one boundary). */
   userGroups: 'user_groups',
   /** accounts: one user's own data: settings, drafts, saved snippets, alert words. */
@@ -96,6 +100,7 @@ export const Fact = z.discriminatedUnion('type', [
   ...SCHEDULED_FACTS,
   ...UPLOAD_FACTS,
   ...SETTINGS_FACTS,
+  ...MUTED_USER_FACTS,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

@@ -193,6 +193,27 @@ export const apiRealmEmojiSet = (set: readonly StoredRealmEmoji[]): Record<strin
 /** The whole set of custom emoji, by id, after each change. */
 export const RealmEmojiEvent = z.strictObject({ type: z.literal('realm_emoji'), op: z.literal('update'), realm_emoji: z.record(z.string(), ApiRealmEmoji) });
 export type RealmEmojiEvent = z.infer<typeof RealmEmojiEvent>;
+/**
+ * The same changes one emoji at a time, for clients that declared the
+ * `individual_emoji_changes` capability (Zulip's feature level 491): a new emoji whole,
+ * and a deactivation as the one property that changed.
+ */
+export const RealmEmojiAddEvent = z.strictObject({ type: z.literal('realm_emoji'), op: z.literal('add'), emoji: ApiRealmEmoji });
+export type RealmEmojiAddEvent = z.infer<typeof RealmEmojiAddEvent>;
+export const RealmEmojiUpdateOneEvent = z.strictObject({
+  type: z.literal('realm_emoji'),
+  op: z.literal('update_one'),
+  emoji_id: z.string(),
+  data: z.strictObject({ deactivated: z.boolean() }),
+});
+export type RealmEmojiUpdateOneEvent = z.infer<typeof RealmEmojiUpdateOneEvent>;
+
+/** Everyone the user has muted, after each mute or unmute (Zulip's `muted_users` event). */
+export const MutedUsersEvent = z.strictObject({
+  type: z.literal('muted_users'),
+  muted_users: z.array(z.strictObject({ id: int(), timestamp: int() })),
+});
+export type MutedUsersEvent = z.infer<typeof MutedUsersEvent>;
 
 const ApiRealmDomain = z.strictObject({ domain: z.string(), allow_subdomains: z.boolean() });
 export const RealmDomainsEvent = z.union([

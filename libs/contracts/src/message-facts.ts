@@ -51,6 +51,11 @@ export const MessageSent = z.object({
   local_echo: z.object({ queue_id: z.string(), local_id: z.string() }).nullable(),
   /** Recipients with one of their alert words in the message (their `has_alert_word` flag); absent: none. */
   alert_word_user_ids: z.array(z.number().int()).optional(),
+  /**
+   * Recipients who had muted the sender when it was sent: it reaches them already read,
+   * as in Zulip (so it never counts as unread nor notifies them); absent: none.
+   */
+  muted_sender_user_ids: z.array(z.number().int()).optional(),
   /** What the organization's linkifiers (and web addresses) make of the topic when sent; absent: none. */
   topic_links: z.array(TopicLink).optional(),
   /** The poll or to-do list the content starts with (`/poll`, `/todo`), made when sent; absent: none. */

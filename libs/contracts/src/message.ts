@@ -135,7 +135,7 @@ export function formatMessage(view: MessageView, format: MessageFormat, avatarUr
 /** A recipient's flags on a message as it arrives: the same in history and in events. */
 export function initialMessageFlags(fact: FactOf<'MessageSent'>, userId: number): string[] {
   const flags: string[] = [];
-  if (userId === fact.sender_id && fact.read_by_sender) flags.push('read');
+  if ((userId === fact.sender_id && fact.read_by_sender) || fact.muted_sender_user_ids?.includes(userId)) flags.push('read');
   if (fact.mentioned_user_ids.includes(userId)) flags.push('mentioned');
   if (fact.wildcard_mentioned_user_ids.includes(userId)) flags.push('wildcard_mentioned');
   if (fact.alert_word_user_ids?.includes(userId)) flags.push('has_alert_word');

@@ -411,15 +411,22 @@ describe('deliveriesFor channel facts', () => {
     expect(deliveries).toEqual([{ user_ids: [1, 4], event: { type: 'default_streams', default_streams: [10] } }]);
   });
 
-  it('announces archiving and unarchiving as is_archived updates, unarchiving with the channel again', () => {
-    expect(eventsOf({ type: 'ChannelArchived', channel_id: 10, name: 'design', audience_user_ids: [1, 4] })).toEqual([
+  it('announces archiving and unarchiving as is_archived updates to clients with the archived_channels capability', () => {
+    const withCapability = (fact: Fact) => deliveriesFor(stored(fact)).map((d) => ({ user_ids: d.user_ids, event: d.eventFor(queue('q', 4, { archived_channels: true })) }));
+    expect(withCapability({ type: 'ChannelArchived', channel_id: 10, name: 'design', audience_user_ids: [1, 4] })).toEqual([
       { user_ids: [1, 4], event: { type: 'stream', op: 'update', stream_id: 10, name: 'design', property: 'is_archived', value: true } },
     ]);
-    const unarchived = eventsOf({ type: 'ChannelUnarchived', channel_id: 10, name: 'design', audience_user_ids: [4], channel, subscriber_ids: [4], first_message_id: 3 });
-    expect(unarchived.map((d) => d.event)).toEqual([
-      { type: 'stream', op: 'update', stream_id: 10, name: 'design', property: 'is_archived', value: false },
-      expect.objectContaining({ type: 'stream', op: 'create', for_unarchiving: true }),
+    const unarchived = withCapability({ type: 'ChannelUnarchived', channel_id: 10, name: 'design', audience_user_ids: [4], channel, subscriber_ids: [4], first_message_id: 3 });
+    expect(unarchived).toEqual([{ user_ids: [4], event: { type: 'stream', op: 'update', stream_id: 10, name: 'design', property: 'is_archived', value: false } }]);
+  });
+
+  it('announces archiving as a deletion and unarchiving as a creation to clients without it, which never see archived channels', () => {
+    expect(eventsOf({ type: 'ChannelArchived', channel_id: 10, name: 'design', audience_user_ids: [1, 4] })).toEqual([
+      { user_ids: [1, 4], event: { type: 'stream', op: 'delete', streams: [{ stream_id: 10, name: 'design' }], stream_ids: [10] } },
     ]);
+    const unarchived = eventsOf({ type: 'ChannelUnarchived', channel_id: 10, name: 'design', audience_user_ids: [4], channel, subscriber_ids: [4], first_message_id: 3 });
+    expect(unarchived.map((d) => d.event)).toEqual([expect.objectContaining({ type: 'stream', op: 'create', for_unarchiving: true })]);
+    for (const { event } of unarchived) expect(ClientEvent.parse(event)).toEqual(event);
   });
 });
 

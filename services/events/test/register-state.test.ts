@@ -35,8 +35,8 @@ describe('register state parameters', () => {
   });
 
   it('gives unbuilt features present, empty sections', () => {
-    expect(unbuiltSections(stateParamsOf({ event_types: ['muted_users', 'user_status', 'message'] }))).toEqual({ muted_users: [] });
-    expect(unbuiltSections(stateParamsOf({}))).toMatchObject({ presences: {}, muted_users: [] });
+    expect(unbuiltSections(stateParamsOf({ event_types: ['muted_users', 'user_status', 'message'] }))).toEqual({});
+    expect(unbuiltSections(stateParamsOf({ event_types: ['presence'] }))).toMatchObject({ presences: {} });
     // Built features' sections come from their owners (drafts and snippets: accounts; scheduled messages and reminders: messaging).
     expect(unbuiltSections(stateParamsOf({}))).not.toHaveProperty('drafts');
     expect(unbuiltSections(stateParamsOf({}))).not.toHaveProperty('scheduled_messages');

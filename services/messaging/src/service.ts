@@ -52,6 +52,9 @@ import { ScheduledDelivery } from './handlers/scheduled-delivery';
 import { evolveAttachments, initialAttachments } from './domain/attachments';
 import { claimAttachments, deleteAttachment, listAttachments, locateFile, releaseAttachments, uploadFile, type AttachmentDeps } from './handlers/attachments';
 import { AttachmentsReadModel } from './projections/attachments';
+import { MutedUsersBook } from './projections/muted-users';
+import { evolveMutedUsers, initialMutedUsers } from './domain/muted-users';
+import { muteUser, unmuteUser } from './handlers/muted-users';
 
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels, config } = deps;
@@ -78,6 +81,9 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const attachmentModel = new AttachmentsReadModel(readModels);
   // Its own projection of accounts' custom emoji, to render `:name:` and check reactions.
   const realmEmoji = new RealmEmojiBook(readModels);
+  // Who muted whom: register's section, and who gets a new message already read.
+  const mutedUsers = new MutedUsersBook(readModels);
+  await mutedUsers.load();
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
@@ -91,6 +97,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       scheduledModel.collection,
       ...attachmentModel.collections,
       realmEmoji.collection,
+      mutedUsers.collection,
     ],
     store,
     readModels,
@@ -108,6 +115,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       scheduledModel.handlers,
       attachmentModel.handlers,
       realmEmoji.handlers,
+      mutedUsers.handlers,
     ),
   });
   await projector.start();
@@ -141,6 +149,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     userTopicStreams,
     renderer,
     alertWords,
+    mutedUsers,
     scheduledStreams: new AggregateRepository(store, { initial: initialScheduled, evolve: evolveScheduled }),
     scheduledModel,
     realmUri: config.realmUri,
@@ -156,6 +165,12 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   };
   /** The later of two store positions (a claim comes after the message it is for). */
   const later = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
+
+  const mutedUserDeps = {
+    directory,
+    mutedUserStreams: new AggregateRepository(store, { initial: initialMutedUsers, evolve: evolveMutedUsers }),
+    changes: changeDeps,
+  };
 
   const serve = contractServer({ bus, log, readModels: projector, deactivated: (id) => directory.isDeactivated(id) });
   const api = endpoints.messaging;
@@ -175,11 +190,12 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
         ...(await messagingState(model, actor.user_id, params, { mutedChannelIds: (id) => mutedChannels.of(id), subscribedChannelIds: (id) => directory.subscribedChannelIds(id) })),
         ...(wantsState(params, 'scheduled_messages') ? { scheduled_messages: await scheduledModel.scheduledMessagesOf(actor.user_id) } : {}),
         ...(wantsState(params, 'reminders') ? { reminders: await scheduledModel.remindersOf(actor.user_id) } : {}),
+        ...(wantsState(params, 'muted_users') ? { muted_users: await mutedUsers.of(actor.user_id) } : {}),
       }));
       return { value: { state: value }, position };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
-      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, linkifiers, policy }, actor, params);
+      const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, linkifiers, policy, mutedUsers }, actor, params);
       const claimed = await claimAttachments(attachmentDeps, { id: value.id, sender_id: actor.user_id, content: params.content, date_sent: Math.floor(Date.now() / 1000) });
       return { value, position: later(position, claimed) };
     }),
@@ -272,6 +288,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       value: {},
       position: await updateUserTopic(changeDeps, actor, params),
     })),
+    serve(api.muteUser, async (params, { actor }) => ({ value: {}, position: await muteUser(mutedUserDeps, actor, params.muted_user_id) })),
+    serve(api.unmuteUser, async (params, { actor }) => ({ value: {}, position: await unmuteUser(mutedUserDeps, actor, params.muted_user_id) })),
     serve(api.getChannelTopics, async (params, { actor }) => ({
       value: await channelTopics({ directory, model }, actor, params.channel_id, params.allow_empty_topic_name),
     })),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { NO_CUSTOM_GROUPS } from '@teamchat/policies';
-import { ROLE, SYSTEM_GROUP, type FactOf } from '@teamchat/contracts';
+import { initialMessageFlags, ROLE, SYSTEM_GROUP, type FactOf } from '@teamchat/contracts';
 import { deciderSpec } from '@teamchat/platform/testing';
 import {
   decideSendMessage,
@@ -321,5 +321,18 @@ describe('decideSendMessage topics policy', () => {
 
   it('allows anything where the channel allows empty topics explicitly', () => {
     expect(decideSendMessage({ ...cmd, target: { ...general, topic: '', topics_policy: 'allow_empty_topic' } }).recipient).toMatchObject({ topic: '' });
+  });
+});
+
+describe('recipients who muted the sender', () => {
+  it('names them on the message, so that it reaches them already read', () =>
+    when({ muted_sender_user_ids: [5] }).then([sentToGeneral({ muted_sender_user_ids: [5] })]));
+
+  it('leaves the field out when nobody muted the sender', () => when({ muted_sender_user_ids: [] }).then([sentToGeneral()]));
+
+  it('gives them the read flag and keeps their mention flag', () => {
+    const fact = sentToGeneral({ muted_sender_user_ids: [5], mentioned_user_ids: [5, 6] });
+    expect(initialMessageFlags(fact, 5)).toEqual(['read', 'mentioned']);
+    expect(initialMessageFlags(fact, 6)).toEqual(['mentioned']);
   });
 });

@@ -25,6 +25,7 @@ import { devicesEndpoints } from './devices';
 import { emojiEndpoints, uploadsEndpoints } from './uploads';
 import { settingsEndpoints } from './settings';
 import { invitesChannelsEndpoints, invitesEndpoints, mailOutboxEndpoints } from './invites';
+import { mutedUsersEndpoints } from './muted-users';
 
 export * from './contract';
 export * from './accounts';
@@ -48,6 +49,7 @@ export * from './devices';
 export * from './uploads';
 export * from './settings';
 export * from './invites';
+export * from './muted-users';
 
 export const endpoints = {
   accounts: {
@@ -77,6 +79,7 @@ export const endpoints = {
     ...scheduledEndpoints,
     ...messageHistoryEndpoints,
     ...uploadsEndpoints,
+    ...mutedUsersEndpoints,
   },
   events: { ...eventsEndpoints, ...presenceEndpoints },
 };

@@ -98,12 +98,12 @@ export const MessagingState = z.object({
   starred_messages: ids().optional(),
   scheduled_messages: z.array(ApiScheduledMessage).optional(),
   reminders: z.array(ApiReminder).optional(),
+  muted_users: z.array(z.object({ id: int(), timestamp: int() })).optional(),
 });
 export type MessagingState = z.infer<typeof MessagingState>;
 
 /** Sections no service fills yet: present and empty until their feature is built. */
 export const UnbuiltState = z.object({
-  muted_users: z.array(z.object({ id: int(), timestamp: int() })).optional(),
   presences: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   server_timestamp: z.number().optional(),
   presence_last_update_id: int().optional(),
@@ -135,7 +135,7 @@ export const EVENT_TYPE_OWNERS: Readonly<Record<string, ServiceName | null>> = {
   invites_changed: null,
   message: 'messaging',
   muted_topics: 'messaging',
-  muted_users: null,
+  muted_users: 'messaging',
   navigation_view: 'accounts',
   onboarding_steps: null,
   presence: null,

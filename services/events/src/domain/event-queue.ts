@@ -36,6 +36,13 @@ export interface QueueOptions {
   simplified_presence_events?: boolean;
   /** Client capability `include_deactivated_groups`: a deactivated group is updated, not removed. */
   include_deactivated_groups?: boolean;
+  /**
+   * Client capability `archived_channels`: an archived channel stays and is updated; a
+   * client without it sees the channel deleted when archived and created when unarchived.
+   */
+  archived_channels?: boolean;
+  /** Client capability `individual_emoji_changes`: realm_emoji add/update_one instead of the whole set. */
+  individual_emoji_changes?: boolean;
 }
 
 /** Where a queue starts: a new one at the store's head, a rebuilt one from its descriptor. */

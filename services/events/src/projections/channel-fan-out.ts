@@ -8,6 +8,7 @@ import {
   channelFromCreated,
   subscriptionApiObject,
   type ChannelView,
+  type ClientEvent,
   type FactOf,
   type StreamCreateEvent,
   type StreamUpdateEvent,
@@ -23,16 +24,22 @@ export const channelFanOut = {
     ...defaultChannelsDelivery(fact.default_channels),
   ],
   ChannelUpdated: (fact: FactOf<'ChannelUpdated'>) => channelUpdateDeliveries(fact),
-  ChannelArchived: (fact: FactOf<'ChannelArchived'>): Delivery[] => [
-    { user_ids: fact.audience_user_ids, eventFor: same(streamUpdate(fact.channel_id, fact.name, 'is_archived', true)) },
-    ...defaultChannelsDelivery(fact.default_channels),
-  ],
+  // As Zulip since feature level 378: a client that handles archived channels sees the
+  // channel updated; any other never sees an archived channel, so it sees it deleted (and
+  // created again when unarchived), matching the register state it got.
+  ChannelArchived: (fact: FactOf<'ChannelArchived'>): Delivery[] => {
+    const updated = streamUpdate(fact.channel_id, fact.name, 'is_archived', true);
+    const deleted = streamDeleted(fact.channel_id, fact.name);
+    return [
+      { user_ids: fact.audience_user_ids, eventFor: (queue) => (queue.options.archived_channels ? updated : deleted) },
+      ...defaultChannelsDelivery(fact.default_channels),
+    ];
+  },
   ChannelUnarchived: (fact: FactOf<'ChannelUnarchived'>): Delivery[] => {
     const extra = { first_message_id: fact.first_message_id, subscriber_count: fact.subscriber_ids.length };
-    return [
-      { user_ids: fact.audience_user_ids, eventFor: same(streamUpdate(fact.channel_id, fact.name, 'is_archived', false)) },
-      { user_ids: fact.audience_user_ids, eventFor: same(streamCreated(fact.channel, extra, true)) },
-    ];
+    const updated = streamUpdate(fact.channel_id, fact.name, 'is_archived', false);
+    const created = streamCreated(fact.channel, extra, true);
+    return [{ user_ids: fact.audience_user_ids, eventFor: (queue) => (queue.options.archived_channels ? updated : created) }];
   },
   // A user group's membership changed who may see a private channel. As Zulip, only the
   // channel itself (whose subscriber_count holds its subscribers) or its removal: a peer_add
@@ -91,6 +98,8 @@ function streamUpdate(
   return { type: 'stream', op: 'update', stream_id: channelId, name, property, value, ...extra };
 }
 
+const streamDeleted = (channelId: number, name: string): ClientEvent => ({ type: 'stream', op: 'delete', streams: [{ stream_id: channelId, name }], stream_ids: [channelId] });
+
 function defaultChannelsDelivery(defaults: { channel_ids: number[]; user_ids: number[] } | undefined): Delivery[] {
   return defaults ? [{ user_ids: defaults.user_ids, eventFor: same({ type: 'default_streams', default_streams: defaults.channel_ids }) }] : [];
 }
@@ -106,7 +115,7 @@ function visibilityDeliveries(channelId: number, name: string, shown: FactOf<'Ch
     );
   }
   if (hidden?.length) {
-    deliveries.push({ user_ids: hidden, eventFor: same({ type: 'stream', op: 'delete', streams: [{ stream_id: channelId, name }], stream_ids: [channelId] }) });
+    deliveries.push({ user_ids: hidden, eventFor: same(streamDeleted(channelId, name)) });
   }
   return deliveries;
 }

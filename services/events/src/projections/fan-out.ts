@@ -19,6 +19,7 @@ import { inviteFanOut } from './invite-fan-out';
 import { channelFanOut } from './channel-fan-out';
 import { messageFanOut } from './message-fan-out';
 import { userGroupFanOut } from './user-group-fan-out';
+import { mutedUsersFanOut } from './muted-users-fan-out';
 import { peopleFanOutCases, type FanOutContext } from './people-fan-out';
 
 export type { FanOutContext };
@@ -48,6 +49,7 @@ const fanOut = {
   ...inviteFanOut,
   ...orgFanOut,
   ...scheduledFanOut,
+  ...mutedUsersFanOut,
 } satisfies { [T in FactType]: FanOutCase<T> };
 
 /**

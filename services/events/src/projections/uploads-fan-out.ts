@@ -1,9 +1,9 @@
 /**
  * What clients see of uploads and custom emoji: attachment events to the uploader's own
- * queues (add, update when a message claims the file, remove), and the organization's
- * whole custom emoji set to the active users the fact names.
+ * queues (add, update when a message claims the file, remove), and custom emoji changes
+ * to the active users the fact names (see emojiDelivery).
  */
-import { apiRealmEmojiSet, type FactOf, type StoredAttachment } from '@teamchat/contracts';
+import { apiRealmEmojiSet, type ClientEvent, type FactOf, type StoredAttachment } from '@teamchat/contracts';
 import { announce } from './announce';
 import type { Delivery } from './delivery';
 
@@ -17,9 +17,18 @@ const apiAttachment = (a: StoredAttachment, messages: readonly { id: number; dat
   messages: messages.map((m) => ({ id: m.id, date_sent: m.date_sent })),
 });
 
+/**
+ * A custom emoji change in the form each queue asked for: one emoji at a time (`add`, or
+ * `update_one` with what changed) for clients with `individual_emoji_changes`, the whole
+ * set (`update`) for the others, as Zulip sends them since feature level 491.
+ */
 const emojiDelivery = (fact: FactOf<'RealmEmojiAdded' | 'RealmEmojiDeactivated'>): Delivery[] => {
-  const event = { type: 'realm_emoji' as const, op: 'update' as const, realm_emoji: apiRealmEmojiSet(fact.realm_emoji) };
-  return [{ user_ids: fact.audience_user_ids, eventFor: () => event }];
+  const whole = { type: 'realm_emoji' as const, op: 'update' as const, realm_emoji: apiRealmEmojiSet(fact.realm_emoji) };
+  const one: ClientEvent =
+    fact.type === 'RealmEmojiAdded'
+      ? { type: 'realm_emoji', op: 'add', emoji: apiRealmEmojiSet([fact.emoji])[fact.emoji.id]! }
+      : { type: 'realm_emoji', op: 'update_one', emoji_id: fact.emoji_id, data: { deactivated: true } };
+  return [{ user_ids: fact.audience_user_ids, eventFor: (queue) => (queue.options.individual_emoji_changes ? one : whole) }];
 };
 
 export const uploadsFanOut = {

@@ -35,6 +35,10 @@ export interface QueueDescriptor {
   simplified_presence_events?: boolean;
   /** Whether a group's deactivation reaches the queue as an update (else as a removal). */
   include_deactivated_groups?: boolean;
+  /** Whether archiving a channel reaches the queue as an update (else as a deletion). */
+  archived_channels?: boolean;
+  /** Whether custom emoji changes reach the queue one emoji at a time (else as the whole set). */
+  individual_emoji_changes?: boolean;
   lifespan_ms: number;
   /** The store position the queue was registered at. */
   start_after: number;

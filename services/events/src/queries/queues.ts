@@ -154,6 +154,8 @@ export class QueueRegistry {
       stream_typing_notifications: params.client_capabilities?.stream_typing_notifications === true,
       simplified_presence_events: params.client_capabilities?.simplified_presence_events === true,
       include_deactivated_groups: params.client_capabilities?.include_deactivated_groups === true,
+      archived_channels: params.client_capabilities?.archived_channels === true,
+      individual_emoji_changes: params.client_capabilities?.individual_emoji_changes === true,
       lifespan_ms: lifespan * 1000,
       start_after: this.head(),
       acked: -1,
@@ -356,5 +358,7 @@ function queueOptions(descriptor: QueueDescriptor): QueueOptions {
     stream_typing_notifications: descriptor.stream_typing_notifications === true,
     simplified_presence_events: descriptor.simplified_presence_events === true,
     include_deactivated_groups: descriptor.include_deactivated_groups === true,
+    archived_channels: descriptor.archived_channels === true,
+    individual_emoji_changes: descriptor.individual_emoji_changes === true,
   };
 }

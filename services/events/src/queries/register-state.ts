@@ -84,7 +84,6 @@ export function cutoffsOf(state: StateParams, positions: ReadonlyMap<OwnerName, 
 export function unbuiltSections(state: StateParams) {
   const want = (type: string) => wantsState(state, type);
   return {
-    ...(want('muted_users') ? { muted_users: [] } : {}),
     ...(want('presence') ? { presences: {}, server_timestamp: Date.now() / 1000, presence_last_update_id: -1 } : {}),
     ...(want('default_stream_groups') ? { realm_default_stream_groups: [] } : {}),
     ...(want('onboarding_steps') ? { onboarding_steps: [] } : {}),

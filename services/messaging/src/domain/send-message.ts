@@ -71,6 +71,8 @@ export interface SendMessage {
   local_echo: { queue_id: string; local_id: string } | null;
   /** Recipients whose alert words the message contains (from messaging's projection of them). */
   alert_word_user_ids?: number[];
+  /** Recipients who muted the sender (messaging's projection of mutes): it reaches them read. */
+  muted_sender_user_ids?: number[];
   /** The topic's links (from messaging's projection of the linkifiers). */
   topic_links?: { text: string; url: string }[];
   recipient_id: number;
@@ -209,6 +211,7 @@ export function decideSendMessage(cmd: SendMessage): FactOf<'MessageSent'> {
     read_by_sender: cmd.read_by_sender ?? defaultReadBySender(cmd.client),
     local_echo: cmd.local_echo,
     ...(cmd.alert_word_user_ids?.length ? { alert_word_user_ids: cmd.alert_word_user_ids } : {}),
+    ...(cmd.muted_sender_user_ids?.length ? { muted_sender_user_ids: cmd.muted_sender_user_ids } : {}),
     ...(cmd.topic_links?.length && cmd.target.kind === 'channel' ? { topic_links: cmd.topic_links } : {}),
     ...widgetField(cmd.content),
   };

@@ -28,6 +28,8 @@ import {
 } from '../domain/send-message';
 import { alertedUserIds } from '../domain/alert-words';
 import type { AlertWordsBook } from '../projections/alert-words';
+import type { MutedUsersBook } from '../projections/muted-users';
+import { mutingRecipients } from '../domain/muted-users';
 import type { LinkifiersBook } from '../projections/linkifiers';
 import type { MessagesReadModel } from '../projections/messages';
 import type { Renderer } from './rendering';
@@ -46,6 +48,8 @@ export interface SendDeps {
   linkifiers?: Pick<LinkifiersBook, 'topicLinks'>;
   /** The organization's current policy, from this service's projection of its settings. */
   policy?(): Promise<OrganizationPolicy>;
+  /** Who muted whom (messaging's projection of its mute facts); absent: nobody. */
+  mutedUsers?: Pick<MutedUsersBook, 'mutersOf'>;
 }
 
 const TOPIC_WILDCARD = /@_?\*\*topic\*\*/i;
@@ -156,6 +160,7 @@ export async function checkMessage(deps: SendDeps, actor: Actor, params: SendMes
     local_echo: params.queue_id !== undefined && params.local_id !== undefined ? { queue_id: params.queue_id, local_id: params.local_id } : null,
     ...(topic !== undefined && deps.linkifiers ? { topic_links: deps.linkifiers.topicLinks(topic) } : {}),
     alert_word_user_ids: alertedUserIds(deps.alertWords.matchersByUser, { sender_id: sender.id, recipient_user_ids: recipients, content: params.content, topic }),
+    muted_sender_user_ids: deps.mutedUsers ? mutingRecipients(recipients, sender.id, deps.mutedUsers.mutersOf(sender.id)) : [],
     groups: await deps.userGroups.snapshot(),
     now: Date.now(),
     ...(deps.policy ? { policy: await deps.policy() } : {}),
