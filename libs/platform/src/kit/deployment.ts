@@ -81,7 +81,7 @@ export async function refuseDuplicateInstance(bus: Bus, service: string, instanc
     throw err;
   }
   throw new ConfigurationError(
-    `a ${service} process named ${instance} is already running (pid ${answer.pid} on ${answer.host}, since ${answer.since}): give each process its own TEAMCHAT_INSTANCE`,
+    `another ${service} process is already running as instance ${instance} (pid ${answer.pid} on ${answer.host}, since ${answer.since}): give each process its own TEAMCHAT_INSTANCE`,
   );
 }
 
