@@ -31,6 +31,7 @@ import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { devicesSuite } from './devices-suite';
 import { fileAccessSuite } from './file-access-suite';
+import { fileUrlsSuite } from './file-urls-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
 import { mutedUsersSuite } from './muted-users-suite';
 import { widgetsSuite } from './widgets-suite';
@@ -86,6 +87,7 @@ describeWithNats('distributed mode', () => {
   navigationViewsSuite('distributed', () => startDistributed());
   devicesSuite('distributed', () => startDistributed());
   fileAccessSuite('distributed', (env) => startDistributed(env));
+  fileUrlsSuite('distributed', (env) => startDistributed(env));
   userDefaultsSuite('distributed', () => startDistributed());
   mutedUsersSuite('distributed', () => startDistributed());
   widgetsSuite('distributed', () => startDistributed());

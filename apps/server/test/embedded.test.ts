@@ -25,6 +25,7 @@ import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { devicesSuite } from './devices-suite';
 import { fileAccessSuite } from './file-access-suite';
+import { fileUrlsSuite } from './file-urls-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
 import { mutedUsersSuite } from './muted-users-suite';
 import { uploadsSuite } from './uploads-suite';
@@ -109,6 +110,8 @@ navigationViewsSuite('embedded', () => startEmbedded());
 devicesSuite('embedded', () => startEmbedded());
 
 fileAccessSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+
+fileUrlsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 userDefaultsSuite('embedded', () => startEmbedded());
 

@@ -7,3 +7,4 @@ export * from './channel-view';
 export * from './people';
 export * from './api-keys';
 export * from './realm-policy';
+export * from './file-access-tokens';

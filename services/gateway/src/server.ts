@@ -19,6 +19,7 @@ import { CredentialsCache } from './http/credentials-cache';
 import { busRequest, GatewayPeers } from './http/peers';
 import { decodeParams } from './http/decode';
 import { FileIntake, uploadLimitOf, uploadRouteConfig } from './http/files';
+import { EMOJI_DATA_ROUTE, sendEmojiData } from './http/emoji-data';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
 import { eventsFastPath, type RawHandler } from './http/events-fast-path';
 import { joinMembers, lendUntilDone } from './http/response';
@@ -339,6 +340,12 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const methodsByUrl = new Map<string, { url: string; methods: Set<string> }>();
   for (const route of routes) {
     const fileKind = route.endpoint.http?.files;
+    // Downloads are at the organization's root (`/user_uploads/…`), where messages link
+    // files, as Zulip has them; under /api/v1 the same path answers a temporary URL.
+    if (fileKind === 'download') {
+      app.route({ method: route.method, url: route.url, onRequest: checkCaller(route.endpoint), handler: handlerFor(route) });
+      continue;
+    }
     app.route({
       method: route.method,
       url: API_PREFIX + route.url,
@@ -347,10 +354,6 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       ...(fileKind === 'upload' ? { config: uploadRouteConfig(route.endpoint, uploadLimitOf(route.endpoint, options.uploads)) } : {}),
       handler: handlerFor(route),
     });
-    // Messages link files at the organization's root (`/user_uploads/…`), as Zulip does.
-    if (fileKind === 'download') {
-      app.route({ method: route.method, url: route.url, onRequest: checkCaller(route.endpoint), handler: handlerFor(route) });
-    }
     const shape = route.url.replace(/:\w+/g, ':');
     const entry = methodsByUrl.get(shape) ?? { url: route.url, methods: new Set<string>() };
     entry.methods.add(route.method);
@@ -378,6 +381,10 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     fastPath = poll;
   }
   app.get('/user_avatars/:realm_id/emoji/images/:file', { onRequest: checkCaller(undefined) }, (request, reply) => files.sendEmojiImage(request, reply));
+  // The file POST /register names as server_emoji_data_url; public, like the images above.
+  app.get(EMOJI_DATA_ROUTE, { onRequest: checkCaller(undefined) }, (request, reply) =>
+    sendEmojiData(request, reply) || sendError(reply, { code: 'NOT_FOUND', status: 404, msg: 'File not found' }),
+  );
 
   registerSignupPage(app, bus, log, limiter && ((request, reply) => limiter.anonymous(request, reply, { login: request.method === 'POST' })));
   // A known path with an unsupported method answers 405, not 404.

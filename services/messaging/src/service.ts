@@ -50,7 +50,17 @@ import { ScheduledMessages } from './projections/scheduled-messages';
 import { createReminder, createScheduledMessage, deleteScheduled, updateScheduledMessage, type ScheduledDeps } from './handlers/scheduled-messages';
 import { ScheduledDelivery } from './handlers/scheduled-delivery';
 import { evolveAttachments, initialAttachments } from './domain/attachments';
-import { claimAttachments, deleteAttachment, listAttachments, locateFile, releaseAttachments, uploadFile, type AttachmentDeps } from './handlers/attachments';
+import {
+  claimAttachments,
+  deleteAttachment,
+  fileTemporaryUrl,
+  listAttachments,
+  locateFile,
+  locateFileWithToken,
+  releaseAttachments,
+  uploadFile,
+  type AttachmentDeps,
+} from './handlers/attachments';
 import { AttachmentsReadModel } from './projections/attachments';
 import { MutedUsersBook } from './projections/muted-users';
 import { evolveMutedUsers, initialMutedUsers } from './domain/muted-users';
@@ -162,6 +172,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     attachments: new AggregateRepository(store, { initial: initialAttachments, evolve: evolveAttachments }),
     attachmentModel,
     maxFileUploadSizeMib: config.uploads.maxFileUploadSizeMib,
+    serverSecret: config.serverSecret,
   };
   /** The later of two store positions (a claim comes after the message it is for). */
   const later = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b));
@@ -232,6 +243,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     }),
     serve(api.uploadFile, async (params, { actor }) => uploadFile(attachmentDeps, actor, params.file)),
     serve(api.downloadFile, async (params, { actor }) => ({ value: await locateFile(attachmentDeps, actor, params) })),
+    serve(api.getFileTemporaryUrl, async (params, { actor }) => ({ value: await fileTemporaryUrl(attachmentDeps, actor, params, Date.now()) })),
+    serve(api.downloadFileWithToken, async (params) => ({ value: await locateFileWithToken(attachmentDeps, params, Date.now()) })),
     serve(api.getAttachments, async (_params, { actor }) => ({ value: await listAttachments(attachmentDeps, actor) })),
     serve(api.deleteAttachment, async (params, { actor }) => {
       const { removed_blobs, position } = await deleteAttachment(attachmentDeps, actor, params.attachment_id);

@@ -3,7 +3,8 @@
  * accounts). The gateway reads an upload's bytes (`http.files: 'upload'`), sniffs their
  * type, writes them to the blob store and sends the service only what it decides on
  * (`file`); for a download (`http.files: 'download'`) the service decides who may read
- * the file and answers where its bytes are, which the gateway then streams.
+ * the file and answers where its bytes are, which the gateway then streams. The apps ask
+ * under /api/v1 for a temporary URL instead, which downloads without credentials.
  */
 import { z } from 'zod';
 import { ApiRealmEmoji } from '../feature-events';
@@ -36,6 +37,9 @@ export const RemovedBlobs = z.object({ removed_blobs: z.array(z.string()) });
 export const FileLocation = z.object({ blob_key: z.string(), content_type: z.string(), name: z.string(), size: int() });
 export type FileLocation = z.infer<typeof FileLocation>;
 
+/** An uploaded file's path (`/user_uploads/{realm_id}/{dir}/{key}/{filename}`), as its parts. */
+const FilePath = z.object({ realm_id: z.string(), dir: z.string(), key: z.string(), filename: z.string() });
+
 export const ApiAttachment = z.object({
   id: int(),
   name: z.string(),
@@ -55,6 +59,7 @@ export const uploadsEndpoints = {
     params: z.object({ file: UploadedFile }),
     reply: z.object({ uri: z.string(), url: z.string(), filename: z.string() }),
   }),
+  /** The file's bytes at the organization's root, where messages link it (as a browser fetches it). */
   downloadFile: endpoint({
     service: 'messaging',
     subject: 'messaging.download_file',
@@ -62,7 +67,29 @@ export const uploadsEndpoints = {
     // else (more segments, `..`) matches no route or no stored path.
     http: { method: 'GET', path: '/user_uploads/{realm_id}/{dir}/{key}/{filename}', files: 'download' },
     auth: true,
-    params: z.object({ realm_id: z.string(), dir: z.string(), key: z.string(), filename: z.string() }),
+    params: FilePath,
+    reply: FileLocation,
+  }),
+  /**
+   * The same path under /api/v1, as the apps ask for a file: a URL that downloads it
+   * without credentials for a minute (`/user_uploads/temporary/{token}/{filename}`),
+   * given only to a caller who may download the file.
+   */
+  getFileTemporaryUrl: endpoint({
+    service: 'messaging',
+    subject: 'messaging.get_file_temporary_url',
+    http: { method: 'GET', path: '/user_uploads/{realm_id}/{dir}/{key}/{filename}' },
+    auth: true,
+    params: FilePath,
+    reply: z.object({ url: z.string() }),
+  }),
+  /** A temporary URL's download: the token is the credential (signed, expiring). */
+  downloadFileWithToken: endpoint({
+    service: 'messaging',
+    subject: 'messaging.download_file_with_token',
+    http: { method: 'GET', path: '/user_uploads/temporary/{token}/{filename}', files: 'download' },
+    auth: false,
+    params: z.object({ token: z.string(), filename: z.string() }),
     reply: FileLocation,
   }),
   getAttachments: endpoint({

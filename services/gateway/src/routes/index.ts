@@ -6,7 +6,7 @@ import { httpEndpoints, type Endpoint, type HttpMethod } from '@teamchat/contrac
 
 export interface Route {
   method: HttpMethod;
-  /** Fastify path under /api/v1, with `:name` path parameters. */
+  /** Fastify path under /api/v1 (at the root for downloads), with `:name` path parameters. */
   url: string;
   endpoint: Endpoint;
 }

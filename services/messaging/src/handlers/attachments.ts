@@ -1,10 +1,12 @@
 /**
  * Uploads and attachments: record a stored file, claim files a sent or edited message
  * links, delete a file, and decide who may download one (the uploader, and whoever may
- * see a message of theirs that links it; anyone else is told the file does not exist).
+ * see a message of theirs that links it; anyone else is told the file does not exist),
+ * and hand out temporary URLs that download a file without credentials.
  */
-import { ApiError, streams, type Actor, type FileLocation, type UploadedFile } from '@teamchat/contracts';
+import { ApiError, badRequest, streams, type Actor, type FileLocation, type StoredAttachment, type UploadedFile } from '@teamchat/contracts';
 import type { AggregateRepository } from '@teamchat/platform';
+import { checkFileAccessToken, temporaryFileUrl } from '@teamchat/policies';
 import {
   decideClaimAttachments,
   decideDeleteAttachment,
@@ -20,6 +22,8 @@ export interface AttachmentDeps extends AccessDeps {
   attachments: AggregateRepository<AttachmentsState>;
   attachmentModel: AttachmentsReadModel;
   maxFileUploadSizeMib: number;
+  /** Signs and checks temporary file URLs (never sent anywhere). */
+  serverSecret: string;
 }
 
 const MIB = 1024 * 1024;
@@ -75,7 +79,10 @@ export async function deleteAttachment(deps: AttachmentDeps, actor: Actor, attac
 
 const fileNotFound = () => new ApiError('NOT_FOUND', 'File not found', 404);
 
-export async function locateFile(deps: AttachmentDeps, actor: Actor, params: { realm_id: string; dir: string; key: string; filename: string }): Promise<FileLocation> {
+type FilePathParams = { realm_id: string; dir: string; key: string; filename: string };
+
+/** The attachment at this path, if the actor may download it; to anyone else it does not exist. */
+async function readableAttachment(deps: AttachmentDeps, actor: Actor, params: FilePathParams) {
   const pathId = [params.realm_id, params.dir, params.key, params.filename].join('/');
   const doc = await deps.attachmentModel.byPath(pathId);
   if (!doc) throw fileNotFound();
@@ -88,7 +95,34 @@ export async function locateFile(deps: AttachmentDeps, actor: Actor, params: { r
     );
   }
   if (!allowed) throw fileNotFound();
-  return { blob_key: doc.blob_key, content_type: doc.content_type, name: doc.name, size: doc.size };
+  return doc;
+}
+
+const locationOf = (doc: StoredAttachment): FileLocation => ({ blob_key: doc.blob_key, content_type: doc.content_type, name: doc.name, size: doc.size });
+
+export async function locateFile(deps: AttachmentDeps, actor: Actor, params: FilePathParams): Promise<FileLocation> {
+  return locationOf(await readableAttachment(deps, actor, params));
+}
+
+/**
+ * GET /api/v1/user_uploads/…: a URL that downloads the file without credentials for a
+ * minute, issued only after the same decision as the download itself.
+ */
+export async function fileTemporaryUrl(deps: AttachmentDeps, actor: Actor, params: FilePathParams, now: number): Promise<{ url: string }> {
+  const doc = await readableAttachment(deps, actor, params);
+  return { url: temporaryFileUrl(deps.serverSecret, doc.path_id, Math.floor(now / 1000)) };
+}
+
+/**
+ * GET /user_uploads/temporary/{token}/{filename}: the file a genuine, unexpired token names.
+ * Every refusal (malformed, altered, for another file, expired, or for a file deleted since)
+ * is Zulip's 400 "Invalid token", which tells a prober nothing about which it was.
+ */
+export async function locateFileWithToken(deps: AttachmentDeps, params: { token: string; filename: string }, now: number): Promise<FileLocation> {
+  const check = checkFileAccessToken(deps.serverSecret, params.token, params.filename, Math.floor(now / 1000));
+  const doc = check.ok ? await deps.attachmentModel.byPath(check.path_id) : undefined;
+  if (!doc) throw badRequest('Invalid token');
+  return locationOf(doc);
 }
 
 export async function listAttachments(deps: AttachmentDeps, actor: Actor) {
