@@ -22,7 +22,9 @@ COPY --from=build /app/libs ./libs
 COPY --from=build /app/services ./services
 COPY --from=build /app/apps ./apps
 # Private to the server's user: a data directory open to others is refused in production.
-RUN mkdir -p /data && chown node:node /data && chmod 700 /data
+# outbox/ exists in the image so that a named volume mounted there (docker-compose.yml)
+# starts with this owner and mode, not root's 0755.
+RUN mkdir -p /data/outbox && chown -R node:node /data && chmod -R 700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 9991

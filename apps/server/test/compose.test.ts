@@ -12,11 +12,13 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
-import { loadEngineSettings, loadEventQueueSettings, loadHttpSettings } from '@teamchat/platform';
+import { loadEngineSettings, loadEventQueueSettings, loadHttpSettings, loadSettings } from '@teamchat/platform';
 import { describeWithDocker } from '@teamchat/platform/testing';
 import { apiSuite } from './api-suite';
 
 const root = join(__dirname, '..', '..', '..');
+/** What the operator exports before `docker compose up` (README, Docker Compose). */
+const OPERATOR_ENV = { TEAMCHAT_SECRET: 'x'.repeat(64), TEAMCHAT_REALM_URI: 'https://chat.acme.test' };
 const APP_SERVICES = ['accounts', 'channels', 'messaging', 'events', 'gateway'] as const;
 const RESTART = z.enum(['no', 'always', 'on-failure', 'unless-stopped']);
 
@@ -120,8 +122,10 @@ describe('docker-compose.yml', () => {
   it("configures every application service with values its own validation accepts", () => {
     for (const name of [...APP_SERVICES, 'seed']) {
       const env = Object.fromEntries(
-        Object.entries(services[name]!.environment ?? {}).map(([key, value]) => [key, interpolate(value, { TEAMCHAT_SECRET: 'x'.repeat(64) })]),
+        Object.entries(services[name]!.environment ?? {}).map(([key, value]) => [key, interpolate(value, OPERATOR_ENV)]),
       );
+      // Every setting the process reads passes its own validation (production, the realm address among them).
+      expect(() => loadSettings(env)).not.toThrow();
       const settings = loadEngineSettings(name, env);
       expect(settings.natsUrl).toBe('nats://nats:4222');
       expect(settings.eventStore.kind).toBe('eventstoredb');
@@ -134,6 +138,31 @@ describe('docker-compose.yml', () => {
 
   it('refuses to start without TEAMCHAT_SECRET (every accounts instance must derive the same keys)', () => {
     expect(() => interpolate(services.accounts!.environment!.TEAMCHAT_SECRET!, {})).toThrow(/TEAMCHAT_SECRET is required/);
+  });
+
+  it("runs in production unless told otherwise, and every application service requires the operator's TEAMCHAT_REALM_URI", () => {
+    for (const name of APP_SERVICES) {
+      const environment = services[name]!.environment!;
+      expect({ name, mode: interpolate(environment.TEAMCHAT_MODE!, {}) }).toEqual({ name, mode: 'production' });
+      expect(() => interpolate(environment.TEAMCHAT_REALM_URI!, { TEAMCHAT_SECRET: 'x'.repeat(64) })).toThrow(/TEAMCHAT_REALM_URI is required/);
+      expect(interpolate(environment.TEAMCHAT_REALM_URI!, OPERATOR_ENV)).toBe('https://chat.acme.test');
+    }
+  });
+
+  it('shares one mail outbox between the service that sends (accounts) and the gateway, created private in the image', () => {
+    for (const name of ['accounts', 'gateway']) expect(services[name]!.volumes).toContain('outbox:/data/outbox');
+    expect(Object.keys(compose.volumes ?? {})).toContain('outbox');
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/ENV[^]*TEAMCHAT_DATA_DIR=\/data\b/);
+    expect(dockerfile).toMatch(/mkdir -p \/data\/outbox && chown -R node:node \/data && chmod -R 700 \/data/);
+  });
+
+  it('keeps the seed for development: with the default mode it refuses to run', () => {
+    const env = Object.fromEntries(Object.entries(services.seed!.environment ?? {}).map(([key, value]) => [key, interpolate(value, OPERATOR_ENV)]));
+    const script = join(root, services.seed!.command![1]!);
+    const result = spawnSync(process.execPath, [script], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 30_000 });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/^seed: cannot start: the development seed never runs in production[^\n]*\n$/);
   });
 
   it('names only services that exist in depends_on', () => {
@@ -150,7 +179,7 @@ describe('docker-compose.yml', () => {
     }
     const result = spawnSync('docker', ['compose', '-f', join(root, 'docker-compose.yml'), 'config', '-q'], {
       encoding: 'utf8',
-      env: { ...process.env, TEAMCHAT_SECRET: 'x'.repeat(64) },
+      env: { ...process.env, ...OPERATOR_ENV },
     });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
@@ -181,7 +210,7 @@ describeWithDocker('docker compose stack', () => {
     environment = await new DockerComposeEnvironment(root, 'docker-compose.yml')
       .withBuild()
       .withProfiles('seed')
-      .withEnvironment({ TEAMCHAT_SECRET: 'compose-test-secret-'.repeat(4), TEAMCHAT_PORT: '0', TEAMCHAT_MODE: 'development' })
+      .withEnvironment({ TEAMCHAT_SECRET: 'compose-test-secret-'.repeat(4), TEAMCHAT_REALM_URI: 'http://localhost:9991', TEAMCHAT_PORT: '0', TEAMCHAT_MODE: 'development' })
       .withWaitStrategy('gateway-1', Wait.forHealthCheck())
       .withStartupTimeout(600_000)
       .up();
