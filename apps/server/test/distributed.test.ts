@@ -30,6 +30,7 @@ import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { devicesSuite } from './devices-suite';
+import { moderationSuite } from './moderation-suite';
 import { fileAccessSuite } from './file-access-suite';
 import { fileUrlsSuite } from './file-urls-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
@@ -86,6 +87,7 @@ describeWithNats('distributed mode', () => {
   messageHistorySuite('distributed', () => startDistributed());
   navigationViewsSuite('distributed', () => startDistributed());
   devicesSuite('distributed', () => startDistributed());
+  moderationSuite('distributed', () => startDistributed());
   fileAccessSuite('distributed', (env) => startDistributed(env));
   fileUrlsSuite('distributed', (env) => startDistributed(env));
   userDefaultsSuite('distributed', () => startDistributed());

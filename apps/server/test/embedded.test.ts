@@ -24,6 +24,7 @@ import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { devicesSuite } from './devices-suite';
+import { moderationSuite } from './moderation-suite';
 import { fileAccessSuite } from './file-access-suite';
 import { fileUrlsSuite } from './file-urls-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
@@ -108,6 +109,8 @@ messageHistorySuite('embedded', () => startEmbedded());
 navigationViewsSuite('embedded', () => startEmbedded());
 
 devicesSuite('embedded', () => startEmbedded());
+
+moderationSuite('embedded', () => startEmbedded());
 
 fileAccessSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
