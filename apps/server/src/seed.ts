@@ -30,6 +30,11 @@ export async function seedDevelopmentOrganization(bus: Bus): Promise<boolean> {
     ids[params.email] = reply.value.user_id;
   };
   for (const person of people) await create(person);
+  // As Zulip's development server gives its administrators: POST /users needs it (the tests use it).
+  for (const email of ['owner@example.com', 'admin@example.com']) {
+    const granted = await callContract(bus, endpoints.accounts.changeServerPermission, { params: { email, permission: 'can_create_users', granted: true }, ...(after ? { after } : {}) });
+    after = granted.position ?? after;
+  }
   await create({
     email: 'echo-bot@example.com',
     full_name: 'Echo Bot',

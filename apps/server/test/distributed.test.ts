@@ -1,4 +1,5 @@
 import { invitesSuite } from './invites-suite';
+import { accountAccessSuite } from './account-access-suite';
 import { describeWithNats } from '@teamchat/platform/testing';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
@@ -67,6 +68,7 @@ describeWithNats('distributed mode', () => {
   toolsSuite('distributed', (env) => startDistributed(env));
   uploadsSuite('distributed', (env) => startDistributed(env));
   invitesSuite('distributed', (env) => startDistributed(env));
+  accountAccessSuite('distributed', () => startDistributed());
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());
   emailsPageSuite('distributed', (env) => startDistributed(env));
   systemBotsSuite('distributed', () => startDistributed());

@@ -1,4 +1,5 @@
 import { invitesSuite } from './invites-suite';
+import { accountAccessSuite } from './account-access-suite';
 import { rmSync } from 'node:fs';
 import { apiSuite } from './api-suite';
 import { channelsSuite } from './channels-suite';
@@ -76,6 +77,7 @@ toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 uploadsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 invitesSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+accountAccessSuite('embedded', () => startEmbedded(tempDataDir()));
 
 videoCallsUnconfiguredSuite('embedded', () => startEmbedded());
 

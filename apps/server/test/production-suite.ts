@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Client, type DistributedServer } from './harness';
+import { Client, PRODUCTION_REALM_URI, type DistributedServer } from './harness';
 import { scratchDataDirs, suiteServer } from './suite-kit';
 
 export function productionSuite(start: () => Promise<DistributedServer>) {
@@ -22,15 +22,18 @@ export function productionSuite(start: () => Promise<DistributedServer>) {
         encoding: 'utf8',
         stdio: 'pipe',
       });
-    const createOrganization = (email: string) => tool('create-organization', ['--name', 'Acme', '--email', email, '--full-name', 'Ada Boss']);
+    const createOrganization = (email: string) => tool('create-organization', ['--name', 'Acme', '--email', email, '--full-name', 'Ada Boss', '--print-api-key']);
 
     it('has no organization until the tool creates one over the bus; then its owner works and a second is refused', async () => {
       const anonymous = new Client(suite.server.api);
       const before = await anonymous.post('/dev_fetch_api_key', { username: 'owner@example.com' });
       expect(before.body).toMatchObject({ result: 'error', code: 'BAD_REQUEST' });
 
-      const apiKey = /API key: (\S+)/.exec(createOrganization('boss@acme.test'))?.[1];
+      const output = createOrganization('boss@acme.test');
+      const apiKey = /API key: (\S+)/.exec(output)?.[1];
       expect(apiKey).toMatch(/^[A-Za-z0-9]{32}$/);
+      // The owner's one-time set-password link, on the configured address.
+      expect(output).toContain(`${PRODUCTION_REALM_URI}/accounts/password/reset/`);
       bossKey = apiKey;
       const boss = new Client(suite.server.api, 'boss@acme.test', apiKey);
       const me = await boss.get('/users/me');
@@ -38,6 +41,15 @@ export function productionSuite(start: () => Promise<DistributedServer>) {
       // The owner can act at once: create a channel through the gateway.
       const created = await boss.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'launch' }]) });
       expect(created.body).toMatchObject({ result: 'success', subscribed: { [String(me.body.user_id)]: ['launch'] } });
+
+      // The README's example works on a fresh production store: general exists, with the notification bot's welcome.
+      const sent = await boss.post('/messages', { type: 'stream', to: 'general', topic: 'hello', content: 'Hello **world**' });
+      expect(sent.body.result).toBe('success');
+      const general = await boss.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: 'general' }]) });
+      expect(general.body.messages.map((m: { sender_email: string; subject: string }) => [m.sender_email, m.subject])).toEqual([
+        ['notification-bot@zulip.com', 'welcome'],
+        ['boss@acme.test', 'hello'],
+      ]);
 
       expect(() => createOrganization('again@acme.test')).toThrow(/exists|already/i);
     }, 60_000);
@@ -48,6 +60,9 @@ export function productionSuite(start: () => Promise<DistributedServer>) {
       // The owner the test above created with the tool.
       expect(bossKey).toBeDefined();
       const boss = new Client(suite.server.api, 'boss@acme.test', bossKey);
+      // POST /users needs the server-level can_create_users, which only the operator gives.
+      expect((await boss.post('/users', { email: 'worker@acme.test', full_name: 'Wes Worker' })).body).toMatchObject({ code: 'BAD_REQUEST', msg: 'User not authorized to create users' });
+      expect(changeUserRole('boss@acme.test', 'can_create_users')).toMatch(/now holds can_create_users/);
       const created = await boss.post('/users', { email: 'worker@acme.test', full_name: 'Wes Worker' });
       expect(created.body.result).toBe('success');
       const move = (email: string) => boss.request('PATCH', `/users/${created.body.user_id}`, { new_email: email }, { query: false });

@@ -221,7 +221,8 @@ export function settingsSuite(mode: string, start: (dataDir: string) => Promise<
         // The development outbox: one JSON file per message, named in sending order.
         const mail = (await mailOf(dataDir())).filter((m) => m.to === newEmail);
         expect(mail).toHaveLength(1);
-        const link = /\/settings\/email\/confirm\/([A-Za-z0-9_-]+)/.exec(mail[0].text)![1]!;
+        // The mail links to the HTML page; the API form takes the same key.
+        const link = /\/accounts\/confirm_new_email\/([A-Za-z0-9_-]+)\//.exec(mail[0].text)![1]!;
         const q = await queue('admin', ['realm_user']);
         const confirmed = await new Client(suite.server.api).get(`/settings/email/confirm/${link}`);
         expect(confirmed.body).toEqual({ result: 'success', msg: '', email: newEmail });

@@ -12,6 +12,7 @@ import { DEVICE_FACTS } from './device-facts';
 import { RealmUserSettingsDefaultChanged } from './realm-user-defaults';
 import { UPLOAD_FACTS } from './upload-facts';
 import { SETTINGS_FACTS } from './settings-facts';
+import { PASSWORD_FACTS } from './password-facts';
 import { INVITE_FACTS } from './invite-facts';
 import { CustomProfileDataChanged, CustomProfileFieldsChanged, RealmSettingsChanged, UserStatusChanged } from './org-facts';
 import { SCHEDULED_FACTS } from './scheduled-facts';
@@ -100,6 +101,7 @@ export const Fact = z.discriminatedUnion('type', [
   ...SCHEDULED_FACTS,
   ...UPLOAD_FACTS,
   ...SETTINGS_FACTS,
+  ...PASSWORD_FACTS,
   ...MUTED_USER_FACTS,
 ]);
 export type Fact = z.infer<typeof Fact>;

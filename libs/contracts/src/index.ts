@@ -8,6 +8,7 @@ export * from './facts';
 export * from './tools-facts';
 export * from './upload-facts';
 export * from './settings-facts';
+export * from './password-facts';
 export * from './invite-facts';
 export * from './realm-settings';
 export * from './user-settings';

@@ -36,15 +36,21 @@ export const UserEmailChanged = z.object({
   bot_audience_user_ids: z.array(int()).optional(),
 });
 
+/** The server-level permissions, as Zulip's UserProfile fields of the same names. */
+export const SERVER_PERMISSIONS = ['can_change_user_emails', 'can_create_users'] as const;
+export const ServerPermission = z.enum(SERVER_PERMISSIONS);
+export type ServerPermission = z.infer<typeof ServerPermission>;
+
 /**
  * The server operator gave or took a server-level permission (Zulip's management command
- * change_user_role): today only `can_change_user_emails`, which lets an owner change other
- * users' addresses with PATCH /users/{id} `new_email`. No API request can grant it.
+ * change_user_role): `can_change_user_emails`, which lets an owner change other users'
+ * addresses with PATCH /users/{id} `new_email`, and `can_create_users`, which lets an
+ * administrator create accounts with POST /users. No API request can grant either.
  */
 export const ServerPermissionChanged = z.object({
   type: z.literal('ServerPermissionChanged'),
   user_id: int(),
-  permission: z.literal('can_change_user_emails'),
+  permission: ServerPermission,
   granted: z.boolean(),
 });
 

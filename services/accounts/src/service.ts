@@ -75,6 +75,7 @@ import { confirmEmailChange, updateSettings } from './handlers/settings';
 import { evolveInvitations, initialInvitations } from './domain/invitations';
 import { evolveRealmDomains, initialRealmDomains } from './domain/realm-domains';
 import * as invites from './handlers/invitations';
+import { passwordLinkEndpoints } from './handlers/password-links';
 import { RealmDomainsReadModel } from './projections/realm-domains';
 
 /**
@@ -82,7 +83,7 @@ import { RealmDomainsReadModel } from './projections/realm-domains';
  * as ActorChanged. A new role or name changes the cached actor; a deactivation, a new
  * address or a regenerated key must stop the old credential at once.
  */
-const ACTOR_CHANGES = new Set(['UserDeactivated', 'UserReactivated', 'UserRoleChanged', 'UserFullNameChanged', 'UserEmailChanged', 'BotApiKeyRegenerated']);
+const ACTOR_CHANGES = new Set(['UserDeactivated', 'UserReactivated', 'UserRoleChanged', 'UserFullNameChanged', 'UserEmailChanged', 'BotApiKeyRegenerated', 'UserApiKeyRegenerated']);
 
 /**
  * Published twice. When this service appends such a fact, at once, before the command's
@@ -224,6 +225,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     realmSettings,
     userSettings,
     profileValues: () => org.allValues(),
+    addressRules: () => invites.addressRules(inviteDeps),
     profileData: {
       check: async (actor: Actor, userId: number, items: ProfileDataItem[]) => {
         const { state } = await profileFields.load(orgStreams.customProfileFields);
@@ -454,6 +456,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       model: linkifiersModel,
     }),
     ...orgEndpoints(serve, { ...orgCommandDeps, org }),
+    ...passwordLinkEndpoints(serve, { organization, realmName: async () => (await realmSettings.current()).name || ((await accounts.organization.get('organization'))?.name ?? ''), mail: mailOutbox, config, log }),
     serve(api.serverSettings, async () => {
       const org = await accounts.organization.get('organization');
       return {

@@ -139,13 +139,42 @@ describe('decideCreateUser', () => {
     audience_user_ids: [1, 2, 3, 4, 5, user_id],
     ...overrides,
   });
-  const when = (given: Fact[], user: CreateUser['user'], by: Actor | undefined = admin) =>
-    createUser.given(given).when({ actor: by, user, credentials, now: NOW });
+  // The operator gave the owner and the administrator can_create_users (POST /users needs it).
+  const grants: Fact[] = [1, 2].map((user_id) => ({ type: 'ServerPermissionChanged', user_id, permission: 'can_create_users', granted: true }));
+  const when = (given: Fact[], user: CreateUser['user'], by: Actor | undefined = admin, rules?: CreateUser['rules']) =>
+    createUser.given([...given, ...grants]).when({ actor: by, user, credentials, now: NOW, ...(rules ? { rules } : {}) });
+  const noRules = { emails_restricted_to_domains: false, disallow_disposable_email_addresses: false, domains: [] };
+
+  it('refuses an administrator without the server-level can_create_users, as Zulip', () =>
+    createUser.given(acme).when({ actor: admin, user: newMember, credentials, now: NOW }).thenThrows({ code: 'BAD_REQUEST', msg: 'User not authorized to create users' }));
+
+  it('refuses an administrator whose can_create_users was taken back', () =>
+    createUser
+      .given([...acme, ...grants, { type: 'ServerPermissionChanged', user_id: 2, permission: 'can_create_users', granted: false }])
+      .when({ actor: admin, user: newMember, credentials, now: NOW })
+      .thenThrows({ msg: 'User not authorized to create users' }));
+
+  it('refuses an address outside the allowed domains when the organization restricts them', () =>
+    when(acme, { ...newMember, email: 'mary@elsewhere.example' }, admin, { ...noRules, emails_restricted_to_domains: true, domains: [{ domain: 'acme.example', allow_subdomains: false }] }).thenThrows({
+      code: 'BAD_REQUEST',
+      msg: "Email 'mary@elsewhere.example' not allowed in this organization",
+    }));
+
+  it('accepts an address of an allowed domain', () =>
+    when(acme, newMember, admin, { ...noRules, emails_restricted_to_domains: true, domains: [{ domain: 'acme.example', allow_subdomains: false }] }).then([created(6)]));
+
+  it('refuses a disposable address when the organization disallows them', () =>
+    when(acme, { ...newMember, email: 'mary@mailinator.com' }, admin, { ...noRules, disallow_disposable_email_addresses: true }).thenThrows({
+      msg: 'Disposable email addresses are not allowed in this organization',
+    }));
+
+  it('still says a malformed address is invalid under the rules', () =>
+    when(acme, { ...newMember, email: 'mary' }, admin, { ...noRules, emails_restricted_to_domains: true }).thenThrows({ msg: "Invalid email 'mary'" }));
 
   it('gives the next user id', () => when(acme, newMember).then([created(6)]));
 
   it('gives ids above the highest one seen', () =>
-    when([orgCreated, userCreated(1, 'owner@acme.example', ROLE.owner), userCreated(9, 'late@acme.example', ROLE.member)], newMember).then([
+    when([orgCreated, userCreated(1, 'owner@acme.example', ROLE.owner), userCreated(9, 'late@acme.example', ROLE.member)], newMember, owner).then([
       created(10, { audience_user_ids: [1, 9, 10] }),
     ]));
 
@@ -303,6 +332,7 @@ describe('evolveOrganization', () => {
       api_key_salt: 'salt',
       bot_settings: null,
       can_change_user_emails: false,
+      can_create_users: false,
     });
     expect(state.usersByEmail.get('member@acme.example')).toEqual(state.usersById.get(4));
     expect(state.lastUserId).toBe(5);

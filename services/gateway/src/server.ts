@@ -6,6 +6,7 @@
  * Authorization header authenticated as (http/credentials-cache.ts).
  */
 import { registerSignupPage } from './routes/registration';
+import { registerAccountPages } from './pages/account-pages';
 import { createServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
@@ -387,6 +388,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   );
 
   registerSignupPage(app, bus, log, limiter && ((request, reply) => limiter.anonymous(request, reply, { login: request.method === 'POST' })));
+  registerAccountPages(app, bus, log, limiter && ((request, reply) => limiter.anonymous(request, reply, { login: request.method === 'POST' })));
   // A known path with an unsupported method answers 405, not 404.
   const allMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
   for (const { url, methods } of methodsByUrl.values()) {

@@ -42,7 +42,7 @@ import { getMessages, selectMessageIds } from './queries/get-messages';
 import { messagingState } from './queries/register-state';
 import { MutedChannels } from './projections/muted-channels';
 import { announceNewChannel } from './handlers/announce';
-import { sendSystemBotMessage } from './handlers/system-bot-message';
+import { sendSystemBotChannelMessage, sendSystemBotMessage } from './handlers/system-bot-message';
 import { reportMessage } from './handlers/message-report';
 import { renderMessages } from './queries/render-messages';
 import { evolveScheduled, initialScheduled } from './domain/scheduled-messages';
@@ -193,6 +193,10 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     }),
     serve(api.sendSystemBotMessage, async (params) => {
       const { position, ...value } = await sendSystemBotMessage({ directory, messages, renderer, recipientIdFor: changeDeps.recipientIdFor }, params);
+      return { value, position };
+    }),
+    serve(api.sendSystemBotChannelMessage, async (params) => {
+      const { position, ...value } = await sendSystemBotChannelMessage({ directory, messages, renderer, recipientIdFor: changeDeps.recipientIdFor }, params);
       return { value, position };
     }),
     serve(api.registerState, async (params, { actor }) => {

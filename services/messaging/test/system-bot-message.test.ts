@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { NOTIFICATION_BOT, WELCOME_BOT } from '@teamchat/contracts';
-import { decideSystemBotMessage, systemBotConversation, type SystemBotMessage } from '../src/domain/system-bot-message';
+import { decideSystemBotChannelMessage, decideSystemBotMessage, systemBotConversation, type SystemBotMessage } from '../src/domain/system-bot-message';
 
 const newcomer = { id: 12, email: 'newcomer@example.com', full_name: 'Nina Newcomer', is_active: true };
 const referrer = { id: 3, email: 'owner@example.com', full_name: 'Olivia Owner', is_active: true };
@@ -75,5 +75,44 @@ describe('a system bot direct message', () => {
 
   it('keys the conversation by every participant, bot included', () => {
     expect(systemBotConversation(WELCOME_BOT, [12, 3, 12])).toEqual([3, 12, WELCOME_BOT.user_id]);
+  });
+});
+
+describe("a system bot's channel message (a new organization's welcome)", () => {
+  const general = { channel_id: 5, name: 'general', is_archived: false, subscriber_ids: [3, 1, 3] };
+  const post = (over: Partial<Parameters<typeof decideSystemBotChannelMessage>[0]> = {}) =>
+    decideSystemBotChannelMessage({
+      bot: NOTIFICATION_BOT,
+      channel: general,
+      topic: ' welcome ',
+      content: 'Hello **Acme**',
+      rendered_content: '<p>Hello <strong>Acme</strong></p>',
+      mentioned_user_ids: [1, 99],
+      recipient_id: 40,
+      now: NOW,
+      ...over,
+    });
+
+  it("goes to the channel's subscribers, once each, unread, under the trimmed topic", () => {
+    expect(post()).toMatchObject({
+      type: 'MessageSent',
+      sender_id: NOTIFICATION_BOT.user_id,
+      recipient: { type: 'channel', channel_id: 5, channel_name: 'general', topic: 'welcome' },
+      recipient_user_ids: [1, 3],
+      mentioned_user_ids: [1],
+      read_by_sender: false,
+      recipient_id: 40,
+      timestamp: 1_700_000_000,
+    });
+  });
+
+  it.each([
+    ['an unknown channel', { channel: undefined }, 'Invalid channel ID'],
+    ['an archived channel', { channel: { ...general, is_archived: true } }, 'Invalid channel ID'],
+    ['an empty topic', { topic: '  ' }, 'Topic must not be empty'],
+    ['a topic over 60 characters', { topic: 'x'.repeat(61) }, 'Topic too long (limit: 60 characters)'],
+    ['an empty message', { content: ' ' }, 'Message must not be empty'],
+  ])('refuses %s', (_what, over, msg) => {
+    expect(() => post(over)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST', msg }));
   });
 });

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Actor } from '../actor';
+import { ServerPermission } from '../settings-facts';
 import { EmptyReply, endpoint, NoParams } from './contract';
 
 const int = () => z.number().int();
@@ -128,7 +129,7 @@ export const accountsEndpoints = {
     service: 'accounts',
     subject: 'accounts.change_server_permission',
     auth: false,
-    params: z.object({ email: z.string(), permission: z.literal('can_change_user_emails'), granted: z.boolean() }),
+    params: z.object({ email: z.string(), permission: ServerPermission, granted: z.boolean() }),
     reply: z.object({ user_id: int(), changed: z.boolean() }),
   }),
   /** Seeding's (no actor) and, later, administrators'. */

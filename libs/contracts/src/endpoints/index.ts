@@ -26,6 +26,7 @@ import { emojiEndpoints, uploadsEndpoints } from './uploads';
 import { settingsEndpoints } from './settings';
 import { invitesChannelsEndpoints, invitesEndpoints, mailOutboxEndpoints } from './invites';
 import { mutedUsersEndpoints } from './muted-users';
+import { passwordsEndpoints } from './passwords';
 
 export * from './contract';
 export * from './accounts';
@@ -50,6 +51,7 @@ export * from './uploads';
 export * from './settings';
 export * from './invites';
 export * from './muted-users';
+export * from './passwords';
 
 export const endpoints = {
   accounts: {
@@ -67,6 +69,7 @@ export const endpoints = {
     ...settingsEndpoints,
     ...invitesEndpoints,
     ...mailOutboxEndpoints,
+    ...passwordsEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints, ...invitesChannelsEndpoints },
   messaging: {

@@ -24,4 +24,20 @@ export const systemBotMessagingEndpoints = {
     }),
     reply: z.object({ message_id: int() }),
   }),
+  /**
+   * A system bot's message in a channel (the notification bot's welcome in a new
+   * organization's `general`): its subscribers receive it, as any channel message.
+   */
+  sendSystemBotChannelMessage: endpoint({
+    service: 'messaging',
+    subject: 'messaging.send_system_bot_channel_message',
+    auth: false,
+    params: z.object({
+      bot: z.enum(SYSTEM_BOT_NAMES),
+      channel_id: int().positive(),
+      topic: z.string().min(1).max(60),
+      content: z.string(),
+    }),
+    reply: z.object({ message_id: int() }),
+  }),
 };

@@ -5,6 +5,8 @@
  */
 import { badRequest, isSystemBotEmail, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
 import { codePointLength, isAdministrator, isOwner, systemGroupOfRole } from '@teamchat/policies';
+import { addressRefusal, type AddressRules } from './invitations';
+import { evolvePasswordLinks, type PasswordLink } from './password-links';
 
 export interface RegisteredUser {
   user_id: number;
@@ -22,6 +24,8 @@ export interface RegisteredUser {
   bot_settings: BotSettings | null;
   /** Server-level permission to change other users' addresses (given by the operator's tool). */
   can_change_user_emails: boolean;
+  /** Server-level permission to create users with POST /users (given by the operator's tool). */
+  can_create_users: boolean;
 }
 
 export interface OrganizationState {
@@ -32,6 +36,10 @@ export interface OrganizationState {
   lastUserId: number;
   /** Email changes waiting for their link to be opened, by the SHA-256 of the link's key. */
   pendingEmailChanges: ReadonlyMap<string, { user_id: number; new_email: string; requested_at: number }>;
+  /** Usable password links, by the SHA-256 of the link's token (password-links.ts). */
+  passwordLinks: ReadonlyMap<string, PasswordLink>;
+  /** When each user's reset links were mailed (milliseconds), for the per-address budget. */
+  passwordResetTimes: ReadonlyMap<number, readonly number[]>;
 }
 
 export const initialOrganization = (): OrganizationState => ({
@@ -40,6 +48,8 @@ export const initialOrganization = (): OrganizationState => ({
   usersById: new Map(),
   lastUserId: 0,
   pendingEmailChanges: new Map(),
+  passwordLinks: new Map(),
+  passwordResetTimes: new Map(),
 });
 
 export function evolveOrganization(state: OrganizationState, fact: Fact): OrganizationState {
@@ -60,6 +70,7 @@ export function evolveOrganization(state: OrganizationState, fact: Fact): Organi
         api_key_salt: fact.api_key_salt,
         bot_settings: fact.bot_settings ?? (fact.is_bot ? NO_BOT_SETTINGS : null),
         can_change_user_emails: false,
+        can_create_users: false,
       };
       const usersByEmail = new Map(state.usersByEmail).set(fact.email.toLowerCase(), user);
       const usersById = new Map(state.usersById).set(fact.user_id, user);
@@ -75,7 +86,11 @@ export function evolveOrganization(state: OrganizationState, fact: Fact): Organi
     case 'BotOwnerChanged':
       return changeUser(state, fact.user_id, { bot_owner_id: fact.bot_owner_id });
     case 'BotApiKeyRegenerated':
+    case 'UserApiKeyRegenerated':
       return changeUser(state, fact.user_id, { api_key_salt: fact.api_key_salt });
+    case 'PasswordResetRequested':
+    case 'UserPasswordSet':
+      return evolvePasswordLinks(state, fact);
     case 'EmailChangeRequested': {
       // A newer request replaces the user's earlier one: only the latest link works.
       const pending = new Map([...state.pendingEmailChanges].filter(([, p]) => p.user_id !== fact.user_id));
@@ -235,12 +250,27 @@ export interface CreateUser {
   now: number;
   /** The hash of the initial password, if one was given (the handler hashes it). */
   password_hash?: string;
+  /** The organization's rules for a new address (POST /users applies them as invitations do). */
+  rules?: AddressRules;
+}
+
+/** POST /users' refusal of an address the organization's rules exclude (Zulip's texts), or null. */
+export function createUserAddressRefusal(email: string, rules: AddressRules): string | null {
+  const address = email.trim();
+  if (addressRefusal(address, { ...rules, emails_restricted_to_domains: false, disallow_disposable_email_addresses: false }) !== null) return null; // malformed: userCreated says so
+  if (addressRefusal(address, { ...rules, disallow_disposable_email_addresses: false }) !== null) return `Email '${address}' not allowed in this organization`;
+  if (addressRefusal(address, rules) !== null) return 'Disposable email addresses are not allowed in this organization';
+  return null;
 }
 
 export function decideCreateUser(state: OrganizationState, cmd: CreateUser): [FactOf<'UserCreated'>, ...Fact[]] {
   if (!state.exists) throw badRequest('The organization does not exist yet');
   // No actor means a trusted internal caller (seeding, the command-line tool).
   if (cmd.actor && !isAdministrator(cmd.actor.role)) throw badRequest('Must be an organization administrator');
+  // As Zulip: an administrator also needs the server-level permission the operator gives.
+  if (cmd.actor && !state.usersById.get(cmd.actor.user_id)?.can_create_users) throw badRequest('User not authorized to create users');
+  const refusal = cmd.rules ? createUserAddressRefusal(cmd.user.email, cmd.rules) : null;
+  if (refusal !== null) throw badRequest(refusal);
   const created = userCreated(state, cmd.user, cmd.credentials, cmd.now, state.lastUserId + 1);
   return [created, ...(cmd.password_hash ? [{ type: 'UserPasswordSet' as const, user_id: created.user_id, password_hash: cmd.password_hash }] : [])];
 }

@@ -5,6 +5,7 @@
  * carries who is told of it (`audiencesOf`). Pure: the clock, key material, password
  * hashes, the channels a bot may default to and the groups come in with the command.
  */
+import type { ServerPermission } from '@teamchat/contracts';
 import { badRequest, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
 import { isAdministrator, isGuest, isOwner, isUserInGroupSetting, ORGANIZATION_POLICY, type GroupDirectory, type OrganizationPolicy } from '@teamchat/policies';
 import { checkNewEmail } from './account-settings';
@@ -29,7 +30,7 @@ const insufficient = () => badRequest('Insufficient permission');
  */
 export function decideServerPermission(
   state: OrganizationState,
-  cmd: { email: string; permission: 'can_change_user_emails'; granted: boolean },
+  cmd: { email: string; permission: ServerPermission; granted: boolean },
 ): FactOf<'ServerPermissionChanged'>[] {
   const user = state.usersByEmail.get(cmd.email.trim().toLowerCase());
   if (!user) throw badRequest(`No user with the email ${cmd.email}`);

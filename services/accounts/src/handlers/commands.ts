@@ -1,5 +1,5 @@
 /** Command handlers: load the organization, decide, append. */
-import { streams, type Actor } from '@teamchat/contracts';
+import { streams, type Actor, type ServerPermission } from '@teamchat/contracts';
 import type { AggregateRepository, ServerConfig } from '@teamchat/platform';
 import { newCredentials } from '../domain/credentials';
 import { decideServerPermission } from '../domain/people';
@@ -48,7 +48,7 @@ export async function deactivateUser(deps: CommandDeps, actor: Actor, userId: nu
 }
 
 /** The operator's tool: a server-level permission given or taken (see decideServerPermission). */
-export async function changeServerPermission(deps: CommandDeps, params: { email: string; permission: 'can_change_user_emails'; granted: boolean }) {
+export async function changeServerPermission(deps: CommandDeps, params: { email: string; permission: ServerPermission; granted: boolean }) {
   const { result, append } = await deps.organization.execute(streams.organization, (state) => {
     const facts = decideServerPermission(state, params);
     return { facts, result: { user_id: state.usersByEmail.get(params.email.trim().toLowerCase())!.user_id, changed: facts.length > 0 } };

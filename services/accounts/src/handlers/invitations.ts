@@ -92,7 +92,7 @@ async function administratorIds(deps: InvitationDeps): Promise<number[]> {
   return (await deps.directory.activeUsers()).filter((u) => !u.is_bot && isAdministrator(u.role)).map((u) => u._id);
 }
 
-async function addressRules(deps: InvitationDeps): Promise<AddressRules> {
+export async function addressRules(deps: Pick<InvitationDeps, 'realmSettings' | 'realmDomains'>): Promise<AddressRules> {
   const settings = await deps.realmSettings.current();
   const { state } = await deps.realmDomains.load(streams.realmDomains);
   return {

@@ -20,6 +20,7 @@ import {
   decideUpdateUser,
   type ChannelRef,
 } from '../domain/people';
+import type { AddressRules } from '../domain/invitations';
 import type { AccountsReadModel } from '../projections/credentials';
 import { botObject, botsOf, emailVisibilityOf, personObject, userByIdOrEmail } from '../queries/people';
 
@@ -35,6 +36,8 @@ export interface PeopleDeps {
   userSettings(userId: number): Promise<Record<string, unknown>>;
   /** Every user's custom profile field values: user id → field id → value. */
   profileValues(): Promise<Map<number, Record<string, string>>>;
+  /** The organization's rules for a new address (allowed domains, disposable providers): POST /users applies them. */
+  addressRules(): Promise<AddressRules>;
   /**
    * PATCH /users/{id}'s profile_data, through the custom profile fields' decider: `check`
    * refuses what it would refuse without storing anything, `apply` stores it.
@@ -104,7 +107,8 @@ function checkPassword(password: string): void {
 export async function createUserAccount(deps: PeopleDeps, actor: Actor, params: Params<'createUserAccount'>) {
   // Refuse before hashing: a refused request costs no scrypt.
   const { state } = await deps.organization.load(streams.organization);
-  decideCreateUser(state, { actor, user: { email: params.email, full_name: checkFullName(params.full_name), role: 400 }, credentials: newCredentials(deps.config.serverSecret), now: Date.now() });
+  const rules = await deps.addressRules();
+  decideCreateUser(state, { actor, user: { email: params.email, full_name: checkFullName(params.full_name), role: 400 }, credentials: newCredentials(deps.config.serverSecret), now: Date.now(), rules });
   if (params.password !== undefined) checkPassword(params.password);
   const password_hash = params.password ? await hashPassword(params.password) : undefined;
   const { result, append } = await deps.organization.execute(streams.organization, (current) => {
@@ -113,6 +117,7 @@ export async function createUserAccount(deps: PeopleDeps, actor: Actor, params: 
       user: { email: params.email, full_name: checkFullName(params.full_name), role: 400 },
       credentials: newCredentials(deps.config.serverSecret),
       now: Date.now(),
+      rules,
       ...(password_hash ? { password_hash } : {}),
     });
     return { facts, result: facts[0].user_id };

@@ -179,7 +179,8 @@ export async function updateSettings(deps: SettingsDeps, actor: Actor, params: U
 
 /** The link goes only to the new address: whoever opens it proves they receive mail there. */
 async function sendConfirmation(deps: SettingsDeps, to: string, key: string): Promise<MailState> {
-  const link = `${deps.config.realmUri.replace(/\/$/, '')}/api/v1/settings/email/confirm/${key}`;
+  // The gateway's HTML page (pages/account-pages.ts); GET /api/v1/settings/email/confirm/{key} stays for API clients.
+  const link = `${deps.config.realmUri.replace(/\/$/, '')}/accounts/confirm_new_email/${key}/`;
   return queueMail(
     deps.mail,
     deps.log,

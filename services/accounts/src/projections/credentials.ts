@@ -64,6 +64,7 @@ export class AccountsReadModel {
       if (fact.bot_settings) await this.botSettings.put({ _id: fact.user_id, ...fact.bot_settings });
     },
     BotApiKeyRegenerated: (fact) => this.putCredential({ _id: fact.user_id, api_key_salt: fact.api_key_salt, api_key_hash: fact.api_key_hash }),
+    UserApiKeyRegenerated: (fact) => this.putCredential({ _id: fact.user_id, api_key_salt: fact.api_key_salt, api_key_hash: fact.api_key_hash }),
     UserPasswordSet: (fact) => this.passwords.put({ _id: fact.user_id, password_hash: fact.password_hash }),
     BotSettingsChanged: async (fact) => {
       const before = await this.botSettings.get(fact.user_id);

@@ -14,6 +14,10 @@ const person = (user_ids: number[] | undefined, person: Record<string, unknown>)
 export const settingsFanOut = {
   EmailChangeRequested: null,
   ServerPermissionChanged: null,
+  // Nothing a client is told of (as Zulip): a reset link is mailed, and a user's own new key
+  // is in the reply of the request that made it.
+  PasswordResetRequested: null,
+  UserApiKeyRegenerated: null,
   UserEmailChanged: (fact: FactOf<'UserEmailChanged'>): Delivery[] => [
     ...person(fact.audience_user_ids, { user_id: fact.user_id, new_email: fact.new_email }),
     ...person(fact.audience_user_ids, { user_id: fact.user_id, delivery_email: fact.new_email }),

@@ -9,12 +9,13 @@
  * whose field and cookie differ, or whose Origin is another site's, is refused before
  * anything is sent to accounts. Form fields are checked with a schema, as API parameters.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { endpoints, isApiError, type InvitationStatus } from '@teamchat/contracts';
 import { callContract, type Bus } from '@teamchat/platform';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { escapeHtml, page, readCookie, sameOrigin, sameToken, send, type Realm } from '../pages/html';
 
 const CSRF_COOKIE = 'teamchat_join_csrf';
 const KEY = z.string().min(1).max(100);
@@ -25,19 +26,6 @@ const SignupForm = z.strictObject({
   password: z.string().max(1000),
   email: z.string().max(1000).optional(),
 });
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}label{display:block;margin-top:1rem}input{width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:1.5rem;padding:.5rem 1rem}.error{color:#b00020}</style>
-</head><body><h1>${escapeHtml(title)}</h1>
-${body}
-</body></html>`;
-}
 
 const UNUSABLE: Record<Exclude<InvitationStatus, 'pending'>, { status: number; title: string; text: string }> = {
   expired: { status: 410, title: 'This invitation has expired', text: 'The link you followed is no longer valid. Ask the person who invited you for a new invitation.' },
@@ -63,53 +51,22 @@ ${emailField}
 </form>`;
 }
 
-function readCookie(request: FastifyRequest, name: string): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) return v.join('=');
-  }
-  return undefined;
-}
-
-const sameToken = (a: string | undefined, b: string) => a !== undefined && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
-/** An Origin header, when the browser sends one, must be this server's. */
-function sameOrigin(request: FastifyRequest): boolean {
-  const origin = request.headers.origin;
-  if (origin === undefined) return true;
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
-}
-
-function send(reply: FastifyReply, status: number, html: string) {
-  return reply
-    .status(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('x-frame-options', 'DENY')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-    // The link's key is in the path: it never leaves for another site (and same-origin, unlike no-referrer, keeps the form's Origin header, which the CSRF check reads).
-    .header('referrer-policy', 'same-origin')
-    .send(html);
-}
-
 /**
  * `limit` spends the caller's budget (the gateway's anonymous rate limits; a submission the
  * stricter login budget, since it hashes a password), and throws when it is spent.
  */
 export function registerSignupPage(app: FastifyInstance, bus: Bus, log: Logger, limit?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>): void {
   const status = async (key: string) => (await callContract(bus, endpoints.accounts.invitationStatus, { params: { key } })).value;
+  // Every page that ends the visit says where to log in: it needs the organization's address.
+  const realm = async (): Promise<Realm | undefined> => (await callContract(bus, endpoints.accounts.accountPagesInfo, { params: {} }).catch(() => undefined))?.value;
   const newToken = (reply: FastifyReply) => {
     const token = randomBytes(32).toString('hex');
     reply.header('set-cookie', `${CSRF_COOKIE}=${token}; Path=/join; HttpOnly; SameSite=Strict`);
     return token;
   };
-  const unusable = (reply: FastifyReply, which: Exclude<InvitationStatus, 'pending'>) => {
+  const unusable = async (reply: FastifyReply, which: Exclude<InvitationStatus, 'pending'>) => {
     const { status: code, title, text } = UNUSABLE[which];
-    return send(reply, code, page(title, `<p id="invitation-state" data-state="${which}">${escapeHtml(text)}</p>`));
+    return send(reply, code, page(title, `<p id="invitation-state" data-state="${which}">${escapeHtml(text)}</p>`, await realm()));
   };
   const failure = (reply: FastifyReply, err: unknown) => {
     log.warn({ err: isApiError(err) ? err.msg : (err as Error).message }, 'registration page failed');
@@ -153,7 +110,7 @@ export function registerSignupPage(app: FastifyInstance, bus: Bus, log: Logger, 
       return send(
         reply,
         200,
-        page('Welcome!', `<p id="signup-done">Your account <strong id="account-email">${escapeHtml(value.email)}</strong> has been created. Log in with your email and password.</p>`),
+        page('Welcome!', `<p id="signup-done">Your account <strong id="account-email">${escapeHtml(value.email)}</strong> has been created.</p>`, await realm()),
       );
     } catch (err) {
       if (!isApiError(err) || err.status >= 500) return failure(reply, err);

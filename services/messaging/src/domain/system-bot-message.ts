@@ -86,3 +86,44 @@ export function decideSystemBotMessage(cmd: SystemBotMessage): FactOf<'MessageSe
     now: cmd.now,
   });
 }
+
+/** A channel a system bot posts in, as messaging's directory knows it. */
+export interface SystemBotChannel {
+  channel_id: number;
+  name: string;
+  is_archived: boolean;
+  subscriber_ids: number[];
+}
+
+/**
+ * A system bot's message in a channel (a new organization's welcome): its subscribers
+ * receive it, unread. The caller is trusted (no permission applies); an unknown or archived
+ * channel, an empty or overlong message or topic is refused before anything is stored.
+ */
+export function decideSystemBotChannelMessage(cmd: {
+  bot: SystemBot;
+  channel: SystemBotChannel | undefined;
+  topic: string;
+  content: string;
+  rendered_content: string;
+  mentioned_user_ids: number[];
+  recipient_id: number;
+  now: number;
+}): FactOf<'MessageSent'> {
+  if (!cmd.channel || cmd.channel.is_archived) throw badRequest('Invalid channel ID');
+  const topic = cmd.topic.trim();
+  if (topic.length === 0) throw badRequest('Topic must not be empty');
+  if (codePointLength(topic) > LIMITS.max_topic_length) throw badRequest(`Topic too long (limit: ${LIMITS.max_topic_length} characters)`);
+  if (cmd.content.trim().length === 0) throw badRequest('Message must not be empty');
+  if (codePointLength(cmd.content) > LIMITS.max_message_length) throw badRequest(`Message too long (limit: ${LIMITS.max_message_length} characters)`);
+  const recipients = [...new Set(cmd.channel.subscriber_ids)].filter((id) => !isSystemBotId(id)).sort((a, b) => a - b);
+  return systemBotMessageSent(cmd.bot, {
+    recipient: { type: 'channel', channel_id: cmd.channel.channel_id, channel_name: cmd.channel.name, topic },
+    content: cmd.content,
+    rendered_content: cmd.rendered_content,
+    recipient_id: cmd.recipient_id,
+    recipient_user_ids: recipients,
+    mentioned_user_ids: cmd.mentioned_user_ids.filter((id) => recipients.includes(id)),
+    now: cmd.now,
+  });
+}
