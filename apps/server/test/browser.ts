@@ -38,7 +38,7 @@ export async function launchBrowser(path: string): Promise<Browser> {
     headless: true,
     // Chromium's sandbox refuses to run as root (as CI does) and needs namespaces a
     // container may not offer; the pages tested are the project's own.
-    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
     timeout: 30_000,
   });
 }
