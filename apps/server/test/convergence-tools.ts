@@ -119,21 +119,11 @@ export const TOOL_ACTIONS: ActionRow[] = [
     },
   },
   {
-    name: 'register logged-in devices, register one for push, remove another',
+    name: 'register logged-in devices, remove one',
     observers: ['member', 'member2'],
     perform: async ({ clients }) => {
-      const first = (await clients.member.post('/register_client_device', {})).body.device_id;
+      await clients.member.post('/register_client_device', {});
       const second = (await clients.member.post('/register_client_device', {})).body.device_id;
-      const push_key = Buffer.concat([Buffer.from([0x31]), Buffer.alloc(32, 5)]).toString('base64');
-      await clients.member.post('/mobile_push/register', {
-        device_id: first,
-        push_key_id: 77,
-        push_key,
-        token_kind: 'apns',
-        token_id: 'AAECAwQFBgc=',
-        bouncer_public_key: 'bouncer-key',
-        encrypted_push_registration: 'sealed',
-      });
       return clients.member.post('/remove_client_device', { device_id: second });
     },
   },

@@ -31,6 +31,7 @@ import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { devicesSuite } from './devices-suite';
+import { pushSuite } from './push-suite';
 import { moderationSuite } from './moderation-suite';
 import { fileAccessSuite } from './file-access-suite';
 import { fileUrlsSuite } from './file-urls-suite';
@@ -89,6 +90,7 @@ describeWithNats('distributed mode', () => {
   messageHistorySuite('distributed', () => startDistributed());
   navigationViewsSuite('distributed', () => startDistributed());
   devicesSuite('distributed', () => startDistributed());
+  pushSuite('distributed', () => startDistributed());
   moderationSuite('distributed', () => startDistributed());
   fileAccessSuite('distributed', (env) => startDistributed(env));
   fileUrlsSuite('distributed', (env) => startDistributed(env));

@@ -25,6 +25,7 @@ import { linkifiersSuite } from './linkifiers-suite';
 import { messageHistorySuite } from './message-history-suite';
 import { navigationViewsSuite } from './navigation-views-suite';
 import { devicesSuite } from './devices-suite';
+import { pushSuite } from './push-suite';
 import { moderationSuite } from './moderation-suite';
 import { fileAccessSuite } from './file-access-suite';
 import { fileUrlsSuite } from './file-urls-suite';
@@ -111,6 +112,7 @@ messageHistorySuite('embedded', () => startEmbedded());
 navigationViewsSuite('embedded', () => startEmbedded());
 
 devicesSuite('embedded', () => startEmbedded());
+pushSuite('embedded', () => startEmbedded());
 
 moderationSuite('embedded', () => startEmbedded());
 

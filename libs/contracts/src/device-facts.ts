@@ -35,4 +35,25 @@ export const DevicePushRegistrationChanged = z.object({
 });
 export const DeviceRemoved = z.object({ type: z.literal('DeviceRemoved'), user_id: int(), device_id: int() });
 
-export const DEVICE_FACTS = [DeviceRegistered, DevicePushRegistrationChanged, DeviceRemoved] as const;
+/**
+ * A user's push token (Zulip's `PushDeviceToken`): what FCM or APNs gave the app to reach
+ * that phone, registered at the app's start-up. It is an address for the push service,
+ * not a credential of this server; still it is never logged. Nothing delivers pushes
+ * here (no bouncer), but the tokens are kept as Zulip keeps them without one, so a
+ * bouncer added later has them. One stream per user (`push_tokens-<id>`).
+ */
+export const PushTokenKind = z.enum(['fcm', 'apns']);
+export type PushTokenKind = z.infer<typeof PushTokenKind>;
+export const PushTokenAdded = z.object({
+  type: z.literal('PushTokenAdded'),
+  user_id: int(),
+  kind: PushTokenKind,
+  token: z.string(),
+  /** The iOS app's bundle id for an APNs token, null for FCM. */
+  ios_app_id: z.string().nullable(),
+  /** Seconds since the epoch. */
+  timestamp: int(),
+});
+export const PushTokenRemoved = z.object({ type: z.literal('PushTokenRemoved'), user_id: int(), kind: PushTokenKind, token: z.string() });
+
+export const DEVICE_FACTS = [DeviceRegistered, DevicePushRegistrationChanged, DeviceRemoved, PushTokenAdded, PushTokenRemoved] as const;

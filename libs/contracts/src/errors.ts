@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'RATE_LIMIT_HIT'
+  | 'PUSH_SERVICE_NOT_CONFIGURED'
   | 'SERVICE_UNAVAILABLE'
   | 'GATEWAY_TIMEOUT'
   | 'INTERNAL_SERVER_ERROR';
@@ -56,3 +57,7 @@ export const badRequest = (msg: string, extra?: Record<string, unknown>) => new 
 
 export const streamDoesNotExist = (stream: string | number) =>
   new ApiError('STREAM_DOES_NOT_EXIST', `Channel '${String(stream)}' does not exist`, 400, { stream });
+
+/** Zulip's answer, on a server with no push bouncer, to a registration for end-to-end encrypted push notifications. */
+export const pushServiceNotConfigured = () =>
+  new ApiError('PUSH_SERVICE_NOT_CONFIGURED', 'Server is not configured to use push notification service.', 400);

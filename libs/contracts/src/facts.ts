@@ -63,6 +63,8 @@ export const streams = {
   navigationViews: (userId: number) => `navigation_views-${userId}`,
   /** accounts: every user's logged-in devices (one stream, so device ids are allocated in order). */
   devices: 'devices',
+  /** accounts: one user's push tokens (FCM and APNs). */
+  pushTokens: (userId: number) => `push_tokens-${userId}`,
   /** accounts: the organization's defaults for new users' settings. */
   realmUserDefaults: 'realm_user_settings_defaults',
   /** messaging: the organization's uploaded files (ids, paths, space used). */

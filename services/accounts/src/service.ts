@@ -68,6 +68,9 @@ import { NavigationViewsReadModel } from './projections/navigation-views';
 import { evolveDevices, initialDevices } from './domain/devices';
 import { deviceEndpoints, devicesState } from './handlers/devices';
 import { DevicesReadModel } from './projections/devices';
+import { evolvePushTokens, initialPushTokens } from './domain/push-tokens';
+import { pushTokenEndpoints } from './handlers/push-tokens';
+import { PushTokensReadModel } from './projections/push-tokens';
 import { evolveRealmUserDefaults, initialRealmUserDefaults } from './domain/realm-user-defaults';
 import { applyRealmUserDefaults, realmUserDefaultsEndpoints, realmUserDefaultsState } from './handlers/navigation-views';
 import { RealmUserDefaultsReadModel } from './projections/realm-user-defaults';
@@ -128,6 +131,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const linkifiersModel = new LinkifiersReadModel(readModels);
   const navigationViewsModel = new NavigationViewsReadModel(readModels);
   const devicesModel = new DevicesReadModel(readModels);
+  const pushTokensModel = new PushTokensReadModel(readModels);
   const realmUserDefaultsModel = new RealmUserDefaultsReadModel(readModels);
   const realmEmojiBook = new RealmEmojiBook(readModels);
   const realmDomainsModel = new RealmDomainsReadModel(readModels);
@@ -147,6 +151,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       linkifiersModel.handlers,
       navigationViewsModel.handlers,
       devicesModel.handlers,
+      pushTokensModel.handlers,
       realmUserDefaultsModel.handlers,
       realmEmojiBook.handlers,
       realmDomainsModel.handlers,
@@ -446,6 +451,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
     ...realmUserDefaultsEndpoints(serve, realmUserDefaultsDeps),
     ...deviceEndpoints(serve, { devices: new AggregateRepository(store, { initial: initialDevices, evolve: evolveDevices }), model: devicesModel }),
+    ...pushTokenEndpoints(serve, new AggregateRepository(store, { initial: initialPushTokens, evolve: evolvePushTokens })),
     ...navigationViewEndpoints(serve, {
       navigationViews: new AggregateRepository(store, { initial: initialNavigationViews, evolve: evolveNavigationViews }),
       model: navigationViewsModel,

@@ -1,7 +1,10 @@
 /**
  * Logged-in devices and their push registration (issue 17 item 6), served by accounts,
  * in Zulip's shapes: POST /register_client_device (feature level 468), POST
- * /remove_client_device (470) and POST /mobile_push/register (406, redesigned at 468).
+ * /remove_client_device (470) and POST /mobile_push/register (406, redesigned at 468),
+ * which this server, having no push bouncer, refuses as Zulip does without one; and the
+ * older per-user push tokens the mobile apps register at start-up and remove at logout
+ * (POST/DELETE /users/me/android_gcm_reg_id and /users/me/apns_device_token).
  */
 import { z } from 'zod';
 import { EmptyReply, endpoint, NoParams } from './contract';
@@ -41,6 +44,39 @@ export const devicesEndpoints = {
       bouncer_public_key: z.string().optional(),
       encrypted_push_registration: z.string().optional(),
     }),
+    reply: EmptyReply,
+  }),
+  addFcmToken: endpoint({
+    service: 'accounts',
+    subject: 'accounts.add_fcm_token',
+    http: { method: 'POST', path: '/users/me/android_gcm_reg_id' },
+    auth: true,
+    params: z.object({ token: z.string() }),
+    reply: EmptyReply,
+  }),
+  removeFcmToken: endpoint({
+    service: 'accounts',
+    subject: 'accounts.remove_fcm_token',
+    http: { method: 'DELETE', path: '/users/me/android_gcm_reg_id' },
+    auth: true,
+    params: z.object({ token: z.string() }),
+    reply: EmptyReply,
+  }),
+  addApnsToken: endpoint({
+    service: 'accounts',
+    subject: 'accounts.add_apns_token',
+    http: { method: 'POST', path: '/users/me/apns_device_token' },
+    auth: true,
+    // The app's bundle id, which APNs needs beside the token (Zulip requires it).
+    params: z.object({ token: z.string(), appid: z.string() }),
+    reply: EmptyReply,
+  }),
+  removeApnsToken: endpoint({
+    service: 'accounts',
+    subject: 'accounts.remove_apns_token',
+    http: { method: 'DELETE', path: '/users/me/apns_device_token' },
+    auth: true,
+    params: z.object({ token: z.string() }),
     reply: EmptyReply,
   }),
 };

@@ -1,7 +1,7 @@
 /** Logged-in devices' bus endpoints: each command decides on the organization's `devices` stream. */
-import { devicesEndpoints as api, streams, wantsState, type AccountsState, type Fact, type StateParams } from '@teamchat/contracts';
+import { badRequest, devicesEndpoints as api, pushServiceNotConfigured, streams, wantsState, type AccountsState, type Fact, type StateParams } from '@teamchat/contracts';
 import type { AggregateRepository, BusSubscription, contractServer } from '@teamchat/platform';
-import { decideRegisterDevice, decideRegisterPush, decideRemoveDevice, type DevicesState } from '../domain/devices';
+import { decideRegisterDevice, decideRemoveDevice, type DevicesState } from '../domain/devices';
 import type { DevicesReadModel } from '../projections/devices';
 
 type Serve = ReturnType<typeof contractServer>;
@@ -29,6 +29,11 @@ export function deviceEndpoints(serve: Serve, deps: DeviceDeps): Promise<BusSubs
       return { value: { device_id: result }, position: append?.positions.at(-1) };
     }),
     serve(api.removeClientDevice, (params, { actor }) => change((state) => decideRemoveDevice(state, { user_id: actor.user_id, device_id: params.device_id }))),
-    serve(api.registerPushDevice, (params, { actor }) => change((state) => decideRegisterPush(state, { user_id: actor.user_id, ...params, now: Date.now() }))),
+    // No push bouncer here: Zulip without one refuses every registration, whatever its
+    // fields, after refusing bots (`human_users_only`). Nothing is stored.
+    serve(api.registerPushDevice, async (_params, { actor }) => {
+      if (actor.is_bot) throw badRequest('This endpoint does not accept bot requests.');
+      throw pushServiceNotConfigured();
+    }),
   ];
 }

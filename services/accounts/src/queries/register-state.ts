@@ -136,7 +136,9 @@ async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, un
     realm_presence_disabled: false,
     realm_enable_spectator_access: false,
     realm_web_public_access_enabled: policy.webPublicChannelsEnabled,
+    // No push bouncer: push notifications are off, with no date they end (Zulip's values without one).
     realm_push_notifications_enabled: false,
+    realm_push_notifications_enabled_end_timestamp: null,
     realm_plan_type: 1,
     realm_org_type: 0,
     realm_upload_quota_mib: null,

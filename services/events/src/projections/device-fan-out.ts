@@ -10,4 +10,7 @@ export const deviceFanOut = {
     announce({ type: 'device', op: 'update', device_id: fact.device_id, ...fact.changes }, mine(fact.user_id)),
   ],
   DeviceRemoved: (fact: FactOf<'DeviceRemoved'>) => [announce({ type: 'device', op: 'remove', device_id: fact.device_id }, mine(fact.user_id))],
+  // Zulip sends no event for push tokens: no client shows them.
+  PushTokenAdded: () => [],
+  PushTokenRemoved: () => [],
 };
