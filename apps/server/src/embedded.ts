@@ -293,6 +293,8 @@ export async function startEmbeddedServer(
       outboxDir: developmentOutboxDir(config),
       blobs,
       uploads: config.uploads,
+      realmUri: config.realmUri,
+      webClientDir: config.webClientDir,
       // The one gateway: a write is answered once durable, and every later request waits
       // for it (GatewayPeers), so no thread's reply waits for its read models.
       waitForEveryWrite: true,

@@ -77,6 +77,11 @@ export interface BusRequest<P = unknown> {
    * read models right after the reply and needs them to show the write.
    */
   whenDurable?: true;
+  /**
+   * The web session the request came with (`/json/…`), as its hash: a password change
+   * keeps it while ending the user's other sessions. Absent for API-key requests.
+   */
+  session?: string;
   params: P;
 }
 

@@ -7,6 +7,8 @@
 export type ErrorCode =
   | 'BAD_REQUEST'
   | 'UNAUTHORIZED'
+  /** A `/json/…` request without its session's X-CSRFToken (Zulip's CsrfFailureError). */
+  | 'CSRF_FAILED'
   | 'INVALID_API_KEY'
   | 'AUTHENTICATION_FAILED'
   | 'USER_DEACTIVATED'

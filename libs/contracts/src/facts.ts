@@ -21,6 +21,7 @@ import { CHANNEL_FACTS } from './channel-facts';
 import { MESSAGE_FACTS } from './message-facts';
 import { USER_GROUP_FACTS } from './user-group-facts';
 import { MUTED_USER_FACTS } from './muted-user-facts';
+import { SESSION_FACTS } from './session-facts';
 
 // The facts of each domain live in a module of their own; this one assembles the union.
 export * from './people-facts';
@@ -28,6 +29,7 @@ export * from './channel-facts';
 export * from './message-facts';
 export * from './user-group-facts';
 export * from './muted-user-facts';
+export * from './session-facts';
 
 /** Stream names, by owning service. */
 export const streams = {
@@ -65,6 +67,8 @@ export const streams = {
   devices: 'devices',
   /** accounts: one user's push tokens (FCM and APNs). */
   pushTokens: (userId: number) => `push_tokens-${userId}`,
+  /** accounts: one user's web sessions (session-facts.ts). */
+  sessions: (userId: number) => `sessions-${userId}`,
   /** accounts: the organization's defaults for new users' settings. */
   realmUserDefaults: 'realm_user_settings_defaults',
   /** messaging: the organization's uploaded files (ids, paths, space used). */
@@ -105,6 +109,7 @@ export const Fact = z.discriminatedUnion('type', [
   ...SETTINGS_FACTS,
   ...PASSWORD_FACTS,
   ...MUTED_USER_FACTS,
+  ...SESSION_FACTS,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

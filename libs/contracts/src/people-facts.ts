@@ -71,7 +71,17 @@ export const UserReactivated = z.object({
  * A password, as a memory-hard hash (`scrypt$N$r$p$salt$hash`): never the password. No
  * client event: it changes nothing anyone sees.
  */
-export const UserPasswordSet = z.object({ type: z.literal('UserPasswordSet'), user_id: z.number().int(), password_hash: z.string() });
+export const UserPasswordSet = z.object({
+  type: z.literal('UserPasswordSet'),
+  user_id: z.number().int(),
+  password_hash: z.string(),
+  /**
+   * A new password ends every web session of the user (session-facts.ts) but this one:
+   * the session the person changed it from, which stays logged in (as Zulip keeps it).
+   * Absent (a reset link, a new account): every session ends.
+   */
+  kept_session_hash: z.string().optional(),
+});
 
 /** A bot as a `realm_bot` add shows it (the key is derived from the salt, never stored). */
 const BotSnapshot = z.object({

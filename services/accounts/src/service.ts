@@ -79,6 +79,9 @@ import { evolveInvitations, initialInvitations } from './domain/invitations';
 import { evolveRealmDomains, initialRealmDomains } from './domain/realm-domains';
 import * as invites from './handlers/invitations';
 import { passwordLinkEndpoints } from './handlers/password-links';
+import { evolveSessions, initialSessions } from './domain/sessions';
+import * as webSessions from './handlers/sessions';
+import { SessionsReadModel } from './projections/sessions';
 import { RealmDomainsReadModel } from './projections/realm-domains';
 
 /**
@@ -86,7 +89,18 @@ import { RealmDomainsReadModel } from './projections/realm-domains';
  * as ActorChanged. A new role or name changes the cached actor; a deactivation, a new
  * address or a regenerated key must stop the old credential at once.
  */
-const ACTOR_CHANGES = new Set(['UserDeactivated', 'UserReactivated', 'UserRoleChanged', 'UserFullNameChanged', 'UserEmailChanged', 'BotApiKeyRegenerated', 'UserApiKeyRegenerated']);
+const ACTOR_CHANGES = new Set([
+  'UserDeactivated',
+  'UserReactivated',
+  'UserRoleChanged',
+  'UserFullNameChanged',
+  'UserEmailChanged',
+  'BotApiKeyRegenerated',
+  'UserApiKeyRegenerated',
+  // A logout, and a new password (which ends the user's other web sessions).
+  'SessionEnded',
+  'UserPasswordSet',
+]);
 
 /**
  * Published twice. When this service appends such a fact, at once, before the command's
@@ -135,6 +149,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
   const realmUserDefaultsModel = new RealmUserDefaultsReadModel(readModels);
   const realmEmojiBook = new RealmEmojiBook(readModels);
   const realmDomainsModel = new RealmDomainsReadModel(readModels);
+  const sessionsModel = new SessionsReadModel(readModels);
   const projector = new Projector({
     name: 'accounts',
     store: deps.store,
@@ -155,6 +170,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       realmUserDefaultsModel.handlers,
       realmEmojiBook.handlers,
       realmDomainsModel.handlers,
+      sessionsModel.handlers,
       actorChanges(publishActorChange),
     ),
   });
@@ -255,6 +271,13 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     defaultValidityMinutes: config.invitations.validityMinutes,
     dailyLimit: config.invitations.dailyLimit,
   };
+  const sessionDeps: webSessions.SessionDeps = {
+    directory,
+    accounts,
+    sessions: new AggregateRepository(store, { initial: initialSessions, evolve: evolveSessions }),
+    model: sessionsModel,
+    config,
+  };
   const serve = contractServer({ bus, log, readModels: projector, deactivated: (id) => directory.isDeactivated(id) });
   const api = endpoints.accounts;
   const positionOf = (append: AppendResult | undefined) => append?.positions.at(-1);
@@ -266,6 +289,15 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
       position: projector.checkpoint,
     })),
     serve(api.devFetchApiKey, async (params) => ({ value: await devFetchApiKey(authDeps, params.username) })),
+    serve(api.logIn, (params) => webSessions.logIn(sessionDeps, params)),
+    serve(api.devLogIn, (params) => webSessions.devLogIn(sessionDeps, params)),
+    serve(api.devUsers, async () => ({ value: await webSessions.devUsers(sessionDeps) })),
+    serve(api.authenticateSession, async (params) => ({
+      value: await webSessions.authenticateSession(sessionDeps, params),
+      // As accounts.authenticate: the position the answer holds for, so that the gateway may cache it.
+      position: projector.checkpoint,
+    })),
+    serve(api.endSession, async (params, { actor }) => ({ value: {}, position: await webSessions.endSession(sessionDeps, actor, params.session_hash) })),
     serve(api.jwtFetchApiKey, async (params) => ({
       value: await jwtFetchApiKey(authDeps, params.token, params.include_profile ?? false),
     })),
@@ -388,7 +420,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.editDraft, async (params, { actor }) => ({ value: {}, position: await tools.editDraft(toolsDeps, actor, params.draft_id, params.draft) })),
     serve(api.deleteDraft, async (params, { actor }) => ({ value: {}, position: await tools.deleteDraft(toolsDeps, actor, params.draft_id) })),
-    serve(api.updateSettings, (params, { actor }) => updateSettings(settingsDeps, actor, params)),
+    serve(api.updateSettings, (params, { actor, session }) => updateSettings(settingsDeps, actor, params, session)),
     serve(api.confirmEmailChange, (params) => confirmEmailChange(settingsDeps, params.confirmation_key)),
     serve(api.getSavedSnippets, async (_params, { actor }) => ({ value: await getSavedSnippets(toolsModel, actor.user_id) })),
     serve(api.createSavedSnippet, async (params, { actor }) => {

@@ -51,6 +51,8 @@ async function main() {
     outboxDir: developmentOutboxDir(config),
     blobs,
     uploads: config.uploads,
+    realmUri: config.realmUri,
+    webClientDir: config.webClientDir,
   });
   await port.release();
   const address = await app.listen(port.listen).catch((err: unknown) => {

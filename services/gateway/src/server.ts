@@ -26,6 +26,8 @@ import { eventsFastPath, type RawHandler } from './http/events-fast-path';
 import { joinMembers, lendUntilDone } from './http/response';
 import { registerEmailsPage } from './pages/emails';
 import { routes, type Route } from './routes';
+import { isPageRequest, WebClient } from './pages/web-client';
+import { webSessions } from './http/web-sessions';
 
 export const API_PREFIX = '/api/v1';
 
@@ -58,6 +60,22 @@ export interface GatewayOptions {
   blobs: BlobStore;
   /** Their size limits (ServerConfig.uploads). */
   uploads: UploadSettings;
+  /** The organization's address: an https one makes the session cookie Secure (ServerConfig.realmUri). */
+  realmUri?: string;
+  /** The built web client (ServerConfig.webClientDir); absent: `/` says how to build it. */
+  webClientDir?: string;
+}
+
+/** The browser client's API prefix (Zulip's): the endpoints of /api/v1, authenticated by the session cookie. */
+export const WEB_API_PREFIX = '/json';
+
+/**
+ * Endpoints whose reply is the caller's own API key: not under /json, since the page's
+ * scripts never see an API key. (A bot's key is its owner's business, as in Zulip's web app.)
+ */
+function returnsOwnApiKey(endpoint: Endpoint): boolean {
+  const shape = (endpoint.reply as { shape?: Record<string, unknown> }).shape;
+  return shape !== undefined && 'api_key' in shape && !endpoint.http?.path.startsWith('/bots');
 }
 
 const MAX_HEADER_BYTES = 256 * 1024;
@@ -98,7 +116,8 @@ function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 function sendError(reply: FastifyReply, error: ApiErrorShape): FastifyReply {
-  if (error.status === 401) reply.header('WWW-Authenticate', WWW_AUTHENTICATE);
+  // The browser client's routes challenge for a session: a Basic challenge would make the browser prompt.
+  if (error.status === 401) reply.header('WWW-Authenticate', /^\/(json|login|logout)(\/|$)/.test(reply.request.url) ? 'Session realm="zulip"' : WWW_AUTHENTICATE);
   return reply.code(error.status).send({ result: 'error', msg: error.msg, code: error.code, ...(error.extra ?? {}) });
 }
 
@@ -212,6 +231,21 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   /** Who each request authenticated as, before its body is read. */
   const actors = new WeakMap<FastifyRequest, Actor>();
   const limiter: RateLimiter | undefined = http.rateLimits ? await registerRateLimits(app, http.rateLimits) : undefined;
+  const web = webSessions(app, { bus, credentials, peers, limiter, realmUri: options.realmUri ?? '' });
+  /** The web session (its hash) of each request through /json, for the services (BusRequest.session). */
+  const sessionOfRequest = new WeakMap<FastifyRequest, string>();
+
+  /**
+   * The onRequest hook of a route under /json: the session cookie instead of an API key
+   * (never both ways: /json takes no Authorization header, /api/v1 no cookie), and the
+   * CSRF token for every method but GET and HEAD. Every /json route needs a session.
+   */
+  const checkWebCaller = () => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (stageTracing) traceStage('http.request', `${request.method} ${request.url.split('?')[0]}`);
+    const caller = await web.withSession(request, reply, request.method !== 'GET' && request.method !== 'HEAD');
+    actors.set(request, caller.actor);
+    sessionOfRequest.set(request, caller.sessionHash);
+  };
 
   /**
    * Each route's onRequest hook (`endpoint` undefined for unknown paths and methods).
@@ -267,6 +301,11 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       // An upload's file is stored before the service decides on it, and removed if refused.
       const upload = fileKind === 'upload' ? await files.store(request, endpoint) : undefined;
       if (upload) params.file = upload.file;
+      for (const [name, header] of Object.entries(endpoint.http?.fromHeaders ?? {})) {
+        const value = request.headers[header];
+        if (typeof value === 'string') params[name] = value;
+        else delete params[name];
+      }
       const parsed = endpoint.params.safeParse(params);
       if (!parsed.success) {
         await upload?.discard();
@@ -280,7 +319,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       const { value, position, json } = await callContract(
         bus,
         endpoint,
-        busRequest(actor, consistency, parsed.data),
+        busRequest(actor, consistency, parsed.data, sessionOfRequest.get(request)),
         routeByQueueId ? { ...callOptions, ...routeToQueue((parsed.data as { queue_id?: unknown }).queue_id) } : callOptions,
       ).catch(async (err: unknown) => {
         // A refused attempt spends the named account's budget; an outage is not the client's.
@@ -328,10 +367,20 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     return sendError(reply, { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' });
   });
 
+  const webClient = new WebClient(options.webClientDir ?? '');
   // Fastify offers an unknown path no onRequest hook: its budget is spent just before the answer.
+  // A browser opening any other page of the client gets the client (it routes by itself).
   app.setNotFoundHandler({ preValidation: checkCaller(undefined) }, (request, reply) =>
-    sendError(reply, { code: 'NOT_FOUND', status: 404, msg: `No such endpoint: ${request.method} ${request.url.split('?')[0]}` }),
+    isPageRequest(request)
+      ? webClient.sendPage(request, reply)
+      : sendError(reply, { code: 'NOT_FOUND', status: 404, msg: `No such endpoint: ${request.method} ${request.url.split('?')[0]}` }),
   );
+  for (const url of ['/', '/login']) app.get(url, { onRequest: checkCaller(undefined) }, (request, reply) => webClient.sendPage(request, reply));
+  // Not rate-limited: a page load fetches several files, all served from memory.
+  app.get('/static/*', async (request, reply) => {
+    const sent = await webClient.sendStatic(request, reply, (request.params as { '*': string })['*']);
+    return sent ?? sendError(reply, { code: 'NOT_FOUND', status: 404, msg: 'File not found' });
+  });
 
   if (options.outboxDir !== undefined) registerEmailsPage(app, options.outboxDir, checkCaller(undefined));
 
@@ -355,6 +404,16 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       ...(fileKind === 'upload' ? { config: uploadRouteConfig(route.endpoint, uploadLimitOf(route.endpoint, options.uploads)) } : {}),
       handler: handlerFor(route),
     });
+    if (!returnsOwnApiKey(route.endpoint)) {
+      app.route({
+        method: route.method,
+        url: WEB_API_PREFIX + route.url,
+        onRequest: checkWebCaller(),
+        bodyLimit: route.endpoint.http?.bodyLimit ?? DEFAULT_BODY_LIMIT,
+        ...(fileKind === 'upload' ? { config: uploadRouteConfig(route.endpoint, uploadLimitOf(route.endpoint, options.uploads)) } : {}),
+        handler: handlerFor(route),
+      });
+    }
     const shape = route.url.replace(/:\w+/g, ':');
     const entry = methodsByUrl.get(shape) ?? { url: route.url, methods: new Set<string>() };
     entry.methods.add(route.method);

@@ -26,6 +26,7 @@ import { emojiEndpoints, uploadsEndpoints } from './uploads';
 import { settingsEndpoints } from './settings';
 import { invitesChannelsEndpoints, invitesEndpoints, mailOutboxEndpoints } from './invites';
 import { mutedUsersEndpoints } from './muted-users';
+import { sessionsEndpoints } from './sessions';
 import { passwordsEndpoints } from './passwords';
 
 export * from './contract';
@@ -51,6 +52,7 @@ export * from './uploads';
 export * from './settings';
 export * from './invites';
 export * from './muted-users';
+export * from './sessions';
 export * from './passwords';
 
 export const endpoints = {
@@ -69,6 +71,7 @@ export const endpoints = {
     ...settingsEndpoints,
     ...invitesEndpoints,
     ...mailOutboxEndpoints,
+    ...sessionsEndpoints,
     ...passwordsEndpoints,
   },
   channels: { ...channelsEndpoints, ...subscriptionsEndpoints, ...channelsStateEndpoints, ...invitesChannelsEndpoints },

@@ -65,6 +65,13 @@ export interface ServerConfig {
   uploads: UploadSettings;
   /** Invitations (accounts). */
   invitations: InvitationSettings;
+  /**
+   * How long a web session lasts from its login (Zulip's SESSION_COOKIE_AGE: two weeks);
+   * TEAMCHAT_SESSION_AGE_SECONDS (accounts decides it, the gateway sets the cookie's Max-Age).
+   */
+  sessionAgeSeconds: number;
+  /** The built web client (`apps/web/dist`, TEAMCHAT_WEB_DIR): its index.html and static/ files. */
+  webClientDir: string;
 }
 
 export interface UploadSettings {
@@ -389,6 +396,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): ServerSettin
     uploads: loadUploadSettings(env),
     invitations: loadInvitationSettings(env),
     partialSubscribersMinChannelSize: positiveInteger(env, 'TEAMCHAT_PARTIAL_SUBSCRIBERS_MIN', 1000),
+    sessionAgeSeconds: positiveInteger(env, 'TEAMCHAT_SESSION_AGE_SECONDS', 14 * 24 * 3600),
+    // From libs/platform/{src,dist}/kit: the repository's apps/web/dist.
+    webClientDir: resolve(env.TEAMCHAT_WEB_DIR?.trim() || join(__dirname, '../../../../apps/web/dist')),
     mail: loadMailSettings(env, dataDir, realmHost),
   };
 }

@@ -39,6 +39,8 @@ export interface RequestContext<A extends boolean> {
   /** The authenticated caller; always present where the contract requires one. */
   actor: A extends true ? Actor : Actor | undefined;
   log: Logger;
+  /** The caller's web session (its hash), for a request through `/json/…` (BusRequest.session). */
+  session?: string | undefined;
 }
 
 export type ContractHandler<E extends Endpoint> = (
@@ -100,7 +102,7 @@ export function serveContract<E extends Endpoint>(
           if (gone === true || (gone !== false && (await gone))) throw new ApiError('USER_DEACTIVATED', 'Account is deactivated', 401);
         }
         if (stageTracing) traceStage('serve.handler', request.after);
-        const context = { actor: request.actor as RequestContext<E['auth']>['actor'], log };
+        const context = { actor: request.actor as RequestContext<E['auth']>['actor'], log, session: request.session };
         const since = readModels?.caughtUpPast ? readModels.checkpoint : undefined;
         const appendsBefore = commandAppendsBegun();
         let result: HandlerResult<z.input<E['reply']>>;

@@ -24,6 +24,8 @@ export interface AccountChanges {
     old_matches: boolean;
     /** The new password's hash (never the password). */
     new_hash: string;
+    /** The web session the change came from (its hash): it stays logged in, every other one ends. */
+    kept_session_hash?: string | undefined;
   };
   email?: { new_email: string; key_hash: string; now: number };
 }
@@ -85,7 +87,8 @@ export function decideAccountChanges(state: OrganizationState, cmd: AccountChang
   if (cmd.password !== undefined) {
     if (!cmd.password.old_given) throw badRequest("Missing 'old_password' argument");
     if (!cmd.password.old_matches) throw badRequest('Wrong password!');
-    facts.push({ type: 'UserPasswordSet', user_id: user.user_id, password_hash: cmd.password.new_hash });
+    const kept = cmd.password.kept_session_hash;
+    facts.push({ type: 'UserPasswordSet', user_id: user.user_id, password_hash: cmd.password.new_hash, ...(kept !== undefined ? { kept_session_hash: kept } : {}) });
   }
   return facts;
 }

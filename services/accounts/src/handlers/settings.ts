@@ -116,7 +116,8 @@ async function prepareSettings(deps: SettingsDeps, actor: Actor, userId: number,
 
 type SettingsReply = { value: { email_delivery?: MailState }; position: number | undefined };
 
-export async function updateSettings(deps: SettingsDeps, actor: Actor, params: UpdateSettingsParams): Promise<SettingsReply> {
+/** `session`: the web session the request came with (its hash), which a new password keeps logged in. */
+export async function updateSettings(deps: SettingsDeps, actor: Actor, params: UpdateSettingsParams, session?: string): Promise<SettingsReply> {
   const changes = checkSettings(settingChangesOf(params));
   const hasSettings = Object.keys(changes).length > 0;
   if (params.target_users !== undefined) {
@@ -143,6 +144,7 @@ export async function updateSettings(deps: SettingsDeps, actor: Actor, params: U
           old_given: params.old_password !== undefined,
           old_matches: await passwordMatches(params.old_password ?? '', (await deps.accounts.passwords.get(actor.user_id))?.password_hash),
           new_hash: await hashPassword(params.new_password),
+          kept_session_hash: session,
         }
       : undefined;
   const key = params.email !== undefined ? randomBytes(24).toString('base64url') : undefined;

@@ -50,6 +50,9 @@ const fanOut = {
   ...orgFanOut,
   ...scheduledFanOut,
   ...mutedUsersFanOut,
+  // Web sessions: no client is told of a login or logout (as Zulip).
+  SessionStarted: NO_CLIENT_EVENT,
+  SessionEnded: NO_CLIENT_EVENT,
 } satisfies { [T in FactType]: FanOutCase<T> };
 
 /**

@@ -20,6 +20,15 @@ interface Entry {
   identity: Identity;
   /** The accounts read model's position the answer held at. */
   position: number;
+  /** A web session's (keyed by `session:` and its hash): its CSRF token and end. */
+  session?: WebSession;
+}
+
+/** What a web session is besides its user: checked on every `/json/…` request. */
+export interface WebSession {
+  csrf_token: string;
+  /** Milliseconds since the epoch: from then on the session is refused, cached or not. */
+  expires_at: number;
 }
 
 export interface CredentialsCacheOptions {
@@ -39,6 +48,28 @@ export class CredentialsCache {
 
   get(authorization: string): Identity | undefined {
     return this.entries.get(authorization)?.identity;
+  }
+
+  /** A web session's entry, unless it has expired since it was cached. */
+  getSession(key: string, now: number): (WebSession & { identity: Identity }) | undefined {
+    const entry = this.entries.get(key);
+    if (!entry?.session) return undefined;
+    if (entry.session.expires_at <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return { identity: entry.identity, ...entry.session };
+  }
+
+  rememberSession(key: string, actor: Actor, position: number | undefined, session: WebSession): void {
+    if (position === undefined || position < (this.changedAt.get(actor.user_id) ?? 0)) return;
+    const { client: _perRequest, ...identity } = actor;
+    this.entries.set(key, { identity, position, session });
+  }
+
+  /** A logout through this gateway: its own entry goes at once (the notice follows). */
+  drop(key: string): void {
+    this.entries.delete(key);
   }
 
   /** The caller of one request: the cached identity and the request's client name. */

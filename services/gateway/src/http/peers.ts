@@ -30,8 +30,10 @@ export type RequestConsistency = Pick<BusRequest, 'after' | 'whenDurable'>;
  * its own, so each request allocated classes that only a full collection frees, and the
  * code reading envelopes saw a new class every time.
  */
-export function busRequest<P>(actor: Actor | undefined, consistency: RequestConsistency, params: P): BusRequest<P> {
-  return { actor, after: consistency.after, whenDurable: consistency.whenDurable, params };
+export function busRequest<P>(actor: Actor | undefined, consistency: RequestConsistency, params: P, session?: string): BusRequest<P> {
+  return session === undefined
+    ? { actor, after: consistency.after, whenDurable: consistency.whenDurable, params }
+    : { actor, after: consistency.after, whenDurable: consistency.whenDurable, session, params };
 }
 
 export class GatewayPeers {
