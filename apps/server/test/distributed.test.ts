@@ -16,6 +16,7 @@ import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
+import { zulipAppsSuite } from './zulip-apps-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { emailsPageSuite } from './emails-suite';
@@ -63,6 +64,7 @@ describeWithNats('distributed mode', () => {
   const settingsDir = tempDataDir();
   settingsSuite('distributed', (dir) => startDistributed({ TEAMCHAT_DATA_DIR: dir }), () => settingsDir);
   registerSuite('distributed', () => startDistributed());
+  zulipAppsSuite('distributed', () => startDistributed());
   ephemeralSuite('distributed', () => startDistributed());
   edgeSuite('distributed', (env) => startDistributed(env));
   convergenceSuite('distributed', () => startDistributed());

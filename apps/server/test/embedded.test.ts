@@ -16,6 +16,7 @@ import { ephemeralSuite } from './ephemeral-suite';
 import { messagingSuite } from './messaging-suite';
 import { narrowsSuite } from './narrows-suite';
 import { registerSuite } from './register-suite';
+import { zulipAppsSuite } from './zulip-apps-suite';
 import { queuesSuite } from './queues-suite';
 import { toolsSuite, videoCallsUnconfiguredSuite } from './tools-suite';
 import { emailsPageSuite } from './emails-suite';
@@ -67,6 +68,7 @@ const settingsDir = tempDataDir();
 settingsSuite('embedded', (dir) => startEmbedded(dir), () => settingsDir);
 
 registerSuite('embedded', () => startEmbedded());
+zulipAppsSuite('embedded', () => startEmbedded());
 
 ephemeralSuite('embedded', () => startEmbedded());
 

@@ -12,6 +12,7 @@ import { endpoints } from '@teamchat/contracts';
 import { callContract, createLogger, loadConfig, NatsBus, type Bus } from '@teamchat/platform';
 import { startNatsServer } from '@teamchat/platform/testing';
 import { startEmbeddedServer, type ServiceThread } from '../src/embedded';
+import { checkAppFields, registerRequestOf, type RegisterRequest } from './zulip-app-fields';
 
 export interface RunningServer {
   /** Base URL of the API, ending in /api/v1. */
@@ -279,6 +280,15 @@ async function alternatingProxy(targets: string[]): Promise<Proxy> {
   };
 }
 
+/** What each queue a test client registered asked for (its events are checked by it). */
+const registeredQueues = new Map<string, RegisterRequest>();
+
+/**
+ * A successful reply the official Zulip apps would fail to decode (zulip-app-fields.ts)
+ * fails the test that got it, so a member the apps require cannot go missing unnoticed.
+ */
+export class AppFieldsError extends Error {}
+
 /** A small HTTP client for the tests: form-encoded bodies, Basic auth, JSON replies. */
 export class Client {
   constructor(
@@ -320,6 +330,16 @@ export class Client {
       body = JSON.parse(text);
     } catch {
       throw new Error(`non-JSON reply (${res.status}) to ${method} ${path}: ${text.slice(0, 200)}`);
+    }
+    if (res.status === 200 && options.rawBody === undefined) {
+      const route = path.split('?')[0];
+      if (typeof body.queue_id === 'string' && (route === '/register' || (route === '/events' && params.queue_id === undefined))) {
+        registeredQueues.set(body.queue_id, registerRequestOf(params));
+      }
+      const violations = checkAppFields({ method, path, params }, body, registeredQueues);
+      if (violations.length > 0) {
+        throw new AppFieldsError(`${method} ${path}: the Zulip apps could not decode this reply:\n  ${violations.slice(0, 20).join('\n  ')}`);
+      }
     }
     return { status: res.status, body, headers: res.headers };
   }

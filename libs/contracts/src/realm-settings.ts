@@ -128,6 +128,11 @@ type ValueOf<S extends RealmSettingSpec> = S['type'] extends { kind: 'text' }
 /** Every setting with its current value. */
 export type RealmSettings = { [K in RealmSettingName]: ValueOf<(typeof REALM_SETTINGS)[K]> };
 
+/** Zulip's default for `enable_read_receipts` in a new organization (`do_create_realm`). */
+export function readReceiptsByDefault(created: { invite_required: boolean; emails_restricted_to_domains: boolean }): boolean {
+  return created.invite_required || created.emails_restricted_to_domains;
+}
+
 /**
  * What an organization starts with: Zulip's defaults, which are also what this server
  * enforced before the settings could be changed (libs/policies' ORGANIZATION_POLICY). The
@@ -152,7 +157,10 @@ export const DEFAULT_REALM_SETTINGS: Readonly<Omit<RealmSettings, 'name'>> = Obj
   inline_url_embed_preview: false,
   send_welcome_emails: false,
   digest_emails_enabled: false,
-  enable_read_receipts: false,
+  // Zulip turns read receipts on for a new organization that is closed (invitations
+  // required, or addresses restricted to its domains): this server creates every
+  // organization with invitations required, so they start on.
+  enable_read_receipts: readReceiptsByDefault({ invite_required: true, emails_restricted_to_domains: false }),
   require_unique_names: false,
   presence_disabled: false,
   enable_spectator_access: false,

@@ -7,4 +7,5 @@ export * from './channel-view';
 export * from './people';
 export * from './api-keys';
 export * from './realm-policy';
+export * from './compatibility';
 export * from './file-access-tokens';

@@ -2,7 +2,7 @@
  * The accounts service: organization, users, API keys and the key-exchange endpoints.
  * Wires its projections and bus endpoints; the decisions live in domain/.
  */
-import { actorChanged, badRequest, endpoints, orgStreams, streams, wantsState, ZULIP_FEATURE_LEVEL, ZULIP_VERSION, type Actor, type ActorChanged, type ProfileDataItem } from '@teamchat/contracts';
+import { actorChanged, badRequest, endpoints, orgStreams, streams, wantsState, type Actor, type ActorChanged, type ProfileDataItem } from '@teamchat/contracts';
 import { AnnouncementsChannel, Directory, RealmEmojiBook, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import { evolveRealmEmoji, initialRealmEmoji } from './domain/realm-emoji';
 import { addRealmEmoji, deactivateRealmEmoji, realmEmojiState, type RealmEmojiDeps } from './handlers/realm-emoji';
@@ -31,6 +31,7 @@ import { createUserGroup, deactivateUserGroup, updateMembers, updateSubgroups, u
 import { groupMembers, groupSubgroups, userGroupObjects } from './queries/user-groups';
 import { channelSettingGroupIds } from './queries/channel-groups';
 import { accountsState } from './queries/register-state';
+import { serverSettings } from './queries/server-settings';
 import { evolveBotStorage, initialBotStorage } from './domain/bot-storage';
 import { evolvePlaygrounds, initialPlaygrounds } from './domain/playgrounds';
 import { evolveUserData, initialUserData } from './domain/user-data';
@@ -495,22 +496,11 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     ...orgEndpoints(serve, { ...orgCommandDeps, org }),
     ...passwordLinkEndpoints(serve, { organization, realmName: async () => (await realmSettings.current()).name || ((await accounts.organization.get('organization'))?.name ?? ''), mail: mailOutbox, config, log }),
-    serve(api.serverSettings, async () => {
+    serve(api.serverSettings, async (params) => {
       const org = await accounts.organization.get('organization');
-      return {
-        value: {
-          authentication_methods: { password: true, dev: config.mode === 'development', jwt: config.jwtSecret !== undefined },
-          zulip_feature_level: ZULIP_FEATURE_LEVEL,
-          zulip_version: ZULIP_VERSION,
-          push_notifications_enabled: false,
-          realm_uri: config.realmUri,
-          realm_url: config.realmUri,
-          // PATCH /realm may have renamed it; a data directory older than the settings projection has the name only here.
-          realm_name: (await realmSettings.current()).name || (org?.name ?? ''),
-          require_email_format_usernames: true,
-          email_auth_enabled: true,
-        },
-      };
+      const settings = await realmSettings.current();
+      const input = { realmUri: config.realmUri, settings, fallbackName: org?.name ?? '', dev: config.mode === 'development', jwt: config.jwtSecret !== undefined };
+      return { value: serverSettings({ ...input, userAgent: params.user_agent }) };
     }),
   ]);
 

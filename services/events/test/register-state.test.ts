@@ -3,7 +3,7 @@ import type { ClientEvent } from '@teamchat/contracts';
 import { StateCutoffs } from '../src/domain/state-cutoffs';
 import type { Delivery } from '../src/projections/fan-out';
 import { QueueRegistry } from '../src/queries/queues';
-import { checkEventTypes, cutoffsOf, ownersToAsk, stateParamsOf, unbuiltSections } from '../src/queries/register-state';
+import { cutoffsOf, ownersToAsk, stateParamsOf, unbuiltSections } from '../src/queries/register-state';
 
 const actor = { user_id: 4, email: 'm@example.com', full_name: 'M', role: 400, is_bot: false, client: 'test' };
 const event = (type: string, n: number) => ({ type, n }) as unknown as ClientEvent;
@@ -23,10 +23,9 @@ describe('register state parameters', () => {
     expect(ownersToAsk(stateParamsOf({ event_types: ['typing'] }))).toEqual([]);
   });
 
-  it('refuses an unknown event type, naming it', () => {
-    expect(() => checkEventTypes('event_types', ['message', 'bogus'])).toThrow(/bogus/);
-    expect(() => checkEventTypes('event_types', ['message', 'realm_user', 'typing'])).not.toThrow();
-    expect(() => checkEventTypes('event_types', undefined)).not.toThrow();
+  it('ignores an unknown event type, as Zulip does', () => {
+    expect(ownersToAsk(stateParamsOf({ fetch_event_types: ['message', 'zulip_version'] }))).toEqual(['messaging']);
+    expect(ownersToAsk(stateParamsOf({ event_types: ['no_such_event'] }))).toEqual([]);
   });
 
   it('cuts off only the fetched types, each at its owner position', () => {

@@ -202,7 +202,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
       const { value, position } = await projector.snapshot(async () => ({
-        ...(await messagingState(model, actor.user_id, params, { mutedChannelIds: (id) => mutedChannels.of(id), subscribedChannelIds: (id) => directory.subscribedChannelIds(id) })),
+        ...(await messagingState(model, actor.user_id, params, { mutedChannelIds: (id) => mutedChannels.of(id), subscribedChannelIds: (id) => directory.subscribedChannelIds(id), channelName: async (id) => (await directory.channelById(id))?.name })),
         ...(wantsState(params, 'scheduled_messages') ? { scheduled_messages: await scheduledModel.scheduledMessagesOf(actor.user_id) } : {}),
         ...(wantsState(params, 'reminders') ? { reminders: await scheduledModel.remindersOf(actor.user_id) } : {}),
         ...(wantsState(params, 'muted_users') ? { muted_users: await mutedUsers.of(actor.user_id) } : {}),

@@ -48,6 +48,14 @@ export const ActorSchema = z.object({
 
 const ApiKey = z.object({ api_key: z.string(), email: z.string() });
 
+/**
+ * The keys of Zulip's `authentication_methods` (one per backend it ships, `openid connect`
+ * with its space): the mobile app requires `ldap` among them to decide whether to offer a
+ * password form.
+ */
+export const AUTHENTICATION_METHODS = ['password', 'dev', 'email', 'ldap', 'remoteuser', 'github', 'azuread', 'gitlab', 'apple', 'google', 'saml', 'openid connect', 'jwt'] as const;
+export type AuthenticationMethod = (typeof AUTHENTICATION_METHODS)[number];
+
 export const accountsEndpoints = {
   devFetchApiKey: endpoint({
     service: 'accounts',
@@ -68,17 +76,29 @@ export const accountsEndpoints = {
   serverSettings: endpoint({
     service: 'accounts',
     subject: 'accounts.server_settings',
-    http: { method: 'GET', path: '/server_settings' },
+    // The User-Agent decides `is_incompatible`, as in Zulip.
+    http: { method: 'GET', path: '/server_settings', fromHeaders: { user_agent: 'user-agent' } },
     auth: false,
-    params: NoParams,
+    params: z.object({ user_agent: z.string().optional() }),
     reply: z.object({
-      authentication_methods: z.object({ password: z.boolean(), dev: z.boolean(), jwt: z.boolean() }),
+      /** Every method Zulip names (its deprecated per-backend flags, which the apps still read), each on or off. */
+      authentication_methods: z.object(Object.fromEntries(AUTHENTICATION_METHODS.map((name) => [name, z.boolean()])) as Record<AuthenticationMethod, z.ZodBoolean>),
+      /** Social and SAML logins, none of which this server offers. */
+      external_authentication_methods: z.array(
+        z.object({ name: z.string(), display_name: z.string(), display_icon: z.string().nullable(), login_url: z.string(), signup_url: z.string() }),
+      ),
       zulip_feature_level: int(),
       zulip_version: z.string(),
+      zulip_merge_base: z.string(),
       push_notifications_enabled: z.boolean(),
+      is_incompatible: z.boolean(),
       realm_uri: z.string(),
       realm_url: z.string(),
       realm_name: z.string(),
+      realm_icon: z.string(),
+      /** The organization's description, rendered (HTML), as Zulip gives it here. */
+      realm_description: z.string(),
+      realm_web_public_access_enabled: z.boolean(),
       require_email_format_usernames: z.boolean(),
       email_auth_enabled: z.boolean(),
     }),

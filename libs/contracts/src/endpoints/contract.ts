@@ -32,6 +32,13 @@ export interface HttpBinding {
    * login rate limits, per client address and, for failed attempts, per account named.
    */
   login?: boolean;
+  /**
+   * Parameters the gateway takes from request headers (parameter name → header name, lower
+   * case), replacing any the client sent under that name: what a reply depends on that
+   * Zulip reads from the request itself (GET /server_settings's `is_incompatible`, from
+   * the User-Agent).
+   */
+  fromHeaders?: Readonly<Record<string, string>>;
   /** The largest request body accepted, in bytes, where the gateway's default does not fit. */
   bodyLimit?: number;
   /** The longest JSON-encoded parameter accepted, in characters, where the gateway's default (1 MiB) does not fit. */

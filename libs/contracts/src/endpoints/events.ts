@@ -6,6 +6,23 @@ import { RegisterStateReply } from './register-state';
 
 const int = () => z.number().int();
 
+/** The `client_capabilities` Zulip defines (zerver/views/events_register.py), each a flag. */
+export const CLIENT_CAPABILITIES = [
+  'notification_settings_null',
+  'bulk_message_deletion',
+  'user_avatar_url_field_optional',
+  'stream_typing_notifications',
+  'user_settings_object',
+  'linkifier_url_template',
+  'user_list_incomplete',
+  'include_deactivated_groups',
+  'archived_channels',
+  'empty_topic_name',
+  'simplified_presence_events',
+  'individual_emoji_changes',
+] as const;
+export type ClientCapability = (typeof CLIENT_CAPABILITIES)[number];
+
 export const RegisterParams = z.object({
   event_types: z.array(z.string()).optional(),
   fetch_event_types: z.array(z.string()).optional(),
@@ -17,8 +34,12 @@ export const RegisterParams = z.object({
   /** Leave out of `presences` the users last seen longer ago than this. */
   presence_history_limit_days: z.number().int().min(0).optional(),
   include_subscribers: z.union([z.boolean(), z.literal('partial')]).optional(),
-  // Zulip's capabilities are all flags; anything else is a client bug worth refusing.
-  client_capabilities: z.record(z.string(), z.boolean()).optional(),
+  /**
+   * The capabilities this server reads are flags, and a known one that is not is refused;
+   * a key it does not know is ignored whatever its value, as Zulip ignores it, since a
+   * newer client declares capabilities an older server has never heard of.
+   */
+  client_capabilities: z.object(Object.fromEntries(CLIENT_CAPABILITIES.map((name) => [name, z.boolean().optional()])) as Record<ClientCapability, z.ZodOptional<z.ZodBoolean>>).catchall(z.unknown()).optional(),
   /**
    * How long the queue may go unpolled before it is garbage-collected, in seconds; absent
    * or 0 means the server's default (ten minutes), longer than a week means a week.

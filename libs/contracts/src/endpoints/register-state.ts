@@ -95,6 +95,8 @@ export const MessagingState = z.object({
   unread_msgs: UnreadMsgs.optional(),
   recent_private_conversations: z.array(z.object({ max_message_id: int(), user_ids: ids() })).optional(),
   user_topics: z.array(UserTopicState).optional(),
+  /** The muted topics in Zulip's legacy form, [channel name, topic, date muted] (zulip-terminal reads it). */
+  muted_topics: z.array(z.tuple([z.string(), z.string(), int()])).optional(),
   starred_messages: ids().optional(),
   scheduled_messages: z.array(ApiScheduledMessage).optional(),
   reminders: z.array(ApiReminder).optional(),

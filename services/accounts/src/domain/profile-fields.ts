@@ -35,6 +35,16 @@ export const EXTERNAL_ACCOUNTS: Readonly<Record<string, { name: string; url_patt
   custom: null,
 };
 
+/**
+ * The presets as register's `realm_default_external_accounts` gives them (the mobile app
+ * requires the member): per subtype its label, the field's name and hint, and the URL.
+ */
+export function defaultExternalAccounts(): Record<string, { text: string; name: string; hint: string; url_pattern: string }> {
+  return Object.fromEntries(
+    Object.entries(EXTERNAL_ACCOUNTS).flatMap(([subtype, preset]) => (preset ? [[subtype, { text: preset.name, name: `${preset.name} username`, hint: '', url_pattern: preset.url_pattern }]] : [])),
+  );
+}
+
 /** Zulip's `custom_profile_field_types` of POST /register. */
 export const PROFILE_FIELD_TYPES = {
   SHORT_TEXT: { id: PROFILE_FIELD_TYPE.short_text, name: 'Text (short)' },

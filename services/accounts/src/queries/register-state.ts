@@ -6,6 +6,8 @@ import { SYSTEM_GROUP, USER_SETTING_DEFAULTS, wantsState, type AccountsState, ty
 import type { AnnouncementsChannel, Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { emailDomainOf, isAdministrator, isOwner, isUserInGroupSetting, ORGANIZATION_POLICY, webPublicRefusal, type OrganizationPolicy } from '@teamchat/policies';
 import type { AccountsReadModel } from '../projections/credentials';
+import { serverEmojiDataUrl } from '@teamchat/markdown';
+import { defaultExternalAccounts } from '../domain/profile-fields';
 import { systemBotUsers } from './system-bots';
 import { userProfile } from './profile';
 import { userGroupObjects } from './user-groups';
@@ -194,6 +196,9 @@ async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, un
     server_typing_started_expiry_period_milliseconds: 15000,
     server_typing_stopped_wait_period_milliseconds: 5000,
     server_typing_started_wait_period_milliseconds: 10000,
+    realm_default_external_accounts: defaultExternalAccounts(),
+    // The renderer's emoji catalogue as a file (gateway, http/emoji-data.ts), for the apps' pickers.
+    server_emoji_data_url: serverEmojiDataUrl(deps.realmUri),
   };
 }
 

@@ -6,10 +6,8 @@
  * never neither.
  */
 import {
-  badRequest,
   endpoints,
   EVENT_TYPE_OWNERS,
-  isKnownEventType,
   wantsState,
   ZULIP_VERSION,
   type AccountsState,
@@ -47,13 +45,12 @@ export const typesOwnedBy = (owner: OwnerName): string[] =>
     .filter(([, o]) => o === owner)
     .map(([type]) => type);
 
-/** Refuses event types no Zulip client could mean: a typo would otherwise be a silent empty queue. */
-export function checkEventTypes(name: string, types: readonly string[] | undefined): void {
-  const unknown = types?.find((type) => !isKnownEventType(type));
-  if (unknown !== undefined) throw badRequest(`Invalid '${name}': unknown event type '${unknown}'`, { event_type: unknown });
-}
-
-/** Zulip's rule: without fetch_event_types, the state follows event_types; without either, everything. */
+/**
+ * Zulip's rule: without fetch_event_types, the state follows event_types; without either,
+ * everything. A type this server does not know is ignored, as Zulip ignores it: a newer
+ * client names types an older server lacks (zulip-terminal even asks for `zulip_version`)
+ * and must still start; such a type matches no section and no event.
+ */
 export function stateParamsOf(params: RegisterParams): StateParams {
   return {
     fetch_event_types: params.fetch_event_types ?? params.event_types ?? null,
@@ -108,8 +105,6 @@ interface OwnerStates {
 }
 
 export async function registerWithState(deps: RegisterDeps, actor: Actor, params: RegisterParams) {
-  checkEventTypes('event_types', params.event_types);
-  checkEventTypes('fetch_event_types', params.fetch_event_types);
   const state = stateParamsOf(params);
   const { value: queue, position: after } = await deps.fanOut.snapshot(async () => {
     const registered = await deps.queues.register(actor, params);

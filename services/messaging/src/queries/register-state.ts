@@ -19,6 +19,8 @@ type Model = Pick<MessagesReadModel, 'messages' | 'userMessages' | 'userTopics'>
 export interface MuteSources {
   mutedChannelIds: (userId: number) => Promise<ReadonlySet<number>>;
   subscribedChannelIds: (userId: number) => Promise<number[]>;
+  /** A channel's name, for the legacy `muted_topics` (absent: that section is left out). */
+  channelName?: (channelId: number) => Promise<string | undefined>;
 }
 
 async function muteState(model: Pick<Model, 'userTopics'>, sources: MuteSources | undefined, userId: number): Promise<MuteState> {
@@ -49,6 +51,14 @@ export async function messagingState(model: Model, userId: number, params: State
       .filter((t) => t.visibility_policy !== 0)
       .sort((a, b) => a.last_updated - b.last_updated || a.channel_id - b.channel_id)
       .map((t) => ({ stream_id: t.channel_id, topic_name: t.topic, last_updated: t.last_updated, visibility_policy: t.visibility_policy }));
+  }
+  // Zulip's pre-6.0 form of the muted topics, [channel name, topic, date muted], which
+  // zulip-terminal still reads. Only for clients naming the type: no `muted_topics` event
+  // keeps it current yet (user_topic events do), so a full register leaves it out.
+  if (params.fetch_event_types?.includes('muted_topics') && mutes?.channelName) {
+    const muted = (await model.userTopics.find({ user_id: userId })).filter((t) => t.visibility_policy === 1).sort((a, b) => a.last_updated - b.last_updated);
+    const named = await Promise.all(muted.map(async (t) => [await mutes.channelName!(t.channel_id), t.topic, t.last_updated] as const));
+    state.muted_topics = named.filter((row): row is [string, string, number] => row[0] !== undefined);
   }
   if (want('starred_messages')) {
     const rows = await model.userMessages.find({ user_id: userId, starred: true }, { sort: ['message_id', 1] });
