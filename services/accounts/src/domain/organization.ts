@@ -6,7 +6,7 @@
 import { badRequest, isSystemBotEmail, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
 import { codePointLength, isAdministrator, isOwner, systemGroupOfRole } from '@teamchat/policies';
 import { addressRefusal, type AddressRules } from './invitations';
-import { evolvePasswordLinks, type PasswordLink } from './password-links';
+import { evolvePasswordLinks, type PasswordLink } from './password-link-state';
 
 export interface RegisteredUser {
   user_id: number;

@@ -12,35 +12,10 @@ import type { NewCredentials, OrganizationState, RegisteredUser } from './organi
 import { botAudience } from './organization';
 import { MAX_PASSWORD_LENGTH } from './passwords';
 
-export interface PasswordLink {
-  user_id: number;
-  expires_at: number;
-}
+import { INITIAL_LINK_VALIDITY_MS, MIN_PASSWORD_LENGTH, RESET_BUDGET, RESET_LINK_VALIDITY_MS } from './password-link-state';
 
-/** How long a mailed reset link works (Zulip's: a day). */
-export const RESET_LINK_VALIDITY_MS = 24 * 60 * 60 * 1000;
-/** How long the operator's first link for an owner works: long enough to reach them, short enough to be worth little if copied. */
-export const INITIAL_LINK_VALIDITY_MS = 24 * 60 * 60 * 1000;
-/** Reset mails one address may get (Zulip's password_reset_form_by_email budget): 2 an hour, 5 a day. */
-export const RESET_BUDGET: readonly { window_ms: number; count: number }[] = [
-  { window_ms: 60 * 60 * 1000, count: 2 },
-  { window_ms: 24 * 60 * 60 * 1000, count: 5 },
-];
-/** As the registration page: at least 6 characters (Zulip's default minimum). */
-export const MIN_PASSWORD_LENGTH = 6;
-
-export function evolvePasswordLinks(state: OrganizationState, fact: FactOf<'PasswordResetRequested'> | FactOf<'UserPasswordSet'>): OrganizationState {
-  if (fact.type === 'UserPasswordSet') {
-    const links = new Map([...state.passwordLinks].filter(([, link]) => link.user_id !== fact.user_id));
-    return links.size === state.passwordLinks.size ? state : { ...state, passwordLinks: links };
-  }
-  const passwordLinks = new Map(state.passwordLinks).set(fact.token_hash, { user_id: fact.user_id, expires_at: fact.expires_at });
-  if (fact.purpose !== 'reset') return { ...state, passwordLinks };
-  // Only the widest window matters for the budget: older times are dropped.
-  const widest = Math.max(...RESET_BUDGET.map((b) => b.window_ms));
-  const times = [...(state.passwordResetTimes.get(fact.user_id) ?? []).filter((t) => t > fact.requested_at - widest), fact.requested_at];
-  return { ...state, passwordLinks, passwordResetTimes: new Map(state.passwordResetTimes).set(fact.user_id, times) };
-}
+// The link state's names stay importable from here, where the deciders that use them are.
+export { evolvePasswordLinks, INITIAL_LINK_VALIDITY_MS, MIN_PASSWORD_LENGTH, RESET_BUDGET, RESET_LINK_VALIDITY_MS, type PasswordLink } from './password-link-state';
 
 /** Whose password a link may set: an active human user (bots have no password; a deactivated user may not come back this way). */
 const mayHavePassword = (user: RegisteredUser | undefined): boolean => user !== undefined && user.is_active && !user.is_bot;
