@@ -24,7 +24,8 @@ import { systemBotsSuite } from './system-bots-suite';
 import { scheduledSuite } from './scheduled-suite';
 import { uploadsSuite } from './uploads-suite';
 import { settingsSuite } from './settings-suite';
-import { startDistributed, tempDataDir } from './harness';
+import { startDistributed, tempDataDir, type DistributedServer } from './harness';
+import { webSessionsSuite } from './web-sessions-suite';
 import { instancesSuite } from './instances-suite';
 import { revocationSuite } from './revocation-suite';
 import { productionSuite } from './production-suite';
@@ -51,6 +52,16 @@ describeWithNats('distributed mode', () => {
   revocationSuite('distributed, two of everything', () => startDistributed({}, { instances: 2, gateways: 2 }));
   productionSuite(() => startDistributed({ TEAMCHAT_MODE: 'production', ZULIP_JWT_SECRET: '' }, { seed: false }));
   messagingSuite('distributed', () => startDistributed());
+  // Two gateways: a session ended through one is refused by the other from the acknowledgement on.
+  webSessionsSuite(
+    'distributed, two gateways',
+    (env) => startDistributed(env, { gateways: 2 }),
+    async (server) => {
+      await (server as DistributedServer).kill('accounts');
+      await (server as DistributedServer).restart('accounts');
+      return server;
+    },
+  );
   narrowsSuite('distributed', () => startDistributed());
   channelsSuite('distributed', () => startDistributed());
   groupsSuite('distributed', () => startDistributed());

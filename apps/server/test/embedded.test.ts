@@ -37,6 +37,7 @@ import { settingsSuite } from './settings-suite';
 import { revocationSuite } from './revocation-suite';
 import { widgetsSuite } from './widgets-suite';
 import { freePort, startEmbedded, startEmbeddedProcess, tempDataDir } from './harness';
+import { webSessionsSuite } from './web-sessions-suite';
 
 apiSuite('embedded', () => startEmbedded());
 
@@ -45,6 +46,15 @@ apiSuite('embedded', () => startEmbedded());
 revocationSuite('embedded', () => startEmbeddedProcess(tempDataDir()));
 
 messagingSuite('embedded', () => startEmbedded());
+
+webSessionsSuite(
+  'embedded',
+  (env) => startEmbedded(tempDataDir(), env),
+  async (server, env) => {
+    await server.stop();
+    return startEmbedded(server.dataDir!, env);
+  },
+);
 
 widgetsSuite('embedded', () => startEmbedded());
 

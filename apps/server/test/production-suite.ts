@@ -54,6 +54,15 @@ export function productionSuite(start: () => Promise<DistributedServer>) {
       expect(() => createOrganization('again@acme.test')).toThrow(/exists|already/i);
     }, 60_000);
 
+    it('has no development login: GET /login/dev_users and POST /login/dev answer 404 and set no cookie', async () => {
+      const origin = suite.server.api.replace(/\/api\/v1$/, '');
+      const list = await fetch(`${origin}/login/dev_users`);
+      expect([list.status, ((await list.json()) as { code: string }).code]).toEqual([404, 'NOT_FOUND']);
+      const login = await fetch(`${origin}/login/dev`, { method: 'POST', body: new URLSearchParams({ email: 'boss@acme.test' }) });
+      expect(login.status).toBe(404);
+      expect(login.headers.getSetCookie()).toEqual([]);
+    });
+
     const changeUserRole = (...args: string[]) => tool('change-user-role', args);
 
     it("change-user-role gives the owner, over the bus, the permission to change users' addresses, and takes it back", async () => {

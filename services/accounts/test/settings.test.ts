@@ -169,6 +169,11 @@ describe('decideAccountChanges', () => {
       { type: 'UserPasswordSet', user_id: 3, password_hash: 'scrypt$new' },
     ]));
 
+  it('keeps the web session a new password was set from, and only that one (kept_session_hash)', () =>
+    account.given(USERS).when({ actor: member, password: { old_given: true, old_matches: true, new_hash: 'scrypt$new', kept_session_hash: 'h1' } }).then([
+      { type: 'UserPasswordSet', user_id: 3, password_hash: 'scrypt$new', kept_session_hash: 'h1' },
+    ]));
+
   it('refuses a new password without the old one', () =>
     account.given(USERS).when({ actor: member, password: { old_given: false, old_matches: false, new_hash: 'h' } }).thenThrows({ msg: "Missing 'old_password' argument" }));
 

@@ -6,7 +6,7 @@
  * when a session is used.
  */
 import { ApiError, badRequest, type Fact, type FactOf } from '@teamchat/contracts';
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { AccountHolder } from './authentication';
 
 export interface SessionsState {
@@ -82,10 +82,4 @@ export const notLoggedIn = () => new ApiError('UNAUTHORIZED', 'Not logged in: AP
 export function csrfTokenOf(serverSecret: string, sessionHash: string): string {
   const key = createHash('sha256').update('teamchat web session csrf\0').update(serverSecret).digest();
   return createHmac('sha256', key).update(sessionHash).digest('base64url');
-}
-
-export function csrfTokenMatches(expected: string, given: string): boolean {
-  const a = Buffer.from(expected);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

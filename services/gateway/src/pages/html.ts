@@ -8,12 +8,11 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * Where a person logs in, relative to the organization's address. The web client's login
- * page does not exist yet (null): until it does, pages say to use a Zulip app or the API
- * with the organization's address. The web client sets this one constant (e.g. '/login')
- * when it comes.
+ * Where a person logs in, relative to the organization's address: the web client's login
+ * page (pages/web-client.ts serves it). null would make pages say, instead, to use a Zulip
+ * app or the API with the organization's address.
  */
-export const LOGIN_PATH: string | null = null;
+export const LOGIN_PATH: string | null = '/login';
 
 export const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
