@@ -324,6 +324,23 @@ export function webSessionsSuite(mode: string, start: (env: Record<string, strin
         expect([bad.status, bad.body.code]).toEqual([400, 'BAD_REQUEST']);
       });
 
+      it("loads the organization's files (/user_uploads) with the session, as images in messages need", async () => {
+        const form = new FormData();
+        form.append('file', new Blob([new Uint8Array(Buffer.from('89504e470d0a1a0a', 'hex'))], { type: 'image/png' }), 'dot.png');
+        const b = browser();
+        await b.devLogIn('member@example.com');
+        const uploaded = await fetch(`${origin()}/json/user_uploads`, { method: 'POST', body: form, headers: { cookie: `teamchat_session=${b.cookie}`, 'x-csrftoken': b.csrf! } });
+        const { url } = (await uploaded.json()) as { url: string };
+        expect(url).toMatch(/^\/user_uploads\//);
+        const viaSession = await b.request('GET', url);
+        expect(viaSession.status).toBe(200);
+        const anonymous = await browser().request('GET', url);
+        expect(anonymous.status).toBe(401);
+        const stale = browser();
+        stale.cookie = 'A'.repeat(43);
+        expect((await stale.request('GET', url)).status).toBe(401);
+      });
+
       it('long-polls GET /json/events', async () => {
         const b = browser();
         await b.devLogIn('member@example.com');

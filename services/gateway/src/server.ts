@@ -27,7 +27,7 @@ import { joinMembers, lendUntilDone } from './http/response';
 import { registerEmailsPage } from './pages/emails';
 import { routes, type Route } from './routes';
 import { isPageRequest, WebClient } from './pages/web-client';
-import { webSessions } from './http/web-sessions';
+import { sessionIdOf, webSessions } from './http/web-sessions';
 
 export const API_PREFIX = '/api/v1';
 
@@ -273,6 +273,27 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     }
   };
 
+  /**
+   * A file at the organization's root (`/user_uploads/…`) is also the web client's: an
+   * image in a message loads with the session cookie, as in Zulip (a GET: no CSRF token).
+   * A request with an Authorization header, or whose cookie names no live session, is
+   * checked as the API checks it.
+   */
+  const checkDownloadCaller = (endpoint: Endpoint) => {
+    const api = checkCaller(endpoint);
+    const browser = checkWebCaller();
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.headers.authorization === undefined && sessionIdOf(request.headers.cookie) !== undefined) {
+        const signedIn = await browser(request, reply).then(
+          () => true,
+          () => false,
+        );
+        if (signedIn) return;
+      }
+      return api(request, reply);
+    };
+  };
+
   function handlerFor({ endpoint }: Route) {
     const callOptions = {
       checkReply: options.checkReplies ?? false,
@@ -393,7 +414,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     // Downloads are at the organization's root (`/user_uploads/…`), where messages link
     // files, as Zulip has them; under /api/v1 the same path answers a temporary URL.
     if (fileKind === 'download') {
-      app.route({ method: route.method, url: route.url, onRequest: checkCaller(route.endpoint), handler: handlerFor(route) });
+      app.route({ method: route.method, url: route.url, onRequest: checkDownloadCaller(route.endpoint), handler: handlerFor(route) });
       continue;
     }
     app.route({
