@@ -71,6 +71,27 @@ export const CHANNEL_ACTIONS: ActionRow[] = [
       });
     },
   },
+  // A channel's notification setting set, then left to the user's default again (null):
+  // null in events and state with notification_settings_null, the default in register without it.
+  ...[
+    { suffix: 'for clients with notification_settings_null', register: { client_capabilities: { notification_settings_null: true } } },
+    { suffix: 'for clients without it (the defaults instead of null)', register: {} },
+  ].map(
+    ({ suffix, register }): ActionRow => ({
+      name: `set a channel's notification settings and return them to the defaults, ${suffix}`,
+      observers: ['member'],
+      register,
+      perform: async ({ clients, channelId }) => {
+        const general = await channelId('general');
+        const set = (value: boolean | null) =>
+          clients.member.post('/users/me/subscriptions/properties', {
+            subscription_data: JSON.stringify(['desktop_notifications', 'email_notifications'].map((property) => ({ stream_id: general, property, value }))),
+          });
+        await set(true);
+        return set(null);
+      },
+    }),
+  ),
   {
     name: 'mute a channel with unread messages, unmute one of its topics, then unmute the channel and mute a topic',
     observers: ['member2'],

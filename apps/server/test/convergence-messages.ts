@@ -37,14 +37,21 @@ export const MESSAGE_ACTIONS: ActionRow[] = [
       return clients.member.request('PATCH', `/messages/${sent.body.id}`, { topic: unique('after'), propagate_mode: 'change_all' });
     },
   },
-  {
-    name: 'delete a message',
-    observers: ['owner', 'member2'],
-    perform: async ({ clients }) => {
-      const sent = await clients.owner.post('/messages', stream('general', 'doomed', 'going away'));
-      return clients.owner.request('DELETE', `/messages/${sent.body.id}`);
-    },
-  },
+  // One delete_message event naming the messages, or one per message without the capability.
+  ...[
+    { suffix: 'for clients with bulk_message_deletion', register: { client_capabilities: { bulk_message_deletion: true } } },
+    { suffix: 'for clients without it', register: {} },
+  ].map(
+    ({ suffix, register }): ActionRow => ({
+      name: `delete a message, ${suffix}`,
+      observers: ['owner', 'member2'],
+      register,
+      perform: async ({ clients }) => {
+        const sent = await clients.owner.post('/messages', stream('general', 'doomed', 'going away'));
+        return clients.owner.request('DELETE', `/messages/${sent.body.id}`);
+      },
+    }),
+  ),
   {
     name: 'add a reaction',
     observers: ['member', 'member2'],

@@ -170,7 +170,7 @@ export const ORG_ACTIONS: ActionRow[] = [
     },
   },
   {
-    name: 'change personal settings, for clients without the user_settings object',
+    name: 'change personal settings, for clients without the user_settings object (the same form since Zulip 12)',
     observers: ['member'],
     register: { client_capabilities: JSON.stringify({ user_settings_object: false }) },
     perform: async ({ clients }) => {

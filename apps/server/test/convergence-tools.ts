@@ -127,19 +127,27 @@ export const TOOL_ACTIONS: ActionRow[] = [
       return clients.member.post('/remove_client_device', { device_id: second });
     },
   },
-  {
-    name: 'add, edit, reorder and remove linkifiers',
+  ...[
+    { suffix: 'for clients with linkifier_url_template', register: { client_capabilities: { linkifier_url_template: true } } },
+    // No linkifier events and an empty list at registration; a message linkified by the
+    // server is what such a client hears of them.
+    { suffix: 'for clients without it, then a message using one', register: {}, message: true },
+  ].map(({ suffix, register, message }): ActionRow => ({
+    name: `add, edit, reorder and remove linkifiers, ${suffix}`,
     observers: ['owner', 'member', 'guest'],
+    register,
     perform: async ({ clients }) => {
       const patch = (path: string, params: Record<string, unknown>) => clients.owner.request('PATCH', path, params, { query: false });
       const a = (await clients.owner.post('/realm/filters', { pattern: `${unique('A')}-(?P<id>[0-9]+)`, url_template: 'https://a.example/{id}' })).body.id;
       const b = (await clients.owner.post('/realm/filters', { pattern: `${unique('B')}-(?P<id>[0-9]+)`, url_template: 'https://b.example/{id}' })).body.id;
-      await patch(`/realm/filters/${a}`, { pattern: `${unique('C')}-(?P<id>[0-9]+)`, url_template: 'https://c.example/{id}' });
+      const kept = unique('C');
+      await patch(`/realm/filters/${a}`, { pattern: `${kept}-(?P<id>[0-9]+)`, url_template: 'https://c.example/{id}' });
       const ids = (await clients.owner.get('/realm/linkifiers')).body.linkifiers.map((l: { id: number }) => l.id);
       await patch('/realm/linkifiers', { ordered_linkifier_ids: JSON.stringify([...ids].reverse()) });
-      return clients.owner.request('DELETE', `/realm/filters/${b}`);
+      const removed = await clients.owner.request('DELETE', `/realm/filters/${b}`);
+      return message ? clients.owner.post('/messages', stream('general', 'links', `see ${kept}-12`)) : removed;
     },
-  },
+  })),
   {
     name: 'add and remove code playgrounds',
     observers: ['owner', 'member', 'guest'],

@@ -86,7 +86,8 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
       return;
     }
     case 'delete_message': {
-      const gone = new Set<number>(event.message_ids);
+      // One message per event for clients without bulk_message_deletion.
+      const gone = new Set<number>(event.message_ids ?? [event.message_id]);
       // The next lower id is not in any event: only the server can say (Zulip's own
       // apply_events asks the database); the comparison takes the fresh value then.
       if ('max_message_id' in state && gone.has(state.max_message_id)) state[MAX_ID_UNKNOWN] = true;
@@ -646,6 +647,30 @@ function presenceAsSeen(presences: Record<string, Event>): Record<string, unknow
   return Object.fromEntries(Object.entries(presences).map(([id, p]) => [id, seen(p)]));
 }
 
+const capabilityOf = (params: Record<string, unknown>, name: string): boolean => {
+  const capabilities = typeof params.client_capabilities === 'string' ? JSON.parse(params.client_capabilities) : params.client_capabilities;
+  return (capabilities as Record<string, unknown> | undefined)?.[name] === true;
+};
+
+/**
+ * For a registration without `notification_settings_null`, the null channel notification
+ * settings events bring (a new subscription's) as the user's defaults, as Zulip's
+ * test_events post-processes its applied state: register sends such a client the
+ * defaults, while events carry null for every client (Zulip's form too), so what a fresh
+ * registration shows is the state after events as the server would present it.
+ */
+function fillNotificationDefaults(state: State): void {
+  const settings = state.user_settings as Record<string, unknown> | undefined;
+  if (!settings) return;
+  for (const key of ['subscriptions', 'unsubscribed']) {
+    for (const sub of (state[key] ?? []) as Event[]) {
+      for (const kind of ['desktop', 'audible', 'push', 'email']) {
+        if (sub[`${kind}_notifications`] === null) sub[`${kind}_notifications`] = settings[`enable_stream_${kind}_notifications`];
+      }
+    }
+  }
+}
+
 export interface Verified {
   events: Event[];
   expected: State;
@@ -680,6 +705,7 @@ export async function verifyAction(
       delete reduced[MAX_ID_UNKNOWN];
       if (expected.max_message_id <= reduced.max_message_id) reduced.max_message_id = expected.max_message_id;
     }
+    if (!capabilityOf(registerParams, 'notification_settings_null')) fillNotificationDefaults(reduced);
     return normalize(reduced);
   };
   // A service's reaction to another's fact (channels to a group or role change) is appended

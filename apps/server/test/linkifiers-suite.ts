@@ -1,6 +1,7 @@
 /**
  * The HTTP suite for linkifiers (issue 17 item 3), run against every mode: the list and
- * its changes, register's realm_linkifiers and legacy realm_filters, their events, links
+ * its changes, register's realm_linkifiers (and the always empty legacy realm_filters) and
+ * their events by the linkifier_url_template capability, links
  * in rendered messages and topic_links, and every refusal leaving the list as it was.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -14,9 +15,12 @@ export function linkifiersSuite(mode: string, start: () => Promise<RunningServer
     const refusedWith = (reply: Reply, msg?: RegExp) => expectRefused(reply, { msg });
     const listOf = async (client: Client) => (await client.get('/realm/linkifiers')).body.linkifiers as any[];
 
-    it('administrators add, edit, reorder and remove linkifiers; register and events carry the ordered list in both forms', async () => {
+    it('administrators add, edit, reorder and remove linkifiers; register and events carry the ordered list to clients with linkifier_url_template', async () => {
       const { admin, owner, member, guest } = clients as Record<string, Client>;
-      const queues = await Promise.all([member!, guest!].map(async (c) => (await c.post('/register', { event_types: ['realm_linkifiers', 'realm_filters'] })).body.queue_id));
+      const templates = { client_capabilities: { linkifier_url_template: true } };
+      const queues = await Promise.all([member!, guest!].map(async (c) => (await c.post('/register', { event_types: ['realm_linkifiers', 'realm_filters'], ...templates })).body.queue_id));
+      // A client without the capability reads URL format strings, not templates: it is told nothing.
+      const legacyQueue = (await member!.post('/register', { event_types: ['realm_linkifiers', 'realm_filters'] })).body.queue_id;
       const issues = { pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example/issues/{id}' };
       const tickets = { pattern: 'TICKET-(?P<n>[0-9]+)', url_template: 'https://desk.example/t/{n}' };
       const a = (await admin!.post('/realm/filters', issues)).body.id as number;
@@ -30,9 +34,13 @@ export function linkifiersSuite(mode: string, start: () => Promise<RunningServer
       expect((await patch(owner!, '/realm/linkifiers', { ordered_linkifier_ids: JSON.stringify([b, a]) })).body.result).toBe('success');
       const ordered = [{ id: b, ...edited }, { id: a, ...issues }];
       expect(await listOf(owner!)).toEqual(ordered);
-      const state = (await owner!.post('/register', { fetch_event_types: ['realm_linkifiers', 'realm_filters'] })).body;
+      const state = (await owner!.post('/register', { fetch_event_types: ['realm_linkifiers', 'realm_filters'], ...templates })).body;
       expect(state.realm_linkifiers).toEqual(ordered);
-      expect(state.realm_filters).toEqual(ordered.map((l) => [l.pattern, l.url_template, l.id]));
+      // As Zulip since feature level 176: realm_filters is always empty, and the list empty without the capability.
+      expect(state.realm_filters).toEqual([]);
+      const legacyState = (await owner!.post('/register', { fetch_event_types: ['realm_linkifiers', 'realm_filters'] })).body;
+      expect(legacyState.realm_linkifiers).toEqual([]);
+      expect(legacyState.realm_filters).toEqual([]);
 
       expect((await del(owner!, `/realm/filters/${b}`)).body.result).toBe('success');
       expect(await listOf(owner!)).toEqual([{ id: a, ...issues }]);
@@ -40,10 +48,10 @@ export function linkifiersSuite(mode: string, start: () => Promise<RunningServer
         const events = await eventsUntil(client, queues[i]!, (e) => e.filter((x) => x.type === 'realm_linkifiers').length >= 5);
         const modern = events.filter((e) => e.type === 'realm_linkifiers').map((e) => e.realm_linkifiers);
         expect(modern).toEqual([[{ id: a, ...issues }], [{ id: a, ...issues }, { id: b, ...tickets }], [{ id: a, ...issues }, { id: b, ...edited }], ordered, [{ id: a, ...issues }]]);
-        const legacy = events.filter((e) => e.type === 'realm_filters').map((e) => e.realm_filters);
-        expect(legacy.at(-1)).toEqual([[issues.pattern, issues.url_template, a]]);
-        expect(legacy).toHaveLength(5);
+        expect(events.filter((e) => e.type === 'realm_filters')).toEqual([]);
       }
+      // Every fact above reached the queues (the others have all five): the legacy one has none.
+      expect(await eventsUntil(member!, legacyQueue, () => true)).toEqual([]);
       await del(owner!, `/realm/filters/${a}`);
     });
 

@@ -26,8 +26,8 @@ export function messagingSuite(mode: string, start: () => Promise<RunningServer>
     };
     const fetchOne = async (client: Client, id: number, extra: Record<string, unknown> = {}) =>
       (await client.get('/messages', { message_ids: [id], ...extra })).body.messages[0];
-    const register = async (client: Client, event_types: string[]) =>
-      (await client.post('/register', { event_types, apply_markdown: true })).body.queue_id as string;
+    const register = async (client: Client, event_types: string[], client_capabilities: Record<string, boolean> = {}) =>
+      (await client.post('/register', { event_types, apply_markdown: true, client_capabilities })).body.queue_id as string;
     const events = async (client: Client, queue_id: string) =>
       (await client.get('/events', { queue_id, last_event_id: -1, dont_block: true })).body.events as any[];
 
@@ -257,13 +257,16 @@ export function messagingSuite(mode: string, start: () => Promise<RunningServer>
         const id = await send(admin, { type: 'stream', to: 'general', topic: 'sensitive', content: 'should be private' });
         const leadership = (await fetchOne(admin, await send(admin, { type: 'stream', to: 'leadership', topic: 't', content: 'x' }))).stream_id;
         expect((await fetchOne(member, id)).id).toBe(id);
-        const memberQueue = await register(member, ['delete_message', 'update_message']);
+        const memberQueue = await register(member, ['delete_message', 'update_message'], { bulk_message_deletion: true });
+        const memberLegacyQueue = await register(member, ['delete_message', 'update_message']);
         const ownerQueue = await register(owner, ['delete_message', 'update_message']);
         expect((await admin.request('PATCH', `/messages/${id}`, { stream_id: leadership }, { query: false })).body.result).toBe('success');
         expect((await member.get('/messages', { message_ids: [id] })).body.messages).toEqual([]);
         const search = await member.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'search', operand: 'private' }] });
         expect(search.body.messages.map((m: any) => m.id)).not.toContain(id);
         expect((await events(member, memberQueue)).map((e) => [e.type, e.message_ids])).toEqual([['delete_message', [id]]]);
+        // Without bulk_message_deletion: one event per message, with message_id.
+        expect((await events(member, memberLegacyQueue)).map((e) => [e.type, e.message_ids, e.message_id])).toEqual([['delete_message', undefined, id]]);
         expect((await events(owner, ownerQueue)).map((e) => e.type)).toEqual(['update_message']);
         expect((await fetchOne(owner, id)).display_recipient).toBe('leadership');
       });
@@ -271,7 +274,7 @@ export function messagingSuite(mode: string, start: () => Promise<RunningServer>
       it('deletes own messages and lets administrators delete any, with delete_message events', async () => {
         const own = await send(member, { type: 'stream', to: 'general', topic: 'delete', content: 'oops' });
         const other = await send(member2, { type: 'stream', to: 'general', topic: 'delete', content: 'not yours' });
-        const queue = await register(member, ['delete_message']);
+        const queue = await register(member, ['delete_message'], { bulk_message_deletion: true });
         expect((await member.request('DELETE', `/messages/${other}`)).body.msg).toContain('permission');
         expect((await member.request('DELETE', `/messages/${own}`)).body.result).toBe('success');
         expect((await admin.request('DELETE', `/messages/${other}`)).body.result).toBe('success');

@@ -51,11 +51,12 @@ export function registerSuite(mode: string, start: () => Promise<RunningServer>)
       expect(body.user_topics).toEqual([]);
       expect(body.starred_messages).toEqual([]);
       expect(body.user_settings).toMatchObject({ enter_sends: false, timezone: expect.any(String) });
-      // Without the user_settings_object capability, the settings are also at the top level.
-      expect(body.enter_sends).toBe(false);
-      const modern = (await member.post('/register', { client_capabilities: { user_settings_object: true } })).body;
-      expect(modern.enter_sends).toBeUndefined();
-      expect(modern.user_settings.enter_sends).toBe(false);
+      // Only in user_settings, with or without the user_settings_object capability: Zulip
+      // dropped the top-level copies at feature level 439.
+      expect(body.enter_sends).toBeUndefined();
+      const legacy = (await member.post('/register', { fetch_event_types: ['update_display_settings', 'update_global_notifications'] })).body;
+      expect(legacy.enter_sends).toBeUndefined();
+      expect(legacy.user_settings).toBeUndefined();
       for (const empty of ['muted_users', 'drafts', 'saved_snippets', 'alert_words', 'realm_linkifiers', 'realm_playgrounds', 'scheduled_messages']) {
         expect(body[empty]).toEqual([]);
       }

@@ -172,9 +172,13 @@ export const UpdateMessageEvent = z.strictObject({
 });
 export type UpdateMessageEvent = z.infer<typeof UpdateMessageEvent>;
 
+/**
+ * A deletion: `message_ids` for clients with the `bulk_message_deletion` capability, else
+ * one event per message with `message_id` (Zulip's form before feature level 13).
+ */
 export const DeleteMessageEvent = z.strictObject({
   type: z.literal('delete_message'),
-  message_ids: ids(),
+  message_ids: ids().optional(),
   message_id: int().optional(),
   message_type: z.enum(['stream', 'private']),
   stream_id: int().optional(),

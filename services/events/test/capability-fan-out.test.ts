@@ -72,3 +72,55 @@ describe('muted users', () => {
     ]);
   });
 });
+
+describe('deletions by the bulk_message_deletion capability', () => {
+  const deleted: Fact = { type: 'MessageDeleted', message_id: 42, deleted_by: 4, channel_id: 10, topic: 'greetings', audience_user_ids: [1, 4] };
+  const deletedDirect: Fact = { type: 'MessageDeleted', message_id: 43, deleted_by: 4, channel_id: null, topic: null, audience_user_ids: [1, 4] };
+  // What the queue of user 4 (who loses sight of the moved messages) receives.
+  const events = (fact: Fact, extra: Partial<QueueOptions> = {}) => delivered(fact, extra).flatMap((d) => (d.event && d.user_ids.includes(4) ? [d.event] : []));
+  const moved: Fact = {
+    type: 'MessageEdited',
+    message_id: 42,
+    editor_id: 1,
+    timestamp: 1_700_000_100,
+    content: null,
+    move: { prev_channel_id: 10, channel_id: 11, channel_name: 'secret', prev_topic: '', topic: '', propagate_mode: 'change_all', message_ids: [44, 42, 43], recipient_id: 9, revoked_user_ids: [4] },
+    audience_user_ids: [1, 4],
+  };
+
+  it('gives clients with it one event naming every message (message_ids)', () => {
+    expect(events(deleted, { bulk_message_deletion: true })).toEqual([{ type: 'delete_message', message_ids: [42], message_type: 'stream', stream_id: 10, topic: 'greetings' }]);
+    expect(events(deletedDirect, { bulk_message_deletion: true })).toEqual([{ type: 'delete_message', message_ids: [43], message_type: 'private' }]);
+    expect(events(moved, { bulk_message_deletion: true, empty_topic_name: true })).toEqual([
+      { type: 'delete_message', message_ids: [42, 43, 44], message_type: 'stream', stream_id: 10, topic: '' },
+    ]);
+  });
+
+  it('gives clients without it one event per message (message_id), in id order, the empty topic shown by its display name', () => {
+    expect(events(deleted)).toEqual([{ type: 'delete_message', message_id: 42, message_type: 'stream', stream_id: 10, topic: 'greetings' }]);
+    expect(events(deletedDirect)).toEqual([{ type: 'delete_message', message_id: 43, message_type: 'private' }]);
+    const topic = 'general chat';
+    expect(events(moved)).toEqual([42, 43, 44].map((message_id) => ({ type: 'delete_message', message_id, message_type: 'stream', stream_id: 10, topic })));
+  });
+
+  it('shares each form among the queues that see it alike', () => {
+    const [bulk, single] = deliveriesFor(stored(deleted), { apiKeyOf: (salt) => `key-of-${salt}` });
+    const q = (id: string, extra: Partial<QueueOptions>) => ({ id, options: options(extra) });
+    expect(bulk!.eventFor(q('a', { bulk_message_deletion: true }))).toBe(bulk!.eventFor(q('b', { bulk_message_deletion: true })));
+    expect(single!.eventFor(q('a', {}))).toBe(single!.eventFor(q('b', {})));
+    expect(single!.eventFor(q('a', { bulk_message_deletion: true }))).toBeNull();
+  });
+});
+
+describe('linkifier changes by the linkifier_url_template capability', () => {
+  const linkifiers = [{ id: 3, pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example/{id}' }];
+  const added: Fact = { type: 'LinkifierAdded', linkifier: linkifiers[0]!, linkifiers, audience_user_ids: [1, 4] };
+
+  it('gives clients with it the whole list as realm_linkifiers', () => {
+    expect(delivered(added, { linkifier_url_template: true })).toEqual([{ user_ids: [1, 4], event: { type: 'realm_linkifiers', realm_linkifiers: linkifiers } }]);
+  });
+
+  it('gives clients without it nothing, and no one the legacy realm_filters', () => {
+    expect(delivered(added).map((d) => d.event)).toEqual([null]);
+  });
+});

@@ -3,7 +3,16 @@ import type { ClientEvent } from '@teamchat/contracts';
 import { StateCutoffs } from '../src/domain/state-cutoffs';
 import type { Delivery } from '../src/projections/fan-out';
 import { QueueRegistry } from '../src/queries/queues';
-import { cutoffsOf, ownersToAsk, stateParamsOf, unbuiltSections } from '../src/queries/register-state';
+import {
+  accountsParamsOf,
+  cutoffsOf,
+  linkifierSections,
+  ownersToAsk,
+  stateParamsOf,
+  unbuiltSections,
+  wantsNotificationDefaults,
+  withNotificationDefaults,
+} from '../src/queries/register-state';
 
 const actor = { user_id: 4, email: 'm@example.com', full_name: 'M', role: 400, is_bot: false, client: 'test' };
 const event = (type: string, n: number) => ({ type, n }) as unknown as ClientEvent;
@@ -82,5 +91,44 @@ describe('QueueRegistry with initial state', () => {
     const { events } = await registry.getEvents(actor, { queue_id, dont_block: true });
     expect(events.map((e) => (e as unknown as { n: number }).n)).toEqual([2, 3]);
     registry.close();
+  });
+});
+
+describe('register state in the forms client capabilities ask for', () => {
+  const sub = (stream_id: number, desktop: boolean | null) =>
+    ({ stream_id, desktop_notifications: desktop, audible_notifications: null, push_notifications: true, email_notifications: null, wildcard_mentions_notify: null }) as never;
+  const settings = { enable_stream_desktop_notifications: true, enable_stream_audible_notifications: false, enable_stream_push_notifications: false, enable_stream_email_notifications: true } as never;
+
+  it('fills a channel notification setting left null with the user default, without notification_settings_null', () => {
+    const channels = { subscriptions: [sub(1, null), sub(2, false)], unsubscribed: [sub(3, null)], never_subscribed: [] };
+    const legacy = withNotificationDefaults(channels, settings);
+    expect(legacy.subscriptions).toEqual([
+      { stream_id: 1, desktop_notifications: true, audible_notifications: false, push_notifications: true, email_notifications: true, wildcard_mentions_notify: null },
+      { stream_id: 2, desktop_notifications: false, audible_notifications: false, push_notifications: true, email_notifications: true, wildcard_mentions_notify: null },
+    ]);
+    expect(legacy.unsubscribed).toEqual([{ stream_id: 3, desktop_notifications: true, audible_notifications: false, push_notifications: true, email_notifications: true, wildcard_mentions_notify: null }]);
+    // The state the owner gave is not changed.
+    expect(channels.subscriptions[0]).toMatchObject({ desktop_notifications: null });
+  });
+
+  it('keeps the nulls for clients with notification_settings_null, and asks accounts for the defaults only when needed', () => {
+    const subscriptionsOnly = stateParamsOf({ fetch_event_types: ['subscription'] });
+    const modern = { fetch_event_types: ['subscription'], client_capabilities: { notification_settings_null: true } };
+    expect(wantsNotificationDefaults(stateParamsOf(modern), modern)).toBe(false);
+    expect(accountsParamsOf(stateParamsOf(modern), modern).fetch_event_types).toEqual(['subscription']);
+    expect(wantsNotificationDefaults(subscriptionsOnly, { fetch_event_types: ['subscription'] })).toBe(true);
+    expect(accountsParamsOf(subscriptionsOnly, { fetch_event_types: ['subscription'] }).fetch_event_types).toEqual(['subscription', 'user_settings']);
+    expect(ownersToAsk(accountsParamsOf(subscriptionsOnly, {}))).toEqual(['accounts', 'channels']);
+    // Everything asked for already includes the settings; no subscriptions, nothing to fill.
+    expect(accountsParamsOf(stateParamsOf({}), {}).fetch_event_types).toBeNull();
+    expect(wantsNotificationDefaults(stateParamsOf({ fetch_event_types: ['message'] }), {})).toBe(false);
+  });
+
+  it('lists the linkifiers only for clients with linkifier_url_template, and realm_filters always empty', () => {
+    const linkifiers = [{ id: 3, pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example/{id}' }];
+    const sections = { realm_linkifiers: linkifiers, realm_filters: [['#(?P<id>[0-9]+)', 'https://tracker.example/{id}', 3]] as [string, string, number][] };
+    expect(linkifierSections({ client_capabilities: { linkifier_url_template: true } }, sections)).toEqual({ realm_filters: [] });
+    expect(linkifierSections({}, sections)).toEqual({ realm_linkifiers: [], realm_filters: [] });
+    expect(linkifierSections({}, {})).toEqual({});
   });
 });

@@ -43,6 +43,10 @@ export interface QueueOptions {
   archived_channels?: boolean;
   /** Client capability `individual_emoji_changes`: realm_emoji add/update_one instead of the whole set. */
   individual_emoji_changes?: boolean;
+  /** Client capability `bulk_message_deletion`: one delete_message with message_ids, else one per message. */
+  bulk_message_deletion?: boolean;
+  /** Client capability `linkifier_url_template`: realm_linkifiers events (none without it). */
+  linkifier_url_template?: boolean;
 }
 
 /** Where a queue starts: a new one at the store's head, a rebuilt one from its descriptor. */

@@ -1,7 +1,11 @@
 /**
- * What clients see of a linkifier change: the whole ordered list, to the active users the
- * fact names, as `realm_linkifiers` and, for clients before Zulip 4.0, as `realm_filters`
- * tuples (each queue keeps the types it asked for).
+ * What clients see of a linkifier change: the whole ordered list as `realm_linkifiers`, to
+ * the active users the fact names, on the queues of clients with the
+ * `linkifier_url_template` capability only. As in Zulip since feature level 176, a client
+ * without it (one that reads URL format strings, not templates) gets no linkifier events
+ * and an empty `realm_linkifiers` at registration, and the legacy `realm_filters` event is
+ * sent to no one (register's `realm_filters` is always empty): a template handed to such a
+ * client would make wrong links.
  */
 import type { FactOf } from '@teamchat/contracts';
 import type { Delivery } from './delivery';
@@ -9,12 +13,8 @@ import type { Delivery } from './delivery';
 type LinkifierFact = FactOf<'LinkifierAdded' | 'LinkifierUpdated' | 'LinkifierRemoved' | 'LinkifiersReordered'>;
 
 const linkifiersDelivery = (fact: LinkifierFact): Delivery[] => {
-  const modern = { type: 'realm_linkifiers' as const, realm_linkifiers: fact.linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, url_template: l.url_template })) };
-  const legacy = { type: 'realm_filters' as const, realm_filters: fact.linkifiers.map((l): [string, string, number] => [l.pattern, l.url_template, l.id]) };
-  return [
-    { user_ids: fact.audience_user_ids, eventFor: () => modern },
-    { user_ids: fact.audience_user_ids, eventFor: () => legacy },
-  ];
+  const event = { type: 'realm_linkifiers' as const, realm_linkifiers: fact.linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, url_template: l.url_template })) };
+  return [{ user_ids: fact.audience_user_ids, eventFor: ({ options }) => (options.linkifier_url_template ? event : null) }];
 };
 
 export const linkifierFanOut = {

@@ -14,6 +14,7 @@ import {
   type UpdateMessageFlagsEvent,
 } from '@teamchat/contracts';
 import type { StoredFact } from '@teamchat/platform';
+import { IDS_PER_POSITION } from '../domain/event-queue';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { same, type Delivery } from './delivery';
 
@@ -37,18 +38,8 @@ export const messageFanOut = {
     },
   ],
   MessageEdited: (fact: FactOf<'MessageEdited'>) => editDeliveries(fact),
-  MessageDeleted: (fact: FactOf<'MessageDeleted'>): Delivery[] => [
-    {
-      user_ids: fact.audience_user_ids,
-      eventFor: same({
-        type: 'delete_message',
-        message_ids: [fact.message_id],
-        message_id: fact.message_id,
-        message_type: fact.channel_id === null ? 'private' : 'stream',
-        ...(fact.channel_id !== null && fact.topic !== null ? { stream_id: fact.channel_id, topic: fact.topic } : {}),
-      }),
-    },
-  ],
+  MessageDeleted: (fact: FactOf<'MessageDeleted'>): Delivery[] =>
+    deletionDeliveries(fact.audience_user_ids, [fact.message_id], fact.channel_id !== null && fact.topic !== null ? { stream_id: fact.channel_id, topic: fact.topic } : null),
   MessageFlagsUpdated: (fact: FactOf<'MessageFlagsUpdated'>): Delivery[] => [
     {
       user_ids: [fact.user_id],
@@ -139,17 +130,52 @@ function editDeliveries(fact: FactOf<'MessageEdited'>): Delivery[] {
   const revoked = new Set(fact.move?.revoked_user_ids ?? []);
   if (revoked.size === 0 || !fact.move) return [editDelivery(fact, fact.audience_user_ids)];
   // Users who lose sight of moved messages see them deleted rather than moved.
-  const gone: Delivery = {
-    user_ids: [...revoked],
-    eventFor: same({
-      type: 'delete_message',
-      message_ids: fact.move.message_ids,
-      message_type: 'stream',
-      stream_id: fact.move.prev_channel_id,
-      topic: fact.move.prev_topic,
-    }),
+  const gone = deletionDeliveries([...revoked], fact.move.message_ids, { stream_id: fact.move.prev_channel_id, topic: fact.move.prev_topic });
+  return [editDelivery(fact, fact.audience_user_ids.filter((id) => !revoked.has(id))), ...gone];
+}
+
+/**
+ * At most this many `delete_message` events of one fact for a queue without
+ * `bulk_message_deletion`: a queue's event ids leave room for a thousand events per fact
+ * (IDS_PER_POSITION), so a move that hides more messages than this from a user tells an
+ * old client of the first ones only; it drops the others when it next reloads.
+ */
+export const MAX_SINGLE_DELETIONS = IDS_PER_POSITION - 100;
+
+/**
+ * A deletion as each queue asks for it (Zulip's process_deletion_event): with the
+ * `bulk_message_deletion` capability one event naming every message (`message_ids`);
+ * without it, as Zulip sends to such clients, one event per message with `message_id`
+ * and no `message_ids`, in id order. The topic is shown as the queue's clients show the
+ * empty one. Each form is made once per fact, so queues that see it alike share it.
+ */
+function deletionDeliveries(user_ids: number[], messageIds: number[], channel: { stream_id: number; topic: string } | null): Delivery[] {
+  if (user_ids.length === 0) return [];
+  const ids = [...messageIds].sort((a, b) => a - b);
+  const forms = new Map<string, ClientEvent>();
+  const formOf = (key: string, emptyTopicName: boolean, make: (where: object) => ClientEvent): ClientEvent => {
+    const cacheKey = `${key}:${+emptyTopicName}`;
+    let event = forms.get(cacheKey);
+    if (!event) {
+      const where = channel ? { message_type: 'stream', stream_id: channel.stream_id, topic: displayTopic(channel.topic, emptyTopicName) } : { message_type: 'private' };
+      event = make(where);
+      forms.set(cacheKey, event);
+    }
+    return event;
   };
-  return [editDelivery(fact, fact.audience_user_ids.filter((id) => !revoked.has(id))), gone];
+  const bulk: Delivery = {
+    user_ids,
+    eventFor: ({ options }) =>
+      options.bulk_message_deletion ? formOf('bulk', options.empty_topic_name, (where) => ({ type: 'delete_message', message_ids: ids, ...where }) as ClientEvent) : null,
+  };
+  const singles = ids.slice(0, MAX_SINGLE_DELETIONS).map(
+    (message_id): Delivery => ({
+      user_ids,
+      eventFor: ({ options }) =>
+        options.bulk_message_deletion ? null : formOf(`${message_id}`, options.empty_topic_name, (where) => ({ type: 'delete_message', message_id, ...where }) as ClientEvent),
+    }),
+  );
+  return [bulk, ...singles];
 }
 
 function editDelivery(fact: FactOf<'MessageEdited'>, userIds: number[]): Delivery {

@@ -39,6 +39,10 @@ export interface QueueDescriptor {
   archived_channels?: boolean;
   /** Whether custom emoji changes reach the queue one emoji at a time (else as the whole set). */
   individual_emoji_changes?: boolean;
+  /** Whether a deletion reaches the queue as one event for all its messages (else one per message). */
+  bulk_message_deletion?: boolean;
+  /** Whether linkifier changes reach the queue (clients without URL templates get none). */
+  linkifier_url_template?: boolean;
   lifespan_ms: number;
   /** The store position the queue was registered at. */
   start_after: number;

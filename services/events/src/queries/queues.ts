@@ -156,6 +156,8 @@ export class QueueRegistry {
       include_deactivated_groups: params.client_capabilities?.include_deactivated_groups === true,
       archived_channels: params.client_capabilities?.archived_channels === true,
       individual_emoji_changes: params.client_capabilities?.individual_emoji_changes === true,
+      bulk_message_deletion: params.client_capabilities?.bulk_message_deletion === true,
+      linkifier_url_template: params.client_capabilities?.linkifier_url_template === true,
       lifespan_ms: lifespan * 1000,
       start_after: this.head(),
       acked: -1,
@@ -360,5 +362,7 @@ function queueOptions(descriptor: QueueDescriptor): QueueOptions {
     include_deactivated_groups: descriptor.include_deactivated_groups === true,
     archived_channels: descriptor.archived_channels === true,
     individual_emoji_changes: descriptor.individual_emoji_changes === true,
+    bulk_message_deletion: descriptor.bulk_message_deletion === true,
+    linkifier_url_template: descriptor.linkifier_url_template === true,
   };
 }

@@ -89,13 +89,68 @@ export function unbuiltSections(state: StateParams) {
 }
 
 /**
- * Clients without the `user_settings_object` capability read the settings as top-level
- * members, as before Zulip 5.0; the others get them only as `user_settings`.
+ * The personal settings, only as `user_settings`, whatever `user_settings_object` says:
+ * Zulip gave clients without that capability top-level copies (and the
+ * `update_display_settings` / `update_global_notifications` events) until feature level
+ * 439, and at the level this server claims the capability has no effect.
  */
-function legacySettings(state: StateParams, params: RegisterParams, settings: AccountsState['user_settings']) {
-  if (!settings) return {};
-  const legacy = params.client_capabilities?.user_settings_object !== true && (wantsState(state, 'update_display_settings') || wantsState(state, 'update_global_notifications'));
-  return { ...(legacy ? settings : {}), ...(wantsState(state, 'user_settings') ? { user_settings: settings } : {}) };
+function settingsSection(state: StateParams, settings: AccountsState['user_settings']) {
+  return settings && wantsState(state, 'user_settings') ? { user_settings: settings } : {};
+}
+
+/**
+ * Linkifiers as the client can read them (linkifier-fan-out.ts): the list only for a
+ * client with the `linkifier_url_template` capability, and the legacy `realm_filters`
+ * always empty, as Zulip answers since feature level 176.
+ */
+export function linkifierSections(params: RegisterParams, sections: Pick<AccountsState, 'realm_linkifiers' | 'realm_filters'>) {
+  return {
+    ...(sections.realm_linkifiers && params.client_capabilities?.linkifier_url_template !== true ? { realm_linkifiers: [] } : {}),
+    ...(sections.realm_filters ? { realm_filters: [] } : {}),
+  };
+}
+
+/** Each channel's notification setting and the user's default it falls back to when null. */
+const STREAM_NOTIFICATION_DEFAULTS = {
+  desktop_notifications: 'enable_stream_desktop_notifications',
+  audible_notifications: 'enable_stream_audible_notifications',
+  push_notifications: 'enable_stream_push_notifications',
+  email_notifications: 'enable_stream_email_notifications',
+} as const;
+
+/** Whether the subscriptions are wanted in the form before Zulip 2.1 (no nulls). */
+export const wantsNotificationDefaults = (state: StateParams, params: RegisterParams): boolean =>
+  params.client_capabilities?.notification_settings_null !== true && wantsState(state, 'subscription');
+
+/**
+ * What accounts is asked: for subscriptions without nulls, the user's settings too (their
+ * defaults fill the nulls), even when the client did not ask for them.
+ */
+export const accountsParamsOf = (state: StateParams, params: RegisterParams): StateParams =>
+  wantsNotificationDefaults(state, params) && !wantsState(state, 'user_settings') ? { ...state, fetch_event_types: [...(state.fetch_event_types ?? []), 'user_settings'] } : state;
+
+/**
+ * Zulip's form for clients without the `notification_settings_null` capability
+ * (handle_stream_notifications_compatibility): a channel's notification setting left to
+ * the user's default (null) is sent as that default, in `subscriptions` and
+ * `unsubscribed`. As in Zulip, only registration changes: events carry null either way,
+ * and such a client keeps the default it registered with until it registers again.
+ */
+export function withNotificationDefaults(channels: ChannelsState, settings: AccountsState['user_settings']): ChannelsState {
+  if (!settings) return channels;
+  const resolve = <T extends object>(list: T[] | undefined): T[] | undefined =>
+    list?.map((entry) => {
+      const copy = { ...entry } as Record<string, unknown>;
+      for (const [property, setting] of Object.entries(STREAM_NOTIFICATION_DEFAULTS)) {
+        if (property in copy && copy[property] === null) copy[property] = (settings as Record<string, unknown>)[setting];
+      }
+      return copy as T;
+    });
+  return {
+    ...channels,
+    ...(channels.subscriptions ? { subscriptions: resolve(channels.subscriptions) } : {}),
+    ...(channels.unsubscribed ? { unsubscribed: resolve(channels.unsubscribed) } : {}),
+  };
 }
 
 interface OwnerStates {
@@ -113,10 +168,11 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
   });
   const states: OwnerStates = {};
   const positions = new Map<OwnerName, number>();
+  const asked = { accounts: accountsParamsOf(state, params), channels: state, messaging: state };
   try {
     await Promise.all(
-      ownersToAsk(state).map(async (owner) => {
-        const reply = await callContract(deps.bus, endpoints[owner].registerState, { actor, after, params: state });
+      ownersToAsk(asked.accounts).map(async (owner) => {
+        const reply = await callContract(deps.bus, endpoints[owner].registerState, { actor, after, params: asked[owner] });
         // An owner always answers at or after `after`; without a position nothing could be left out safely.
         positions.set(owner, reply.position ?? after);
         (states as Record<OwnerName, unknown>)[owner] = reply.value.state;
@@ -134,8 +190,9 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
     ...realm,
     ...me,
     ...accountSections,
-    ...legacySettings(state, params, user_settings),
-    ...states.channels,
+    ...linkifierSections(params, accountSections),
+    ...settingsSection(state, user_settings),
+    ...(states.channels && wantsNotificationDefaults(state, params) ? withNotificationDefaults(states.channels, user_settings) : states.channels),
     ...states.messaging,
     ...unbuiltSections(state),
     ...(deps.presences && wantsState(state, 'presence')
