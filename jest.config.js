@@ -15,6 +15,7 @@ const packages = {
   server: 'apps/server',
   directory: 'libs/directory',
   markdown: 'libs/markdown',
+  'client-model': 'libs/client-model',
 };
 
 module.exports = {

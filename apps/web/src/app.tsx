@@ -1,0 +1,187 @@
+/**
+ * The logged-in page: header (connection status, logout), the sidebar (views, channels
+ * with their recent topics, direct messages, each with unread counts), the feed of the
+ * narrow in the address bar's hash, and the compose box.
+ */
+import { narrowKey, parseNarrowKey, topicKey, type Narrow } from '@teamchat/client-model';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { api, describeError, type Session } from './api';
+import { Compose } from './compose';
+import { Feed } from './feed';
+import { ClientStore } from './store';
+
+function useHashNarrow(): Narrow {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const on = () => setHash(location.hash);
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return useMemo(() => parseNarrowKey(hash.replace(/^#narrow\//, '')), [hash]);
+}
+
+export const hrefOf = (narrow: Narrow) => `#narrow/${narrowKey(narrow)}`;
+
+export function narrowTitle(store: ClientStore, narrow: Narrow): string {
+  switch (narrow.kind) {
+    case 'all':
+      return 'Combined feed';
+    case 'mentions':
+      return 'Mentions';
+    case 'starred':
+      return 'Starred messages';
+    case 'channel':
+      return `#${store.channel(narrow.streamId)?.name ?? 'unknown channel'}`;
+    case 'topic':
+      return `#${store.channel(narrow.streamId)?.name ?? 'unknown channel'} › ${narrow.topic}`;
+    case 'dm':
+      return `Direct messages with ${store.peopleNames(narrow.userIds)}`;
+  }
+}
+
+export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: () => void }) {
+  const store = useMemo(() => new ClientStore(session), [session]);
+  const [, setVersion] = useState(0);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [logoutError, setLogoutError] = useState('');
+  const narrow = useHashNarrow();
+
+  useEffect(() => {
+    const off = store.subscribe(() => setVersion(store.version));
+    store.start();
+    return () => {
+      off();
+      store.stop();
+    };
+  }, [store]);
+
+  useEffect(() => {
+    setMenuOpen(false);
+    document.title = `${narrowTitle(store, narrow)} – Team chat`;
+    if (narrow.kind === 'channel' || narrow.kind === 'topic') void store.loadTopics(narrow.streamId);
+  }, [narrowKey(narrow), store.ready]);
+
+  const logout = async () => {
+    setLogoutError('');
+    try {
+      await api.logout();
+      store.stop();
+      onLoggedOut();
+    } catch (e) {
+      setLogoutError(`Logging out failed: ${describeError(e)}`);
+    }
+  };
+
+  return (
+    <div class={`layout${menuOpen ? ' menu-open' : ''}`}>
+      <header class="top">
+        <button type="button" class="menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
+          <span aria-hidden="true">☰</span>
+          <span class="visually-hidden">Channels and conversations</span>
+        </button>
+        <h1 class="title">{store.ready ? narrowTitle(store, narrow) : 'Team chat'}</h1>
+        <span class="me">{session.full_name}</span>
+        <button type="button" class="logout" onClick={logout}>
+          Log out
+        </button>
+      </header>
+      <ConnectionBanner store={store} />
+      {logoutError && (
+        <p class="banner error" role="alert">
+          {logoutError}
+        </p>
+      )}
+      <Sidebar store={store} narrow={narrow} />
+      <main class="main" aria-label={store.ready ? narrowTitle(store, narrow) : 'Messages'}>
+        {store.ready ? (
+          <>
+            <Feed key={narrowKey(narrow)} store={store} narrow={narrow} />
+            <Compose store={store} narrow={narrow} />
+          </>
+        ) : (
+          <>
+            <p class="loading" role="status">
+              Loading your messages…
+            </p>
+            <Compose store={store} narrow={narrow} />
+          </>
+        )}
+      </main>
+    </div>
+  );
+}
+
+function ConnectionBanner({ store }: { store: ClientStore }) {
+  const status = store.status;
+  if (status.kind === 'retrying')
+    return (
+      <div class="banner warning" role="alert">
+        <span>{describeError(status.error)}</span>{' '}
+        <button type="button" onClick={() => store.retryNow()}>
+          Try again now
+        </button>
+      </div>
+    );
+  return null;
+}
+
+function Count({ n, label = 'unread' }: { n: number | undefined; label?: string }) {
+  if (!n) return null;
+  return (
+    <span class="count">
+      {n}
+      <span class="visually-hidden"> {label}</span>
+    </span>
+  );
+}
+
+function Sidebar({ store, narrow }: { store: ClientStore; narrow: Narrow }) {
+  const current = narrowKey(narrow);
+  const unread = store.unread;
+  const link = (target: Narrow, label: string, n: number | undefined, extra = '', muted = false) => {
+    const href = hrefOf(target);
+    const active = narrowKey(target) === current;
+    return (
+      <a href={href} class={`entry${extra}${muted ? ' muted' : ''}${active ? ' active' : ''}`} aria-current={active ? 'page' : undefined}>
+        <span class="label">{label}</span>
+        {muted && <span class="visually-hidden"> (muted)</span>}
+        <Count n={n} />
+      </a>
+    );
+  };
+  return (
+    <nav id="sidebar" class="sidebar" aria-label="Channels and conversations">
+      <ul class="views">
+        <li>{link({ kind: 'all' }, 'Combined feed', unread.ids.size === 0 ? undefined : (store.state.unread_msgs?.count as number))}</li>
+        <li>{link({ kind: 'mentions' }, 'Mentions', unread.mentions)}</li>
+        <li>{link({ kind: 'starred' }, 'Starred messages', undefined)}</li>
+      </ul>
+      <h2 id="channels-heading">Channels</h2>
+      <ul aria-labelledby="channels-heading" class="channels">
+        {store.channels.map((c) => {
+          const topics = (store.topics.get(c.stream_id) ?? []).slice(0, 5);
+          const open = (narrow.kind === 'channel' || narrow.kind === 'topic') && narrow.streamId === c.stream_id;
+          const shown = open ? (store.topics.get(c.stream_id) ?? []).slice(0, 10) : topics;
+          return (
+            <li key={c.stream_id} class={c.pin_to_top ? 'pinned' : undefined}>
+              {link({ kind: 'channel', streamId: c.stream_id }, `#${c.name}`, c.is_muted ? undefined : unread.channels.get(c.stream_id), ' channel', c.is_muted)}
+              {shown.length > 0 && (
+                <ul class="topics" aria-label={`Topics in #${c.name}`}>
+                  {shown.map((t) => (
+                    <li key={t.name}>{link({ kind: 'topic', streamId: c.stream_id, topic: t.name }, t.name, unread.topics.get(topicKey(c.stream_id, t.name)), ' topic')}</li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      <h2 id="dms-heading">Direct messages</h2>
+      <ul aria-labelledby="dms-heading" class="dms">
+        {store.conversations.slice(0, 20).map((ids) => (
+          <li key={ids.join(',')}>{link({ kind: 'dm', userIds: ids }, store.peopleNames(ids), unread.dms.get(ids.join(',')), ' dm')}</li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,282 @@
+/**
+ * The compose box: "To" (a channel as #name, or people by name or email, comma-separated),
+ * "Topic" for a channel, and "Message". Enter sends, Shift+Enter breaks the line; Esc
+ * closes the suggestions. Typing `@`, `#` or `:` in the message (and anything in To or
+ * Topic) suggests people, channels, emoji or topics, chosen with the arrow keys and
+ * Enter or Tab. A message shows at once (local echo) and is replaced by the server's copy;
+ * a send that fails leaves the text in the box, with the reason.
+ *
+ * The draft is saved in sessionStorage as it is typed, so that a lost session, a reload
+ * or a failure loses nothing.
+ */
+import { narrowKey, type Narrow } from '@teamchat/client-model';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { ClientStore } from './store';
+
+const EMOJI = [
+  'smile', 'grinning', 'joy', 'heart', 'thumbs_up', 'thumbs_down', 'tada', 'rocket', 'eyes', 'fire', 'wave', 'clap', 'thinking', 'ok',
+  'check', 'cross_mark', 'warning', 'bulb', 'coffee', 'pizza', 'cake', 'sunny', 'star', 'sparkles', 'muscle', 'pray', 'sob', 'laughing',
+  'wink', 'slight_smile', 'heart_eyes', 'cry', 'angry', 'sleeping', 'party_popper', '100', 'bug', 'lock', 'calendar', 'question',
+];
+
+interface Suggestion {
+  label: string;
+  detail?: string;
+  insert: string;
+}
+
+type Field = 'to' | 'topic' | 'content';
+
+const draftKey = (self: number) => `teamchat-draft-${self}`;
+
+export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow }) {
+  const saved = useMemo(() => {
+    try {
+      return JSON.parse(sessionStorage.getItem(draftKey(store.self)) ?? 'null') as { to: string; topic: string; content: string } | null;
+    } catch {
+      return null;
+    }
+  }, []);
+  const [to, setTo] = useState(saved?.to ?? '');
+  const [topic, setTopic] = useState(saved?.topic ?? '');
+  const [content, setContent] = useState(saved?.content ?? '');
+  const [error, setError] = useState('');
+  const [sending, setSending] = useState(false);
+  const [active, setActive] = useState<Field | null>(null);
+  const [choice, setChoice] = useState(0);
+  const [dismissed, setDismissed] = useState(false);
+  const [caret, setCaret] = useState(0);
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const key = narrowKey(narrow);
+
+  // Opening a channel, topic or conversation addresses the box there (unless a draft is being written elsewhere).
+  useEffect(() => {
+    if (!store.ready) return;
+    if (content.trim() !== '' && to !== '') return;
+    if (narrow.kind === 'channel' || narrow.kind === 'topic') {
+      setTo(`#${store.channel(narrow.streamId)?.name ?? ''}`);
+      if (narrow.kind === 'topic') setTopic(narrow.topic);
+    } else if (narrow.kind === 'dm') {
+      setTo(narrow.userIds.length ? narrow.userIds.map((id) => store.userName(id)).join(', ') : store.userName(store.self));
+      setTopic('');
+    }
+  }, [key, store.ready]);
+
+  useEffect(() => {
+    sessionStorage.setItem(draftKey(store.self), JSON.stringify({ to, topic, content }));
+  }, [to, topic, content]);
+
+  const isChannel = to.trim().startsWith('#');
+
+  const suggestions = useMemo<Suggestion[]>(() => {
+    if (!active || dismissed || !store.ready) return [];
+    const people = [...store.users.values()].filter((u) => u.is_active !== false && !u.is_bot);
+    const match = (text: string, q: string) => text.toLowerCase().includes(q.toLowerCase());
+    if (active === 'to') {
+      const last = to.split(',').pop()!.trim();
+      if (last.startsWith('#') || to.trim() === '')
+        return store.channels.filter((c) => match(c.name, last.replace(/^#/, ''))).slice(0, 8).map((c) => ({ label: `#${c.name}`, insert: `#${c.name}` }));
+      return people
+        .filter((u) => match(u.full_name, last) || match(u.email, last))
+        .slice(0, 8)
+        .map((u) => ({ label: u.full_name, detail: u.email, insert: to.includes(',') ? `${to.slice(0, to.lastIndexOf(',') + 1)} ${u.full_name}` : u.full_name }));
+    }
+    if (active === 'topic') {
+      const channel = resolveChannel(store, to);
+      if (!channel) return [];
+      return (store.topics.get(channel) ?? []).filter((t) => match(t.name, topic) && t.name !== topic).slice(0, 8).map((t) => ({ label: t.name, insert: t.name }));
+    }
+    const before = content.slice(0, caret);
+    const trigger = /(^|\s)([@#:])([^\s@#:]*)$/.exec(before);
+    if (!trigger) return [];
+    const [, , sigil, q] = trigger;
+    const replace = (text: string) => before.slice(0, before.length - q!.length - 1) + text;
+    if (sigil === '@') return people.filter((u) => match(u.full_name, q!) || match(u.email, q!)).slice(0, 8).map((u) => ({ label: u.full_name, detail: u.email, insert: replace(`@**${u.full_name}** `) }));
+    if (sigil === '#') return store.channels.filter((c) => match(c.name, q!)).slice(0, 8).map((c) => ({ label: `#${c.name}`, insert: replace(`#**${c.name}** `) }));
+    if (q!.length < 1) return [];
+    const custom = Object.values((store.state.realm_emoji ?? {}) as Record<string, { name: string; deactivated: boolean }>).filter((e) => !e.deactivated).map((e) => e.name);
+    return [...custom, ...EMOJI].filter((name) => name.includes(q!.toLowerCase())).slice(0, 8).map((name) => ({ label: `:${name}:`, insert: replace(`:${name}: `) }));
+  }, [active, dismissed, to, topic, content, caret, store.version]);
+
+  const open = suggestions.length > 0;
+  const listId = `suggest-${active}`;
+
+  const pick = (s: Suggestion) => {
+    if (active === 'to') setTo(s.insert);
+    else if (active === 'topic') setTopic(s.insert);
+    else {
+      const rest = content.slice(caret);
+      setContent(s.insert + rest);
+      requestAnimationFrame(() => {
+        textarea.current?.setSelectionRange(s.insert.length, s.insert.length);
+        setCaret(s.insert.length);
+      });
+    }
+    setChoice(0);
+    setDismissed(true);
+  };
+
+  const onKey = (e: KeyboardEvent) => {
+    if (open) {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        setChoice((c) => (c + (e.key === 'ArrowDown' ? 1 : suggestions.length - 1)) % suggestions.length);
+        return;
+      }
+      if ((e.key === 'Enter' && !e.shiftKey) || (e.key === 'Tab' && !e.shiftKey)) {
+        e.preventDefault();
+        pick(suggestions[Math.min(choice, suggestions.length - 1)]!);
+        return;
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        setDismissed(true);
+        return;
+      }
+    }
+    if (e.key === 'Escape' && active === 'content') {
+      (e.target as HTMLElement).blur();
+      return;
+    }
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && active === 'content') {
+      e.preventDefault();
+      void send();
+    }
+  };
+
+  const send = async () => {
+    if (sending) return;
+    setError('');
+    const text = content;
+    if (text.trim() === '') {
+      setError('Type a message first.');
+      return;
+    }
+    let target: { type: 'stream'; streamId: number; topic: string } | { type: 'private'; to: number[] };
+    if (isChannel) {
+      const streamId = resolveChannel(store, to);
+      if (!streamId) {
+        setError(`There is no channel ${to.trim()} you are subscribed to.`);
+        return;
+      }
+      target = { type: 'stream', streamId, topic: topic.trim() };
+    } else {
+      const names = to.split(',').map((t) => t.trim()).filter(Boolean);
+      if (names.length === 0) {
+        setError('Choose who to send to: a channel (#name) or people.');
+        return;
+      }
+      const ids: number[] = [];
+      for (const name of names) {
+        const user = [...store.users.values()].find((u) => u.full_name.toLowerCase() === name.toLowerCase() || u.email.toLowerCase() === name.toLowerCase());
+        if (!user) {
+          setError(`No one is called “${name}”.`);
+          return;
+        }
+        if (user.user_id !== store.self) ids.push(user.user_id);
+      }
+      target = { type: 'private', to: [...new Set(ids)].sort((a, b) => a - b) };
+    }
+    // The echo goes to the open feed if the message belongs there.
+    const feed = [...store.lists.values()].find((l) => narrowKey(l.narrow) === key);
+    setSending(true);
+    setContent('');
+    try {
+      await store.send(target, text, feed);
+    } catch (e) {
+      // Back in the box, unless the person has typed something new meanwhile.
+      setContent((now) => (now === '' ? text : `${text}\n${now}`));
+      setError(`Your message was not sent: ${(e as Error).message}`);
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const comboProps = (field: Field) => ({
+    role: 'combobox' as const,
+    'aria-expanded': open && active === field,
+    'aria-controls': listId,
+    'aria-autocomplete': 'list' as const,
+    'aria-activedescendant': open && active === field ? `${listId}-${choice}` : undefined,
+    onFocus: () => {
+      setActive(field);
+      setDismissed(field === 'content');
+      setChoice(0);
+    },
+    onBlur: () => setTimeout(() => setActive((a) => (a === field ? null : a)), 150),
+    onKeyDown: onKey,
+  });
+
+  return (
+    <form
+      class="compose"
+      aria-label="Compose"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void send();
+      }}
+    >
+      <div class="recipient-row">
+        <label for="compose-to">To</label>
+        <input id="compose-to" value={to} placeholder="#channel or people" autocomplete="off" {...comboProps('to')} onInput={(e) => { setTo(e.currentTarget.value); setDismissed(false); }} />
+        <label for="compose-topic" class={isChannel ? '' : 'disabled'}>
+          Topic
+        </label>
+        <input id="compose-topic" value={topic} disabled={!isChannel} autocomplete="off" {...comboProps('topic')} onInput={(e) => { setTopic(e.currentTarget.value); setDismissed(false); }} />
+      </div>
+      <div class="message-row">
+        <label for="compose-content" class="visually-hidden">
+          Message
+        </label>
+        <textarea
+          id="compose-content"
+          ref={textarea}
+          value={content}
+          rows={2}
+          placeholder="Message (Enter sends, Shift+Enter for a new line)"
+          aria-describedby={error ? 'compose-error' : undefined}
+          {...comboProps('content')}
+          role="textbox"
+          aria-multiline="true"
+          onInput={(e) => {
+            setContent(e.currentTarget.value);
+            setCaret(e.currentTarget.selectionStart);
+            setDismissed(false);
+          }}
+          onKeyUp={(e) => setCaret(e.currentTarget.selectionStart)}
+          onClick={(e) => setCaret(e.currentTarget.selectionStart)}
+        />
+        <button type="submit" class="send" disabled={sending}>
+          Send
+        </button>
+      </div>
+      {open && (
+        <ul class="suggestions" id={listId} role="listbox" aria-label="Suggestions">
+          {suggestions.map((s, i) => (
+            <li
+              key={s.label}
+              id={`${listId}-${i}`}
+              role="option"
+              aria-selected={i === choice}
+              class={i === choice ? 'chosen' : undefined}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                pick(s);
+              }}
+            >
+              {s.label} {s.detail && <span class="muted">{s.detail}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+      <p class="error" id="compose-error" role="alert">
+        {error}
+      </p>
+    </form>
+  );
+}
+
+function resolveChannel(store: ClientStore, to: string): number | undefined {
+  const name = to.trim().replace(/^#/, '').toLowerCase();
+  return store.channels.find((c) => c.name.toLowerCase() === name)?.stream_id;
+}

@@ -1,0 +1,330 @@
+/**
+ * The page's state, as zulip-flutter's PerAccountStore: the registration (POST /register
+ * once per queue) kept current by the shared reducer (@teamchat/client-model) for every
+ * event, plus the feeds' message lists, each handed the same events. Components read it
+ * and re-render on `version` changes (one subscription, one counter).
+ */
+import {
+  applyEvent,
+  EventLoop,
+  MessageList,
+  narrowKey,
+  narrowTerms,
+  stateOf,
+  unreadCounts,
+  type LoopStatus,
+  type Narrow,
+  type State,
+  type UnreadCounts,
+  type LocalEcho,
+} from '@teamchat/client-model';
+import { api, ApiError, describeError, type RegisterReply, type Session } from './api';
+
+export interface User {
+  user_id: number;
+  full_name: string;
+  email: string;
+  avatar_url: string | null;
+  is_active?: boolean;
+  is_bot?: boolean;
+}
+
+export interface Channel {
+  stream_id: number;
+  name: string;
+  is_muted: boolean;
+  pin_to_top: boolean;
+  color: string;
+}
+
+export interface Topic {
+  name: string;
+  max_id: number;
+}
+
+const PAGE = 100;
+
+export class ClientStore {
+  state: State = {};
+  registration: RegisterReply | undefined;
+  users = new Map<number, User>();
+  topics = new Map<number, Topic[]>();
+  lists = new Map<string, MessageList>();
+  status: LoopStatus = { kind: 'connecting' };
+  version = 0;
+  private counts: { version: number; value: UnreadCounts } | undefined;
+  private listeners = new Set<() => void>();
+  private loop: EventLoop<RegisterReply>;
+  private localSerial = 0;
+  /** Ids being marked read, so that one is sent once. */
+  private markingRead = new Set<number>();
+
+  constructor(readonly session: Session) {
+    this.loop = new EventLoop<RegisterReply>(
+      {
+        register: () =>
+          api.register({ apply_markdown: true, client_gravatar: false, slim_presence: true, include_subscribers: false, client_capabilities: { notification_settings_null: true } }),
+        getEvents: (queueId, lastEventId, abort) => {
+          const controller = new AbortController();
+          abort.onAbort(() => controller.abort());
+          return api.getEvents(queueId, lastEventId, controller.signal).then((r) => r.events);
+        },
+      },
+      {
+        onRegistered: (registration, reset) => this.registered(registration, reset),
+        onEvents: (events) => this.handleEvents(events),
+        onStatus: (status) => {
+          this.status = status;
+          this.changed();
+        },
+      },
+    );
+  }
+
+  get self(): number {
+    return this.session.user_id;
+  }
+
+  get ready(): boolean {
+    return this.registration !== undefined;
+  }
+
+  get queueId(): string | undefined {
+    return this.loop.queue;
+  }
+
+  start(): void {
+    this.loop.start();
+    window.addEventListener('online', () => this.loop.retryNow());
+  }
+
+  stop(): void {
+    this.loop.stop();
+  }
+
+  retryNow(): void {
+    this.loop.retryNow();
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.version++;
+    for (const listener of this.listeners) listener();
+  }
+
+  private registered(registration: RegisterReply, reset: boolean): void {
+    this.registration = registration;
+    this.state = stateOf(registration);
+    this.rebuildUsers();
+    if (reset) {
+      // The events since the old queue are lost: every feed is refetched from the new state.
+      const narrows = [...this.lists.values()].map((l) => ({ narrow: l.narrow, echoes: l.echoes }));
+      this.lists.clear();
+      for (const { narrow, echoes } of narrows) {
+        const list = this.list(narrow);
+        // Echoes of sends still under way stay (their request answers for them); they are sent on the new queue's terms.
+        for (const echo of echoes) list.addEcho(echo);
+      }
+    }
+    void this.fetchTopics();
+    this.changed();
+  }
+
+  private rebuildUsers(): void {
+    this.users.clear();
+    for (const key of ['realm_users', 'realm_non_active_users', 'cross_realm_bots']) {
+      for (const user of (this.state[key] ?? []) as User[]) this.users.set(user.user_id, user);
+    }
+  }
+
+  private handleEvents(events: { type: string; id: number }[]): void {
+    const queueId = this.loop.queue;
+    for (const event of events) {
+      try {
+        applyEvent(this.state, event, { self: this.self, includeSubscribers: false });
+      } catch (e) {
+        // An event this client does not know yet changes nothing it shows.
+        console.warn('event not applied', event.type, e);
+      }
+      for (const list of this.lists.values()) list.handleEvent(event, queueId);
+      if (event.type === 'message') this.noteTopic((event as unknown as { message: { type: string; stream_id?: number; subject: string; id: number } }).message);
+      if (event.type === 'realm_user' || event.type === 'realm_bot') this.rebuildUsers();
+    }
+    this.changed();
+  }
+
+  // --- What the sidebar shows ---------------------------------------------------------
+
+  get channels(): Channel[] {
+    return ((this.state.subscriptions ?? []) as Channel[])
+      .slice()
+      .sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+  }
+
+  channel(streamId: number): Channel | undefined {
+    return ((this.state.subscriptions ?? []) as Channel[]).find((s) => s.stream_id === streamId) ??
+      ((this.state.streams ?? []) as Channel[]).find((s) => s.stream_id === streamId);
+  }
+
+  get unread(): UnreadCounts {
+    if (this.counts?.version !== this.version) this.counts = { version: this.version, value: unreadCounts(this.state, this.self) };
+    return this.counts.value;
+  }
+
+  /** Direct-message conversations, most recent first: the others' ids. */
+  get conversations(): number[][] {
+    const recent = ((this.state.recent_private_conversations ?? []) as { user_ids: number[]; max_message_id: number }[]).map((c) => c.user_ids);
+    const keys = new Set(recent.map((ids) => ids.join(',')));
+    for (const key of this.unread.dms.keys()) if (!keys.has(key)) recent.unshift(key === '' ? [] : key.split(',').map(Number));
+    return recent;
+  }
+
+  userName(id: number): string {
+    return this.users.get(id)?.full_name ?? `Unknown user ${id}`;
+  }
+
+  peopleNames(ids: number[]): string {
+    return ids.length === 0 ? `${this.userName(this.self)} (you)` : ids.map((id) => this.userName(id)).join(', ');
+  }
+
+  private async fetchTopics(): Promise<void> {
+    // The first channels' recent topics; others are fetched when opened.
+    await Promise.all(this.channels.slice(0, 20).map((c) => this.loadTopics(c.stream_id)));
+  }
+
+  async loadTopics(streamId: number): Promise<void> {
+    try {
+      const { topics } = await api.topics(streamId);
+      const known = this.topics.get(streamId) ?? [];
+      const merged = new Map<string, Topic>();
+      for (const t of [...topics, ...known]) {
+        const key = t.name.toLowerCase();
+        if ((merged.get(key)?.max_id ?? -1) < t.max_id) merged.set(key, t);
+      }
+      this.topics.set(streamId, [...merged.values()].sort((a, b) => b.max_id - a.max_id));
+      this.changed();
+    } catch {
+      // The sidebar shows the topics it has; the banner reports connection trouble.
+    }
+  }
+
+  private noteTopic(message: { type: string; stream_id?: number; subject: string; id: number }): void {
+    if (message.type !== 'stream' || message.stream_id === undefined) return;
+    const topics = (this.topics.get(message.stream_id) ?? []).filter((t) => t.name.toLowerCase() !== message.subject.toLowerCase());
+    this.topics.set(message.stream_id, [{ name: message.subject, max_id: message.id }, ...topics]);
+  }
+
+  // --- Feeds --------------------------------------------------------------------------
+
+  list(narrow: Narrow): MessageList {
+    const key = narrowKey(narrow);
+    let list = this.lists.get(key);
+    if (!list) {
+      list = new MessageList(narrow, this.self);
+      this.lists.set(key, list);
+      void this.fetch(list, 'initial');
+    }
+    return list;
+  }
+
+  private fetching = new Set<string>();
+  /** The last failure of each feed's fetch, shown in the feed with a retry. */
+  fetchErrors = new Map<string, string>();
+
+  async fetch(list: MessageList, direction: 'initial' | 'older' | 'newer'): Promise<void> {
+    const key = `${narrowKey(list.narrow)}:${direction}`;
+    if (this.fetching.has(key)) return;
+    if (direction === 'older' && (list.foundOldest || list.oldestId === undefined)) return;
+    if (direction === 'newer' && (list.foundNewest || list.newestId === undefined)) return;
+    this.fetching.add(key);
+    try {
+      const anchor = direction === 'initial' ? 'first_unread' : direction === 'older' ? list.oldestId! : list.newestId!;
+      const reply = await api.getMessages({
+        anchor,
+        include_anchor: direction === 'initial',
+        num_before: direction === 'newer' ? 0 : PAGE,
+        num_after: direction === 'older' ? 0 : PAGE,
+        narrow: narrowTerms(list.narrow),
+        apply_markdown: true,
+        client_gravatar: false,
+      });
+      // A registration replaced in the meantime made a new list; this one is forgotten.
+      if (this.lists.get(narrowKey(list.narrow)) !== list) return;
+      list.addPage(reply, direction);
+      this.fetchErrors.delete(narrowKey(list.narrow));
+    } catch (e) {
+      this.fetchErrors.set(narrowKey(list.narrow), describeError(e));
+    } finally {
+      this.fetching.delete(key);
+      this.changed();
+    }
+  }
+
+  isFetching(list: MessageList, direction: 'initial' | 'older' | 'newer'): boolean {
+    return this.fetching.has(`${narrowKey(list.narrow)}:${direction}`);
+  }
+
+  retryFetch(list: MessageList): void {
+    void this.fetch(list, list.loaded ? 'older' : 'initial');
+  }
+
+  // --- Sending ------------------------------------------------------------------------
+
+  /**
+   * Sends a message with a local echo in the feed it belongs to. Resolves when the server
+   * took it; rejects with the error in words (the caller keeps the text in the box).
+   */
+  async send(target: { type: 'stream'; streamId: number; topic: string } | { type: 'private'; to: number[] }, content: string, feed: MessageList | undefined): Promise<void> {
+    const localId = `${this.state.max_message_id ?? 0}.${++this.localSerial}`;
+    const queueId = this.loop.queue;
+    const echo: LocalEcho | undefined = queueId
+      ? {
+          localId,
+          queueId,
+          type: target.type,
+          streamId: target.type === 'stream' ? target.streamId : undefined,
+          topic: target.type === 'stream' ? target.topic : '',
+          to: target.type === 'private' ? target.to : [],
+          content,
+          timestamp: Math.floor(Date.now() / 1000),
+          state: 'sending',
+        }
+      : undefined;
+    if (echo && feed) {
+      feed.addEcho(echo);
+      this.changed();
+    }
+    try {
+      await api.sendMessage(
+        target.type === 'stream'
+          ? { type: 'stream', to: target.streamId, topic: target.topic, content, queue_id: queueId, local_id: localId }
+          : { type: 'direct', to: target.to.length ? target.to : [this.self], content, queue_id: queueId, local_id: localId },
+      );
+      // The event replaces the echo; a feed not showing the newest never gets it, so drop it there.
+      if (feed && !feed.foundNewest) feed.dropEcho(localId);
+    } catch (e) {
+      feed?.dropEcho(localId);
+      this.changed();
+      throw new Error(describeError(e));
+    }
+    this.changed();
+  }
+
+  /** Marks messages read once they have been on screen (batched by the caller). */
+  async markRead(ids: number[]): Promise<void> {
+    const fresh = ids.filter((id) => !this.markingRead.has(id) && this.unread.ids.has(id));
+    if (fresh.length === 0) return;
+    for (const id of fresh) this.markingRead.add(id);
+    try {
+      await api.updateFlags({ messages: fresh, op: 'add', flag: 'read' });
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status !== 401) console.warn('marking read failed', e);
+    } finally {
+      for (const id of fresh) this.markingRead.delete(id);
+    }
+  }
+}

@@ -1,0 +1,5 @@
+export * from './reducer';
+export * from './narrow';
+export * from './unreads';
+export * from './message-list';
+export * from './event-loop';
