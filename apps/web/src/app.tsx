@@ -4,6 +4,7 @@
  * narrow in the address bar's hash, and the compose box.
  */
 import { narrowKey, parseNarrowKey, topicKey, type Narrow } from '@teamchat/client-model';
+import { hrefOf, narrowTitle } from './links';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, describeError, type Session } from './api';
 import { Compose } from './compose';
@@ -18,25 +19,6 @@ function useHashNarrow(): Narrow {
     return () => window.removeEventListener('hashchange', on);
   }, []);
   return useMemo(() => parseNarrowKey(hash.replace(/^#narrow\//, '')), [hash]);
-}
-
-export const hrefOf = (narrow: Narrow) => `#narrow/${narrowKey(narrow)}`;
-
-export function narrowTitle(store: ClientStore, narrow: Narrow): string {
-  switch (narrow.kind) {
-    case 'all':
-      return 'Combined feed';
-    case 'mentions':
-      return 'Mentions';
-    case 'starred':
-      return 'Starred messages';
-    case 'channel':
-      return `#${store.channel(narrow.streamId)?.name ?? 'unknown channel'}`;
-    case 'topic':
-      return `#${store.channel(narrow.streamId)?.name ?? 'unknown channel'} › ${narrow.topic}`;
-    case 'dm':
-      return `Direct messages with ${store.peopleNames(narrow.userIds)}`;
-  }
 }
 
 export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: () => void }) {

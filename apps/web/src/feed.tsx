@@ -13,7 +13,7 @@
 import type { FeedMessage, LocalEcho, Narrow } from '@teamchat/client-model';
 import { Fragment } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { hrefOf } from './app';
+import { hrefOf } from './links';
 import type { ClientStore } from './store';
 
 export const WINDOW = 150;
