@@ -300,7 +300,7 @@ export async function startEmbeddedServer(
       waitForEveryWrite: true,
     });
     await reservation.release();
-    const url = await app.listen(reservation.listen).catch(async (err: unknown) => {
+    const url = await app.listen({ host: reservation.listen.host, port: reservation.listen.port }).catch(async (err: unknown) => {
       await app.close();
       throw listenError(reservation.listen, err);
     });

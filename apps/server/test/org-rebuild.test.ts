@@ -12,7 +12,10 @@ const newDataDir = scratchDataDirs();
 describe('rebuilding organization settings, statuses and profile fields', () => {
   it('answers exactly as before after every read model is dropped', async () => {
     const dataDir = newDataDir();
-    const first = await startEmbedded(dataDir);
+    // One address for both starts: a development server's realm URI is otherwise its
+    // listening address, which differs from one free port to the next.
+    const env = { TEAMCHAT_REALM_URI: 'http://chat.example.test' };
+    const first = await startEmbedded(dataDir, env);
     const [owner, member] = await Promise.all(['owner', 'member'].map((n) => Client.login(first.api, `${n}@example.com`)));
     const ok = async (reply: Promise<{ body: Record<string, any> }>) => {
       const { body } = await reply;
@@ -37,7 +40,7 @@ describe('rebuilding organization settings, statuses and profile fields', () => 
     await first.stop();
 
     dropReadModels(dataDir);
-    const second = await startEmbedded(dataDir);
+    const second = await startEmbedded(dataDir, env);
     try {
       const again = new Client(second.api, member.email, member.apiKey);
       expect(await snapshot(again)).toEqual(before);

@@ -407,7 +407,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): ServerSettin
  * A server that asked for any free port (PORT=0, the tests) learns its address only once
  * bound: a derived realm address takes that port. An address the operator set stays.
  */
-export function withListeningAddress<C extends ServerSettings | ServerConfig>(config: C, listen: ListenSettings): C {
+export function withListeningAddress<C extends ServerSettings | ServerConfig>(config: C, bound: ListenSettings): C {
+  // A copy: the caller hands `bound` to the HTTP server, and fastify's listen() adds its
+  // callback to the object it is given; the config must stay plain data, since it is
+  // cloned into every service thread a restart starts.
+  const listen: ListenSettings = { host: bound.host, port: bound.port };
   if (!config.realmUriDerived) return { ...config, listen };
   const realmUri = listeningAddress(listen);
   return { ...config, listen, realmUri, realmHost: new URL(realmUri).host };
