@@ -48,6 +48,7 @@ export function whenSessionLost(handler: (error: ApiError) => void): void {
 export function describeError(error: unknown): string {
   if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
   if (error.code === 'NETWORK') return 'Cannot reach the server. Check your connection; the app keeps trying.';
+  if (error.code === 'TIMEOUT') return 'The server did not answer in time. Check your connection and try again.';
   if (error.code === 'STALLED') return 'The server stopped answering. Reconnecting…';
   if (error.code === 'CSRF_FAILED' || (error.status === 403 && /csrf/i.test(error.message)))
     return 'Your session’s security token was refused. Reload the page to continue; what you typed is kept.';
@@ -91,7 +92,7 @@ export async function request<R>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', pa
       signal,
     });
   } catch (e) {
-    if (signal?.aborted) throw new ApiError('aborted', 'ABORTED', 0);
+    if (signal?.aborted) throw signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError' ? new ApiError('timeout', 'TIMEOUT', 0) : new ApiError('aborted', 'ABORTED', 0);
     throw new ApiError(e instanceof Error ? e.message : 'network error', 'NETWORK', 0);
   }
   if (!res.ok) {
@@ -115,7 +116,8 @@ export const api = {
   getEvents: (queue_id: string, last_event_id: number, signal: AbortSignal) =>
     json<{ events: { type: string; id: number }[] }>('GET', '/events', { queue_id, last_event_id }, signal),
   getMessages: (params: GetMessagesParams) => json<GetMessagesReply>('GET', '/messages', params as Record<string, unknown>),
-  sendMessage: (params: SendMessageParams) => json<SendMessageReply>('POST', '/messages', params as Record<string, unknown>),
+  // A send that hangs (a server going away mid-request) fails in time, so its text goes back to the box.
+  sendMessage: (params: SendMessageParams) => json<SendMessageReply>('POST', '/messages', params as Record<string, unknown>, AbortSignal.timeout(15_000)),
   updateFlags: (params: UpdateFlagsParams) => json<{ messages: number[] }>('POST', '/messages/flags', params as Record<string, unknown>),
   topics: (streamId: number) => json<{ topics: { name: string; max_id: number }[] }>('GET', `/users/me/${streamId}/topics`),
 };

@@ -195,7 +195,7 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
   const comboProps = (field: Field) => ({
     role: 'combobox' as const,
     'aria-expanded': open && active === field,
-    'aria-controls': listId,
+    'aria-controls': open && active === field ? listId : undefined,
     'aria-autocomplete': 'list' as const,
     'aria-activedescendant': open && active === field ? `${listId}-${choice}` : undefined,
     onFocus: () => {
