@@ -53,8 +53,8 @@ browserSuite('production, end to end in a headless browser', (browser) => {
     await page.getByLabel('New password again').fill(password);
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Set the password' }).click()]);
     expect(await page.locator('#password-set').count()).toBe(1);
-    // Every page ends with where to log in: the organization's own address.
-    expect(await page.getByRole('link', { name: realm }).getAttribute('href')).toBe(`${realm}/`);
+    // Every page ends with where to log in: the web client's login page, on the organization's own address.
+    expect(await page.getByRole('link', { name: /^Log in to / }).getAttribute('href')).toBe(`${realm}/login`);
   }
 
   it('an owner set up by the tool, an invitee who signs up and resets the password, and a conversation in general', async () => {
