@@ -144,8 +144,8 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
     }
   };
 
+  // Sends may overlap (Enter again before the last answered): each clears the box and, on failure, puts its own text back.
   const send = async () => {
-    if (sending) return;
     setError('');
     const text = content;
     if (text.trim() === '') {
@@ -246,7 +246,7 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
           onKeyUp={(e) => setCaret(e.currentTarget.selectionStart)}
           onClick={(e) => setCaret(e.currentTarget.selectionStart)}
         />
-        <button type="submit" class="send" disabled={sending}>
+        <button type="submit" class="send" aria-busy={sending}>
           Send
         </button>
       </div>
