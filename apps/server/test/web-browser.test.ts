@@ -98,6 +98,22 @@ browserSuite('the web client in a headless browser', (browser) => {
     const text = (await nav(page).getByRole('link', { name }).first().textContent()) ?? '';
     return Number(/(\d+)\s*unread/.exec(text)?.[1] ?? 0);
   };
+  /** Nothing wider than the viewport: no horizontal scroll, and Log out, Topic and Send wholly on screen. */
+  async function expectFitsWidth(page: Page, width: number) {
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+    for (const target of [
+      page.getByRole('button', { name: 'Log out' }),
+      page.getByRole('combobox', { name: 'Topic', exact: true }),
+      page.getByRole('combobox', { name: 'To', exact: true }),
+      page.getByRole('textbox', { name: 'Message' }),
+      page.getByRole('button', { name: 'Send' }),
+    ]) {
+      const box = await target.boundingBox();
+      expect(box).not.toBeNull();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+    }
+  }
   const article = (page: Page, sender: string, text: string) => page.getByRole('article', { name: new RegExp(sender) }).filter({ hasText: text });
 
   it('two people chat live in a topic and a DM, counts rise and clear, they log out, and a server going away is shown in words', async () => {
@@ -142,10 +158,17 @@ browserSuite('the web client in a headless browser', (browser) => {
 
     // Phone width.
     await maryPage.setViewportSize({ width: 375, height: 740 });
+    await expectFitsWidth(maryPage, 375);
     await maryPage.screenshot({ path: join(SHOTS, 'dm-375.png') });
-    await maryPage.getByRole('button', { name: 'Channels and conversations' }).click();
+    const menu = maryPage.getByRole('button', { name: 'Channels and conversations' });
+    await menu.click();
+    await nav(maryPage).getByRole('link', { name: /^#general/ }).waitFor();
+    await expectFitsWidth(maryPage, 375);
     await maryPage.screenshot({ path: join(SHOTS, 'sidebar-375.png') });
-    await maryPage.getByRole('button', { name: 'Channels and conversations' }).click();
+    // Esc closes the menu and gives focus back to its button.
+    await maryPage.keyboard.press('Escape');
+    await nav(maryPage).waitFor({ state: 'hidden' });
+    await expect(maryPage.evaluate<string>('document.activeElement?.getAttribute("aria-controls") ?? ""')).resolves.toBe('sidebar');
     await maryPage.setViewportSize({ width: 1280, height: 800 });
 
     // Logging out ends the session: the login form is back, and the API refuses the cookie.
@@ -196,6 +219,66 @@ browserSuite('the web client in a headless browser', (browser) => {
     await context.close();
   }, 90_000);
 
+  it('works from the keyboard at 375 px: Tab reaches the sidebar, To, Topic, the message box and Send; Enter sends', async () => {
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await logIn(context, 'member@example.com');
+    await page.setViewportSize({ width: 375, height: 740 });
+    await nav(page).waitFor({ state: 'hidden' });
+    await expectFitsWidth(page, 375);
+    const focused = () =>
+      page.evaluate<string>(`(() => {
+        const el = document.activeElement;
+        return el ? el.tagName.toLowerCase() + '#' + el.id + ':' + (el.closest('nav') ? 'nav' : '') + ':' + (el.textContent ?? '').trim().slice(0, 20) : '';
+      })()`);
+    // The sidebar, opened from its button with the keyboard, is in the Tab order; Enter follows a link and closes it.
+    const menu = page.getByRole('button', { name: 'Channels and conversations' });
+    await menu.focus();
+    await page.keyboard.press('Enter');
+    await nav(page).getByRole('link', { name: /^#general/ }).waitFor();
+    let reached = false;
+    for (let i = 0; i < 30 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = /^a#:nav:#general/.test(await focused());
+    }
+    expect(reached).toBe(true);
+    await page.keyboard.press('Enter');
+    await nav(page).waitFor({ state: 'hidden' });
+    // Then Tab reaches To, Topic (a topic is typed there) and the message box.
+    await menu.focus();
+    const seen: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab');
+      const now = await focused();
+      seen.push(now);
+      if (now.startsWith('input#compose-topic') && !seen.includes('typed')) {
+        await page.keyboard.type('keys');
+        seen.push('typed');
+      }
+      if (now.startsWith('textarea#compose-content')) break;
+    }
+    expect(seen).toEqual(expect.arrayContaining([expect.stringMatching(/^input#compose-to/), 'typed', expect.stringMatching(/^textarea#compose-content/)]));
+    await expect(page.getByRole('combobox', { name: 'To', exact: true }).inputValue()).resolves.toMatch(/general/);
+    // Esc closes an open sidebar from anywhere.
+    await menu.click();
+    await nav(page).waitFor();
+    await page.keyboard.press('Escape');
+    await nav(page).waitFor({ state: 'hidden' });
+    // Send follows the message box.
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.focus();
+    await page.keyboard.press('Tab');
+    expect(await focused()).toMatch(/^button#:.*Send/);
+    // Back in the box: type, and Enter sends.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.type('Sent from the keyboard');
+    await page.keyboard.press('Enter');
+    await article(page, 'Mark Member', 'Sent from the keyboard').waitFor({ timeout: 15_000 });
+    await expect(box.inputValue()).resolves.toBe('');
+    await expectFitsWidth(page, 375);
+    await page.screenshot({ path: join(SHOTS, 'topic-375.png') });
+    await context.close();
+  }, 90_000);
+
   it('shows messages from an XSS corpus as text, running none of them', async () => {
     const context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
     const page = await logIn(context, 'member2@example.com');
@@ -207,17 +290,8 @@ browserSuite('the web client in a headless browser', (browser) => {
       '`<b>code</b>` and <iframe src="javascript:window.__xss=5"></iframe>',
     ];
     await nav(page).getByRole('link', { name: /^#general/ }).click();
-    // Sent through the page's own session (the compose box is tested above): what matters here is how they show.
-    const sent = await page.evaluate(async (texts) => {
-      const { csrf_token } = (await (await fetch('/json/session')).json()) as { csrf_token: string };
-      const statuses: number[] = [];
-      for (const content of texts) {
-        const res = await fetch('/json/messages', { method: 'POST', headers: { 'X-CSRFToken': csrf_token }, body: new URLSearchParams({ type: 'stream', to: 'general', topic: 'xss', content }) });
-        statuses.push(res.status);
-      }
-      return statuses;
-    }, corpus);
-    expect(sent).toEqual(corpus.map(() => 200));
+    // Through the compose box, one after another without waiting.
+    for (const text of corpus) await send(page, '#general', 'xss', text);
     await article(page, 'Mary Member', '<iframe').last().waitFor({ timeout: 15_000 });
     for (const text of ['<script>window.__xss = 1</script>', '<img src=x onerror="window.__xss = 2">', '<svg onload="window.__xss = 4"></svg>']) {
       await article(page, 'Mary Member', text).first().waitFor();

@@ -5,7 +5,7 @@
  */
 import { narrowKey, parseNarrowKey, topicKey, type Narrow } from '@teamchat/client-model';
 import { hrefOf, narrowTitle } from './links';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, describeError, type Session } from './api';
 import { Compose } from './compose';
 import { Feed } from './feed';
@@ -26,7 +26,20 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
   const [, setVersion] = useState(0);
   const [menuOpen, setMenuOpen] = useState(false);
   const [logoutError, setLogoutError] = useState('');
+  const menuButton = useRef<HTMLButtonElement>(null);
   const narrow = useHashNarrow();
+
+  // Esc closes the open sidebar menu (narrow screens) and gives focus back to its button.
+  // (Always listening, reading the state from the page, so an Esc right after opening is not missed.)
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || menuButton.current?.getAttribute('aria-expanded') !== 'true') return;
+      setMenuOpen(false);
+      menuButton.current.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
 
   useEffect(() => {
     const off = store.subscribe(() => setVersion(store.version));
@@ -57,7 +70,7 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
   return (
     <div class={`layout${menuOpen ? ' menu-open' : ''}`}>
       <header class="top">
-        <button type="button" class="menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
+        <button type="button" class="menu-button" ref={menuButton} aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
           <span aria-hidden="true">☰</span>
           <span class="visually-hidden">Channels and conversations</span>
         </button>
