@@ -219,6 +219,36 @@ browserSuite('the web client in a headless browser', (browser) => {
     await context.close();
   }, 90_000);
 
+  it('sends 20 messages typed one after another quickly, all shown in order and all on the server', async () => {
+    const context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await logIn(context, 'member@example.com');
+    await nav(page).getByRole('link', { name: /^#general/ }).click();
+    await page.getByRole('combobox', { name: 'To', exact: true }).fill('#general');
+    await page.getByRole('combobox', { name: 'Topic', exact: true }).fill('rapid');
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.focus();
+    const texts = Array.from({ length: 20 }, (_, i) => `rapid message ${i + 1} end`);
+    // Alternately typed and filled in (the latter leaving the box with Escape and coming back), without waiting for any answer.
+    for (const [i, text] of texts.entries()) {
+      if (i % 2) {
+        await page.keyboard.type(text);
+        await page.keyboard.press('Enter');
+      } else await send(page, '#general', 'rapid', text);
+    }
+    await article(page, 'Mark Member', 'rapid message 20 end').waitFor({ timeout: 15_000 });
+    const onServer = await page.evaluate(async () => {
+      const narrow = JSON.stringify([{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'rapid' }]);
+      const reply = (await (await fetch(`/json/messages?anchor=newest&num_before=100&num_after=0&apply_markdown=false&narrow=${encodeURIComponent(narrow)}`)).json()) as { messages: { content: string }[] };
+      return reply.messages.map((m) => m.content);
+    });
+    expect(onServer).toEqual(texts);
+    // Every local echo replaced by the server's copy.
+    await page.locator('.feed article.echo').first().waitFor({ state: 'detached', timeout: 15_000 });
+    const shown = (await page.locator('.feed article .rendered').allTextContents()).map((t) => t.trim()).filter((t) => t.startsWith('rapid message'));
+    expect(shown).toEqual(texts);
+    await context.close();
+  }, 90_000);
+
   it('works from the keyboard at 375 px: Tab reaches the sidebar, To, Topic, the message box and Send; Enter sends', async () => {
     const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
     const page = await logIn(context, 'member@example.com');

@@ -117,7 +117,10 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
   };
 
   const onKey = (e: KeyboardEvent) => {
-    if (open) {
+    // The field the key was pressed in (not `active`, which a late blur may have cleared).
+    const field = ((e.currentTarget as HTMLElement).id.replace('compose-', '') || null) as Field | null;
+    if (field !== active) setActive(field);
+    if (open && field === active) {
       if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
         e.preventDefault();
         setChoice((c) => (c + (e.key === 'ArrowDown' ? 1 : suggestions.length - 1)) % suggestions.length);
@@ -134,11 +137,11 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
         return;
       }
     }
-    if (e.key === 'Escape' && active === 'content') {
+    if (e.key === 'Escape' && field === 'content') {
       (e.target as HTMLElement).blur();
       return;
     }
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && active === 'content') {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && field === 'content') {
       e.preventDefault();
       void send();
     }
@@ -203,7 +206,8 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
       setDismissed(field === 'content');
       setChoice(0);
     },
-    onBlur: () => setTimeout(() => setActive((a) => (a === field ? null : a)), 150),
+    // Later, so that a click on a suggestion lands first; not if the field has the focus again by then.
+    onBlur: () => setTimeout(() => setActive((a) => (a === field && document.activeElement?.id !== `compose-${field}` ? null : a)), 150),
     onKeyDown: onKey,
   });
 
