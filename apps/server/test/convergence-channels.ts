@@ -130,6 +130,15 @@ export const CHANNEL_ACTIONS: ActionRow[] = [
     },
   },
   {
+    name: 'reorder the channel folders',
+    observers: ['owner', 'member', 'guest'],
+    perform: async ({ clients }) => {
+      await clients.owner.post('/channel_folders/create', { name: unique('first') });
+      const ids = ((await clients.owner.get('/channel_folders', { include_archived: true })).body.channel_folders as { id: number }[]).map((f) => f.id);
+      return clients.owner.request('PATCH', '/channel_folders', { order: JSON.stringify(ids.reverse()) }, { query: false });
+    },
+  },
+  {
     name: 'put a channel in a folder',
     observers: ['owner', 'member'],
     perform: async ({ clients, channelId }) => {
