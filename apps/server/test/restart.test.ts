@@ -41,6 +41,24 @@ describe('restart', () => {
   });
 });
 
+describe('stopping with a long-poll open', () => {
+  // The poll ends (heartbeat) after the stop began, leaving its keep-alive connection idle:
+  // the stop used to wait for the keep-alive timeout (65 s) before the port was free again.
+  it('closes the connection the poll leaves idle, instead of waiting for its keep-alive timeout', async () => {
+    const dataDir = newDataDir();
+    const server = await startEmbedded(dataDir);
+    const member = await Client.login(server.api, 'member@example.com');
+    const queue = await member.post('/register', { event_types: JSON.stringify(['message']) });
+    const poll = member.get('/events', { queue_id: queue.body.queue_id, last_event_id: -1 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const began = Date.now();
+    await server.stop();
+    // The heartbeat is 2 s here; the keep-alive timeout, 65 s.
+    expect(Date.now() - began).toBeLessThan(20_000);
+    expect((await poll).status).toBe(200);
+  }, 90_000);
+});
+
 describe('user groups across a restart', () => {
   it('keeps groups, their members and settings, the next group id, and mentions of them', async () => {
     const dataDir = newDataDir();

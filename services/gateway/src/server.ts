@@ -461,6 +461,17 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     });
     fastPath = poll;
   }
+  // Closing waits for every connection to end. Node closes the keep-alive connections idle
+  // when close() begins, but one whose request (a long-poll above all) ends later would
+  // stay open for the keep-alive timeout (65 s): a stop, and a restart on the same port,
+  // waited that long. So while closing, connections are closed as soon as they fall idle;
+  // no request in flight is cut.
+  let idleSweep: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    idleSweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    idleSweep.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(idleSweep));
   app.get('/user_avatars/:realm_id/emoji/images/:file', { onRequest: checkCaller(undefined) }, (request, reply) => files.sendEmojiImage(request, reply));
   // The file POST /register names as server_emoji_data_url; public, like the images above.
   app.get(EMOJI_DATA_ROUTE, { onRequest: checkCaller(undefined) }, (request, reply) =>
