@@ -40,6 +40,9 @@ describeWithNats('NatsBus', () => {
       await client.flush();
       // Frozen, the server takes the PING and never answers it; killed, it drops the connection.
       process.kill(own.pid!, 'SIGSTOP');
+      // Stopped before the PING leaves: on a loaded machine a signal may take a moment, and
+      // a server still running answers it (the flush then succeeds and proves nothing).
+      await new Promise((resolve) => setTimeout(resolve, 50));
       const flushing = client.flush().then(
         () => 'flushed',
         (e: unknown) => e,
