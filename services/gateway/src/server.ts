@@ -302,6 +302,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     const login = endpoint.http?.login ?? false;
     const routeByQueueId = endpoint.http?.routeByQueueId ?? false;
     const fileKind = endpoint.http?.files;
+    /** Parameters the request's headers give (http.fromHeaders), listed once per route, not per request. */
+    const fromHeaders = Object.entries(endpoint.http?.fromHeaders ?? {});
     /** To the events instance the queue id names; a gone instance's queue is a bad queue id. */
     const routeToQueue = (queueId: unknown) => {
       const instance = instanceOfQueueId(queueId);
@@ -322,7 +324,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       // An upload's file is stored before the service decides on it, and removed if refused.
       const upload = fileKind === 'upload' ? await files.store(request, endpoint) : undefined;
       if (upload) params.file = upload.file;
-      for (const [name, header] of Object.entries(endpoint.http?.fromHeaders ?? {})) {
+      for (const [name, header] of fromHeaders) {
         const value = request.headers[header];
         if (typeof value === 'string') params[name] = value;
         else delete params[name];
@@ -417,24 +419,15 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       app.route({ method: route.method, url: route.url, onRequest: checkDownloadCaller(route.endpoint), handler: handlerFor(route) });
       continue;
     }
-    app.route({
+    // The same endpoint twice: under /api/v1 for API keys, under /json for the web client's session.
+    const shared = {
       method: route.method,
-      url: API_PREFIX + route.url,
-      onRequest: checkCaller(route.endpoint),
       bodyLimit: route.endpoint.http?.bodyLimit ?? DEFAULT_BODY_LIMIT,
       ...(fileKind === 'upload' ? { config: uploadRouteConfig(route.endpoint, uploadLimitOf(route.endpoint, options.uploads)) } : {}),
       handler: handlerFor(route),
-    });
-    if (!returnsOwnApiKey(route.endpoint)) {
-      app.route({
-        method: route.method,
-        url: WEB_API_PREFIX + route.url,
-        onRequest: checkWebCaller(),
-        bodyLimit: route.endpoint.http?.bodyLimit ?? DEFAULT_BODY_LIMIT,
-        ...(fileKind === 'upload' ? { config: uploadRouteConfig(route.endpoint, uploadLimitOf(route.endpoint, options.uploads)) } : {}),
-        handler: handlerFor(route),
-      });
-    }
+    };
+    app.route({ ...shared, url: API_PREFIX + route.url, onRequest: checkCaller(route.endpoint) });
+    if (!returnsOwnApiKey(route.endpoint)) app.route({ ...shared, url: WEB_API_PREFIX + route.url, onRequest: checkWebCaller() });
     const shape = route.url.replace(/:\w+/g, ':');
     const entry = methodsByUrl.get(shape) ?? { url: route.url, methods: new Set<string>() };
     entry.methods.add(route.method);
@@ -478,8 +471,10 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     sendEmojiData(request, reply) || sendError(reply, { code: 'NOT_FOUND', status: 404, msg: 'File not found' }),
   );
 
-  registerSignupPage(app, bus, log, limiter && ((request, reply) => limiter.anonymous(request, reply, { login: request.method === 'POST' })));
-  registerAccountPages(app, bus, log, limiter && ((request, reply) => limiter.anonymous(request, reply, { login: request.method === 'POST' })));
+  // The account pages spend an address's budget; a form's POST spends the login budget.
+  const pageBudget = limiter && ((request: FastifyRequest, reply: FastifyReply) => limiter.anonymous(request, reply, { login: request.method === 'POST' }));
+  registerSignupPage(app, bus, log, pageBudget);
+  registerAccountPages(app, bus, log, pageBudget);
   // A known path with an unsupported method answers 405, not 404.
   const allMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
   for (const { url, methods } of methodsByUrl.values()) {
