@@ -198,6 +198,9 @@ browserSuite('the web client in a headless browser', (browser) => {
     const context = await browser().newContext();
     const page = await context.newPage();
     await page.goto(`${base}/login`);
+    await page.getByLabel('Email').waitFor();
+    // A first visit has had no session: nothing says one ended.
+    await expect(page.getByText('Your session has ended').count()).resolves.toBe(0);
     await page.getByLabel('Email').fill('member@example.com');
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Log in', exact: true }).click();

@@ -4,7 +4,7 @@
  * drafts are kept (compose saves them as they are typed).
  */
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, describeError, setCsrfToken, whenSessionLost, type Session } from './api';
 import { App } from './app';
 import { Login } from './login';
@@ -14,12 +14,15 @@ function Root() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [notice, setNotice] = useState<string>('');
   const [bootError, setBootError] = useState<string>('');
+  // Whether this page has had a session: the first visit's 401 (nobody logged in yet) is no news.
+  const hadSession = useRef(false);
 
   const check = () => {
     setBootError('');
     api.session().then(
       (s) => {
         setCsrfToken(s.csrf_token);
+        hadSession.current = true;
         setSession(s);
       },
       (e) => {
@@ -31,7 +34,7 @@ function Root() {
 
   useEffect(() => {
     whenSessionLost(() => {
-      setNotice('Your session has ended. Log in again; what you typed is kept.');
+      if (hadSession.current) setNotice('Your session has ended. Log in again; what you typed is kept.');
       setSession(null);
     });
     check();
@@ -52,6 +55,7 @@ function Root() {
         onLoggedIn={(s) => {
           setCsrfToken(s.csrf_token);
           setNotice('');
+          hadSession.current = true;
           setSession(s);
         }}
       />
