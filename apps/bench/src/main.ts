@@ -31,6 +31,7 @@ import { settle } from './settle';
 import { measureSingleClientLines, PACED_PAUSE_MS, type OneClientRow } from './single-client';
 import { printOneClientTable, printTable } from './tables';
 import { measure, measureServerLines, type Row } from './throughput';
+import { measureWebFirstMessages, webFirstMessagesLines, type WebFirstMessagesReport } from './web-first-messages';
 
 async function main(): Promise<number> {
   console.log(`${CONNECTIONS} connections, ${SECONDS} s per run, ${MESSAGES} messages in ${CHANNELS} channels × ${TOPICS_PER_CHANNEL} topics`);
@@ -63,6 +64,7 @@ async function main(): Promise<number> {
   let fsync: FsyncReport | undefined;
   let pacedFsync: FsyncReport | undefined;
   let oneClientRows: OneClientRow[] = [];
+  let web: WebFirstMessagesReport | undefined;
   try {
     const api = `${server.url}/api/v1`;
     const login = async (email: string) => {
@@ -80,6 +82,9 @@ async function main(): Promise<number> {
     rssAfterSeeding = process.memoryUsage().rss;
     console.log(`${seedRate.toFixed(0)} messages/s`);
     console.log(`settled in ${(await settle() / 1000).toFixed(1)} s`);
+
+    // First, on the data set as seeded: a person (who has read none of it) logging in to the web client.
+    if (ONLY.test('web first messages')) web = await profiled('web first messages', () => measureWebFirstMessages(server.url, 'moderator@example.com', MESSAGES));
 
     // One person at a time: each line's latency against the machine's fsync, measured now.
     if (ONLY.test('single client') || ONLY.test('fsync')) {
@@ -116,6 +121,10 @@ async function main(): Promise<number> {
   if (floor) console.log(fanOutFloorLine(floor, delivery?.p99));
   if (scheduled) console.log(scheduledLine(scheduled));
   if (files) console.log(fileLine(files));
+  if (web) {
+    const noop = rows.find((row) => row.name === 'noop')?.result;
+    for (const line of webFirstMessagesLines(web, noop && { p50: noop.latency.p50, rps: noop.requests.average })) console.log(line);
+  }
   console.log(memoryLine(rssAfterSeeding));
 
   const failed = rows.filter(({ result }) => result.non2xx > 0 || result.errors > 0);

@@ -63,6 +63,25 @@ describe('messaging register state', () => {
     await store.close();
   });
 
+  it("names a topic as its oldest unread message spells it, reading that message alone (not every unread one's)", async () => {
+    const { store, m } = await model();
+    // Two more unread in the topic, spelled otherwise, and a second topic.
+    for (const [id, topic] of [[12, 'LUNCH'], [13, 'lunch'], [14, 'Dinner']] as const) {
+      await m.userMessages.put(row(id, { channel_id: 10, topic }, []));
+      await m.messages.put({ _id: id, recipient: { type: 'channel', channel_id: 10, channel_name: 'general', topic } } as unknown as MessageDoc);
+    }
+    const read: number[][] = [];
+    const getMany = m.messages.getMany.bind(m.messages);
+    m.messages.getMany = (ids) => (read.push(ids.map(Number)), getMany(ids));
+    const state = await messagingState(m, ME, all);
+    expect(state.unread_msgs?.streams).toEqual([
+      { stream_id: 10, topic: 'Lunch', unread_message_ids: [5, 6, 12, 13] },
+      { stream_id: 10, topic: 'Dinner', unread_message_ids: [14] },
+    ]);
+    expect(read.flat().sort((a, b) => a - b)).toEqual([5, 14]);
+    await store.close();
+  });
+
   it('builds only what was asked for; unreads need both message and update_message_flags', async () => {
     const { store, m } = await model();
     const onlyMessage = await messagingState(m, ME, { ...all, fetch_event_types: ['message'] });

@@ -75,9 +75,15 @@ export async function unreadMessages(
   const newest = await model.userMessages.find({ user_id: userId, unread: true }, { sort: ['message_id', -1], limit: MAX_UNREAD_MESSAGES + 1 });
   const missing = newest.length > MAX_UNREAD_MESSAGES;
   const rows = newest.slice(0, MAX_UNREAD_MESSAGES).reverse();
-  const channelRows = rows.filter((r) => r.channel_id !== null);
-  // Topics are listed as written, which only the message has (rows keep the lower-cased key).
-  const docs = await model.messages.getMany(channelRows.map((r) => r.message_id));
+  // Topics are listed as written, which only the message has (rows keep the lower-cased
+  // key); a topic takes the spelling of its oldest unread message, so only those are read
+  // (a few hundred documents rather than up to 50,000).
+  const firstOfTopic = new Map<string, number>();
+  for (const r of rows) {
+    const key = `${r.channel_id}:${r.topic_lc}`;
+    if (r.channel_id !== null && !firstOfTopic.has(key)) firstOfTopic.set(key, r.message_id);
+  }
+  const docs = await model.messages.getMany([...firstOfTopic.values()]);
   const topicOf = new Map(docs.map((d) => [d._id, d.recipient.type === 'channel' ? d.recipient.topic : '']));
 
   const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
