@@ -87,7 +87,8 @@ async function oneRun(browser: Browser, base: string, email: string): Promise<Ru
     const loginPage = performance.now() - opened;
     await button.click();
     await page.locator('.feed article[data-id]').first().waitFor({ timeout: 60_000 });
-    await page.waitForFunction('window.__firstMessages.paint !== undefined');
+    // Polled from here: page.waitForFunction evaluates its string in the page, which the CSP refuses.
+    while (!(await page.evaluate<boolean>('window.__firstMessages.paint !== undefined'))) await new Promise((resolve) => setTimeout(resolve, 5));
     return { ...((await page.evaluate(READ)) as Omit<Run, 'loginPage'>), loginPage };
   } finally {
     // Closed at once: the page marks what it showed as read after a moment, and the next run should find the same unread messages.
