@@ -6,7 +6,7 @@
  */
 import { MongoDBContainer, type StartedMongoDBContainer } from '@testcontainers/mongodb';
 import { MongoReadModelStore, type Doc } from '@teamchat/platform';
-import { describeWithDocker, readModelContract } from '@teamchat/platform/testing';
+import { describeWithDocker, readModelContract, textIndexContract } from '@teamchat/platform/testing';
 
 export const MONGO_IMAGE = 'mongo:7.0';
 
@@ -23,7 +23,7 @@ describeWithDocker('MongoDB engine', () => {
   const url = () => `${container.getConnectionString()}/?directConnection=true`;
 
   for (const transactions of ['auto', 'off'] as const) {
-    readModelContract(`MongoReadModelStore (transactions ${transactions})`, async () => {
+    const openMongo = async () => {
       const database = `contract_${transactions}_${++databases}`;
       let store = await MongoReadModelStore.connect(url(), database, { transactions });
       return {
@@ -36,7 +36,9 @@ describeWithDocker('MongoDB engine', () => {
         },
         cleanup: () => store.close(),
       };
-    });
+    };
+    readModelContract(`MongoReadModelStore (transactions ${transactions})`, openMongo);
+    textIndexContract(`MongoReadModelStore (transactions ${transactions})`, openMongo);
   }
 
   it('offers transactions on a single-node replica set', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SqliteReadModelStore, type Doc } from '@teamchat/platform';
-import { readModelContract } from '@teamchat/platform/testing';
+import { readModelContract, textIndexContract } from '@teamchat/platform/testing';
 import Database from 'better-sqlite3';
 
 function tempFile(): { file: string; remove: () => void } {
@@ -11,7 +11,7 @@ function tempFile(): { file: string; remove: () => void } {
   return { file: join(dir, 'read-models.sqlite'), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-readModelContract('SqliteReadModelStore', async () => {
+const openSqlite = async () => {
   const { file, remove } = tempFile();
   let store = SqliteReadModelStore.open(file);
   return {
@@ -27,7 +27,9 @@ readModelContract('SqliteReadModelStore', async () => {
       remove();
     },
   };
-});
+};
+readModelContract('SqliteReadModelStore', openSqlite);
+textIndexContract('SqliteReadModelStore', openSqlite);
 
 // The same contract with group commit: finished batches wait in an open transaction.
 readModelContract('SqliteReadModelStore (group commit)', async () => {

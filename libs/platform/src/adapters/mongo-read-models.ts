@@ -15,12 +15,13 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { ClientSession, Db, MongoClient, Collection as MongoCollection, Document } from 'mongodb';
-import type { Collection, CollectionOptions, Doc, DocId, Filter, FindOptions, IndexSpec, ReadModelStore } from '../ports/read-models';
+import type { Collection, CollectionOptions, Doc, DocId, Filter, FindOptions, IndexSpec, ReadModelStore, TextSearch } from '../ports/read-models';
 import { isEngineUnavailable } from '../kit/engines';
 import { deepFreeze } from './deep-freeze';
 import { mongodbDriver } from './lazy-driver';
 import { reconnectDelayMs } from './esdb-positions';
 import { toMongoFilter, toMongoLimit, toMongoSort } from './mongo-filter';
+import { MongoTextIndex, WORDS_FIELD } from './mongo-text-index';
 import { checkName } from './sqlite-collection-schema';
 
 /** The field of the position guard; never returned to callers. */
@@ -77,15 +78,26 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
   private refusedAt: number | undefined;
   /** Documents the fact being applied wrote: its later writes to them need no guard. */
   private accepted = new Set<DocId>();
+  /** The text index, when one is declared (see mongo-text-index.ts). */
+  private text: MongoTextIndex | undefined;
 
   constructor(
     private readonly engine: Engine,
     private readonly collection: MongoCollection<Document>,
   ) {}
 
-  declare(indexes: IndexSpec[]): void {
+  declare(indexes: IndexSpec[], textIndex: (field: string) => MongoTextIndex): void {
     if (indexes.length === 0) return;
-    const specs = indexes.map(toMongoIndex);
+    const texts = indexes.filter((spec) => spec.text);
+    for (const spec of texts) {
+      if (spec.fields.length !== 1 || spec.unique || spec.multikey || spec.where || spec.fields[0] === '_id') {
+        throw new Error('a text index covers one field, and is nothing else');
+      }
+      if (this.text && this.text.field !== spec.fields[0]) throw new Error('one text index per collection');
+      this.text ??= textIndex(checkName('field', spec.fields[0]!));
+    }
+    const specs = indexes.filter((spec) => !spec.text).map(toMongoIndex);
+    if (texts.length > 0) specs.push({ key: MongoTextIndex.indexKey(), options: {} });
     const previous = this.ready;
     this.ready = previous.then(() => this.collection.createIndexes(specs.map(({ key, options }) => ({ key, ...options }))));
   }
@@ -109,6 +121,7 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
     const cached = this.cache?.get(id);
     if (cached) return cached;
     delete stored[GUARD_FIELD];
+    delete stored[WORDS_FIELD];
     const doc = stored as T;
     if (this.cache) this.cache.set(id, deepFreeze(doc));
     return doc;
@@ -166,7 +179,11 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
     if (guard === 'skip') return;
     this.engine.touched(this as unknown as MongoReadCollection<Doc>);
     const position = this.engine.guard();
-    const stored: Document = position === undefined ? { ...doc } : { ...doc, [GUARD_FIELD]: position };
+    let stored: Document = position === undefined ? { ...doc } : { ...doc, [GUARD_FIELD]: position };
+    if (this.text) {
+      if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new Error(`a collection with a text index needs integer ids, got ${JSON.stringify(id)}`);
+      stored = await this.text.stored(stored, this.cache?.get(id)?.[this.text.field]);
+    }
     try {
       if (guard === undefined) {
         await this.collection.replaceOne({ _id: id as never }, stored, { upsert: true, ...this.options() });
@@ -198,26 +215,44 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
     this.cache?.delete(id);
   }
 
+  /** The filter as a MongoDB query, its text condition included; null when that cannot match. */
+  private async query(filter: Filter, options?: FindOptions): Promise<Document | null> {
+    const texts = Object.entries(filter).filter(([, c]) => c !== null && typeof c === 'object' && '$text' in c);
+    if (texts.length === 0) return toMongoFilter(filter);
+    if (texts.length > 1) throw new Error('one $text condition per filter');
+    const [field, condition] = texts[0]!;
+    if (!this.text || this.text.field !== field) throw new Error(`$text on ${field}, which has no text index`);
+    if (Object.keys(condition as object).length !== 1) throw new Error('$text goes alone on its field');
+    if (options?.sort && options.sort[0] !== '_id') throw new Error('a find with $text sorts by _id only');
+    const rest = toMongoFilter(Object.fromEntries(Object.entries(filter).filter(([f]) => f !== field)));
+    await this.ready;
+    const text = await this.text.query((condition as { $text: TextSearch }).$text);
+    return text === null ? null : { $and: [rest, text] };
+  }
+
   async find(filter: Filter, options?: FindOptions): Promise<T[]> {
-    const query = toMongoFilter(filter);
+    const query = await this.query(filter, options);
     const sort = toMongoSort(options);
     const limit = toMongoLimit(options);
+    if (query === null) return [];
     await this.ready;
     const stored = await this.collection.find(query, { sort, limit, ...this.options() }).toArray();
     return stored.map((doc) => this.fromStored(doc));
   }
 
   async findIds(filter: Filter, options?: FindOptions): Promise<DocId[]> {
-    const query = toMongoFilter(filter);
+    const query = await this.query(filter, options);
     const sort = toMongoSort(options);
     const limit = toMongoLimit(options);
+    if (query === null) return [];
     await this.ready;
     const stored = await this.collection.find(query, { sort, limit, projection: { _id: 1 }, ...this.options() }).toArray();
     return stored.map((doc) => doc._id as unknown as DocId);
   }
 
   async count(filter: Filter): Promise<number> {
-    const query = toMongoFilter(filter);
+    const query = await this.query(filter);
+    if (query === null) return 0;
     await this.ready;
     return this.collection.countDocuments(query, this.options());
   }
@@ -225,6 +260,7 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
   async clear(): Promise<void> {
     await this.ready;
     await this.collection.deleteMany({}, this.options());
+    await this.text?.clear();
     this.cache?.clear();
   }
 }
@@ -283,7 +319,7 @@ export class MongoReadModelStore implements ReadModelStore {
       this.collections.set(name, collection);
     }
     if (options.cacheSize) collection.cacheUpTo(options.cacheSize, options.cacheWrites ?? true);
-    collection.declare(indexes);
+    collection.declare(indexes, (field) => new MongoTextIndex(this.db, name, field));
     return collection as unknown as Collection<T>;
   }
 

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { IndexSpec } from '../ports/read-models';
+import { SqliteTextIndex } from './sqlite-text-index';
 
 /**
  * Field and collection names end up inside SQL text (json paths, table and index names),
@@ -27,6 +28,8 @@ export class CollectionSchema {
   /** The fields indexes name (besides _id and multikey fields): each has a column of its own. */
   columns: string[] = [];
   private readonly columnSet = new Set<string>();
+  /** The text index, when one is declared (IndexSpec.text). */
+  text: SqliteTextIndex | undefined;
   /** Whether the file is known to match the declaration. */
   ready = false;
 
@@ -40,6 +43,15 @@ export class CollectionSchema {
     for (const spec of indexes) {
       if (spec.fields.length === 0) throw new Error(`collection ${this.name}: an index needs fields`);
       for (const field of spec.fields) checkName('field', field);
+      if (spec.text) {
+        if (spec.fields.length !== 1 || spec.unique || spec.multikey || spec.where || spec.fields[0] === '_id') {
+          throw new Error(`collection ${this.name}: a text index covers one field, and is nothing else`);
+        }
+        if (this.text && this.text.field !== spec.fields[0]) throw new Error(`collection ${this.name}: one text index per collection`);
+        this.text ??= new SqliteTextIndex(this.name, spec.fields[0]!);
+        this.ready = false;
+        continue;
+      }
       if (spec.multikey && spec.fields.length !== 1) {
         throw new Error(`collection ${this.name}: a multikey index covers exactly one field`);
       }
@@ -114,6 +126,8 @@ export class CollectionSchema {
       for (const name of columnsThere) {
         if (name.startsWith('f_') && !this.columnSet.has(name.slice(2))) db.exec(`ALTER TABLE ${this.table} DROP COLUMN "${name}"`);
       }
+      if (this.text) this.text.ensure(db, this.table);
+      else new SqliteTextIndex(this.name, '').drop(db);
     })();
     this.ready = true;
   }

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Collection, Doc, DocId, Filter, FindOptions, IndexSpec } from '../ports/read-models';
 import { deepFreeze } from './deep-freeze';
 import { CollectionSchema, columnValue } from './sqlite-collection-schema';
-import { compileFilter } from './sqlite-filter';
+import { compileFilter, textQuery } from './sqlite-filter';
 
 function checkId(id: DocId): DocId {
   if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) return id;
@@ -54,12 +54,22 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
         store.statement(schema.multikeyInsert(field, '?', `json_each(?, '$.${field}')`)).run(id, json);
       }
     });
+    // The text index changes with the document, in the same savepoint.
+    const putWithText = store.db.transaction((id: DocId, json: string, doc: Doc) => {
+      const text = schema.text!;
+      const previous = store.statement(text.previousTextSql(schema.table), true).get(id) as [unknown] | undefined;
+      if (schema.multikey.size === 0) upsert(id, json, doc);
+      else putWithElements(id, json, doc);
+      text.written((sql) => store.statement(sql), id, previous?.[0], doc[text.field]);
+    });
     // One statement is atomic on its own; the savepoint is only needed when multikey rows
     // must change with the document (it costs as much as the insert on this hot path).
-    this.putTx = (id, json, doc) => (schema.multikey.size === 0 ? upsert(id, json, doc) : putWithElements(id, json, doc));
+    this.putTx = (id, json, doc) =>
+      schema.text ? putWithText(id, json, doc) : schema.multikey.size === 0 ? upsert(id, json, doc) : putWithElements(id, json, doc);
     this.deleteTx = store.db.transaction((id: DocId) => {
       store.statement(`DELETE FROM ${schema.table} WHERE _id = ?`).run(id);
       store.statement(`DELETE FROM ${schema.sideTable} WHERE id = ?`).run(id);
+      if (schema.text && typeof id === 'number') store.statement(schema.text.deleteSql()).run(id);
     });
   }
 
@@ -177,7 +187,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   clear(): Promise<void> {
     return this.run(() => {
-      this.store.db.exec(`DELETE FROM ${this.schema.table}; DELETE FROM ${this.schema.sideTable};`);
+      this.store.db.exec(`DELETE FROM ${this.schema.table}; DELETE FROM ${this.schema.sideTable};${this.schema.text?.clearSql() ?? ''}`);
       this.cache?.clear();
     });
   }
@@ -194,9 +204,19 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   private select(columns: string, filter: Filter, options: FindOptions): unknown[] {
-    const { where, params } = compileFilter(this.schema, filter);
-    let sql = `SELECT ${columns} FROM ${this.schema.table}${where}`;
-    if (options.sort) {
+    const text = textQuery(this.schema, filter, (sql) => this.store.statement(sql));
+    if (text === null) return [];
+    const { where, params } = compileFilter(this.schema, filter, text ? 't.rowid' : '_id');
+    let sql = text
+      ? `SELECT ${columns} FROM ${text.from} ${where ? `${where} AND` : 'WHERE'} ${text.match}`
+      : `SELECT ${columns} FROM ${this.schema.table}${where}`;
+    if (text) {
+      params.push(text.expression);
+      // The text index reads its matches in id order, lazily: the page costs the same
+      // however many documents match.
+      if (options.sort && options.sort[0] !== '_id') throw new Error('a find with $text sorts by _id only');
+      if (options.sort) sql += ` ORDER BY t.rowid ${options.sort[1] === -1 ? 'DESC' : 'ASC'}`;
+    } else if (options.sort) {
       const [field, direction] = options.sort;
       const order = direction === -1 ? 'DESC' : 'ASC';
       // _id breaks ties so pages are stable; index entries end with it, so an index on
@@ -214,13 +234,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   count(filter: Filter): Promise<number> {
-    return this.run(() => {
-      const { where, params } = compileFilter(this.schema, filter);
-      const row = this.store.statement(`SELECT COUNT(*) AS n FROM ${this.schema.table}${where}`).get(...params) as {
-        n: number;
-      };
-      return row.n;
-    });
+    return this.run(() => (this.select('COUNT(*)', filter, {}) as [number][])[0]?.[0] ?? 0);
   }
 
   private run<R>(operation: () => R): Promise<R> {

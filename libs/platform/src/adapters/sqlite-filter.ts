@@ -1,4 +1,5 @@
-import type { FieldCondition, Filter } from '../ports/read-models';
+import type { FieldCondition, Filter, TextSearch } from '../ports/read-models';
+import type Database from 'better-sqlite3';
 import { checkName, type CollectionSchema } from './sqlite-collection-schema';
 
 type Scalar = string | number | boolean | null;
@@ -19,14 +20,19 @@ export interface Compiled {
 
 const RANGE_OPERATORS = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' } as const;
 
-/** A port filter as a WHERE clause on the collection's table, with its parameters. */
-export function compileFilter(schema: CollectionSchema, filter: Filter): Compiled {
+/**
+ * A port filter as a WHERE clause on the collection's table, with its parameters; its
+ * text condition is left to textQuery. `idColumn`: how `_id` is named (with a text
+ * condition, the text index's rowid, so that its id range narrows the index's scan).
+ */
+export function compileFilter(schema: CollectionSchema, filter: Filter, idColumn = '_id'): Compiled {
   const clauses: string[] = [];
   const params: unknown[] = [];
   for (const [field, condition] of Object.entries(filter)) {
     checkName('field', field);
+    if (isText(condition)) continue;
     if (schema.multikey.has(field)) compileMultikey(schema, field, condition, clauses, params);
-    else compileScalar(schema.column(field), condition, clauses, params);
+    else compileScalar(field === '_id' ? idColumn : schema.column(field), condition, clauses, params);
   }
   return { where: clauses.length === 0 ? '' : ` WHERE ${clauses.join(' AND ')}`, params };
 }
@@ -136,4 +142,29 @@ function rangeValue(op: string, value: unknown): string | number {
   const bound = bindable(value as Scalar);
   if (bound === null) throw new Error(`${op} needs a non-null value`);
   return bound;
+}
+
+const isText = (condition: FieldCondition): condition is { $text: TextSearch } =>
+  condition !== null && typeof condition === 'object' && '$text' in condition;
+
+/**
+ * A filter's text condition: the tables to read (the text index first, in its id order,
+ * then each match's document, whatever indexes the rest of the filter could use) and
+ * the MATCH term; undefined without one, null when it cannot match.
+ */
+export function textQuery(
+  schema: CollectionSchema,
+  filter: Filter,
+  statement: (sql: string) => Database.Statement<unknown[], unknown>,
+): { from: string; match: string; expression: string } | null | undefined {
+  const texts = Object.entries(filter).filter(([, condition]) => isText(condition));
+  if (texts.length === 0) return undefined;
+  const [field, condition] = texts[0]!;
+  if (texts.length > 1) throw new Error('one $text condition per filter');
+  const text = schema.text;
+  if (!text || text.field !== field) throw new Error(`$text on ${field}, which has no text index`);
+  if (Object.keys(condition as object).length !== 1) throw new Error('$text goes alone on its field');
+  const expression = text.expression((condition as { $text: TextSearch }).$text, statement);
+  if (expression === null) return null;
+  return { from: `${text.table} AS t CROSS JOIN ${schema.table} ON ${schema.table}._id = t.rowid`, match: 't.words MATCH ?', expression };
 }

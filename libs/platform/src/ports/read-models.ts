@@ -24,7 +24,32 @@ export type FieldCondition =
   | { $in: Scalar[] }
   | { $nin: Scalar[] }
   | { $ne: Scalar }
-  | { $lt?: Scalar; $lte?: Scalar; $gt?: Scalar; $gte?: Scalar };
+  | { $lt?: Scalar; $lte?: Scalar; $gt?: Scalar; $gte?: Scalar }
+  | { $text: TextSearch };
+
+/**
+ * A condition on a field with a text index (IndexSpec.text): every phrase must occur in
+ * the field's words, its words one after another, each a whole word except the last,
+ * which may be a whole word or the start of one ("deploy" finds "deployment"). A phrase
+ * of one word is a word. Words are what textWords() makes of a text: a query word that
+ * is not exactly one such word is refused (an error, not "no match"). At most one text
+ * condition per filter; a find with one sorts by `_id` only.
+ */
+export interface TextSearch {
+  phrases: string[][];
+}
+
+/**
+ * The words a text index sees in a field: runs of characters other than ASCII spaces and
+ * punctuation (every non-ASCII character is a word character), ASCII letters lower-cased.
+ * Callers normalize their text into such words themselves (Unicode case, scripts written
+ * without spaces); the index compares words exactly, code point by code point.
+ */
+export function textWords(text: string): string[] {
+  const words: string[] = [];
+  for (const word of text.split(/[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/)) if (word) words.push(word.replace(/[A-Z]+/g, (w) => w.toLowerCase()));
+  return words;
+}
 
 export type Filter = { [field: string]: FieldCondition };
 
@@ -51,6 +76,13 @@ export interface IndexSpec {
    * For flags that few documents have set, such as starred or unread.
    */
   where?: Record<string, boolean>;
+  /**
+   * A text index on the (single) field, a string of words (see textWords), for `$text`
+   * conditions. At most one per collection, whose ids must be safe integers. It is kept
+   * in the same unit as the document writes (a put or delete changes both or neither),
+   * and emptied by clear() with the documents, so a rebuild rebuilds it too.
+   */
+  text?: boolean;
 }
 
 export interface CollectionOptions {

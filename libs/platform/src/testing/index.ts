@@ -20,5 +20,6 @@ export {
   type NatsServer,
 } from './nats-server';
 export { readModelContract, type ReadModelFixture } from './read-model-contract';
+export { textIndexContract } from './text-index-contract';
 export { channelCreatedFact, storedChannelCreated } from './facts';
 export { describeWithDocker, dockerAvailability } from './docker';
