@@ -27,6 +27,8 @@ export class MessagesReadModel {
       { fields: ['dm_key'] },
       // The `date` anchor: the first message sent on or after a time.
       { fields: ['timestamp'] },
+      // The search narrow's words (queries/search-scan.ts).
+      { fields: ['search_text'], text: true },
     ], { cacheSize: MESSAGE_CACHE_SIZE });
     // One row per recipient of every message makes these indexes the cost of sending:
     // few, and partial where a flag selects few rows. Narrows to a channel, a topic or a

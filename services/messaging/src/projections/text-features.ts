@@ -9,13 +9,23 @@ import type { MessageDoc, UserMessageDoc } from './message-docs';
 export const RESOLVED_TOPIC_PREFIX = '✔ ';
 export const withoutResolvedPrefix = (topic: string) => (topic.startsWith(RESOLVED_TOPIC_PREFIX) ? topic.slice(RESOLVED_TOPIC_PREFIX.length) : topic);
 
+/** Scripts written without spaces between words: each of their characters is a word of its own. */
+const IDEOGRAPHIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/gu;
+
 /**
  * Words as the search narrow compares them: NFKC, lower-cased, any run of other
- * characters as one space, and a space at each end, so that `' ' + word` finds a word
- * start wherever the word is.
+ * characters as one space, each character of an ideographic script a word (so a search
+ * for several of them is the phrase of those characters, found anywhere), and a space
+ * at each end, so that `' ' + word` finds a word start wherever the word is. The text
+ * index (the messages collection's, see messages.ts) reads the same words.
  */
 export function searchableText(text: string): string {
-  const words = text.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
+  const words = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(IDEOGRAPHIC, ' $& ')
+    .split(/[^\p{L}\p{N}\p{M}]+/u)
+    .filter(Boolean);
   return words.length ? ` ${words.join(' ')} ` : ' ';
 }
 

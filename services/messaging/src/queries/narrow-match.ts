@@ -42,15 +42,11 @@ export function needs(condition: Condition): 'keys' | 'message' | 'row' {
 /** A message from channel history the requester never received reads as these flags. */
 export const HISTORICAL_FLAGS: readonly string[] = ['read', 'historical'];
 
-const IDEOGRAPHIC = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
-
 /**
- * Words match at a word start (so "deploy" finds "deployment", as stemming would); in
- * scripts written without spaces between words, anywhere.
+ * A word matches at a word start (so "deploy" finds "deployment", as stemming would), a
+ * phrase as consecutive words, its last one a word start: as the text index answers.
  */
-function occurs(text: string, words: string): boolean {
-  return IDEOGRAPHIC.test(words) ? text.includes(words) : text.includes(` ${words}`);
-}
+const occurs = (text: string, words: string) => text.includes(` ${words}`);
 
 export function matchesSearch(searchText: string, query: SearchQuery): boolean {
   return query.words.every((w) => occurs(searchText, w)) && query.phrases.every((p) => occurs(searchText, p));

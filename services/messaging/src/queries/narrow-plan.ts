@@ -6,17 +6,22 @@
  * of them on an index. What is left (search, has:reaction, topic states, …) is tested on
  * the candidates the filter yields (narrow-match.ts, read by reader.ts).
  */
-import type { Filter } from '@teamchat/platform';
+import type { Filter, TextSearch } from '@teamchat/platform';
 import { needs } from './narrow-match';
-import type { Condition, IsOperand, Narrow } from './narrow';
+import type { Condition, IsOperand, Narrow, SearchQuery } from './narrow';
 
 export type Plan =
   /** The narrow contradicts itself (e.g. a channel and a direct-message operator): nothing matches. */
   | { source: 'none' }
   /** Exactly these messages, each checked for visibility and against every condition. */
   | { source: 'ids'; ids: number[]; conditions: Condition[] }
-  /** `messages` is channel history, `user_messages` the requester's personal history. */
-  | { source: 'messages' | 'user_messages'; filter: Filter; residual: Condition[] };
+  /**
+   * `messages` is channel history, `user_messages` the requester's personal history.
+   * `text`: the positive search terms, which the messages' text index can answer too
+   * (read alongside, see search-scan.ts); they stay in `residual` for candidates read
+   * from the filter.
+   */
+  | { source: 'messages' | 'user_messages'; filter: Filter; residual: Condition[]; text?: TextSearch };
 
 /** Equalities and negations per field, merged: a field cannot equal two values. */
 class FilterBuilder {
@@ -156,5 +161,11 @@ export function planNarrow(narrow: Narrow, channelHistoryReadable: boolean): Pla
   }
   const built = filter.build();
   if (!built) return { source: 'none' };
-  return { source, filter: built, residual };
+  const phrases = conditions.flatMap((c) => (c.kind === 'search' && !c.negated ? searchPhrases(c.query) : []));
+  return phrases.length ? { source, filter: built, residual, text: { phrases } } : { source, filter: built, residual };
+}
+
+/** A search's words and phrases as the text index takes them (phrases of words). */
+function searchPhrases(query: SearchQuery): string[][] {
+  return [...query.words.map((word) => [word]), ...query.phrases.map((phrase) => phrase.split(' '))];
 }

@@ -11,6 +11,9 @@ import { canReadChannelHistory, type AccessDeps } from './access';
 import type { Condition } from './narrow';
 import { matches, needs, type Candidate, type MatchContext } from './narrow-match';
 import type { Plan } from './narrow-plan';
+import { scanWithText, type TextScanSource } from './search-scan';
+
+type FilterPlan = Extract<Plan, { filter: Filter }>;
 
 /** Candidates read per round when conditions are tested here. */
 const SCAN_BATCH = 500;
@@ -68,6 +71,7 @@ export class Reader implements MatchContext {
   async scan(plan: Plan, range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
     if (limit <= 0 || plan.source === 'none') return [];
     if (plan.source === 'ids') return this.scanIds(plan.ids, plan.conditions, range, direction, limit);
+    if (plan.text) return scanWithText(this.textSource(plan), range, direction, limit);
     const field = plan.source === 'messages' ? '_id' : 'message_id';
     const found: Candidate[] = [];
     let bound: IdRange = range;
@@ -93,14 +97,62 @@ export class Reader implements MatchContext {
     }
   }
 
-  private async load(plan: Extract<Plan, { filter: Filter }>, filter: Filter, direction: 1 | -1, limit: number): Promise<Candidate[]> {
+  /** The streams a plan with search terms is read from (see search-scan.ts). */
+  private textSource(plan: FilterPlan): TextScanSource {
+    const { model } = this.deps;
+    const field = plan.source === 'messages' ? '_id' : 'message_id';
+    const withIds = (ids: IdRange | { $in: number[] }) => {
+      const filter: Filter = {};
+      for (const key of Object.keys(plan.filter)) filter[key] = plan.filter[key];
+      filter[field] = ids;
+      return filter;
+    };
+    const search: Filter = { search_text: { $text: plan.text! } };
+    // Which candidates of the stretch are read with their message: the text test needs it.
+    const needsMessage = (textKnown: boolean) => plan.residual.some((c) => needs(c) === 'message' && !(textKnown && c.kind === 'search' && !c.negated));
+    return {
+      textIds: async (range, direction, limit) =>
+        (await model.messages.findIds(Object.keys(range).length ? { ...search, _id: range } : search, { sort: ['_id', direction], limit })) as number[],
+      candidates: (range, direction, limit) => this.load(plan, withIds(range), direction, limit, false),
+      probe: (ids, direction) => (ids.length === 0 ? Promise.resolve([]) : this.load(plan, withIds({ $in: ids }), direction, 0, false)),
+      accept: async (candidates, textKnown) => {
+        const complete = needsMessage(textKnown) ? await this.withMessages(candidates) : candidates;
+        await this.prepare(plan.residual, complete, false);
+        const accepted: Candidate[] = [];
+        for (const candidate of complete) {
+          if (plan.residual.every((c) => (textKnown && c.kind === 'search' && !c.negated) || matches(c, candidate, this))) accepted.push(candidate);
+        }
+        return accepted;
+      },
+    };
+  }
+
+  /** The candidates with their messages (one whose message is gone is a deletion still being projected: left out). */
+  private async withMessages(candidates: Candidate[]): Promise<Candidate[]> {
+    const missing = candidates.filter((c) => !c.message).map((c) => c.id);
+    if (missing.length === 0) return candidates;
+    const messages = byId(await this.deps.model.messages.getMany(missing));
+    const complete: Candidate[] = [];
+    for (const candidate of candidates) {
+      if (candidate.message) complete.push(candidate);
+      else {
+        const message = messages.get(candidate.id);
+        if (message) complete.push(fromMessage(message, candidate.row));
+      }
+    }
+    return complete;
+  }
+
+  /** `withMessages`: read each row's message too when a residual condition needs it (false: left to the caller). */
+  private async load(plan: FilterPlan, filter: Filter, direction: 1 | -1, limit: number, withMessages = true): Promise<Candidate[]> {
     const { model } = this.deps;
     const wants = new Set(plan.residual.map(needs));
     if (plan.source === 'messages') {
       // Ids from memory for a conversation's recent messages, else from the index; then
       // documents by id, recent ones from the cache.
+      const range = filter._id as IdRange | { $in: number[] };
       const ids =
-        (await model.conversationIds(plan.filter, filter._id as IdRange, direction, limit)) ??
+        ('$in' in range ? undefined : await model.conversationIds(plan.filter, range, direction, limit)) ??
         ((await model.messages.findIds(filter, { sort: ['_id', direction], limit })) as number[]);
       const messages = await model.messages.getMany(ids);
       const rows = wants.has('row') ? await this.rows(ids) : undefined;
@@ -109,7 +161,7 @@ export class Reader implements MatchContext {
       return candidates;
     }
     const rows = await model.userMessages.find({ ...filter, user_id: this.actor.user_id }, { sort: ['message_id', direction], limit });
-    if (!wants.has('message')) return rows.map(fromRow);
+    if (!wants.has('message') || !withMessages) return rows.map(fromRow);
     const messages = byId(await model.messages.getMany(rows.map((r) => r.message_id)));
     const candidates: Candidate[] = [];
     for (const row of rows) {
