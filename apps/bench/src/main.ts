@@ -25,6 +25,7 @@ import { http } from './http';
 import { memoryLine } from './memory';
 import { profiled } from './profile';
 import { measureScheduledDelivery, scheduledLine, type ScheduledReport } from './scheduled';
+import { measureSearchLines } from './search';
 import { createChannels, seed } from './seed';
 import { CHANNELS, CONNECTIONS, MESSAGES, ONLY, SECONDS, TOPICS_PER_CHANNEL } from './settings';
 import { settle } from './settle';
@@ -92,6 +93,7 @@ async function main(): Promise<number> {
       pacedFsync = await measurePacedFsync(dataDir, PACED_PAUSE_MS, 100);
     }
     oneClientRows = await measureSingleClientLines(api, member, reader, channels);
+    oneClientRows.push(...(await measureSearchLines(api, reader)));
     rows.push(...(await measureServerLines(api, member, reader, channels)));
     if (ONLY.test('crowd')) {
       crowd = await measureCrowd(server, api, member);

@@ -29,7 +29,7 @@ const ONE_CLIENT_WARM_UP = 50;
  */
 export const PACED_PAUSE_MS = 50;
 
-async function measureOneClient(name: string, plan: Omit<OneClientPlan, 'seconds' | 'warmUp'>): Promise<OneClientRow | undefined> {
+export async function measureOneClient(name: string, plan: Omit<OneClientPlan, 'seconds' | 'warmUp'>): Promise<OneClientRow | undefined> {
   if (!ONLY.test(name)) return undefined;
   return profiled(name, async () => {
     // A paced line warms up with fewer requests: each costs a pause.
