@@ -27,6 +27,7 @@ import { profiled } from './profile';
 import { measureScheduledDelivery, scheduledLine, type ScheduledReport } from './scheduled';
 import { measureSearchLines } from './search';
 import { createChannels, seed } from './seed';
+import { measureSizes } from './sizes';
 import { CHANNELS, CONNECTIONS, MESSAGES, ONLY, SECONDS, TOPICS_PER_CHANNEL } from './settings';
 import { settle } from './settle';
 import { measureSingleClientLines, PACED_PAUSE_MS, type OneClientRow } from './single-client';
@@ -142,7 +143,7 @@ async function main(): Promise<number> {
   return failed.length || failedOne.length || deliveryFailed || scheduledFailed || filesFailed ? 1 : 0;
 }
 
-main().then(
+(process.env.BENCH_SIZES ? measureSizes(Number(process.env.BENCH_SIZES)) : main()).then(
   (code) => process.exit(code),
   (err) => {
     console.error(`benchmark failed: ${(err as Error).stack ?? String(err)}`);

@@ -97,7 +97,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
-    name: 'messaging-5',
+    name: 'messaging-6',
     collections: [
       ...model.collections,
       alertWords.collection,

@@ -25,6 +25,11 @@ export interface MessageDoc extends Doc, Omit<MessageView, 'id' | 'reactions' | 
   last_edit_timestamp: number | null;
   last_moved_timestamp: number | null;
   /**
+   * Set once a move took the message to another channel (or from someone): who holds it
+   * is its rows alone, no longer its channel's receipt intervals (personal-state.ts).
+   */
+  own_receipts?: true;
+  /**
    * Derived from rendered_content and the topic whenever either changes, so the search
    * and has: narrows test a field instead of parsing HTML for every candidate.
    */

@@ -7,12 +7,14 @@ import { initialMessageFlags, widgetSubmessage, type EditHistoryEntry, type Fact
 import type { FactHandlers, StoredFact } from '@teamchat/platform';
 import { dmKey, flagKeys, userMessageId, userTopicId, type MessageDoc } from './message-docs';
 import type { MessagesReadModel } from './messages';
+import { checkedPersonalState } from './personal-check';
+import { movesReceipts } from './personal-state';
 import { conversationKeysOf } from './recent-ids';
 import { linkFields, messageTextFeatures, withoutResolvedPrefix, withTextFeatures, type LinkField } from './text-features';
 
 /** The projection's cases, by fact type: what the projector subscribes to. */
 export function messagesProjection(model: MessagesReadModel): FactHandlers {
-  return {
+  const handlers: FactHandlers = {
     MessageSent: (fact, stored) => sent(model, fact, stored),
     ReactionAdded: (fact) => reaction(model, fact),
     ReactionRemoved: (fact) => reaction(model, fact),
@@ -32,6 +34,7 @@ export function messagesProjection(model: MessagesReadModel): FactHandlers {
       });
     },
   };
+  return process.env.TEAMCHAT_CHECK_PERSONAL_STATE === '1' ? checkedPersonalState(model, handlers) : handlers;
 }
 
 async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, stored: StoredFact): Promise<void> {
@@ -43,7 +46,7 @@ async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, store
     dm_key: fact.recipient.type === 'direct' ? dmKey(fact.recipient.users.map((u) => u.id)) : null,
   };
   const features = messageTextFeatures(fact.rendered_content, channel?.topic ?? null);
-  await model.messages.put({
+  const message: MessageDoc = {
     _id: id,
     stream: stored.stream,
     sender_id: fact.sender_id,
@@ -64,7 +67,9 @@ async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, store
     last_moved_timestamp: null,
     ...(fact.topic_links?.length ? { topic_links: fact.topic_links } : {}),
     ...features,
-  });
+  };
+  await model.messages.put(message);
+  await model.personal.sent(fact, message);
   model.recent.remember({ _id: id, ...narrowKeys });
   for (const userId of fact.recipient_user_ids) {
     await model.userMessages.put({
@@ -129,6 +134,7 @@ async function flags(model: MessagesReadModel, fact: FactOf<'MessageFlagsUpdated
     if (fact.op === 'add') flags.push(fact.flag);
     await model.userMessages.put({ ...row, ...flagKeys(flags) });
   }
+  await model.personal.flags(fact);
 }
 
 async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): Promise<void> {
@@ -139,6 +145,7 @@ async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): 
       ...conversationKeysOf({ channel_id, topic_lc: topic.toLowerCase(), dm_key: null }),
     ]);
   }
+  if (fact.move) await model.personal.beforeMove(fact.move);
   const message = await model.messages.get(fact.message_id);
   if (!message) return;
   if (fact.content) {
@@ -160,6 +167,7 @@ async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): 
     });
     await model.messages.put(edited);
     await updateRowsAfterEdit(model, edited, fact.content);
+    await model.personal.edited(edited, fact.content);
   }
   if (!fact.move) return;
   for (const id of fact.move.message_ids) {
@@ -181,6 +189,7 @@ async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): 
       else await model.userMessages.put({ ...row, ...keys });
     }
   }
+  await model.personal.afterMove(fact.move);
 }
 
 /** New content: the mention and alert-word flags, and the link fields each row copies, follow it. */
@@ -203,6 +212,7 @@ async function deleted(model: MessagesReadModel, fact: FactOf<'MessageDeleted'>)
   const message = await model.messages.get(fact.message_id);
   if (message) model.recent.forget(conversationKeysOf(message));
   for (const row of await model.rowsOf(fact.message_id)) await model.userMessages.delete(row._id);
+  await model.personal.deleted(fact.message_id);
   await model.messages.delete(fact.message_id);
 }
 
@@ -225,6 +235,7 @@ function moved(message: MessageDoc, move: Move, timestamp: number): Partial<Mess
     channel_id: move.channel_id,
     topic_lc: move.topic.toLowerCase(),
     last_moved_timestamp: onlyResolved ? message.last_moved_timestamp : timestamp,
+    ...(movesReceipts(move) ? { own_receipts: true as const } : {}),
     ...(move.topic !== move.prev_topic ? { topic_links: move.topic_links ?? [] } : {}),
   };
 }

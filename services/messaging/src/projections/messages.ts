@@ -5,6 +5,7 @@
  */
 import type { Collection, Filter, ReadModelStore } from '@teamchat/platform';
 import { rowsOfMessage, type MessageDoc, type UserMessageDoc, type UserTopicDoc } from './message-docs';
+import { PersonalState } from './personal-state';
 import { RecentConversationIds, type IdRange } from './recent-ids';
 
 /** About 2 KB each in memory. */
@@ -16,6 +17,8 @@ export class MessagesReadModel {
   readonly messages: Collection<MessageDoc>;
   readonly userMessages: Collection<UserMessageDoc>;
   readonly userTopics: Collection<UserTopicDoc>;
+  /** Per-user state without a row per recipient (personal-state.ts), kept beside the rows until reads move to it. */
+  readonly personal: PersonalState;
 
   constructor(readModels: ReadModelStore) {
     // Every narrow that GET /messages serves from an index has one whose fields are the
@@ -43,11 +46,12 @@ export class MessagesReadModel {
       // caching each as it was written cost a sixth of a send's CPU (garbage collection).
     ], { cacheSize: USER_MESSAGE_CACHE_SIZE, cacheWrites: false });
     this.userTopics = readModels.collection<UserTopicDoc>('user_topics', [{ fields: ['user_id'] }]);
+    this.personal = new PersonalState(readModels, this.messages);
   }
 
   /** The collections the messaging projection writes (emptied before a replay from the start). */
   get collections(): { clear(): Promise<void> }[] {
-    return [this.messages, this.userMessages, this.userTopics];
+    return [this.messages, this.userMessages, this.userTopics, ...this.personal.collections];
   }
 
   /** The personal-history rows of one message: who received it (or flagged it later). */

@@ -1,0 +1,193 @@
+/**
+ * The per-user state without a row per recipient (projections/personal-state.ts) against
+ * the rows it replaces: random histories of sends, flag changes, edits, moves and
+ * deletions, projected into both, must give every message the same holders with the
+ * same flags after every fact; replaying the facts into an empty store gives the same
+ * documents; and the new state holds far fewer documents than the rows.
+ */
+import { describe, expect, it } from '@jest/globals';
+import type { Fact, FactOf } from '@teamchat/contracts';
+import { SqliteReadModelStore, type StoredFact } from '@teamchat/platform';
+import { MessagesReadModel } from '../src/projections/messages';
+import { messagesProjection } from '../src/projections/messages-projection';
+import { personalStateDifferences } from '../src/projections/personal-check';
+
+/** A small deterministic generator (mulberry32), so a failing history can be replayed. */
+function random(seed: number) {
+  let a = seed;
+  const next = () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
+  const some = <T>(items: readonly T[], p: number): T[] => items.filter(() => next() < p);
+  return { next, int, pick, some };
+}
+
+const USERS = [1, 2, 3, 4, 5, 6, 7, 8];
+const CHANNELS = [10, 11, 12];
+const TOPICS = ['a', 'b', 'C'];
+
+function sentFact(r: ReturnType<typeof random>, sender: number, recipient: FactOf<'MessageSent'>['recipient'], recipients: number[]): FactOf<'MessageSent'> {
+  return {
+    type: 'MessageSent',
+    sender_id: sender,
+    sender_email: `u${sender}@example.com`,
+    sender_full_name: `User ${sender}`,
+    recipient,
+    content: 'words',
+    rendered_content: r.next() < 0.2 ? '<p><a href="https://example.com">link</a></p>' : '<p>words</p>',
+    is_me_message: false,
+    client: 'test',
+    recipient_id: recipient.type === 'channel' ? recipient.channel_id : 99,
+    timestamp: 1_700_000_000,
+    recipient_user_ids: recipients,
+    mentioned_user_ids: r.some(recipients, 0.1),
+    wildcard_mentioned_user_ids: r.next() < 0.05 ? recipients : [],
+    read_by_sender: r.next() < 0.7,
+    local_echo: null,
+    alert_word_user_ids: r.some(recipients, 0.05),
+    muted_sender_user_ids: r.some(recipients, 0.05),
+  };
+}
+
+/** A random history: who is subscribed changes as it goes, as do flags, contents and places. */
+function history(seed: number, steps: number): Fact[] {
+  const r = random(seed);
+  const subscribers = new Map(CHANNELS.map((c) => [c, new Set(r.some(USERS, 0.6))]));
+  const facts: Fact[] = [];
+  const sent: { id: number; channel_id: number | null; topic: string }[] = [];
+  // Message ids are positions: the index of the fact, plus one.
+  const position = () => facts.length + 1;
+  for (let step = 0; step < steps; step++) {
+    const roll = r.next();
+    if (roll < 0.1) {
+      const channel = r.pick(CHANNELS);
+      const user = r.pick(USERS);
+      const set = subscribers.get(channel)!;
+      if (set.has(user)) set.delete(user);
+      else set.add(user);
+      continue;
+    }
+    if (roll < 0.45 || sent.length === 0) {
+      const sender = r.pick(USERS);
+      if (r.next() < 0.2) {
+        const users = [...new Set([sender, ...r.some(USERS, 0.2)])].sort((a, b) => a - b);
+        const recipient = { type: 'direct' as const, users: users.map((id) => ({ id, email: `u${id}@example.com`, full_name: `User ${id}`, is_mirror_dummy: false })) };
+        sent.push({ id: position(), channel_id: null, topic: '' });
+        facts.push(sentFact(r, sender, recipient, users));
+      } else {
+        const channel = r.pick(CHANNELS);
+        const topic = r.pick(TOPICS);
+        // Usually the subscribers; sometimes a sender from outside, who receives it too.
+        const recipients = [...new Set([...subscribers.get(channel)!, ...(r.next() < 0.3 ? [sender] : [])])].sort((a, b) => a - b);
+        sent.push({ id: position(), channel_id: channel, topic });
+        facts.push(sentFact(r, sender, { type: 'channel', channel_id: channel, channel_name: `c${channel}`, topic }, recipients));
+      }
+      continue;
+    }
+    const user = r.pick(USERS);
+    if (roll < 0.8) {
+      const mostly = r.next() < 0.3 ? sent.map((m) => m.id) : r.some(sent, 0.2).map((m) => m.id);
+      facts.push({ type: 'MessageFlagsUpdated', user_id: user, op: r.next() < 0.75 ? 'add' : 'remove', flag: r.next() < 0.75 ? 'read' : 'starred', message_ids: mostly });
+      continue;
+    }
+    const message = r.pick(sent);
+    if (roll < 0.88) {
+      facts.push({
+        type: 'MessageEdited', message_id: message.id, editor_id: user, timestamp: 1_700_000_100, audience_user_ids: [],
+        content: {
+          prev_content: 'words', prev_rendered_content: '<p>words</p>', content: 'new', is_me_message: false,
+          rendered_content: r.next() < 0.5 ? '<p>new <a href="https://example.com">x</a></p>' : '<p>new</p>',
+          mentioned_user_ids: r.some(USERS, 0.2), wildcard_mentioned_user_ids: r.next() < 0.1 ? USERS : [],
+          ...(r.next() < 0.5 ? { alert_word_user_ids: r.some(USERS, 0.2) } : {}),
+        },
+        move: null,
+      });
+    } else if (roll < 0.96 && message.channel_id !== null) {
+      const from = message.channel_id;
+      const to = r.next() < 0.5 ? from : r.pick(CHANNELS);
+      const topic = r.pick(TOPICS);
+      const moved = sent.filter((m) => m.channel_id === from && m.topic === message.topic && m.id >= message.id);
+      for (const m of moved) Object.assign(m, { channel_id: to, topic });
+      facts.push({
+        type: 'MessageEdited', message_id: message.id, editor_id: user, timestamp: 1_700_000_200, audience_user_ids: [], content: null,
+        move: {
+          prev_channel_id: from, channel_id: to, channel_name: `c${to}`, prev_topic: message.topic, topic, propagate_mode: 'change_later',
+          message_ids: moved.map((m) => m.id), recipient_id: to, revoked_user_ids: r.next() < 0.3 ? r.some(USERS, 0.3) : [],
+        },
+      });
+    } else {
+      sent.splice(sent.indexOf(message), 1);
+      facts.push({ type: 'MessageDeleted', message_id: message.id, deleted_by: user, channel_id: message.channel_id, topic: message.topic, audience_user_ids: [] });
+    }
+  }
+  return facts;
+}
+
+async function project(facts: Fact[], check?: (model: MessagesReadModel, fact: Fact) => Promise<void>) {
+  const store = SqliteReadModelStore.open(':memory:');
+  const model = new MessagesReadModel(store);
+  const handlers = messagesProjection(model) as Record<string, (fact: Fact, stored: StoredFact) => Promise<void>>;
+  for (const [i, fact] of facts.entries()) {
+    const stored: StoredFact = { id: `f${i}`, stream: `s${i}`, revision: 0, position: i + 1, type: fact.type, data: fact, metadata: {}, created: 0 };
+    await store.batch(() => handlers[fact.type]!(fact, stored));
+    await check?.(model, fact);
+  }
+  return { store, model };
+}
+
+const allIds = async (model: MessagesReadModel) => (await model.messages.findIds({})) as number[];
+
+describe('per-user state without a row per recipient', () => {
+  for (const seed of [1, 2, 3, 4, 5, 6]) {
+    it(`gives every message the holders and flags of the rows after every fact (history ${seed})`, async () => {
+      const facts = history(seed, 400);
+      const { store, model } = await project(facts, async (model, fact) => {
+        const differences = await personalStateDifferences(model, await allIds(model));
+        if (differences.length) throw new Error(`after ${fact.type} ${JSON.stringify(fact)}:\n${differences.join('\n')}`);
+      });
+      // The history did what it is for: moves, flags, mark advances and historical rows happened.
+      expect(facts.some((f) => f.type === 'MessageEdited' && f.move && f.move.prev_channel_id !== f.move.channel_id)).toBe(true);
+      expect(await model.personal.marks.count({})).toBeGreaterThan(0);
+      expect(await model.personal.rows.count({ held: true, channel_id: { $ne: null } })).toBeGreaterThan(0);
+      await store.close();
+    }, 60_000);
+  }
+
+  it('rebuilds the same documents from the same facts', async () => {
+    const facts = history(7, 300);
+    const dump = async (model: MessagesReadModel) => ({
+      rows: await model.personal.rows.find({}),
+      marks: await model.personal.marks.find({}),
+      receipts: await model.personal.receipts.collection.find({}),
+    });
+    const first = await project(facts);
+    const second = await project(facts);
+    expect(await dump(second.model)).toEqual(await dump(first.model));
+    expect((await dump(first.model)).rows.length).toBeGreaterThan(0);
+    await first.store.close();
+    await second.store.close();
+  }, 60_000);
+
+  it('keeps no row for a message a user received with no flag or read in order, where the rows kept one per recipient', async () => {
+    const r = random(8);
+    const facts: Fact[] = [];
+    for (let i = 0; i < 50; i++) {
+      const fact = sentFact(r, 1, { type: 'channel', channel_id: 10, channel_name: 'c10', topic: 'a' }, USERS);
+      facts.push({ ...fact, mentioned_user_ids: [], wildcard_mentioned_user_ids: [], alert_word_user_ids: [], muted_sender_user_ids: [], read_by_sender: false });
+      // User 2 reads each message as it arrives.
+      facts.push({ type: 'MessageFlagsUpdated', user_id: 2, op: 'add', flag: 'read', message_ids: [facts.length] });
+    }
+    const { store, model } = await project(facts);
+    expect(await model.userMessages.count({})).toBe(50 * USERS.length);
+    expect(await model.personal.rows.count({})).toBe(0);
+    expect(await model.personal.receipts.collection.count({})).toBe(USERS.length);
+    expect(await model.personal.mark(2, 10)).toBe(99);
+    expect(await personalStateDifferences(model, await allIds(model))).toEqual([]);
+    await store.close();
+  });
+});
