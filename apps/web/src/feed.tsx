@@ -17,6 +17,8 @@ import { hrefOf } from './links';
 import type { ClientStore } from './store';
 
 export const WINDOW = 150;
+/** The messages shown when a feed opens. */
+const FIRST_WINDOW = 60;
 const STEP = 50;
 const EDGE_PX = 400;
 
@@ -45,28 +47,31 @@ export function Feed({ store, narrow }: { store: ClientStore; narrow: Narrow }) 
   const list = store.list(narrow);
   const messages = list.messages;
   const scroller = useRef<HTMLDivElement>(null);
-  const [span, setSpan] = useState<Span | null>(null);
-  const [dividerId, setDividerId] = useState<number | null | undefined>(undefined);
+  const [moved, setSpan] = useState<Span | null>(null);
+  /** Where the feed opened, taken in the render that has the first page (an effect would cost a frame and a render more). */
+  const opened = useRef<{ span: Span; dividerId: number | null } | null>(null);
   /** The message at the top of the view and its offset, captured before each render. */
   const anchor = useRef<{ id: string; top: number } | null>(null);
   const atBottom = useRef(true);
   const pendingRead = useRef(new Set<number>());
 
-  // The first unread message when the feed opened, and the window around it.
-  useEffect(() => {
-    if (!list.loaded || dividerId !== undefined) return;
+  // The first unread message when the feed opened, and the window around it: at first
+  // only what fills a screen or two (laying out a whole window took most of the time
+  // from the page's arrival to the first frame); it grows as the person scrolls.
+  if (!opened.current && list.loaded) {
     const first = messages.find((m) => !m.flags.includes('read'));
-    setDividerId(first?.id ?? null);
     if (first) {
       const i = messages.indexOf(first);
       const start = Math.max(0, i - 20);
-      const end = Math.min(messages.length - 1, start + WINDOW - 1);
-      setSpan({ startId: messages[start]!.id, endId: end === messages.length - 1 && list.foundNewest ? Infinity : messages[end]!.id });
+      const end = Math.min(messages.length - 1, start + FIRST_WINDOW - 1);
+      opened.current = { dividerId: first.id, span: { startId: messages[start]!.id, endId: end === messages.length - 1 && list.foundNewest ? Infinity : messages[end]!.id } };
       atBottom.current = false;
     } else {
-      setSpan({ startId: messages[Math.max(0, messages.length - WINDOW)]?.id ?? 0, endId: Infinity });
+      opened.current = { dividerId: null, span: { startId: messages[Math.max(0, messages.length - FIRST_WINDOW)]?.id ?? 0, endId: Infinity } };
     }
-  }, [list.loaded]);
+  }
+  const span = moved ?? opened.current?.span ?? null;
+  const dividerId = opened.current?.dividerId;
 
   let startIdx = 0;
   let endIdx = -1;
