@@ -16,7 +16,10 @@ export interface PortReservation {
 }
 
 export async function reservePort(listen: ListenSettings): Promise<PortReservation> {
-  const server = createServer();
+  // A client that connects while the services start (a browser retrying through a
+  // restart) is turned away at once: a connection held open here would keep close() from
+  // ever finishing, and the start would wait on it.
+  const server = createServer((socket) => socket.destroy());
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
