@@ -26,7 +26,8 @@ export const SessionEnded = z.object({
   type: z.literal('SessionEnded'),
   user_id: int(),
   session_hash: z.string(),
-  reason: z.enum(['logout']),
+  /** `expired`: the sweep dropped a session past its `expires_at` (it was refused from then on already). */
+  reason: z.enum(['logout', 'expired']),
 });
 
 export const SESSION_FACTS = [SessionStarted, SessionEnded] as const;

@@ -5,6 +5,7 @@ import { deciderSpec } from '@teamchat/platform/testing';
 import {
   csrfTokenOf,
   decideEndSession,
+  decideExpireSessions,
   decideStartSession,
   evolveSessions,
   initialSessions,
@@ -16,6 +17,7 @@ import {
 const spec = <C>(decide: (state: SessionsState, cmd: C) => Fact[]) =>
   deciderSpec<SessionsState, C>({ initial: initialSessions, evolve: evolveSessions, decide: (cmd, state) => decide(state, cmd) });
 const start = spec<StartSession>((state, cmd) => decideStartSession(state, cmd));
+const expire = spec<{ user_id: number; now: number }>((state, cmd) => decideExpireSessions(state, cmd));
 const end = spec<{ user_id: number; session_hash: string }>((state, cmd) => decideEndSession(state, cmd));
 
 const NOW = 1_800_000_000_000;
@@ -49,6 +51,17 @@ describe('web sessions', () => {
     end.given([started()]).when({ user_id: 4, session_hash: 'h1' }).then([ended]);
     end.given([started(), ended]).when({ user_id: 4, session_hash: 'h1' }).then([]);
     end.given([started('h2')]).when({ user_id: 4, session_hash: 'h1' }).then([]);
+  });
+
+  it('the sweep ends exactly the sessions past their expiry, once, and nothing for a user without any', () => {
+    const later = { ...started('h2'), started_at: NOW + DAY, expires_at: NOW + 15 * DAY };
+    const ended = (session_hash: string): FactOf<'SessionEnded'> => ({ type: 'SessionEnded', user_id: 4, session_hash, reason: 'expired' });
+    expire.given([started('h1'), later]).when({ user_id: 4, now: NOW + 14 * DAY - 1 }).then([]);
+    expire.given([started('h1'), later]).when({ user_id: 4, now: NOW + 14 * DAY }).then([ended('h1')]);
+    expire.given([started('h1'), later]).when({ user_id: 4, now: NOW + 15 * DAY }).then([ended('h1'), ended('h2')]);
+    expire.given([started('h1'), ended('h1')]).when({ user_id: 4, now: NOW + 20 * DAY }).then([]);
+    expire.given([started('h1'), { type: 'SessionEnded', user_id: 4, session_hash: 'h1', reason: 'logout' }]).when({ user_id: 4, now: NOW + 20 * DAY }).then([]);
+    expire.given([]).when({ user_id: 4, now: NOW }).then([]);
   });
 
   it('lets a live session in until it expires, and only for its own active user', () => {

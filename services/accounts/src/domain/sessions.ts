@@ -3,7 +3,7 @@
  * it. Pure: the clock, the session's hash (the gateway made the cookie) and its age come
  * in with the command. Deactivation and a new password end sessions too, through their
  * own facts (the read model, projections/sessions.ts); expiry is `expires_at`, checked
- * when a session is used.
+ * when a session is used, and a periodic sweep ends expired sessions with a fact.
  */
 import { ApiError, badRequest, type Fact, type FactOf } from '@teamchat/contracts';
 import { createHash, createHmac } from 'node:crypto';
@@ -56,6 +56,17 @@ export function decideStartSession(state: SessionsState, cmd: StartSession): [Fa
 export function decideEndSession(state: SessionsState, cmd: { user_id: number; session_hash: string }): FactOf<'SessionEnded'>[] {
   if (!state.live.has(cmd.session_hash)) return [];
   return [{ type: 'SessionEnded', user_id: cmd.user_id, session_hash: cmd.session_hash, reason: 'logout' }];
+}
+
+/**
+ * The sweep: every one of the user's sessions past its expiry at `now` ends. An expired
+ * session is refused when used whatever the sweep does; the fact lets the read model and
+ * the stream stop carrying it.
+ */
+export function decideExpireSessions(state: SessionsState, cmd: { user_id: number; now: number }): FactOf<'SessionEnded'>[] {
+  return [...state.live]
+    .filter(([, session]) => session.expires_at <= cmd.now)
+    .map(([session_hash]) => ({ type: 'SessionEnded', user_id: cmd.user_id, session_hash, reason: 'expired' }));
 }
 
 /** A session as the read model holds it, and whether it may be used at `now`. */

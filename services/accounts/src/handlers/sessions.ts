@@ -9,7 +9,7 @@ import type { Directory, UserDoc } from '@teamchat/directory';
 import type { AggregateRepository, ServerConfig } from '@teamchat/platform';
 import { loginAddress } from '../domain/authentication';
 import { MAX_PASSWORD_LENGTH, passwordMatches } from '../domain/passwords';
-import { csrfTokenOf, decideEndSession, decideStartSession, sessionActor, type SessionsState } from '../domain/sessions';
+import { csrfTokenOf, decideEndSession, decideExpireSessions, decideStartSession, sessionActor, type SessionsState } from '../domain/sessions';
 import type { AccountsReadModel } from '../projections/credentials';
 import type { SessionsReadModel } from '../projections/sessions';
 
@@ -78,4 +78,25 @@ export async function endSession(deps: SessionDeps, actor: Actor, sessionHash: s
     result: undefined,
   }));
   return append?.positions.at(-1);
+}
+
+/** How many expired sessions one sweep ends at most: a backlog is worked off over several sweeps. */
+const SWEEP_BATCH = 500;
+
+/**
+ * Ends the sessions past their expiry at `now`, each user's in one append to their stream
+ * (the decider re-checks against the stream, so two instances sweeping at once end each
+ * session once). Returns how many ended.
+ */
+export async function sweepExpiredSessions(deps: Pick<SessionDeps, 'sessions' | 'model'>, now: number): Promise<number> {
+  const expired = await deps.model.expiredBy(now, SWEEP_BATCH);
+  let ended = 0;
+  for (const userId of new Set(expired.map((session) => session.user_id))) {
+    const { result } = await deps.sessions.execute(streams.sessions(userId), (state) => {
+      const facts = decideExpireSessions(state, { user_id: userId, now });
+      return { facts, result: facts.length };
+    });
+    ended += result;
+  }
+  return ended;
 }

@@ -1,8 +1,8 @@
 /**
  * Live web sessions, by hash: what `/json/…` requests authenticate against. A session
  * leaves it on logout, with its user's deactivation, and with a new password (all the
- * user's sessions but the one the password was changed from). Expired sessions stay until
- * one of those (they are refused by `expires_at`); a sweep can drop them later.
+ * user's sessions but the one the password was changed from), and when the sweep ends it
+ * past its expiry (refused by `expires_at` from that instant, whenever the sweep runs).
  */
 import type { Collection, Doc, FactHandlers, ReadModelStore } from '@teamchat/platform';
 
@@ -18,7 +18,7 @@ export class SessionsReadModel {
   readonly sessions: Collection<SessionDoc>;
 
   constructor(readModels: ReadModelStore) {
-    this.sessions = readModels.collection<SessionDoc>('web_sessions', [{ fields: ['user_id'] }]);
+    this.sessions = readModels.collection<SessionDoc>('web_sessions', [{ fields: ['user_id'] }, { fields: ['expires_at'] }]);
   }
 
   private async endAll(userId: number, kept?: string): Promise<void> {
@@ -33,6 +33,11 @@ export class SessionsReadModel {
     UserDeactivated: (fact) => this.endAll(fact.user_id),
     UserPasswordSet: (fact) => this.endAll(fact.user_id, fact.kept_session_hash),
   } satisfies FactHandlers;
+
+  /** Sessions past their expiry at `now`, soonest expired first. */
+  expiredBy(now: number, limit: number): Promise<SessionDoc[]> {
+    return this.sessions.find({ expires_at: { $lte: now } }, { sort: ['expires_at', 1], limit });
+  }
 
   get(sessionHash: string): Promise<SessionDoc | undefined> {
     return this.sessions.get(sessionHash);
