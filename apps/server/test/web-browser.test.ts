@@ -328,6 +328,27 @@ browserSuite('the web client in a headless browser', (browser) => {
     await context.close();
   }, 90_000);
 
+  it('completes any emoji the server renders, fetched from the server emoji data on the first colon', async () => {
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await logIn(context, 'member@example.com');
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(new URL(request.url()).pathname));
+    await page.getByRole('combobox', { name: 'To', exact: true }).fill('#general');
+    await page.getByRole('combobox', { name: 'Topic', exact: true }).fill('emoji');
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.focus();
+    // "octopus" is not among the common names the page carries: it comes from the server's list.
+    await page.keyboard.type('Look :octop');
+    const option = page.getByRole('option', { name: /:octopus:/ });
+    await option.waitFor({ timeout: 15_000 });
+    expect(requested.filter((path) => path.startsWith('/static/generated/emoji/'))).toHaveLength(1);
+    await page.keyboard.press('Enter');
+    await expect(box.inputValue()).resolves.toBe('Look :octopus: ');
+    await page.keyboard.press('Enter');
+    await article(page, 'Mark Member', 'Look').filter({ has: page.locator('.emoji') }).waitFor({ timeout: 15_000 });
+    await context.close();
+  }, 90_000);
+
   it('shows messages from an XSS corpus as text, running none of them', async () => {
     const context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
     const page = await logIn(context, 'member2@example.com');

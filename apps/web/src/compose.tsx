@@ -11,13 +11,8 @@
  */
 import { narrowKey, type Narrow } from '@teamchat/client-model';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { loadEmojiNames, matchEmoji } from './emoji-names';
 import type { ClientStore } from './store';
-
-const EMOJI = [
-  'smile', 'grinning', 'joy', 'heart', 'thumbs_up', 'thumbs_down', 'tada', 'rocket', 'eyes', 'fire', 'wave', 'clap', 'thinking', 'ok',
-  'check', 'cross_mark', 'warning', 'bulb', 'coffee', 'pizza', 'cake', 'sunny', 'star', 'sparkles', 'muscle', 'pray', 'sob', 'laughing',
-  'wink', 'slight_smile', 'heart_eyes', 'cry', 'angry', 'sleeping', 'party_popper', '100', 'bug', 'lock', 'calendar', 'question',
-];
 
 interface Suggestion {
   label: string;
@@ -46,6 +41,8 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
   const [choice, setChoice] = useState(0);
   const [dismissed, setDismissed] = useState(false);
   const [caret, setCaret] = useState(0);
+  /** Bumped when the full emoji list arrives, so open suggestions are recomputed. */
+  const [emojiLoaded, setEmojiLoaded] = useState(0);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const key = narrowKey(narrow);
 
@@ -94,9 +91,14 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
     if (sigil === '@') return people.filter((u) => match(u.full_name, q!) || match(u.email, q!)).slice(0, 8).map((u) => ({ label: u.full_name, detail: u.email, insert: replace(`@**${u.full_name}** `) }));
     if (sigil === '#') return store.channels.filter((c) => match(c.name, q!)).slice(0, 8).map((c) => ({ label: `#${c.name}`, insert: replace(`#**${c.name}** `) }));
     if (q!.length < 1) return [];
-    const custom = Object.values((store.state.realm_emoji ?? {}) as Record<string, { name: string; deactivated: boolean }>).filter((e) => !e.deactivated).map((e) => e.name);
-    return [...custom, ...EMOJI].filter((name) => name.includes(q!.toLowerCase())).slice(0, 8).map((name) => ({ label: `:${name}:`, insert: replace(`:${name}: `) }));
-  }, [active, dismissed, to, topic, content, caret, store.version]);
+    loadEmojiNames(store.state.server_emoji_data_url as string | undefined, () => setEmojiLoaded((n) => n + 1));
+    const custom = Object.values((store.state.realm_emoji ?? {}) as Record<string, { name: string; deactivated: boolean }>)
+      .filter((e) => !e.deactivated && e.name.includes(q!.toLowerCase()))
+      .map((e) => ({ name: e.name, glyph: undefined }));
+    return [...custom, ...matchEmoji(q!, 8)]
+      .slice(0, 8)
+      .map((e) => ({ label: e.glyph ? `${e.glyph} :${e.name}:` : `:${e.name}:`, insert: replace(`:${e.name}: `) }));
+  }, [active, dismissed, to, topic, content, caret, store.version, emojiLoaded]);
 
   const open = suggestions.length > 0;
   const listId = `suggest-${active}`;
