@@ -1,0 +1,100 @@
+/**
+ * The reads the scale bench times, each as one client would make it, one request at a
+ * time (a latency, not a throughput): the reader's channel, topic and combined feed,
+ * its first unread, its direct messages, starred messages and mentions, deep pages, a
+ * search for a rare and for a common word, and its registration.
+ */
+import { latencyFigures } from '../latency';
+import { RARE_WORD, channelName, type ScaleModel } from './model';
+
+export interface ReadLine {
+  name: string;
+  p50: number;
+  p99: number;
+  /** What the line's answer held: messages returned, or bytes and unreads for registration. */
+  detail: string;
+}
+
+type Narrow = { operator: string; operand: string | number }[];
+
+export class ReadClient {
+  constructor(
+    readonly api: string,
+    readonly authorization: string,
+  ) {}
+
+  static async login(api: string, email: string): Promise<ReadClient> {
+    const response = await fetch(`${api}/dev_fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: email }) });
+    const body = (await response.json()) as { result: string; api_key: string; msg?: string };
+    if (body.result !== 'success') throw new Error(`dev_fetch_api_key ${email}: ${body.msg}`);
+    return new ReadClient(api, `Basic ${Buffer.from(`${email}:${body.api_key}`).toString('base64')}`);
+  }
+
+  /** A request that must succeed; returns its body and how many bytes it was. */
+  async call(method: 'GET' | 'POST' | 'DELETE', path: string, params: Record<string, string>): Promise<{ body: Record<string, any>; bytes: number }> {
+    const query = new URLSearchParams(params).toString();
+    const response = await fetch(method === 'POST' ? `${this.api}${path}` : `${this.api}${path}?${query}`, {
+      method,
+      headers: { authorization: this.authorization, ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(method === 'POST' ? { body: query } : {}),
+    });
+    const text = await response.text();
+    const body = JSON.parse(text) as Record<string, any>;
+    if (!response.ok || body.result !== 'success') throw new Error(`${method} ${path} ${query}: ${response.status} ${text.slice(0, 300)}`);
+    return { body, bytes: Buffer.byteLength(text) };
+  }
+
+  messages(narrow: Narrow, anchor: string | number, before: number, after: number) {
+    return this.call('GET', '/messages', { anchor: String(anchor), num_before: String(before), num_after: String(after), narrow: JSON.stringify(narrow) });
+  }
+}
+
+/** Times `samples` sequential runs of `request` (after one unmeasured warm-up). */
+async function timed(name: string, samples: number, request: () => Promise<string>): Promise<ReadLine> {
+  let detail = await request();
+  const durations: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const started = performance.now();
+    detail = await request();
+    durations.push(performance.now() - started);
+  }
+  const { p50, p99 } = latencyFigures(durations);
+  return { name, p50, p99, detail };
+}
+
+export async function measureReads(reader: ReadClient, model: ScaleModel, samples: number): Promise<ReadLine[]> {
+  const channel = channelName(model.readerBusiestChannel);
+  const inChannel: Narrow = [{ operator: 'channel', operand: channel }];
+  const page = async (narrow: Narrow, anchor: string | number, before: number, after: number) => {
+    const { body } = await reader.messages(narrow, anchor, before, after);
+    return `${body.messages.length} messages`;
+  };
+  // A page a tenth of the way into the history, from the oldest end: what scrolling back far finds.
+  const deepAnchor = async (narrow: Narrow) => {
+    const oldest = (await reader.messages(narrow, 'oldest', 0, 1)).body.messages[0]?.id as number;
+    const newest = (await reader.messages(narrow, 'newest', 1, 0)).body.messages[0]?.id as number;
+    return Math.floor(oldest + (newest - oldest) / 10);
+  };
+  const channelDeep = await deepAnchor(inChannel);
+  const feedDeep = await deepAnchor([]);
+  const lines: ReadLine[] = [];
+  lines.push(await timed('channel, newest 50', samples, () => page(inChannel, 'newest', 50, 0)));
+  lines.push(await timed('topic, newest 50', samples, () => page([...inChannel, { operator: 'topic', operand: 'topic 0' }], 'newest', 50, 0)));
+  lines.push(await timed('combined feed, newest 50', samples, () => page([], 'newest', 50, 0)));
+  lines.push(await timed('first unread, 25 + 25', samples, () => page([], 'first_unread', 25, 25)));
+  lines.push(await timed('direct messages, newest 50', samples, () => page([{ operator: 'is', operand: 'dm' }], 'newest', 50, 0)));
+  lines.push(await timed('starred, newest 50', samples, () => page([{ operator: 'is', operand: 'starred' }], 'newest', 50, 0)));
+  lines.push(await timed('mentions, newest 50', samples, () => page([{ operator: 'is', operand: 'mentioned' }], 'newest', 50, 0)));
+  lines.push(await timed('deep page, channel', samples, () => page(inChannel, channelDeep, 50, 0)));
+  lines.push(await timed('deep page, combined feed', samples, () => page([], feedDeep, 50, 0)));
+  lines.push(await timed('search, rare word', samples, () => page([{ operator: 'search', operand: RARE_WORD }], 'newest', 100, 0)));
+  lines.push(await timed('search, common word', samples, () => page([{ operator: 'search', operand: model.words[0]! }], 'newest', 100, 0)));
+  // Registration is the heaviest read: fewer samples keep the run short.
+  lines.push(
+    await timed('POST /register (reader)', Math.max(5, Math.ceil(samples / 4)), async () => {
+      const { body, bytes } = await reader.call('POST', '/register', {});
+      return `${(bytes / 1024).toFixed(0)} KiB, ${body.unread_msgs?.count ?? '?'} unread`;
+    }),
+  );
+  return lines;
+}

@@ -1,0 +1,74 @@
+/**
+ * What one measurement of the scale bench found, and the table that sets the figures at
+ * the checkpoint (100,000 messages at full size) beside those at the full size, with the
+ * growth factor between them: a cost that grows with the organization shows a factor
+ * near the ratio of the sizes, one that does not stays near 1.
+ */
+import type { FanOutReport } from './fan-out';
+import type { ReadLine } from './reads';
+
+export interface Figures {
+  messages: number;
+  /** Messages (with their reactions, stars and edits) sent per second while seeding. */
+  seedRate: number;
+  reads: ReadLine[];
+  fanOut: FanOutReport;
+  disk: { eventStore: number; readModels: number };
+  /** The server's resident memory, the most sampled while it served the reads. */
+  rssServing: number;
+  startupMs: number;
+  rebuild: { ms: number; peakRss: number; progressLines: number };
+}
+
+const mib = (bytes: number) => bytes / 1024 / 1024;
+
+interface Row {
+  name: string;
+  unit: string;
+  value: (f: Figures) => number;
+  digits: number;
+}
+
+function rows(reads: string[]): Row[] {
+  const read = (name: string, pick: 'p50' | 'p99'): Row => ({
+    name: `${name} ${pick}`,
+    unit: 'ms',
+    value: (f) => f.reads.find((r) => r.name === name)?.[pick] ?? NaN,
+    digits: 1,
+  });
+  return [
+    { name: 'seeding', unit: 'messages/s', value: (f) => f.seedRate, digits: 0 },
+    ...reads.flatMap((name) => [read(name, 'p50'), read(name, 'p99')]),
+    { name: 'send to the largest channel, all 50 pollers have it p50', unit: 'ms', value: (f) => f.fanOut.p50, digits: 1 },
+    { name: 'send to the largest channel, all 50 pollers have it max', unit: 'ms', value: (f) => f.fanOut.max, digits: 1 },
+    { name: 'disk, event store', unit: 'MiB', value: (f) => mib(f.disk.eventStore), digits: 1 },
+    { name: 'disk, read models', unit: 'MiB', value: (f) => mib(f.disk.readModels), digits: 1 },
+    { name: 'disk, read models / event store', unit: 'ratio', value: (f) => f.disk.readModels / f.disk.eventStore, digits: 2 },
+    { name: 'resident memory while serving reads', unit: 'MiB', value: (f) => mib(f.rssServing), digits: 0 },
+    { name: 'startup, process start to first answer', unit: 'ms', value: (f) => f.startupMs, digits: 0 },
+    { name: 'full read-model rebuild', unit: 's', value: (f) => f.rebuild.ms / 1000, digits: 1 },
+    { name: 'full read-model rebuild, peak memory', unit: 'MiB', value: (f) => mib(f.rebuild.peakRss), digits: 0 },
+  ];
+}
+
+/** The table, as lines: one row per figure, the growth factor last. */
+export function table(full: Figures, checkpoint: Figures | undefined): string[] {
+  const header = ['figure', 'unit', checkpoint ? `${checkpoint.messages} msgs` : '-', `${full.messages} msgs`, 'growth'];
+  const lines = rows(full.reads.map((r) => r.name)).map(({ name, unit, value, digits }) => {
+    const now = value(full);
+    const before = checkpoint ? value(checkpoint) : NaN;
+    return [name, unit, checkpoint ? before.toFixed(digits) : '-', now.toFixed(digits), checkpoint ? `×${(now / before).toFixed(2)}` : '-'];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(format)];
+}
+
+/** What each read returned at full size (message counts, registration size and unreads). */
+export function details(full: Figures): string[] {
+  return [
+    ...full.reads.map((r) => `  ${r.name}: ${r.detail}`),
+    `  send to the largest channel: ${full.fanOut.subscribers} subscribers, ${full.fanOut.pollers} long-polling`,
+    `  rebuild: ${full.rebuild.progressLines} progress lines`,
+  ];
+}
