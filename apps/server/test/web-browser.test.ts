@@ -328,6 +328,39 @@ browserSuite('the web client in a headless browser', (browser) => {
     await context.close();
   }, 90_000);
 
+  it('says so when its event queue expired, reloads the feed from a new registration, and keeps what was typed', async () => {
+    const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await logIn(context, 'member2@example.com');
+    await nav(page).getByRole('link', { name: /^#general/ }).click();
+    await page.getByRole('combobox', { name: 'To', exact: true }).fill('#general');
+    await page.getByRole('combobox', { name: 'Topic', exact: true }).fill('queues');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Half a thought');
+    // The next poll is answered as the server answers a queue it no longer has.
+    let expired = 0;
+    await page.route('**/json/events?*', (route) => {
+      if (expired++ > 0) return route.continue();
+      return route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ result: 'error', code: 'BAD_EVENT_QUEUE_ID', msg: 'Bad event queue ID: gone', queue_id: 'gone' }) });
+    });
+    const registrations: string[] = [];
+    page.on('request', (request) => request.url().endsWith('/json/register') && registrations.push(request.url()));
+    // Another person's message makes the pending poll return; the next one meets the expired queue.
+    const otherContext = await browser().newContext();
+    const other = await logIn(otherContext, 'member@example.com');
+    await send(other, '#general', 'queues', 'Sent while the queue expired');
+    await page.getByRole('status').filter({ hasText: /reloaded/ }).waitFor({ timeout: 30_000 });
+    expect(registrations.length).toBeGreaterThanOrEqual(1);
+    await article(page, 'Mark Member', 'Sent while the queue expired').waitFor({ timeout: 15_000 });
+    await expect(page.getByRole('textbox', { name: 'Message' }).inputValue()).resolves.toBe('Half a thought');
+    await page.screenshot({ path: join(SHOTS, 'queue-expired-desktop.png') });
+    // Live again on the new queue.
+    await send(other, '#general', 'queues', 'And after it');
+    await article(page, 'Mark Member', 'And after it').waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await page.getByRole('status').filter({ hasText: /reloaded/ }).waitFor({ state: 'detached' });
+    await otherContext.close();
+    await context.close();
+  }, 90_000);
+
   it('completes any emoji the server renders, fetched from the server emoji data on the first colon', async () => {
     const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
     const page = await logIn(context, 'member@example.com');

@@ -117,6 +117,15 @@ function ConnectionBanner({ store }: { store: ClientStore }) {
         </button>
       </div>
     );
+  if (store.notice)
+    return (
+      <div class="banner info" role="status">
+        <span>{store.notice}</span>{' '}
+        <button type="button" onClick={() => store.dismissNotice()}>
+          Dismiss
+        </button>
+      </div>
+    );
   return null;
 }
 

@@ -53,6 +53,11 @@ export class ClientStore {
   topics = new Map<number, Topic[]>();
   lists = new Map<string, MessageList>();
   status: LoopStatus = { kind: 'connecting' };
+  /**
+   * Said once the page had to start over from a new registration (its event queue had
+   * expired, as after a long sleep): the person learns why the feed was reloaded.
+   */
+  notice: string | undefined;
   version = 0;
   private counts: { version: number; value: UnreadCounts } | undefined;
   private listeners = new Set<() => void>();
@@ -104,6 +109,11 @@ export class ClientStore {
     this.loop.stop();
   }
 
+  dismissNotice(): void {
+    this.notice = undefined;
+    this.changed();
+  }
+
   retryNow(): void {
     this.loop.retryNow();
   }
@@ -123,6 +133,7 @@ export class ClientStore {
     this.state = stateOf(registration);
     this.rebuildUsers();
     if (reset) {
+      this.notice = 'This page was away too long to catch up event by event: your messages were reloaded.';
       // The events since the old queue are lost: every feed is refetched from the new state.
       const narrows = [...this.lists.values()].map((l) => ({ narrow: l.narrow, echoes: l.echoes }));
       this.lists.clear();
