@@ -3,7 +3,7 @@
  * (reactions, edits and moves, deletion, personal flags, topic visibility). Wires the
  * projector and the bus endpoints; the decisions live in domain/.
  */
-import { badRequest, endpoints, wantsState } from '@teamchat/contracts';
+import { badRequest, endpoints, streams, wantsState } from '@teamchat/contracts';
 import { AnnouncementsChannel, Directory, RealmEmojiBook, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
@@ -130,6 +130,9 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   });
   await projector.start();
   const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
+  // The conversation registry is read once now, in the background, so that the first send
+  // after a start finds it cached instead of reading the whole registry stream itself.
+  recipients.load(streams.messageRecipients).catch((err: unknown) => log.warn({ err }, 'conversation registry not preloaded'));
   const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
   const flagStreams = new AggregateRepository(store, { initial: initialFlagsStream, evolve: evolveFlagsStream });
   const userTopicStreams = new AggregateRepository(store, { initial: initialUserTopics, evolve: evolveUserTopics });

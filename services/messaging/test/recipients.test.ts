@@ -26,6 +26,18 @@ describe('decideAllocateRecipient', () => {
     registry.given([{ type: 'SubscriptionsAdded', channel_id: 10, user_ids: [1] }]).when('channel:10').then([allocated('channel:10', 1)]));
 });
 
+describe('evolveRecipients', () => {
+  it('adds each allocation to the one map, never copying it (folding the stream stays linear in conversations)', () => {
+    const facts = Array.from({ length: 1000 }, (_, i) => allocated(`direct:${i}`, i + 1));
+    const start = initialRecipients();
+    const folded = facts.reduce(evolveRecipients, start);
+    expect(folded.byKey).toBe(start.byKey);
+    expect(folded.byKey.size).toBe(1000);
+    expect([folded.byKey.get('direct:999'), folded.lastId]).toEqual([1000, 1000]);
+    expect(decideAllocateRecipient(folded, 'channel:1')).toEqual([allocated('channel:1', 1001)]);
+  });
+});
+
 describe('recipientKey', () => {
   const person = (id: number): Participant => ({ id, email: `u${id}@acme.example`, full_name: `U${id}`, role: ROLE.member, is_active: true, is_bot: false, date_joined: 0 });
   const [u1, u4, u5] = [person(1), person(4), person(5)];
