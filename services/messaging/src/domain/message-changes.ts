@@ -345,7 +345,7 @@ export function decideFlags(cmd: {
   op: 'add' | 'remove';
   flag: string;
   message_ids: number[];
-  current: Map<number, string[] | undefined>;
+  current: Map<number, readonly string[] | undefined>;
   locations?: Map<number, MessageLocation>;
 }): FactOf<'MessageFlagsUpdated'>[] {
   const flag = checkEditableFlag(cmd.flag);

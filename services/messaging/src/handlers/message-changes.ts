@@ -37,7 +37,7 @@ import { revokedByMove } from '../domain/moves';
 import { reactionEmoji } from '../domain/emoji';
 import { visibilityPolicyOf, type FlagsStreamState, type UserTopicsState } from '../domain/personal-streams';
 import { normalizeTopic } from '../domain/topics';
-import { userMessageId, type MessageDoc } from '../projections/message-docs';
+import type { MessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
 import type { LinkifiersBook } from '../projections/linkifiers';
 import { accessibleMessage, audienceOf, channelAccessOf, invalidMessages } from '../queries/access';
@@ -139,7 +139,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
   let content: Parameters<typeof decideEditMessage>[1]['content'];
   if (params.content !== undefined) {
     if (params.content.includes('\u0000')) throw badRequest('Message must not contain null bytes');
-    const recipients = (await deps.model.rowsOf(message._id)).map((r) => r.user_id);
+    const recipients = [...(await deps.model.personal.holders(message)).keys()].sort((a, b) => a - b);
     const rendered = await deps.renderer.render(params.content, { sender_id: message.sender_id, recipient_user_ids: recipients });
     content = {
       content: params.content,
@@ -171,7 +171,7 @@ export async function editMessage(deps: ChangeDeps, actor: Actor, params: Update
     // Only a private destination takes messages from anyone: who is loaded only then.
     if (target.invite_only) {
       const subscribers = await deps.directory.subscriberIds(target._id);
-      const holders = (await deps.model.rowsOf(message._id)).map((r) => r.user_id);
+      const holders = [...(await deps.model.personal.holders(message)).keys()].sort((a, b) => a - b);
       revoked = revokedByMove(target, holders, subscribers);
     }
   }
@@ -239,15 +239,16 @@ export async function updateFlags(deps: ChangeDeps, actor: Actor, params: Pick<U
 
 /** The user's flags on each message, refusing (with `checkAccess`) messages they may not access. */
 async function currentFlags(deps: ChangeDeps, actor: Actor, ids: number[], checkAccess: boolean) {
-  const current = new Map<number, string[] | undefined>();
+  const current = new Map<number, readonly string[] | undefined>();
   for (const id of new Set(ids)) {
     if (checkAccess) {
-      const { userMessage } = await accessibleMessage(deps, actor, id).catch(() => {
+      const { flags } = await accessibleMessage(deps, actor, id).catch(() => {
         throw invalidMessages();
       });
-      current.set(id, userMessage?.flags);
+      current.set(id, flags);
     } else {
-      current.set(id, (await deps.model.userMessages.get(userMessageId(actor.user_id, id)))?.flags);
+      const message = await deps.model.messages.get(id);
+      current.set(id, message && (await deps.model.personal.flagsOf(actor.user_id, message)));
     }
   }
   return current;

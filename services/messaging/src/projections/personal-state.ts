@@ -103,6 +103,29 @@ export class PersonalState {
     return row ? row.flags : this.derived(userId, message);
   }
 
+  /** flagsOf for several messages at once: each channel's intervals and mark are read once. */
+  async flagsMany(userId: number, messages: readonly MessageDoc[]): Promise<(readonly string[] | undefined)[]> {
+    if (messages.length === 0) return [];
+    const rows = new Map<number, readonly string[]>();
+    for (const row of await this.rows.getMany(messages.map((m) => userMessageId(userId, m._id)))) rows.set(row.message_id, row.flags);
+    const channels = new Map<number, { intervals: readonly Interval[]; mark: number }>();
+    const flags: (readonly string[] | undefined)[] = [];
+    for (const message of messages) {
+      const row = rows.get(message._id);
+      if (row || message.channel_id === null || message.own_receipts) {
+        flags.push(row);
+        continue;
+      }
+      let channel = channels.get(message.channel_id);
+      if (!channel) {
+        channel = { intervals: await this.receipts.intervals(userId, message.channel_id), mark: await this.mark(userId, message.channel_id) };
+        channels.set(message.channel_id, channel);
+      }
+      flags.push(!inIntervals(channel.intervals, message._id) ? undefined : message._id <= channel.mark ? READ : UNREAD);
+    }
+    return flags;
+  }
+
   /** Everyone holding the message in their history, with their flags. */
   async holders(message: MessageDoc): Promise<Map<number, readonly string[]>> {
     const holders = new Map<number, readonly string[]>();

@@ -1,13 +1,13 @@
 /**
  * Who may see a message, the one rule every message endpoint applies: a user sees what
- * they received (a row in their personal history), and channel history they may read —
+ * they received (in their personal history: projections/personal-state.ts), and channel history they may read —
  * public channels whose history is shared (not for guests unless subscribed), or
  * channels they are subscribed to whose history is shared.
  */
 import { badRequest, type Actor } from '@teamchat/contracts';
 import type { ChannelDoc, Directory } from '@teamchat/directory';
 import { channelAccess, type ChannelAccess } from '@teamchat/policies';
-import { userMessageId, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
+import type { MessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
 
 export interface AccessDeps {
@@ -35,15 +35,14 @@ export async function accessibleMessage(
   deps: AccessDeps,
   actor: Actor,
   messageId: number,
-): Promise<{ message: MessageDoc; userMessage: UserMessageDoc | undefined }> {
-  const [message, userMessage] = await Promise.all([
-    deps.model.messages.get(messageId),
-    deps.model.userMessages.get(userMessageId(actor.user_id, messageId)),
-  ]);
+): Promise<{ message: MessageDoc; flags: readonly string[] | undefined }> {
+  const message = await deps.model.messages.get(messageId);
   if (!message) throw invalidMessages();
-  if (userMessage) return { message, userMessage };
+  // The requester's flags when they hold the message (personal-state.ts).
+  const flags = await deps.model.personal.flagsOf(actor.user_id, message);
+  if (flags) return { message, flags };
   if (message.channel_id !== null && (await canReadChannelHistory(deps, actor, message.channel_id))) {
-    return { message, userMessage: undefined };
+    return { message, flags: undefined };
   }
   throw invalidMessages();
 }
@@ -55,7 +54,7 @@ export async function accessibleMessage(
 export async function audienceOf(deps: AccessDeps, messages: MessageDoc[], extraChannelIds: number[] = []): Promise<number[]> {
   const users = new Set<number>();
   for (const message of messages) {
-    for (const row of await deps.model.rowsOf(message._id)) users.add(row.user_id);
+    for (const userId of (await deps.model.personal.holders(message)).keys()) users.add(userId);
   }
   const channelIds = new Set([...messages.flatMap((m) => (m.channel_id === null ? [] : [m.channel_id])), ...extraChannelIds]);
   for (const channelId of channelIds) {

@@ -37,7 +37,7 @@ export async function getMessageHistory(deps: HistoryDeps, actor: Actor, message
 export async function getReadReceipts(deps: HistoryDeps, actor: Actor, messageId: number): Promise<number[]> {
   if (!(await deps.realmSettings.current()).enable_read_receipts) throw badRequest('Read receipts are disabled in this organization.');
   const { message } = await accessibleMessage(deps, actor, messageId);
-  const rows = await deps.model.rowsOf(message._id);
+  const rows = [...(await deps.model.personal.holders(message))].map(([user_id, flags]) => ({ user_id, flags })).sort((a, b) => a.user_id - b.user_id);
   const active = new Set((await deps.directory.usersByIds(rows.map((r) => r.user_id))).filter((u) => u.is_active).map((u) => u._id));
   const readers = await Promise.all(
     rows.map(async (row) => ({

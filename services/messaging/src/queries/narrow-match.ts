@@ -2,8 +2,13 @@
  * The test of one message against a condition, for what a plan's filter leaves over.
  */
 import { RESOLVED_TOPIC_PREFIX } from '../projections/text-features';
-import type { MessageDoc, UserMessageDoc } from '../projections/message-docs';
+import type { MessageDoc } from '../projections/message-docs';
 import type { Condition, HasOperand, IsOperand, SearchQuery } from './narrow';
+
+/** The requester's flags on a message they hold: a personal-history row, or flags derived without one. */
+export interface PersonalFlags {
+  readonly flags: readonly string[];
+}
 
 /** The facts of one message that conditions test; `message` and `row` are there when a condition needs them. */
 export interface Candidate {
@@ -14,7 +19,7 @@ export interface Candidate {
   sender_id: number;
   message?: MessageDoc;
   /** The requester's personal-history row: null when they never received the message, absent when not read. */
-  row?: UserMessageDoc | null;
+  row?: PersonalFlags | null;
 }
 
 export interface MatchContext {

@@ -5,11 +5,11 @@
  */
 import type { Actor } from '@teamchat/contracts';
 import type { Filter } from '@teamchat/platform';
-import { userMessageId, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
+import type { MessageDoc, UserMessageDoc } from '../projections/message-docs';
 import { inIdRange, type IdRange } from '../projections/recent-ids';
 import { canReadChannelHistory, type AccessDeps } from './access';
 import type { Condition } from './narrow';
-import { matches, needs, type Candidate, type MatchContext } from './narrow-match';
+import { matches, needs, type Candidate, type MatchContext, type PersonalFlags } from './narrow-match';
 import type { Plan } from './narrow-plan';
 import { scanWithText, type TextScanSource } from './search-scan';
 
@@ -155,7 +155,7 @@ export class Reader implements MatchContext {
         ('$in' in range ? undefined : await model.conversationIds(plan.filter, range, direction, limit)) ??
         ((await model.messages.findIds(filter, { sort: ['_id', direction], limit })) as number[]);
       const messages = await model.messages.getMany(ids);
-      const rows = wants.has('row') ? await this.rows(ids) : undefined;
+      const rows = wants.has('row') ? await this.rows(messages) : undefined;
       const candidates: Candidate[] = [];
       for (const message of messages) candidates.push(fromMessage(message, rows && (rows.get(message._id) ?? null)));
       return candidates;
@@ -172,16 +172,20 @@ export class Reader implements MatchContext {
     return candidates;
   }
 
-  private async rows(ids: number[]): Promise<Map<number, UserMessageDoc>> {
-    const rows = await this.deps.model.userMessages.getMany(ids.map((id) => userMessageId(this.actor.user_id, id)));
-    return new Map(rows.map((r) => [r.message_id, r]));
+  /** The requester's flags on the messages they hold (personal-state.ts). */
+  private async rows(messages: readonly MessageDoc[]): Promise<Map<number, PersonalFlags>> {
+    const flags = await this.deps.model.personal.flagsMany(this.actor.user_id, messages);
+    const rows = new Map<number, PersonalFlags>();
+    for (let i = 0; i < messages.length; i++) if (flags[i]) rows.set(messages[i]!._id, { flags: flags[i]! });
+    return rows;
   }
 
   /** Exact ids: those that exist, that the requester may see and that meet every condition. */
   private async scanIds(ids: number[], conditions: Condition[], range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
     const wanted = [...new Set(ids)].filter((id) => inIdRange(id, range)).sort((a, b) => (a - b) * direction);
     if (wanted.length === 0) return [];
-    const [messages, rows] = await Promise.all([this.deps.model.messages.getMany(wanted), this.rows(wanted)]);
+    const messages = await this.deps.model.messages.getMany(wanted);
+    const rows = await this.rows(messages);
     const candidates = messages.map((message) => fromMessage(message, rows.get(message._id) ?? null));
     await this.prepare(conditions, candidates, true);
     return candidates
@@ -196,7 +200,7 @@ function without(range: IdRange, key: keyof IdRange): IdRange {
 }
 
 /** `row` as Candidate.row: absent when not read. */
-function fromMessage(m: MessageDoc, row?: UserMessageDoc | null): Candidate {
+function fromMessage(m: MessageDoc, row?: PersonalFlags | null): Candidate {
   const candidate: Candidate = { id: m._id, channel_id: m.channel_id, topic_lc: m.topic_lc, dm_key: m.dm_key, sender_id: m.sender_id, message: m };
   if (row !== undefined) candidate.row = row;
   return candidate;

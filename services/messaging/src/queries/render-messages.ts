@@ -4,7 +4,7 @@
  */
 import { cachedGravatarUrls, formatMessage, type Actor, type ApiMessage, type MessageView, type MessageWithFlags } from '@teamchat/contracts';
 import { replyBytes } from '@teamchat/platform';
-import { userMessageId, type MessageDoc } from '../projections/message-docs';
+import type { MessageDoc } from '../projections/message-docs';
 import type { AccessDeps } from './access';
 import { HISTORICAL_FLAGS, type Candidate } from './narrow-match';
 import { channelIdsOf } from './reader';
@@ -35,16 +35,14 @@ async function prepare(deps: AccessDeps, actor: Actor, ids: number[], loaded: Ca
     // Candidates whose personal row the query did not read (not the `unread` flag).
     const rowNotRead = loaded.filter((c) => c.row === undefined);
     if (rowNotRead.length > 0) {
-      // Rows come back in the order asked for, without the messages the requester never received.
-      const rows = await deps.model.userMessages.getMany(rowNotRead.map((c) => userMessageId(actor.user_id, c.id)));
-      for (let i = 0, r = 0; i < loaded.length && r < rows.length; i++) {
-        if (loaded[i]!.row === undefined && rows[r]!.message_id === loaded[i]!.id) flags[i] = rows[r++]!.flags;
-      }
+      // In the order asked for; undefined for the messages the requester never received.
+      const found = await deps.model.personal.flagsMany(actor.user_id, rowNotRead.map((c) => c.message!));
+      for (let i = 0, r = 0; i < loaded.length; i++) if (loaded[i]!.row === undefined) flags[i] = found[r++];
     }
     return { docs, flags, ...(await names(deps, docs)) };
   }
   const known = new Map<number, MessageDoc>();
-  const flagsById = new Map<number, string[]>();
+  const flagsById = new Map<number, readonly string[]>();
   const rowsRead = new Set<number>();
   for (const c of loaded) {
     if (c.message) known.set(c.id, c.message);
@@ -54,12 +52,11 @@ async function prepare(deps: AccessDeps, actor: Actor, ids: number[], loaded: Ca
   }
   const missing = ids.filter((id) => !known.has(id));
   const rowsMissing = ids.filter((id) => !rowsRead.has(id));
-  const [fetched, userMessages] = await Promise.all([
-    missing.length ? deps.model.messages.getMany(missing) : Promise.resolve([]),
-    rowsMissing.length ? deps.model.userMessages.getMany(rowsMissing.map((id) => userMessageId(actor.user_id, id))) : Promise.resolve([]),
-  ]);
+  const fetched = missing.length ? await deps.model.messages.getMany(missing) : [];
   for (const doc of fetched) known.set(doc._id, doc);
-  for (const row of userMessages) flagsById.set(row.message_id, row.flags);
+  const needFlags = rowsMissing.flatMap((id) => known.get(id) ?? []);
+  const found = await deps.model.personal.flagsMany(actor.user_id, needFlags);
+  for (let i = 0; i < needFlags.length; i++) if (found[i]) flagsById.set(needFlags[i]!._id, found[i]!);
   const docs: MessageDoc[] = [];
   for (const id of ids) {
     const doc = known.get(id);
