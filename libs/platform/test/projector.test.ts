@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import pino from 'pino';
-import { Projector, SqliteEventStore, SqliteReadModelStore, type Doc, type FactHandlers, type StoredFact } from '@teamchat/platform';
+import { MAX_UNSAVED_SKIPPED, PROGRESS_MIN_FACTS, Projector, SqliteEventStore, SqliteReadModelStore, type Doc, type FactHandlers, type StoredFact } from '@teamchat/platform';
 
 const log = pino({ level: 'silent' });
 const dirs: string[] = [];
@@ -133,6 +133,57 @@ describe('Projector', () => {
     await store.close();
     await readModels.close();
   });
+
+  it('saves its checkpoint past long stretches of facts it skips, and the rest when it stops', async () => {
+    const paths = files();
+    const store = SqliteEventStore.open(paths.events);
+    const readModels = SqliteReadModelStore.open(paths.models);
+    const projector = new Projector({ name: 'p', store, readModels, log, handlers: counting(readModels).handlers });
+    await projector.start();
+    const counted = await store.append('s', [fact(0)], 'no_stream');
+    // Then only facts it does not read: without the saves, a restart would read them all again.
+    const skipped = Array.from({ length: MAX_UNSAVED_SKIPPED + 1_500 }, (_, i) => fact(i + 1, 'UserReactivated'));
+    const others = await store.append('t', skipped.slice(0, MAX_UNSAVED_SKIPPED + 1_000), 'no_stream');
+    await projector.waitFor(others.positions.at(-1));
+    const whileRunning = await readModels.getCheckpoint('p');
+    expect(whileRunning).toBeGreaterThanOrEqual(counted.positions[0]! + MAX_UNSAVED_SKIPPED);
+    const rest = await store.append('t', skipped.slice(MAX_UNSAVED_SKIPPED + 1_000), 'any');
+    await projector.waitFor(rest.positions.at(-1));
+    expect(await readModels.getCheckpoint('p')).toBe(whileRunning);
+    await projector.stop();
+    expect(await readModels.getCheckpoint('p')).toBe(rest.positions.at(-1));
+    await store.close();
+    await readModels.close();
+  }, 60_000);
+
+  it('logs the progress of a long catch-up: facts per second and the time left, then its end', async () => {
+    const paths = files();
+    const store = SqliteEventStore.open(paths.events);
+    const readModels = SqliteReadModelStore.open(paths.models);
+    const lines: string[] = [];
+    const recording = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line).msg as string) });
+    const many = Array.from({ length: PROGRESS_MIN_FACTS + 5_000 }, (_, i) => fact(i, i % 2 ? 'UserDeactivated' : 'UserReactivated'));
+    await store.append('s', many, 'no_stream');
+    // A projection that writes nothing but its checkpoint: the test is about the catch-up.
+    const handlers: FactHandlers = { UserDeactivated: async () => undefined };
+    const projector = new Projector({ name: 'p', store, readModels, log: recording, handlers, progressEveryMs: 0 });
+    await projector.start();
+    expect(lines[0]).toBe(`p: rebuild of ${many.length} facts begins`);
+    const progress = lines.filter((l) => l.includes('rebuild progress'));
+    expect(progress.length).toBeGreaterThan(10);
+    expect(progress[0]).toMatch(/^p: rebuild progress \d+ of 25000 \([\d.]+%\), \d+ facts\/s, about \d+ s left$/);
+    expect(lines.at(-1)).toMatch(/^p: rebuild done, 25000 facts in [\d.]+ s \(\d+ facts\/s\)$/);
+    // A short catch-up says nothing.
+    await projector.stop();
+    lines.length = 0;
+    const again = new Projector({ name: 'p', store, readModels, log: recording, handlers, progressEveryMs: 0 });
+    await store.append('s', [fact(-1)], 'any');
+    await again.start();
+    expect(lines).toEqual([]);
+    await again.stop();
+    await store.close();
+    await readModels.close();
+  }, 60_000);
 
   it('stops at a failing projection and fails waiters instead of skipping the fact', async () => {
     const store = SqliteEventStore.open(':memory:');

@@ -44,6 +44,8 @@ export interface ProjectorOptions {
    * stored under an earlier shape's ids cannot survive the replay.
    */
   collections?: { clear(): Promise<void> }[];
+  /** How often a long catch-up logs its progress (default 10 s). */
+  progressEveryMs?: number;
 }
 
 interface Waiter {
@@ -55,9 +57,28 @@ interface Waiter {
 /** A batch no larger than this keeps catch-up memory and transaction size bounded. */
 const MAX_BATCH = 500;
 
+/**
+ * How far the stored checkpoint may stay behind the facts a projector skipped (types it
+ * does not read: most facts are messages, which most projectors ignore). Facts behind the
+ * stored checkpoint are read again at the next start, and the service answers only once
+ * they are: without this bound, a projector that reads only users' facts started every
+ * time from its last user fact, reading the whole message history since (about 1.5
+ * million facts at a million messages). A skipped stretch is saved once it is this long,
+ * and whatever remains when the projector stops.
+ */
+export const MAX_UNSAVED_SKIPPED = 10_000;
+
+/** A catch-up this long (in facts) reports its progress, by default every this often. */
+export const PROGRESS_MIN_FACTS = 20_000;
+const PROGRESS_EVERY_MS = 10_000;
+
 export class Projector {
   /** Applied (and, with read models, committed) up to here. */
   private position = 0;
+  /** The checkpoint as stored in the read models (see MAX_UNSAVED_SKIPPED). */
+  private saved = 0;
+  /** Told after each batch while a long catch-up reports its progress. */
+  private onAdvance: (() => void) | undefined;
   /** Received from the subscription up to here; may run ahead of `position`. */
   private received = 0;
   private queue: StoredFact[] = [];
@@ -84,6 +105,7 @@ export class Projector {
         ? await store.headPosition()
         : 0;
     if (readModels && this.position === 0) for (const collection of this.options.collections ?? []) await collection.clear();
+    this.saved = this.position;
     this.received = this.position;
     const head = await store.headPosition();
     this.subscription = store.subscribeToAll((fact) => this.receive(fact), {
@@ -93,7 +115,44 @@ export class Projector {
     // A service answers only once its read models hold everything stored before it
     // started: a rebuilt read model must not tell a caller that the organization, a
     // user or a message does not exist while it is still replaying.
-    await this.waitFor(head, Number.POSITIVE_INFINITY);
+    const progress = head - this.position >= PROGRESS_MIN_FACTS ? this.reportProgress(head) : undefined;
+    try {
+      await this.waitFor(head, Number.POSITIVE_INFINITY);
+    } finally {
+      progress?.();
+    }
+  }
+
+  /**
+   * Logs a long catch-up's progress every PROGRESS_EVERY_MS (a rebuild, from nothing, of
+   * a large store takes minutes), and its end; returns what ends it. Looked at after each
+   * batch, not on a timer: a catch-up runs batch after batch without giving timers a turn.
+   */
+  private reportProgress(head: number): () => void {
+    const { name, log } = this.options;
+    const every = this.options.progressEveryMs ?? PROGRESS_EVERY_MS;
+    const from = this.position;
+    const kind = from === 0 ? 'rebuild' : 'catch-up';
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    log.info({ projector: name, from, head }, `${name}: ${kind} of ${head - from} facts begins`);
+    let next = started + every;
+    this.onAdvance = () => {
+      if (performance.now() < next) return;
+      next = performance.now() + every;
+      const rate = (this.position - from) / seconds();
+      const left = rate > 0 ? (head - this.position) / rate : Number.POSITIVE_INFINITY;
+      log.info(
+        { projector: name, position: this.position, head, facts_per_second: Math.round(rate), seconds_left: Math.round(left) },
+        `${name}: ${kind} progress ${this.position} of ${head} (${((100 * (this.position - from)) / (head - from)).toFixed(1)}%), ` +
+          `${rate.toFixed(0)} facts/s, about ${Number.isFinite(left) ? left.toFixed(0) : '?'} s left`,
+      );
+    };
+    return () => {
+      this.onAdvance = undefined;
+      const rate = (this.position - from) / seconds();
+      log.info({ projector: name, position: this.position, facts_per_second: Math.round(rate) }, `${name}: ${kind} done, ${this.position - from} facts in ${seconds().toFixed(1)} s (${rate.toFixed(0)} facts/s)`);
+    };
   }
 
   get checkpoint(): number {
@@ -158,6 +217,15 @@ export class Projector {
   async stop(): Promise<void> {
     await this.subscription?.stop();
     while (this.writing) await this.writing;
+    // Facts skipped since the last save are not read again at the next start.
+    if (!this.failure && this.position > this.saved) await this.exclusive(() => this.saveCheckpoint(this.position));
+  }
+
+  private async saveCheckpoint(position: number): Promise<void> {
+    const { readModels, name } = this.options;
+    if (!readModels) return;
+    await readModels.batch(() => readModels.setCheckpoint(name, position));
+    this.saved = position;
   }
 
   /**
@@ -212,9 +280,13 @@ export class Projector {
   private async apply(batch: StoredFact[]): Promise<void> {
     const { readModels, name, handlers } = this.options;
     const relevant = batch.filter((fact) => this.types.has(fact.type));
-    // With nothing to write, the checkpoint on disk may lag: on restart those facts are
-    // read and skipped again.
-    if (relevant.length === 0) return;
+    const last = batch[batch.length - 1]!.position;
+    // With nothing to write, the checkpoint on disk may lag, by a bounded stretch: on
+    // restart those facts are read and skipped again.
+    if (relevant.length === 0) {
+      if (last - this.saved >= MAX_UNSAVED_SKIPPED) await this.saveCheckpoint(last);
+      return;
+    }
     if (!readModels) {
       for (const fact of relevant) await applyFact(handlers, fact);
       return;
@@ -228,8 +300,9 @@ export class Projector {
       } finally {
         readModels.applying?.(undefined);
       }
-      await readModels.setCheckpoint(name, batch[batch.length - 1]!.position);
+      await readModels.setCheckpoint(name, last);
     });
+    this.saved = last;
   }
 
   private fail(err: unknown, log: Logger): void {
@@ -244,6 +317,7 @@ export class Projector {
 
   private advance(position: number): void {
     this.position = position;
+    this.onAdvance?.();
     if (this.waiters.length === 0) return;
     const ready = this.waiters.filter((w) => w.position <= position);
     this.waiters = this.waiters.filter((w) => w.position > position);
