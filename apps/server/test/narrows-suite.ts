@@ -126,6 +126,41 @@ export function narrowsSuite(mode: string, start: () => Promise<RunningServer>) 
         expect(await idsOf(member, [...ch('general', 'lunch'), not('search', 'pizza')])).toEqual([m.mention]);
       });
 
+      it('reads query syntax as punctuation and operator names as words, and refuses searches too long or too many words', async () => {
+        const pizza = [m.lunch, m.lunchReply, m.dm];
+        for (const operand of ['pizza*', '"pizza', 'pizza"', '^pizza', '(pizza', 'pizza)', '-pizza', 'pizza:', '"pizza" *', 'pizza -- "', '((pizza', '{pizza}']) {
+          expect({ operand, ids: await idsOf(member, [mine, ['search', operand]]) }).toEqual({ operand, ids: pizza });
+        }
+        const cases: [string, number[]][] = [
+          ['pizza:please', [m.lunchReply]],
+          ['"release notes', [m.resolved]],
+          // "not" is a word, and the start of "notes".
+          ['shipped NOT', [m.resolved]],
+          ['NOT notes', [m.resolved]],
+          // Words joined by punctuation are the phrase of their parts.
+          ['NOT:notes', []],
+          ['NEAR(pizza please)', []],
+          ['pizza OR today', []],
+          ['the', [m.emptyTopic, m.resolved, m.engineering]],
+          ['THE "the"', [m.emptyTopic, m.resolved, m.engineering]],
+        ];
+        for (const [operand, expected] of cases) expect({ operand, ids: await idsOf(member, [mine, ['search', operand]]) }).toEqual({ operand, ids: expected });
+        // Punctuation alone searches for nothing: the narrow is the rest of it.
+        expect(await idsOf(member, [mine, ['search', '!!! " * :']])).toEqual(await idsOf(member, [mine]));
+        const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+        expect(await idsOf(member, [mine, ['search', words(49)]])).toEqual([]);
+        const refusals: [Term[], string][] = [
+          [[['search', 'pizza '.repeat(200)]], 'too long'],
+          [[mine, ['search', words(50)]], 'too many search words'],
+          [Array.from({ length: 60 }, (_, i) => ['search', `w${i}`] as Term), 'too many search words'],
+          [[mine, ['search', `"${words(50)}"`]], 'too many search words'],
+        ];
+        for (const [narrow, text] of refusals) {
+          const res = await member.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow });
+          expect({ text, status: res.status, code: res.body.code, msg: res.body.msg }).toEqual({ text, status: 400, code: 'BAD_REQUEST', msg: expect.stringContaining(text) });
+        }
+      });
+
       it('narrows by personal flags: is:unread, is:starred, is:mentioned, and their negations', async () => {
         const unread = await idsOf(member, [...ch('general'), mine, ['is', 'unread']]);
         // Only lunch and link were marked read: an API client's own messages stay unread.

@@ -64,3 +64,16 @@ describe('highlighting search terms', () => {
     expect(highlightTopic('<deploy> & co', terms)).toBe('&lt;<span class="highlight">deploy</span>&gt; &amp; co');
   });
 });
+
+describe('highlighting search terms in scripts written without spaces', () => {
+  it('marks the characters searched for wherever they are, as search finds them', () => {
+    // The search for 会議 is the phrase of its two characters (see searchableText).
+    const terms = { words: [], phrases: ['会 議'] };
+    expect(highlightHtml('<p>今日は会議があります</p>', terms)).toBe('<p>今日は<span class="highlight">会議</span>があります</p>');
+    expect(highlightHtml('<p>会 議</p>', terms)).toBe('<p><span class="highlight">会 議</span></p>');
+    expect(highlightHtml('<p>会社</p>', terms)).toBe('<p>会社</p>');
+    // A word after an ideograph starts there, and ends before the next one.
+    expect(highlightHtml('<p>会deploying会</p>', { words: ['deploy'], phrases: [] })).toBe('<p>会<span class="highlight">deploying</span>会</p>');
+    expect(highlightHtml('<p>𠀋x</p>', { words: ['𠀋'], phrases: [] })).toBe('<p><span class="highlight">𠀋</span>x</p>');
+  });
+});

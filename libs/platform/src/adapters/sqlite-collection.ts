@@ -207,8 +207,9 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     const text = textQuery(this.schema, filter, (sql) => this.store.statement(sql));
     if (text === null) return [];
     const { where, params } = compileFilter(this.schema, filter, text ? 't.rowid' : '_id');
+    const alone = text && text.indexAlone && !columns.includes('doc');
     let sql = text
-      ? `SELECT ${columns} FROM ${text.from} ${where ? `${where} AND` : 'WHERE'} ${text.match}`
+      ? `SELECT ${alone && columns === '_id' ? 't.rowid' : columns} FROM ${alone ? text.index : text.from} ${where ? `${where} AND` : 'WHERE'} ${text.match}`
       : `SELECT ${columns} FROM ${this.schema.table}${where}`;
     if (text) {
       params.push(text.expression);

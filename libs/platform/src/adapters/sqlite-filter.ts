@@ -156,7 +156,7 @@ export function textQuery(
   schema: CollectionSchema,
   filter: Filter,
   statement: (sql: string) => Database.Statement<unknown[], unknown>,
-): { from: string; match: string; expression: string } | null | undefined {
+): { from: string; index: string; indexAlone: boolean; match: string; expression: string } | null | undefined {
   const texts = Object.entries(filter).filter(([, condition]) => isText(condition));
   if (texts.length === 0) return undefined;
   const [field, condition] = texts[0]!;
@@ -166,5 +166,15 @@ export function textQuery(
   if (Object.keys(condition as object).length !== 1) throw new Error('$text goes alone on its field');
   const expression = text.expression((condition as { $text: TextSearch }).$text, statement);
   if (expression === null) return null;
-  return { from: `${text.table} AS t CROSS JOIN ${schema.table} ON ${schema.table}._id = t.rowid`, match: 't.words MATCH ?', expression };
+  // `+t.rowid`: without affinity, so the comparison with the _id column (which has none)
+  // can use its primary key; with the rowid's integer affinity it cannot, and each match
+  // scanned the whole table (200 ms a page at 10,000 documents).
+  return {
+    from: `${text.table} AS t CROSS JOIN ${schema.table} ON ${schema.table}._id = +t.rowid`,
+    index: `${text.table} AS t`,
+    // Only ids within an id range: the index answers alone (it holds every document with words).
+    indexAlone: Object.keys(filter).every((f) => f === '_id' || f === field),
+    match: 't.words MATCH ?',
+    expression,
+  };
 }

@@ -79,16 +79,37 @@ export interface SearchTerms {
 }
 
 const WORD_CHAR = '[\\p{L}\\p{N}\\p{M}]';
+/** Scripts written without spaces: each of their characters is a word by itself (as search reads them). */
+const IDEOGRAPH = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+/** A character that continues the word before it: a word character, not an ideograph. */
+const JOINING = `(?:(?!${IDEOGRAPH.source})${WORD_CHAR})`;
 
-/** One pattern for every term: a word matches the whole word it starts, a phrase its words in order. */
+/**
+ * One pattern for every term, matching where search finds it: a word from a word start
+ * to the end of the word it starts, a phrase its words in order. An ideograph is a word
+ * of its own, so it needs no boundary before or after it, nor anything between it and
+ * the next word of a phrase.
+ */
 function termsPattern(terms: SearchTerms): RegExp | null {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const alternatives = [
-    ...terms.phrases.map((p) => p.trim().split(' ').map(escape).join(`(?:(?!${WORD_CHAR}).)+`)),
-    ...terms.words.map((w) => escape(w.trim())),
-  ].filter(Boolean);
+  const ideographic = (char: string | undefined) => char !== undefined && IDEOGRAPH.test(char);
+  // By code point: an ideograph may lie outside the Basic Multilingual Plane.
+  const first = (word: string) => [...word][0];
+  const last = (word: string) => [...word].at(-1);
+  const alternative = (words: string[]) => {
+    let pattern = ideographic(first(words[0]!)) ? '' : `(?<!${JOINING})`;
+    words.forEach((word, i) => {
+      if (i > 0) pattern += `(?:(?!${WORD_CHAR}).)${ideographic(last(words[i - 1]!)) || ideographic(first(word)) ? '*' : '+'}`;
+      pattern += escape(word);
+    });
+    return ideographic(last(words.at(-1)!)) ? pattern : `${pattern}${JOINING}*`;
+  };
+  const alternatives = [...terms.phrases.map((p) => p.trim().split(' ')), ...terms.words.map((w) => [w.trim()])]
+    .map((words) => words.filter(Boolean))
+    .filter((words) => words.length > 0)
+    .map(alternative);
   if (alternatives.length === 0) return null;
-  return new RegExp(`(?<!${WORD_CHAR})(?:${alternatives.join('|')})${WORD_CHAR}*`, 'giu');
+  return new RegExp(`(?:${alternatives.join('|')})`, 'giu');
 }
 
 const HIGHLIGHT = (text: string) => `<span class="highlight">${text}</span>`;

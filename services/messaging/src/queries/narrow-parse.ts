@@ -73,6 +73,14 @@ function dmItems(term: Term): (string | number)[] {
 }
 
 /**
+ * The longest search operand, and the most words a narrow's searches may hold together
+ * (a phrase's words each count): every word is a term of the text index's query and a
+ * test of each candidate, so beyond these a search is refused rather than slow.
+ */
+export const MAX_SEARCH_LENGTH = 1000;
+export const MAX_SEARCH_WORDS = 50;
+
+/**
  * Quoted text is a phrase, the rest separate words; a word the normalization splits
  * ("e-mail", "snake_case") is searched as the phrase of its parts.
  */
@@ -112,6 +120,7 @@ export async function expandWith(
 export async function resolveNarrow(directory: NarrowDirectory, actor: Actor, terms: Term[]): Promise<Narrow> {
   const narrow: Narrow = { conditions: [] };
   const add = (condition: Condition) => narrow.conditions.push(condition);
+  let searchWords = 0;
   for (const term of terms) {
     const { negated } = term;
     if (negated && !NEGATABLE.has(term.operator)) throw badNarrow(`'${term.written}' cannot be negated`);
@@ -152,7 +161,11 @@ export async function resolveNarrow(directory: NarrowDirectory, actor: Actor, te
         break;
       }
       case 'search': {
-        const query = parseSearch(stringOperand(term));
+        const operand = stringOperand(term);
+        if (operand.length > MAX_SEARCH_LENGTH) throw badNarrow(`search text too long (at most ${MAX_SEARCH_LENGTH} characters)`);
+        const query = parseSearch(operand);
+        searchWords += query.words.length + query.phrases.reduce((n, phrase) => n + phrase.split(' ').length, 0);
+        if (searchWords > MAX_SEARCH_WORDS) throw badNarrow(`too many search words (at most ${MAX_SEARCH_WORDS})`);
         // Only punctuation: nothing to look for, so nothing to filter.
         if (query.words.length || query.phrases.length) add({ kind: 'search', query, negated });
         break;
