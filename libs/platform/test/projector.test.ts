@@ -185,6 +185,27 @@ describe('Projector', () => {
     await readModels.close();
   }, 60_000);
 
+  it('gives the event loop a turn between the batches of a catch-up (the read models commit on a timer)', async () => {
+    const paths = files();
+    const store = SqliteEventStore.open(paths.events);
+    const readModels = SqliteReadModelStore.open(paths.models);
+    const appended = await store.append('s', Array.from({ length: 5_000 }, (_, i) => fact(i)), 'no_stream');
+    const head = appended.positions.at(-1)!;
+    const projector = new Projector({ name: 'p', store, readModels, log, handlers: { UserDeactivated: async () => undefined } });
+    // What a timer sees of the catch-up: without a turn between batches, only its start or its end.
+    const seen: number[] = [];
+    const timer = setInterval(() => seen.push(projector.checkpoint), 0);
+    try {
+      await projector.start();
+    } finally {
+      clearInterval(timer);
+    }
+    expect(seen.some((position) => position > 0 && position < head)).toBe(true);
+    await projector.stop();
+    await store.close();
+    await readModels.close();
+  });
+
   it('stops at a failing projection and fails waiters instead of skipping the fact', async () => {
     const store = SqliteEventStore.open(':memory:');
     const applied: number[] = [];

@@ -77,6 +77,8 @@ export class Projector {
   private position = 0;
   /** The checkpoint as stored in the read models (see MAX_UNSAVED_SKIPPED). */
   private saved = 0;
+  /** Between the start and the moment the projector has applied what the store held then. */
+  private catchingUp = false;
   /** Told after each batch while a long catch-up reports its progress. */
   private onAdvance: (() => void) | undefined;
   /** Received from the subscription up to here; may run ahead of `position`. */
@@ -116,9 +118,11 @@ export class Projector {
     // started: a rebuilt read model must not tell a caller that the organization, a
     // user or a message does not exist while it is still replaying.
     const progress = head - this.position >= PROGRESS_MIN_FACTS ? this.reportProgress(head) : undefined;
+    this.catchingUp = true;
     try {
       await this.waitFor(head, Number.POSITIVE_INFINITY);
     } finally {
+      this.catchingUp = false;
       progress?.();
     }
   }
@@ -270,6 +274,13 @@ export class Projector {
           this.advance(batch[batch.length - 1]!.position);
         });
       }
+      // A catch-up otherwise runs from its first batch to its last without a turn of the
+      // event loop (the store's reads and the projections are synchronous): the read
+      // models' group commit (a timer) never ran, and a rebuild was one transaction whose
+      // every page waited in the WAL and the page cache until the end, all of it lost if
+      // the process stopped before (268 MB of WAL for 5,400 facts, the database file
+      // untouched). A turn after each batch lets the commit and its checkpoints run.
+      if (this.catchingUp) await new Promise<void>((resolve) => setImmediate(resolve));
     } catch (err) {
       this.fail(err, this.options.log);
     } finally {
