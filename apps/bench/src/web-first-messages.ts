@@ -36,7 +36,7 @@ const PROBE = `
   }).observe(document, { subtree: true, childList: true });
 `;
 
-/** What the page reports: times in ms since the click, sizes in bytes as sent (compressed). */
+/** What the page reports: times in ms since the click, sizes in bytes as they crossed the wire. */
 const READ = `(() => {
   const marks = window.__firstMessages;
   const entry = (part) => performance.getEntriesByType('resource').find((e) => e.name.includes(part));
@@ -62,6 +62,7 @@ interface Run {
 
 export type WebFirstMessagesReport = { skipped: string } | { runs: Run[]; email: string; messages: number };
 
+/** The binary as the browser tests find it (apps/server/test/browser.ts, which production code may not import). */
 function findChromium(): { path: string } | { reason: string } {
   const executable = (path: string) => {
     try {
