@@ -4,27 +4,31 @@
  * that it survives a trip over the bus as plain JSON.
  */
 
-export type ErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
+/** Every wire `code` an error reply may carry (the OpenAPI description lists them). */
+export const ERROR_CODES = [
+  'BAD_REQUEST',
+  'UNAUTHORIZED',
   /** A `/json/…` request without its session's X-CSRFToken (Zulip's CsrfFailureError). */
-  | 'CSRF_FAILED'
-  | 'INVALID_API_KEY'
-  | 'AUTHENTICATION_FAILED'
-  | 'USER_DEACTIVATED'
-  | 'STREAM_DOES_NOT_EXIST'
-  | 'STREAM_WILDCARD_MENTION_NOT_ALLOWED'
-  | 'TOPIC_WILDCARD_MENTION_NOT_ALLOWED'
-  | 'INVITATION_FAILED'
-  | 'PERMISSION_DENIED'
-  | 'BAD_EVENT_QUEUE_ID'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'RATE_LIMIT_HIT'
-  | 'PUSH_SERVICE_NOT_CONFIGURED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'GATEWAY_TIMEOUT'
-  | 'INTERNAL_SERVER_ERROR';
+  'CSRF_FAILED',
+  'INVALID_API_KEY',
+  'AUTHENTICATION_FAILED',
+  'USER_DEACTIVATED',
+  'STREAM_DOES_NOT_EXIST',
+  'STREAM_WILDCARD_MENTION_NOT_ALLOWED',
+  'TOPIC_WILDCARD_MENTION_NOT_ALLOWED',
+  'INVITATION_FAILED',
+  'PERMISSION_DENIED',
+  'BAD_EVENT_QUEUE_ID',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'RATE_LIMIT_HIT',
+  'PUSH_SERVICE_NOT_CONFIGURED',
+  'SERVICE_UNAVAILABLE',
+  'GATEWAY_TIMEOUT',
+  'INTERNAL_SERVER_ERROR',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ApiErrorShape {
   code: ErrorCode;

@@ -25,12 +25,12 @@ import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-
 import { eventsFastPath, type RawHandler } from './http/events-fast-path';
 import { joinMembers, lendUntilDone } from './http/response';
 import { registerEmailsPage } from './pages/emails';
-import { routes, type Route } from './routes';
+import { registerApiDocs } from './openapi/docs-page';
+import { API_PREFIX, returnsOwnApiKey, routes, WEB_API_PREFIX, type Route } from './routes';
 import { isPageRequest, WebClient } from './pages/web-client';
 import { sessionIdOf, webSessions } from './http/web-sessions';
 
-export const API_PREFIX = '/api/v1';
-
+export { API_PREFIX, WEB_API_PREFIX } from './routes';
 
 export interface GatewayOptions {
   bus: Bus;
@@ -64,18 +64,6 @@ export interface GatewayOptions {
   realmUri?: string;
   /** The built web client (ServerConfig.webClientDir); absent: `/` says how to build it. */
   webClientDir?: string;
-}
-
-/** The browser client's API prefix (Zulip's): the endpoints of /api/v1, authenticated by the session cookie. */
-export const WEB_API_PREFIX = '/json';
-
-/**
- * Endpoints whose reply is the caller's own API key: not under /json, since the page's
- * scripts never see an API key. (A bot's key is its owner's business, as in Zulip's web app.)
- */
-function returnsOwnApiKey(endpoint: Endpoint): boolean {
-  const shape = (endpoint.reply as { shape?: Record<string, unknown> }).shape;
-  return shape !== undefined && 'api_key' in shape && !endpoint.http?.path.startsWith('/bots');
 }
 
 const MAX_HEADER_BYTES = 256 * 1024;
@@ -405,6 +393,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     return sent ?? sendError(reply, { code: 'NOT_FOUND', status: 404, msg: 'File not found' });
   });
 
+  registerApiDocs(app, checkCaller(undefined));
   if (options.outboxDir !== undefined) registerEmailsPage(app, options.outboxDir, checkCaller(undefined));
 
   // Keyed by the path's shape: one path may name its parameter differently per method

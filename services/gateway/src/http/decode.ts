@@ -7,7 +7,7 @@
 import { badRequest } from '@teamchat/contracts';
 import type { ZodObject, ZodType } from 'zod';
 
-type Kind = 'text' | 'integer' | 'boolean' | 'json' | 'maybe-json';
+export type Kind = 'text' | 'integer' | 'boolean' | 'json' | 'maybe-json';
 
 const LOOKS_LIKE_JSON = /^\s*(?:[[{"\d-]|true\b|false\b|null\b)/;
 
@@ -21,7 +21,7 @@ export const MAX_JSON_DEPTH = 32;
 export const MAX_JSON_LENGTH = 1024 * 1024;
 
 /** The wire kind of a schema, looking through optional/default/nullable wrappers. */
-function kindOf(schema: ZodType): Kind {
+export function kindOf(schema: ZodType): Kind {
   const def = (schema as unknown as { _zod: { def: { type: string; innerType?: ZodType } } })._zod.def;
   switch (def.type) {
     case 'optional':

@@ -24,7 +24,7 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const IMMUTABLE = 'public, max-age=31536000, immutable';
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -68,7 +68,7 @@ export function encodingFor(acceptEncoding: string | undefined): Encoding {
   return 'identity';
 }
 
-interface Asset {
+export interface Asset {
   type: string;
   body: Buffer;
   compressible: boolean;
@@ -76,9 +76,10 @@ interface Asset {
   encoded: Map<Encoding, Promise<Buffer>>;
 }
 
-function assetOf(path: string): Asset {
+/** A file's contents as an asset, typed by its name's extension. */
+export function assetOf(path: string, body: Buffer = readFileSync(path)): Asset {
   const extension = extname(path).toLowerCase();
-  return { type: TYPES[extension] ?? 'application/octet-stream', body: readFileSync(path), compressible: COMPRESSIBLE.has(extension), encoded: new Map() };
+  return { type: TYPES[extension] ?? 'application/octet-stream', body, compressible: COMPRESSIBLE.has(extension), encoded: new Map() };
 }
 
 function encoded(asset: Asset, encoding: Encoding): Promise<Buffer> {
@@ -94,7 +95,8 @@ function encoded(asset: Asset, encoding: Encoding): Promise<Buffer> {
   return body;
 }
 
-async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset): Promise<FastifyReply> {
+/** Sends an asset in the best encoding the client accepts (compressed once, then kept). */
+export async function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset): Promise<FastifyReply> {
   const encoding = asset.compressible ? encodingFor(request.headers['accept-encoding']) : 'identity';
   const body = await encoded(asset, encoding);
   if (asset.compressible) reply.header('Vary', 'Accept-Encoding');

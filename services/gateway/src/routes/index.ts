@@ -4,6 +4,20 @@
  */
 import { httpEndpoints, type Endpoint, type HttpMethod } from '@teamchat/contracts';
 
+/** The API's prefix for clients with an API key (HTTP Basic). */
+export const API_PREFIX = '/api/v1';
+/** The browser client's API prefix (Zulip's): the endpoints of /api/v1, authenticated by the session cookie. */
+export const WEB_API_PREFIX = '/json';
+
+/**
+ * Endpoints whose reply is the caller's own API key: not under /json, since the page's
+ * scripts never see an API key. (A bot's key is its owner's business, as in Zulip's web app.)
+ */
+export function returnsOwnApiKey(endpoint: Endpoint): boolean {
+  const shape = (endpoint.reply as { shape?: Record<string, unknown> }).shape;
+  return shape !== undefined && 'api_key' in shape && !endpoint.http?.path.startsWith('/bots');
+}
+
 export interface Route {
   method: HttpMethod;
   /** Fastify path under /api/v1 (at the root for downloads), with `:name` path parameters. */
