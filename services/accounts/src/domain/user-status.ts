@@ -33,7 +33,7 @@ export function evolveUserStatus(state: UserStatusState, fact: Fact): UserStatus
 
 export interface StatusContext {
   users: ReadonlyMap<number, RegisteredUser>;
-  /** The organization's custom emoji (none: only built-in emoji). */
+  /** The organization's custom emoji (absent: only built-in emoji are accepted). */
   custom_emoji?: readonly StoredRealmEmoji[];
 }
 
@@ -44,7 +44,7 @@ export interface UpdateStatus {
   params: UpdateStatusParams;
 }
 
-/** A validated (name, code, type) triple from the catalogue (no custom emoji exist yet). */
+/** A validated (name, code, type) triple: from the built-in catalogue, or an active custom emoji. */
 function resolveEmoji(
   name: string,
   code: string | undefined,
