@@ -255,14 +255,14 @@ browserSuite('the web client in a headless browser', (browser) => {
       } else await send(page, '#general', 'rapid', text);
     }
     await article(page, 'Mark Member', 'rapid message 20 end').waitFor({ timeout: 15_000 });
+    // The article above may still be the local echo: read the server once every echo has its copy.
+    await page.locator('.feed article.echo').first().waitFor({ state: 'detached', timeout: 15_000 });
     const onServer = await page.evaluate(async () => {
       const narrow = JSON.stringify([{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'rapid' }]);
       const reply = (await (await fetch(`/json/messages?anchor=newest&num_before=100&num_after=0&apply_markdown=false&narrow=${encodeURIComponent(narrow)}`)).json()) as { messages: { content: string }[] };
       return reply.messages.map((m) => m.content);
     });
     expect(onServer).toEqual(texts);
-    // Every local echo replaced by the server's copy.
-    await page.locator('.feed article.echo').first().waitFor({ state: 'detached', timeout: 15_000 });
     const shown = (await page.locator('.feed article .rendered').allTextContents()).map((t) => t.trim()).filter((t) => t.startsWith('rapid message'));
     expect(shown).toEqual(texts);
     await context.close();
