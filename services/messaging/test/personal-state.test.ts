@@ -11,6 +11,7 @@ import { SqliteReadModelStore, type StoredFact } from '@teamchat/platform';
 import { MessagesReadModel } from '../src/projections/messages';
 import { messagesProjection } from '../src/projections/messages-projection';
 import { personalStateDifferences } from '../src/projections/personal-check';
+import { newestHeld, unreadRefs } from '../src/projections/personal-history';
 
 /** A small deterministic generator (mulberry32), so a failing history can be replayed. */
 function random(seed: number) {
@@ -158,6 +159,13 @@ describe('per-user state without a row per recipient', () => {
           messages.forEach((m, i) => {
             if (JSON.stringify(flags[i]) !== JSON.stringify(rows.get(m._id))) differences.push(`user ${user} reads ${JSON.stringify(flags[i])} on ${m._id}, rows ${JSON.stringify(rows.get(m._id))}`);
           });
+          // Register's reads: the newest unread (with their flags) and the newest message held.
+          const unread = (await model.userMessages.find({ user_id: user, unread: true }, { sort: ['message_id', -1], limit: 30 })).map((r) => [r.message_id, r.flags]);
+          const refs = (await unreadRefs(model.personal, model.messages, user, 30)).map((r) => [r.message_id, r.flags]);
+          if (JSON.stringify(refs) !== JSON.stringify(unread)) differences.push(`user ${user}'s unread: ${JSON.stringify(refs)}, rows ${JSON.stringify(unread)}`);
+          const newest = (await model.userMessages.find({ user_id: user }, { sort: ['message_id', -1], limit: 1 }))[0]?.message_id;
+          const held = await newestHeld(model.personal, model.messages, user);
+          if (held !== newest) differences.push(`user ${user}'s newest: ${held}, rows ${newest}`);
         }
         if (differences.length) throw new Error(`after ${fact.type} ${JSON.stringify(fact)}:\n${differences.join('\n')}`);
       });

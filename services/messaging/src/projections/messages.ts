@@ -32,6 +32,8 @@ export class MessagesReadModel {
       { fields: ['timestamp'] },
       // The search narrow's words (queries/search-scan.ts).
       { fields: ['search_text'], text: true },
+      // Messages moved in from another channel, which their channel's receipts do not cover (personal-state.ts).
+      { fields: ['channel_id', '_id'], where: { own_receipts: true } },
     ], { cacheSize: MESSAGE_CACHE_SIZE });
     // One row per recipient of every message makes these indexes the cost of sending:
     // few, and partial where a flag selects few rows. Narrows to a channel, a topic or a

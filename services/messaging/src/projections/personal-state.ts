@@ -29,7 +29,19 @@
  * exactly as the old rows did, so every list reads the same as before.
  *
  * Growth: a message adds its document; a channel's audience changing adds an interval;
- * a user's flag adds a row only while it differs from the derived default.
+ * a user's flag adds a row only while it differs from the derived default. Measured
+ * (BENCH_SIZES=20000, 1,000 users, about 90 recipients a channel message): 552 bytes
+ * per message for this state against 36.8 KB for the rows per recipient.
+ *
+ * Steps: (1) written beside the old rows (`user_messages`) and checked equal to them
+ * (test/personal-state.test.ts; TEAMCHAT_CHECK_PERSONAL_STATE=1 checks after every fact);
+ * (2a) point reads and holders read here (flags of given messages, who holds one);
+ * (2b) still to do: personal-history scans (narrows without a channel, is:unread,
+ * is:starred, is:mentioned, first_unread) and register's sections, by merging each
+ * channel's index within the user's intervals with their rows (personal-history.ts
+ * enumerates unread messages and the newest held, checked against the rows, but is not
+ * used yet: register's unread_msgs groups by topic without reading every message, which
+ * needs each derived message's topic key from the index); (3) the old rows dropped.
  */
 import { initialMessageFlags, type FactOf } from '@teamchat/contracts';
 import type { Collection, Doc, ReadModelStore } from '@teamchat/platform';
@@ -73,7 +85,13 @@ export class PersonalState {
     readModels: ReadModelStore,
     private readonly messages: Collection<MessageDoc>,
   ) {
-    this.rows = readModels.collection<PersonalRow>('user_flags', [{ fields: ['user_id', 'message_id'] }]);
+    // Few rows per user: the flags they hold. Register reads unread, starred and direct ones.
+    this.rows = readModels.collection<PersonalRow>('user_flags', [
+      { fields: ['user_id', 'message_id'] },
+      { fields: ['user_id', 'message_id'], where: { unread: true } },
+      { fields: ['user_id', 'message_id'], where: { starred: true } },
+      { fields: ['user_id', 'message_id'], where: { direct: true } },
+    ]);
     this.marks = readModels.collection<ReadMarkDoc>('read_marks', [{ fields: ['user_id'] }]);
     this.receipts = new Receipts(readModels);
   }
