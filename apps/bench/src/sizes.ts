@@ -159,6 +159,16 @@ export async function measureSizes(messages: number): Promise<number> {
     console.log(`  per-user state, rows per recipient        ${mb(oldRows)} (${(oldRows / messages).toFixed(0)} B per message)`);
     console.log(`  per-user state, receipts+marks+flag rows  ${mb(newState)} (${(newState / messages).toFixed(0)} B per message)`);
     console.log(`  every other read model                    ${mb(others)}`);
+    const db = new Database(join(dataDir, 'messaging.read-models.sqlite'), { readonly: true });
+    try {
+      for (const name of [...OLD_ROWS, ...NEW_STATE]) {
+        const { n } = db.prepare(`SELECT COUNT(*) AS n FROM "c_${name}"`).get() as { n: number };
+        const bytes = byCollection.get(`messaging/${name}`) ?? 0;
+        console.log(`  messaging/${name.padEnd(14)} ${String(n).padStart(10)} documents, ${n ? (bytes / n).toFixed(0) : '-'} B each with its indexes`);
+      }
+    } finally {
+      db.close();
+    }
     console.log(`  read models / event store: before ${((others + oldRows) / events).toFixed(2)}×, after ${((others + newState) / events).toFixed(2)}×`);
     return 0;
   } finally {
