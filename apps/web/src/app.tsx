@@ -3,22 +3,22 @@
  * with their recent topics, direct messages, each with unread counts), the feed of the
  * narrow in the address bar's hash, and the compose box.
  */
-import { narrowKey, parseNarrowKey, topicKey, type Narrow } from '@teamchat/client-model';
-import { hrefOf, narrowTitle } from './links';
+import { narrowKey, topicKey, type Narrow } from '@teamchat/client-model';
+import { hrefOf, narrowTitle, parseLocation } from './links';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, describeError, type Session } from './api';
 import { Compose } from './compose';
 import { Feed } from './feed';
 import { ClientStore } from './store';
 
-function useHashNarrow(): Narrow {
+function useHashNarrow(): { narrow: Narrow; near?: number } {
   const [hash, setHash] = useState(location.hash);
   useEffect(() => {
     const on = () => setHash(location.hash);
     window.addEventListener('hashchange', on);
     return () => window.removeEventListener('hashchange', on);
   }, []);
-  return useMemo(() => parseNarrowKey(hash.replace(/^#narrow\//, '')), [hash]);
+  return useMemo(() => parseLocation(hash), [hash]);
 }
 
 export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: () => void }) {
@@ -27,7 +27,7 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
   const [menuOpen, setMenuOpen] = useState(false);
   const [logoutError, setLogoutError] = useState('');
   const menuButton = useRef<HTMLButtonElement>(null);
-  const narrow = useHashNarrow();
+  const { narrow, near } = useHashNarrow();
 
   // Esc closes the open sidebar menu (narrow screens) and gives focus back to its button.
   // (Always listening, reading the state from the page, so an Esc right after opening is not missed.)
@@ -90,7 +90,7 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
       <main class="main" aria-label={store.ready ? narrowTitle(store, narrow) : 'Messages'}>
         {store.ready ? (
           <>
-            <Feed key={narrowKey(narrow)} store={store} narrow={narrow} />
+            <Feed key={`${narrowKey(narrow)}@${near ?? ''}`} store={store} narrow={narrow} near={near} />
             <Compose store={store} narrow={narrow} />
           </>
         ) : (

@@ -59,6 +59,22 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
     }
   }, [key, store.ready]);
 
+  // Quote and reply: the box is addressed to the quoted message's conversation, the quote added to what it holds.
+  const fill = store.composeFill;
+  useEffect(() => {
+    if (!fill) return;
+    setTo(fill.to);
+    setTopic(fill.topic);
+    setContent((now) => (now.trim() === '' ? fill.text : `${now}\n${fill.text}`));
+    setDismissed(true);
+    requestAnimationFrame(() => {
+      const box = textarea.current;
+      if (!box) return;
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
+    });
+  }, [fill?.serial]);
+
   useEffect(() => {
     sessionStorage.setItem(draftKey(store.self), JSON.stringify({ to, topic, content }));
   }, [to, topic, content]);
@@ -243,6 +259,8 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
           aria-describedby={error ? 'compose-error' : undefined}
           {...comboProps('content')}
           role="textbox"
+          // A textbox takes no aria-expanded (axe: aria-allowed-attr); its suggestions are announced through aria-activedescendant.
+          aria-expanded={undefined}
           aria-multiline="true"
           onInput={(e) => {
             setContent(e.currentTarget.value);

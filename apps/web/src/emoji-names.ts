@@ -10,6 +10,8 @@ export interface EmojiName {
   name: string;
   /** The emoji itself, to show beside its name (absent for the fallback list). */
   glyph?: string;
+  /** Its catalogue code ("1f44d"), what a reaction names it by (absent for the fallback list). */
+  code?: string;
 }
 
 const COMMON = [
@@ -36,7 +38,7 @@ export function parseEmojiData(body: unknown): EmojiName[] {
   for (const [code, list] of Object.entries(codes as Record<string, unknown>)) {
     if (!Array.isArray(list)) continue;
     const glyph = glyphOf(code);
-    for (const name of list) if (typeof name === 'string') names.push(glyph === undefined ? { name } : { name, glyph });
+    for (const name of list) if (typeof name === 'string') names.push(glyph === undefined ? { name } : { name, glyph, code });
   }
   return names;
 }
@@ -67,6 +69,9 @@ export function loadEmojiNames(url: string | undefined, loaded: () => void): voi
     .catch(() => undefined)
     .finally(() => (loading = undefined));
 }
+
+/** Whether the full list is there (the picker waits for it: the fallback names carry no codes). */
+export const emojiLoaded = () => all !== undefined;
 
 /** Names containing `query`: the common ones first, then those starting with it, then the rest. */
 export function matchEmoji(query: string, limit: number): EmojiName[] {

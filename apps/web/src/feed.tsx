@@ -14,6 +14,7 @@ import type { FeedMessage, LocalEcho, Narrow } from '@teamchat/client-model';
 import { Fragment } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { hrefOf } from './links';
+import { MessageBody } from './message-actions';
 import type { ClientStore } from './store';
 
 export const WINDOW = 150;
@@ -43,13 +44,15 @@ function lowerBound(messages: FeedMessage[], id: number): number {
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const dateFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
 
-export function Feed({ store, narrow }: { store: ClientStore; narrow: Narrow }) {
-  const list = store.list(narrow);
+export function Feed({ store, narrow, near }: { store: ClientStore; narrow: Narrow; near?: number }) {
+  const list = store.list(narrow, near);
   const messages = list.messages;
   const scroller = useRef<HTMLDivElement>(null);
   const [moved, setSpan] = useState<Span | null>(null);
   /** Where the feed opened, taken in the render that has the first page (an effect would cost a frame and a render more). */
   const opened = useRef<{ span: Span; dividerId: number | null } | null>(null);
+  /** The message a link pointed at (`…/near/<id>`), until it has been scrolled to. */
+  const target = useRef<number | undefined>(near);
   /** The message at the top of the view and its offset, captured before each render. */
   const anchor = useRef<{ id: string; top: number } | null>(null);
   const atBottom = useRef(true);
@@ -60,7 +63,13 @@ export function Feed({ store, narrow }: { store: ClientStore; narrow: Narrow }) 
   // from the page's arrival to the first frame); it grows as the person scrolls.
   if (!opened.current && list.loaded) {
     const first = messages.find((m) => !m.flags.includes('read'));
-    if (first) {
+    const linked = near === undefined ? -1 : messages.findIndex((m) => m.id === near);
+    if (linked >= 0) {
+      const start = Math.max(0, linked - FIRST_WINDOW / 2);
+      const end = Math.min(messages.length - 1, start + FIRST_WINDOW - 1);
+      opened.current = { dividerId: first?.id ?? null, span: { startId: messages[start]!.id, endId: end === messages.length - 1 && list.foundNewest ? Infinity : messages[end]!.id } };
+      atBottom.current = false;
+    } else if (first) {
       const i = messages.indexOf(first);
       const start = Math.max(0, i - 20);
       const end = Math.min(messages.length - 1, start + FIRST_WINDOW - 1);
@@ -103,7 +112,12 @@ export function Feed({ store, narrow }: { store: ClientStore; narrow: Narrow }) 
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
-    if (atBottom.current) {
+    const linked = target.current === undefined ? null : el.querySelector<HTMLElement>(`article[data-id="${target.current}"]`);
+    if (linked) {
+      target.current = undefined;
+      linked.scrollIntoView({ block: 'center' });
+      linked.focus({ preventScroll: true });
+    } else if (atBottom.current) {
       el.scrollTop = el.scrollHeight;
     } else if (anchor.current) {
       const article = el.querySelector<HTMLElement>(`article[data-id="${anchor.current.id}"]`);
@@ -194,7 +208,7 @@ export function Feed({ store, narrow }: { store: ClientStore; narrow: Narrow }) 
                 </div>
               )}
               {newRecipient && <RecipientHeader store={store} message={m} />}
-              <Message store={store} message={m} continued={continued} />
+              <Message store={store} message={m} continued={continued} linked={m.id === near} />
             </Fragment>
           );
         })}
@@ -243,14 +257,15 @@ function Avatar({ url, name, id }: { url: string | null | undefined; name: strin
   );
 }
 
-function Message({ store, message, continued }: { store: ClientStore; message: FeedMessage; continued: boolean }) {
+function Message({ store, message, continued, linked }: { store: ClientStore; message: FeedMessage; continued: boolean; linked: boolean }) {
   const when = new Date(message.timestamp * 1000);
   const unread = !message.flags.includes('read');
   const sender = store.users.get(message.sender_id);
   return (
     <article
-      class={`message${continued ? ' continued' : ''}${unread ? ' unread' : ''}`}
+      class={`message${continued ? ' continued' : ''}${unread ? ' unread' : ''}${linked ? ' linked' : ''}`}
       data-id={message.id}
+      tabIndex={linked ? -1 : undefined}
       data-unread={unread ? 'true' : 'false'}
       aria-labelledby={`m${message.id}-sender m${message.id}-time`}
     >
@@ -265,25 +280,10 @@ function Message({ store, message, continued }: { store: ClientStore; message: F
           </time>
           {message.flags.includes('starred') && <span class="star" aria-label="starred">★</span>}
         </div>
-        <div class="content rendered" dangerouslySetInnerHTML={{ __html: message.content }} />
-        {message.reactions.length > 0 && (
-          <ul class="reactions" aria-label="Reactions">
-            {summarize(message.reactions).map((r) => (
-              <li key={r.name}>
-                :{r.name}: {r.count}
-              </li>
-            ))}
-          </ul>
-        )}
+        <MessageBody store={store} message={message} />
       </div>
     </article>
   );
-}
-
-function summarize(reactions: FeedMessage['reactions']): { name: string; count: number }[] {
-  const counts = new Map<string, number>();
-  for (const r of reactions) counts.set(r.emoji_name, (counts.get(r.emoji_name) ?? 0) + 1);
-  return [...counts].map(([name, count]) => ({ name, count }));
 }
 
 function EchoView({ store, echo }: { store: ClientStore; echo: LocalEcho }) {

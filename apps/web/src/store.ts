@@ -245,18 +245,23 @@ export class ClientStore {
 
   // --- Feeds --------------------------------------------------------------------------
 
-  list(narrow: Narrow): MessageList {
+  /** The feed of a narrow; `near`, a message a link points at, is fetched around if the feed does not hold it. */
+  list(narrow: Narrow, near?: number): MessageList {
     const key = narrowKey(narrow);
     let list = this.lists.get(key);
+    if (list && near !== undefined && list.loaded && !list.messages.some((m) => m.id === near) && this.anchors.get(key) !== near) list = undefined;
     if (!list) {
       list = new MessageList(narrow, this.self);
       this.lists.set(key, list);
+      if (near !== undefined) this.anchors.set(key, near);
       void this.fetch(list, 'initial');
     }
     return list;
   }
 
   private fetching = new Set<string>();
+  /** Where a feed opened by a link to a message starts (else at the first unread). */
+  private anchors = new Map<string, number>();
   /** The last failure of each feed's fetch, shown in the feed with a retry. */
   fetchErrors = new Map<string, string>();
 
@@ -267,7 +272,7 @@ export class ClientStore {
     if (direction === 'newer' && (list.foundNewest || list.newestId === undefined)) return;
     this.fetching.add(key);
     try {
-      const anchor = direction === 'initial' ? 'first_unread' : direction === 'older' ? list.oldestId! : list.newestId!;
+      const anchor = direction === 'initial' ? (this.anchors.get(narrowKey(list.narrow)) ?? 'first_unread') : direction === 'older' ? list.oldestId! : list.newestId!;
       const reply = await api.getMessages({
         anchor,
         include_anchor: direction === 'initial',
@@ -296,6 +301,19 @@ export class ClientStore {
 
   retryFetch(list: MessageList): void {
     void this.fetch(list, list.loaded ? 'older' : 'initial');
+  }
+
+  // --- Quote and reply ---------------------------------------------------------------
+
+  /** What the compose box is asked to hold (quote and reply); `serial` tells a new request from an old one. */
+  composeFill: { serial: number; to: string; topic: string; text: string } | undefined;
+
+  /** Addresses the compose box to a message's conversation and adds `text` to what it holds. */
+  fillCompose(message: { type: string; stream_id?: number; subject: string; display_recipient: unknown }, text: string): void {
+    const people = (Array.isArray(message.display_recipient) ? (message.display_recipient as { id: number }[]) : []).map((u) => u.id).filter((id) => id !== this.self);
+    const to = message.type === 'stream' ? `#${this.channel(message.stream_id!)?.name ?? ''}` : people.length ? people.map((id) => this.userName(id)).join(', ') : this.userName(this.self);
+    this.composeFill = { serial: (this.composeFill?.serial ?? 0) + 1, to, topic: message.type === 'stream' ? message.subject : '', text };
+    this.changed();
   }
 
   // --- Sending ------------------------------------------------------------------------
