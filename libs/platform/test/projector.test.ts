@@ -201,6 +201,17 @@ describe('Projector', () => {
       clearInterval(timer);
     }
     expect(seen.some((position) => position > 0 && position < head)).toBe(true);
+    // The read models were told of the catch-up, and of its end.
+    const told: boolean[] = [];
+    const later = new Projector({ name: 'q', store, readModels, log, handlers: { UserDeactivated: async () => undefined } });
+    const original = readModels.catchingUp.bind(readModels);
+    readModels.catchingUp = (started) => {
+      told.push(started);
+      original(started);
+    };
+    await later.start();
+    expect(told).toEqual([true, false]);
+    await later.stop();
     await projector.stop();
     await store.close();
     await readModels.close();

@@ -316,3 +316,24 @@ describe('SqliteReadModelStore', () => {
     expect(() => store.collection('users"; DROP TABLE x; --')).toThrow();
   });
 });
+
+describe('SqliteReadModelStore while a projector catches up', () => {
+  it('holds a smaller page cache until every catch-up of the file has ended', async () => {
+    const { file, remove } = tempFile();
+    const store = SqliteReadModelStore.open(file);
+    const cacheKib = () => -((store as unknown as { db: Database.Database }).db.pragma('cache_size', { simple: true }) as number);
+    try {
+      expect(cacheKib()).toBe(262_144);
+      store.catchingUp(true);
+      store.catchingUp(true);
+      expect(cacheKib()).toBe(65_536);
+      store.catchingUp(false);
+      expect(cacheKib()).toBe(65_536);
+      store.catchingUp(false);
+      expect(cacheKib()).toBe(262_144);
+    } finally {
+      await store.close();
+      remove();
+    }
+  });
+});

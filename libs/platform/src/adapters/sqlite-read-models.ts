@@ -22,6 +22,17 @@ import type { Collection, CollectionOptions, Doc, IndexSpec, ReadModelStore } fr
 export const READ_MODEL_COMMIT_WITHIN_MS = 100;
 
 /**
+ * The page cache of a read-model connection, in KiB: 256 MiB while serving, 64 MiB while
+ * a projector catches up. A rebuild filled the serving cache with pages it had written
+ * once and would not read again: measured on a 3,000-message scale organization (300
+ * users, 5,400 facts), the server's peak resident memory during a rebuild was 567 MB
+ * with 256 MiB and 364 MB with 64 MiB, and the rebuild took as long (60 s and 58 s, on a
+ * loaded machine).
+ */
+const SERVING_CACHE_KIB = 262_144;
+const CATCH_UP_CACHE_KIB = 65_536;
+
+/**
  * Embedded read models: one SQLite file, one table per collection holding each document
  * as JSON, plus a real column for every field an index names (kept equal to what
  * json_extract would read from the document), which the indexes are built on. Not
@@ -89,7 +100,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     db.pragma('synchronous = NORMAL');
     // Messaging's indexes outgrow SQLite's 2 MiB default page cache at a few thousand
     // messages; every write then re-reads index pages through the OS.
-    db.pragma('cache_size = -262144');
+    db.pragma(`cache_size = -${SERVING_CACHE_KIB}`);
     // A batch inside the group commit's open transaction is a savepoint, and SQLite keeps
     // the page images a savepoint may roll back to in a sub-journal that moves to a temp
     // file once it passes 64 KiB: a batch of one sent message touches a hundred pages, so
@@ -133,6 +144,16 @@ export class SqliteReadModelStore implements ReadModelStore {
     collection.declare(indexes);
     if (!this.db.inTransaction) collection.ensureSchema();
     return collection as unknown as Collection<T>;
+  }
+
+  /** Projectors of this file catching up now (see catchingUp). */
+  private catchUps = 0;
+
+  catchingUp(started: boolean): void {
+    this.catchUps += started ? 1 : -1;
+    const kib = this.catchUps > 0 ? CATCH_UP_CACHE_KIB : SERVING_CACHE_KIB;
+    // Lowering the limit frees the pages past it (SQLite keeps no more than the limit).
+    this.db.pragma(`cache_size = -${kib}`);
   }
 
   getCheckpoint(projector: string): Promise<number> {

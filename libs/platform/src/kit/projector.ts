@@ -119,10 +119,12 @@ export class Projector {
     // user or a message does not exist while it is still replaying.
     const progress = head - this.position >= PROGRESS_MIN_FACTS ? this.reportProgress(head) : undefined;
     this.catchingUp = true;
+    readModels?.catchingUp?.(true);
     try {
       await this.waitFor(head, Number.POSITIVE_INFINITY);
     } finally {
       this.catchingUp = false;
+      readModels?.catchingUp?.(false);
       progress?.();
     }
   }

@@ -151,5 +151,13 @@ export interface ReadModelStore {
    */
   applying?(position: number | undefined): void;
 
+  /**
+   * Told by a projector when a catch-up of its (a rebuild, a start after a long stop)
+   * begins and when it ends. An adapter may then hold less in memory: a rebuild writes
+   * each page of the read models once or twice, where a cache buys little, and a cache
+   * sized for serving filled with it.
+   */
+  catchingUp?(started: boolean): void;
+
   close(): Promise<void>;
 }
