@@ -135,6 +135,8 @@ async function main(): Promise<void> {
     for (const line of table(full, reference)) console.log(line);
     console.log();
     for (const line of details(full)) console.log(line);
+    const failed = full.reads.filter((r) => r.detail.startsWith('FAILED'));
+    if (failed.length > 0) throw new Error(`${failed.length} read lines failed: ${failed.map((r) => r.name).join(', ')}`);
   } finally {
     progress.close();
   }

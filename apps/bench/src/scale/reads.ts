@@ -49,17 +49,25 @@ export class ReadClient {
   }
 }
 
-/** Times `samples` sequential runs of `request` (after one unmeasured warm-up). */
+/**
+ * Times `samples` sequential runs of `request` (after one unmeasured warm-up). A line whose
+ * request fails is reported as failed (no figures, the error as its detail) and the
+ * others are still measured; the bench then ends with a failure.
+ */
 async function timed(name: string, samples: number, request: () => Promise<string>): Promise<ReadLine> {
-  let detail = await request();
-  const durations: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const started = performance.now();
-    detail = await request();
-    durations.push(performance.now() - started);
+  try {
+    let detail = await request();
+    const durations: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const started = performance.now();
+      detail = await request();
+      durations.push(performance.now() - started);
+    }
+    const { p50, p99 } = latencyFigures(durations);
+    return { name, p50, p99, detail };
+  } catch (err) {
+    return { name, p50: NaN, p99: NaN, detail: `FAILED: ${(err as Error).message}` };
   }
-  const { p50, p99 } = latencyFigures(durations);
-  return { name, p50, p99, detail };
 }
 
 export async function measureReads(reader: ReadClient, model: ScaleModel, samples: number): Promise<ReadLine[]> {
