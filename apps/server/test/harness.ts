@@ -13,6 +13,7 @@ import { callContract, createLogger, loadConfig, NatsBus, type Bus } from '@team
 import { startNatsServer } from '@teamchat/platform/testing';
 import { startEmbeddedServer, type ServiceThread } from '../src/embedded';
 import { checkAppFields, registerRequestOf, type RegisterRequest } from './zulip-app-fields';
+import { openApiViolations } from './openapi-replies';
 
 export interface RunningServer {
   /** Base URL of the API, ending in /api/v1. */
@@ -289,6 +290,9 @@ const registeredQueues = new Map<string, RegisterRequest>();
  */
 export class AppFieldsError extends Error {}
 
+/** A reply the server's own OpenAPI description does not admit (openapi-replies.ts) fails the test that got it. */
+export class OpenApiReplyError extends Error {}
+
 /** A small HTTP client for the tests: form-encoded bodies, Basic auth, JSON replies. */
 export class Client {
   constructor(
@@ -340,6 +344,10 @@ export class Client {
       if (violations.length > 0) {
         throw new AppFieldsError(`${method} ${path}: the Zulip apps could not decode this reply:\n  ${violations.slice(0, 20).join('\n  ')}`);
       }
+    }
+    const undescribed = openApiViolations(method, url, res.status, body);
+    if (undescribed.length > 0) {
+      throw new OpenApiReplyError(`${method} ${path} (${res.status}): the reply does not match the OpenAPI description:\n  ${undescribed.slice(0, 20).join('\n  ')}`);
     }
     return { status: res.status, body, headers: res.headers };
   }

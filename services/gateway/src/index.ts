@@ -1,1 +1,3 @@
 export { buildGateway, API_PREFIX } from './server';
+export { openApiDocument, type OpenApiDocument } from './openapi/document';
+export { routes, type Route } from './routes';
