@@ -176,10 +176,22 @@ export class ClientStore {
         console.warn('event not applied', event.type, e);
       }
       for (const list of this.lists.values()) list.handleEvent(event, queueId);
+      if (event.type === 'update_message' || event.type === 'update_message_flags') this.adoptChanged(event as unknown as { message_ids?: number[]; message_id?: number; messages?: number[] });
       if (event.type === 'message') this.noteTopic((event as unknown as { message: { type: string; stream_id?: number; subject: string; id: number } }).message);
       if (event.type === 'realm_user' || event.type === 'realm_bot') this.rebuildUsers();
     }
     this.changed();
+  }
+
+  /** Messages an event made belong to other open feeds (starred, moved) join those feeds, from the feed that holds them. */
+  private adoptChanged(event: { message_ids?: number[]; message_id?: number; messages?: number[] }): void {
+    const ids = event.messages ?? event.message_ids ?? (event.message_id === undefined ? [] : [event.message_id]);
+    if (ids.length > 200) return;
+    const lists = [...this.lists.values()];
+    for (const id of ids) {
+      const message = lists.map((l) => l.messages.find((m) => m.id === id)).find((m) => m !== undefined);
+      if (message) for (const list of lists) list.adopt(message);
+    }
   }
 
   // --- What the sidebar shows ---------------------------------------------------------

@@ -83,6 +83,20 @@ export class MessageList {
     this.echoes = this.echoes.filter((e) => e.localId !== localId);
   }
 
+  /**
+   * Takes a message another feed holds that now belongs here (starred, or moved into this
+   * channel or topic), if it falls within the range this feed has loaded: outside it, the
+   * next page brings it.
+   */
+  adopt(message: FeedMessage): boolean {
+    if (!this.loaded || this.messages.some((m) => m.id === message.id) || !matches(this.narrow, message, message.flags, this.self)) return false;
+    const afterStart = this.foundOldest || (this.oldestId !== undefined && message.id > this.oldestId);
+    const beforeEnd = this.foundNewest || (this.newestId !== undefined && message.id < this.newestId);
+    if (!afterStart || !beforeEnd) return false;
+    this.messages = [...this.messages, message].sort((a, b) => a.id - b.id);
+    return true;
+  }
+
   /** Applies an event to the loaded messages; true when what the feed shows changed. */
   handleEvent(event: AnyEvent, queueId: string | undefined): boolean {
     switch (event.type) {
