@@ -4,15 +4,23 @@
  * channel history, by the plan's filter), of which the answer is the intersection (then
  * tested on what neither checks).
  *
- * A round reads a batch of each from where the last round ended, and the stream whose
- * batch reaches further drives: its batch holds every one of its ids up to where it
- * ends, so the round answers that whole stretch of ids by looking its ids up in the
- * other stream (text matches: which of them the plan has; candidates: which of them
- * match, tested on the message's text). The next rounds read the driver alone, until
- * both are read again to choose anew. A rare word is so answered from its few matches
- * however long the history; a common word, or a small topic, from the plan's own
- * candidates; and a round never reads more than two batches. Batches double, from about
- * the page asked for, so a long stretch with no answer takes few rounds.
+ * One stream drives a round: its batch, read from where the last round ended, holds
+ * every one of its ids up to where the batch ends, so the round answers that whole
+ * stretch of ids by looking its ids up in the other stream (text matches: which of them
+ * the plan has; candidates: which of them match, tested on the message's text). The
+ * sparser stream drives, its batches reaching further: a rare word is answered from its
+ * few matches however long the history, a common word or a small topic from the plan's
+ * candidates. Batches double, from about the page asked for, so a long stretch with no
+ * answer takes few rounds.
+ *
+ * Which is sparser is measured, not guessed, with one cost in mind: FTS5 finds the first
+ * match below (or above) an id by stepping through every match before it, so a read of
+ * a common word that starts deep in the history costs what lies above. So the text
+ * stream's density is first measured where it is cheap, at its start (the newest matches
+ * for a backward read), against a batch of candidates; the text index is read from the
+ * request's range only when it is the sparser stream, where few matches lie above. While
+ * it drives, each third round reads a batch of candidates too, to hand over when they
+ * become the sparser; once the candidates drive, the text index is not read again.
  */
 import type { IdRange } from '../projections/recent-ids';
 import type { Candidate } from './narrow-match';
@@ -21,11 +29,11 @@ import type { Candidate } from './narrow-match';
 const MAX_BATCH = 2000;
 /** The first round's batch at least: the first matches are often near. */
 const MIN_BATCH = 50;
-/** How often (in rounds) both streams are read again to choose which one drives. */
+/** While the text index drives, how often (in rounds) the candidates are read to choose again. */
 const RECHOOSE_EVERY = 3;
 
 export interface TextScanSource {
-  /** Up to `limit` ids the text index matches within `range`, nearest its start first. */
+  /** Up to `limit` ids the text index matches within `range` (all of them for `{}`), nearest its start first. */
   textIds(range: IdRange, direction: 1 | -1, limit: number): Promise<number[]>;
   /** Up to `limit` of the plan's candidates within `range`, nearest first (before the residual test). */
   candidates(range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]>;
@@ -35,31 +43,36 @@ export interface TextScanSource {
   accept(candidates: Candidate[], textKnown: boolean): Promise<Candidate[]>;
 }
 
+/** How far a full batch of ids reaches (Infinity when it is not full: the stream ended within it). */
+const reach = (ids: readonly number[], batch: number) => (ids.length < batch ? Infinity : Math.abs(ids[0]! - ids[batch - 1]!));
+
 /** Up to `limit` messages in both streams within `range` that the source accepts, nearest first. */
 export async function scanWithText(source: TextScanSource, range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
   const found: Candidate[] = [];
   let bound = range;
   let batch = Math.min(MAX_BATCH, Math.max(limit + 1, MIN_BATCH));
-  let driver: 'text' | 'candidates' | undefined;
+  // The first choice: the text index's density where reading it is cheap, against the candidates'.
+  const [head, first] = await Promise.all([source.textIds({}, direction, batch), source.candidates(bound, direction, batch)]);
+  let driver: 'text' | 'candidates' = reach(head, batch) >= reach(first.map((c) => c.id), batch) ? 'text' : 'candidates';
+  let candidates: Candidate[] | undefined = first;
   for (let round = 0; ; round++) {
-    // Both streams are read to choose the driver, in the first round and every
-    // RECHOOSE_EVERY; in between only the driver (the other stream's batch would be unused).
-    const choosing = round % RECHOOSE_EVERY === 0;
-    const [ids, candidates] = await Promise.all([
-      choosing || driver === 'text' ? source.textIds(bound, direction, batch) : undefined,
-      choosing || driver === 'candidates' ? source.candidates(bound, direction, batch) : undefined,
-    ]);
-    // Where each batch ends: undefined when it reached the end of the range.
-    const textEnd = ids && ids.length === batch ? ids[batch - 1]! : undefined;
-    const candidatesEnd = candidates && candidates.length === batch ? candidates[batch - 1]!.id : undefined;
-    if (choosing) driver = textEnd === undefined || (candidatesEnd !== undefined && (textEnd - candidatesEnd) * direction > 0) ? 'text' : 'candidates';
+    let ids: number[] | undefined;
+    if (driver === 'text') {
+      const choosing = round > 0 && round % RECHOOSE_EVERY === 0;
+      [ids, candidates] = await Promise.all([source.textIds(bound, direction, batch), choosing ? source.candidates(bound, direction, batch) : candidates]);
+      if (choosing && reach(candidates!.map((c) => c.id), batch) > reach(ids, batch)) driver = 'candidates';
+    } else {
+      candidates ??= await source.candidates(bound, direction, batch);
+    }
+    const driving = driver === 'text' ? ids! : candidates!.map((c) => c.id);
     const answered = driver === 'text' ? await source.accept(await source.probe(ids!, direction), true) : await source.accept(candidates!, false);
+    candidates = undefined;
     for (const candidate of answered) {
       found.push(candidate);
       if (found.length === limit) return found;
     }
-    const end = driver === 'text' ? textEnd : candidatesEnd;
-    if (end === undefined) return found;
+    if (driving.length < batch) return found;
+    const end = driving[batch - 1]!;
     bound = direction === 1 ? { ...without(bound, '$gte'), $gt: end } : { ...without(bound, '$lte'), $lt: end };
     batch = Math.min(MAX_BATCH, batch * 2);
   }
