@@ -72,14 +72,19 @@ export interface Asset {
   type: string;
   body: Buffer;
   compressible: boolean;
+  /**
+   * Brotli's quality: 11 (the best, the default) costs about 25 ms per 1 KB of a large
+   * file; 9 compresses Swagger UI's 1.7 MB bundle in 0.7 s rather than 46 s, 9% larger.
+   */
+  brotliQuality?: number;
   /** Compressed once, on first demand, then kept (the files never change under one name). */
   encoded: Map<Encoding, Promise<Buffer>>;
 }
 
 /** A file's contents as an asset, typed by its name's extension. */
-export function assetOf(path: string, body: Buffer = readFileSync(path)): Asset {
+export function assetOf(path: string, body: Buffer = readFileSync(path), brotliQuality?: number): Asset {
   const extension = extname(path).toLowerCase();
-  return { type: TYPES[extension] ?? 'application/octet-stream', body, compressible: COMPRESSIBLE.has(extension), encoded: new Map() };
+  return { type: TYPES[extension] ?? 'application/octet-stream', body, compressible: COMPRESSIBLE.has(extension), encoded: new Map(), ...(brotliQuality !== undefined ? { brotliQuality } : {}) };
 }
 
 function encoded(asset: Asset, encoding: Encoding): Promise<Buffer> {
@@ -88,7 +93,7 @@ function encoded(asset: Asset, encoding: Encoding): Promise<Buffer> {
   if (!body) {
     body =
       encoding === 'br'
-        ? brotli(asset.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: asset.body.length } })
+        ? brotli(asset.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: asset.brotliQuality ?? 11, [zlib.BROTLI_PARAM_SIZE_HINT]: asset.body.length } })
         : gzipped(asset.body, { level: 9 });
     asset.encoded.set(encoding, body);
   }
