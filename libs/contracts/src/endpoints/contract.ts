@@ -4,6 +4,9 @@
  * string exists in one place), the parameters the service receives, the reply it sends
  * and whether the caller must be authenticated. Internal endpoints (seeding, the
  * command-line tool, the gateway's own authentication) have no `http` and no route.
+ * The gateway publishes the routed ones as an OpenAPI 3.1 description generated from
+ * these schemas (services/gateway/src/openapi/document.ts says what it does not express:
+ * refinements and other checks made in code).
  */
 import { z, type ZodObject } from 'zod';
 
