@@ -111,6 +111,21 @@ export function messageHistorySuite(mode: string, start: () => Promise<RunningSe
         expect(byTopic.messages).toEqual({ [b]: { match_content: '<p>pizza</p>', match_subject: 'lunch' } });
       });
 
+      it('is what GET /messages gives with a search narrow: each match carries match_content and match_subject, other narrows none', async () => {
+        const { member } = c as Record<string, Client>;
+        const a = await send(member!, { type: 'stream', to: 'general', topic: 'kiwi harvest', content: 'The **kiwi** crates arrive' });
+        const narrow = JSON.stringify([{ operator: 'channel', operand: 'general' }, { operator: 'search', operand: 'kiwi' }]);
+        const page = (await member!.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow })).body;
+        const found = page.messages?.find((m: { id: number }) => m.id === a) ?? page;
+        expect(found).toMatchObject({
+          match_content: '<p>The <strong><span class="highlight">kiwi</span></strong> crates arrive</p>',
+          match_subject: '<span class="highlight">kiwi</span> harvest',
+          flags: expect.any(Array),
+        });
+        const plain = (await member!.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: 'general' }]) })).body;
+        expect(plain.messages.find((m: { id: number }) => m.id === a)).not.toHaveProperty('match_content');
+      });
+
       it('refuses a missing or malformed narrow or id list', async () => {
         const { member } = c as Record<string, Client>;
         refusedWith(await member!.get('/messages/matches_narrow', { msg_ids: JSON.stringify([1]) }));

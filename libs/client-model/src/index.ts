@@ -3,3 +3,4 @@ export * from './narrow';
 export * from './unreads';
 export * from './message-list';
 export * from './event-loop';
+export * from './search';

@@ -13,6 +13,9 @@ import { matches, type Narrow } from './narrow';
 
 export interface FeedMessage extends ApiMessage {
   flags: string[];
+  /** In a search narrow: the content and topic as HTML with the matches highlighted by the server. */
+  match_content?: string;
+  match_subject?: string;
 }
 
 /** A message being sent: shown at once, replaced by the server's copy when its event comes. */
@@ -120,8 +123,15 @@ export class MessageList {
           if (!ids.has(m.id)) return m;
           changed = true;
           const next = { ...m };
-          if (event.message_id === m.id && event.rendered_content !== undefined) next.content = event.rendered_content;
-          if (event.subject !== undefined) next.subject = event.subject;
+          if (event.message_id === m.id && event.rendered_content !== undefined) {
+            next.content = event.rendered_content;
+            // The highlighting was of the old text.
+            delete next.match_content;
+          }
+          if (event.subject !== undefined) {
+            next.subject = event.subject;
+            delete next.match_subject;
+          }
           if (event.new_stream_id !== undefined) next.stream_id = event.new_stream_id;
           if (event.topic_links !== undefined && event.message_id === m.id) next.topic_links = event.topic_links;
           if (event.message_id === m.id && !event.rendering_only) next.last_edit_timestamp = event.edit_timestamp;

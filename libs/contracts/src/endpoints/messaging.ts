@@ -179,7 +179,8 @@ export const messagingEndpoints = {
     auth: true,
     params: GetMessagesParams,
     reply: MessageRange,
-    serialized: z.object({ messages: z.array(MessageWithFlags) }),
+    // With a search narrow, each message also holds its content and topic with the matches highlighted.
+    serialized: z.object({ messages: z.array(MessageWithFlags.extend({ match_content: z.string().optional(), match_subject: z.string().optional() })) }),
   }),
   getMessage: endpoint({
     service: 'messaging',

@@ -12,7 +12,7 @@ import type { MessagesReadModel } from '../projections/messages';
 import { accessibleMessage, canReadChannelHistory, channelAccessOf } from './access';
 import { parseAnchor, resolveAnchor } from './anchors';
 import type { Term } from './narrow';
-import { expandWith, normalizeTerm, resolveNarrow } from './narrow-parse';
+import { expandWith, normalizeTerm, resolveNarrow, searchTermsOf } from './narrow-parse';
 import { planNarrow } from './narrow-plan';
 import { Reader } from './reader';
 import { renderMessagesJson } from './render-messages';
@@ -39,6 +39,7 @@ export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: G
     },
     loaded,
     { before: '{"messages":', after: '}' },
+    searchTermsOf(params.narrow ?? []),
   );
   return { result, messagesJson };
 }

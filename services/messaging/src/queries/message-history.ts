@@ -5,11 +5,11 @@
  */
 import { badRequest, type Actor, type NarrowTerm } from '@teamchat/contracts';
 import type { RealmSettingsProjection } from '@teamchat/directory';
-import { highlightHtml, highlightTopic, messageHistory, readReceiptUserIds, type SearchTerms } from '../domain/message-history';
+import { highlightHtml, highlightTopic, messageHistory, readReceiptUserIds } from '../domain/message-history';
 import type { UserPreferences } from '../projections/user-preferences';
 import { accessibleMessage, type AccessDeps } from './access';
 import { selectMessageIds } from './get-messages';
-import { normalizeTerm, parseSearch } from './narrow-parse';
+import { searchTermsOf } from './narrow-parse';
 
 export interface HistoryDeps extends AccessDeps {
   realmSettings: Pick<RealmSettingsProjection, 'current'>;
@@ -48,19 +48,6 @@ export async function getReadReceipts(deps: HistoryDeps, actor: Actor, messageId
     })),
   );
   return readReceiptUserIds(message.sender_id, readers);
-}
-
-/** The narrow's positive search terms, which the matches highlight. */
-function searchTermsOf(narrow: NarrowTerm[]): SearchTerms {
-  const words: string[] = [];
-  const phrases: string[] = [];
-  for (const term of narrow.map(normalizeTerm)) {
-    if (term.operator !== 'search' || term.negated || typeof term.operand !== 'string') continue;
-    const query = parseSearch(term.operand);
-    words.push(...query.words);
-    phrases.push(...query.phrases);
-  }
-  return { words, phrases };
 }
 
 export async function matchesNarrow(deps: AccessDeps, actor: Actor, msgIds: number[], narrow: NarrowTerm[]) {

@@ -4,6 +4,7 @@
  */
 import { ApiError, EMPTY_TOPIC_DISPLAY_NAME, normalizeNarrowTerm, type Actor, type NarrowTerm } from '@teamchat/contracts';
 import type { ChannelDoc, UserDoc } from '@teamchat/directory';
+import type { SearchTerms } from '../domain/message-history';
 import { dmKey } from '../projections/message-docs';
 import { searchableText } from '../projections/text-features';
 import { channelAccessOf } from './access';
@@ -93,6 +94,19 @@ export function parseSearch(operand: string): SearchQuery {
     (normalized.includes(' ') ? phrases : words).add(normalized);
   }
   return { words: [...words], phrases: [...phrases] };
+}
+
+/** The narrow's positive search terms, which the matches highlight. */
+export function searchTermsOf(narrow: NarrowTerm[]): SearchTerms {
+  const words: string[] = [];
+  const phrases: string[] = [];
+  for (const term of narrow.map(normalizeTerm)) {
+    if (term.operator !== 'search' || term.negated || typeof term.operand !== 'string') continue;
+    const query = parseSearch(term.operand);
+    words.push(...query.words);
+    phrases.push(...query.phrases);
+  }
+  return { words, phrases };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { cachedGravatarUrls, formatMessage, type Actor, type ApiMessage, type MessageView, type MessageWithFlags } from '@teamchat/contracts';
 import { replyBytes } from '@teamchat/platform';
+import { highlightHtml, highlightTopic, type SearchTerms } from '../domain/message-history';
 import type { MessageDoc } from '../projections/message-docs';
 import type { AccessDeps } from './access';
 import { HISTORICAL_FLAGS, type Candidate } from './narrow-match';
@@ -137,6 +138,9 @@ const NOTHING_PREPARED: Prepared = { docs: [], flags: [], senders: new Map(), ch
  * because a response is written as bytes: a page is never built up as a string, nor
  * encoded again. The buffer is lent from the thread's reply arena, or owns its memory (not
  * a slice of Node's pool): either way it reaches the main thread without a copy.
+ *
+ * With search terms (a narrow with `search`), each message also carries Zulip's
+ * `match_content` and `match_subject`: its HTML and topic with the matches highlighted.
  */
 export async function renderMessagesJson(
   deps: AccessDeps,
@@ -145,7 +149,9 @@ export async function renderMessagesJson(
   format: MessageFormat,
   loaded: Candidate[] = [],
   wrap: { before: string; after: string } = { before: '', after: '' },
+  search?: SearchTerms,
 ): Promise<Buffer> {
+  const highlights = search && (search.words.length > 0 || search.phrases.length > 0) ? search : undefined;
   const prepared = ids.length === 0 ? NOTHING_PREPARED : await prepare(deps, actor, ids, loaded);
   const formatKey = `${+format.apply_markdown}${+format.client_gravatar}${+format.allow_empty_topic_name}`;
   const head = Buffer.from(`${wrap.before}[`);
@@ -167,8 +173,15 @@ export async function renderMessagesJson(
       if (Object.isFrozen(doc)) byFormat.set(formatKey, fragment);
     }
     const tail = flagsTail(prepared.flags[i] ?? HISTORICAL_FLAGS);
-    pieces.push(fragment.open, tail);
+    pieces.push(fragment.open);
     size += fragment.open.length + tail.length;
+    if (highlights) {
+      const topic = doc.recipient.type === 'channel' ? doc.recipient.topic : '';
+      const match = Buffer.from(`,"match_content":${JSON.stringify(highlightHtml(doc.rendered_content, highlights))},"match_subject":${JSON.stringify(highlightTopic(topic, highlights))}`);
+      pieces.push(match);
+      size += match.length;
+    }
+    pieces.push(tail);
   }
   if (prepared.docs.length > 0) {
     // No comma after the last message.
