@@ -9,6 +9,8 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, describeError, type Session } from './api';
 import { Compose } from './compose';
 import { Feed } from './feed';
+import { ShortcutsDialog, useShortcuts } from './keyboard';
+import { SearchBox } from './search';
 import { ClientStore } from './store';
 
 function useHashNarrow(): { narrow: Narrow; near?: number } {
@@ -28,6 +30,10 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
   const [logoutError, setLogoutError] = useState('');
   const menuButton = useRef<HTMLButtonElement>(null);
   const { narrow, near } = useHashNarrow();
+  const [helpOpen, setHelpOpen] = useState(false);
+  const helpShown = useRef(false);
+  helpShown.current = helpOpen;
+  useShortcuts(store, narrow, { open: () => setHelpOpen(true), isOpen: () => helpShown.current });
 
   // Esc closes the open sidebar menu (narrow screens) and gives focus back to its button.
   // (Always listening, reading the state from the page, so an Esc right after opening is not missed.)
@@ -75,6 +81,10 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
           <span class="visually-hidden">Channels and conversations</span>
         </button>
         <h1 class="title">{store.ready ? narrowTitle(store, narrow) : 'Team chat'}</h1>
+        <SearchBox store={store} narrow={narrow} />
+        <button type="button" class="help-button" aria-label="Keyboard shortcuts" aria-haspopup="dialog" onClick={() => setHelpOpen(true)}>
+          ?
+        </button>
         <span class="me">{session.full_name}</span>
         <button type="button" class="logout" onClick={logout}>
           Log out
@@ -87,6 +97,7 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
         </p>
       )}
       <Sidebar store={store} narrow={narrow} />
+      <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
       <main class="main" aria-label={store.ready ? narrowTitle(store, narrow) : 'Messages'}>
         {store.ready ? (
           <>

@@ -12,6 +12,7 @@
 import { narrowKey, type Narrow } from '@teamchat/client-model';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { loadEmojiNames, matchEmoji } from './emoji-names';
+import { COMPOSE_EVENT, type ComposeRequest } from './keyboard';
 import type { ClientStore } from './store';
 
 interface Suggestion {
@@ -74,6 +75,20 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
       box.setSelectionRange(box.value.length, box.value.length);
     });
   }, [fill?.serial]);
+
+  // A shortcut (r, c, x) addresses the box and puts the focus where the person goes on typing; the text stays.
+  useEffect(() => {
+    const onRequest = (e: Event) => {
+      const request = (e as CustomEvent<ComposeRequest>).detail;
+      setTo(request.to);
+      if (request.topic !== undefined) setTopic(request.topic);
+      setError('');
+      // Once rendered (the topic field is enabled only for a channel).
+      requestAnimationFrame(() => document.getElementById(`compose-${request.focus}`)?.focus());
+    };
+    window.addEventListener(COMPOSE_EVENT, onRequest);
+    return () => window.removeEventListener(COMPOSE_EVENT, onRequest);
+  }, []);
 
   useEffect(() => {
     sessionStorage.setItem(draftKey(store.self), JSON.stringify({ to, topic, content }));

@@ -10,7 +10,7 @@
  * messages seen for a moment are marked read; a divider marks the first unread message
  * as it was when the feed opened.
  */
-import type { FeedMessage, LocalEcho, Narrow } from '@teamchat/client-model';
+import { narrowKey, type FeedMessage, type LocalEcho, type Narrow } from '@teamchat/client-model';
 import { Fragment } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { hrefOf } from './links';
@@ -184,7 +184,8 @@ export function Feed({ store, narrow, near }: { store: ClientStore; narrow: Narr
 
   return (
     <div class="feed" ref={scroller} onScroll={check} tabIndex={0} aria-label="Messages" role="region">
-      {error && (
+      {/* A search's failure is said beside the search box, where it was typed. */}
+      {error && narrow.kind !== 'search' && (
         <p class="banner error" role="alert">
           {error}{' '}
           <button type="button" onClick={() => store.retryFetch(list)}>
@@ -193,7 +194,7 @@ export function Feed({ store, narrow, near }: { store: ClientStore; narrow: Narr
         </p>
       )}
       {!list.loaded && !error && <p class="loading" role="status">Loading messages…</p>}
-      {list.loaded && startIdx === 0 && list.foundOldest && <p class="history-start">{messages.length ? 'This is the start of the conversation.' : 'No messages here yet.'}</p>}
+      {list.loaded && startIdx === 0 && list.foundOldest && <p class="history-start">{historyStart(narrow, messages.length > 0)}</p>}
       {list.loaded && startIdx === 0 && !list.foundOldest && <p class="loading">Loading older messages…</p>}
       <div class="messages">
         {shown.map((m, i) => {
@@ -220,7 +221,12 @@ export function Feed({ store, narrow, near }: { store: ClientStore; narrow: Narr
   );
 }
 
-const narrowKeyOf = (narrow: Narrow) => hrefOf(narrow).replace(/^#narrow\//, '');
+const narrowKeyOf = (narrow: Narrow) => narrowKey(narrow);
+
+function historyStart(narrow: Narrow, any: boolean): string {
+  if (narrow.kind === 'search') return any ? 'No earlier messages match this search.' : 'No messages match this search.';
+  return any ? 'This is the start of the conversation.' : 'No messages here yet.';
+}
 
 function recipientKey(m: FeedMessage): string {
   return m.type === 'stream' ? `s${m.stream_id}\u0000${m.subject.toLowerCase()}` : `p${Array.isArray(m.display_recipient) ? m.display_recipient.map((u) => u.id).sort().join(',') : ''}`;
@@ -234,7 +240,12 @@ function RecipientHeader({ store, message }: { store: ClientStore; message: Feed
       <h2 class="recipient">
         <a href={hrefOf({ kind: 'channel', streamId })}>#{name}</a>
         <span aria-hidden="true"> › </span>
-        <a href={hrefOf({ kind: 'topic', streamId, topic: message.subject })}>{message.subject || '(no topic)'}</a>
+        {/* In a search, the server's copy of the topic with the matches highlighted (escaped by it). */}
+        {message.match_subject ? (
+          <a href={hrefOf({ kind: 'topic', streamId, topic: message.subject })} dangerouslySetInnerHTML={{ __html: message.match_subject }} />
+        ) : (
+          <a href={hrefOf({ kind: 'topic', streamId, topic: message.subject })}>{message.subject || '(no topic)'}</a>
+        )}
       </h2>
     );
   }

@@ -95,7 +95,8 @@ export function MessageBody({ store, message }: { store: ClientStore; message: F
       {open === 'edit' || open === 'move' ? (
         <EditForm store={store} message={message} can={can} mode={open} onDone={close} />
       ) : (
-        <div class="content rendered" dangerouslySetInnerHTML={{ __html: message.content }} />
+        // In a search, the server's copy with the matches highlighted.
+        <div class="content rendered" dangerouslySetInnerHTML={{ __html: message.match_content ?? message.content }} />
       )}
       {edited && (
         <button type="button" class="edited" onClick={() => setOpen('history')}>

@@ -271,6 +271,13 @@ export class ClientStore {
     return list;
   }
 
+  /** Drops a feed's messages (and its last error), so that opening it fetches it anew. */
+  forget(narrow: Narrow): void {
+    this.lists.delete(narrowKey(narrow));
+    this.fetchErrors.delete(narrowKey(narrow));
+    this.changed();
+  }
+
   private fetching = new Set<string>();
   /** Where a feed opened by a link to a message starts (else at the first unread). */
   private anchors = new Map<string, number>();
@@ -284,7 +291,8 @@ export class ClientStore {
     if (direction === 'newer' && (list.foundNewest || list.newestId === undefined)) return;
     this.fetching.add(key);
     try {
-      const anchor = direction === 'initial' ? (this.anchors.get(narrowKey(list.narrow)) ?? 'first_unread') : direction === 'older' ? list.oldestId! : list.newestId!;
+      // A link to a message opens there; a search shows its newest matches first (as Zulip's); other feeds open at the first unread.
+      const anchor = direction === 'initial' ? (this.anchors.get(narrowKey(list.narrow)) ?? (list.narrow.kind === 'search' ? 'newest' : 'first_unread')) : direction === 'older' ? list.oldestId! : list.newestId!;
       const reply = await api.getMessages({
         anchor,
         include_anchor: direction === 'initial',

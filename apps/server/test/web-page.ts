@@ -1,0 +1,66 @@
+/**
+ * What the web client's browser tests beyond web-browser.test.ts share: the embedded
+ * server serving the built client, messages seeded over the API as a script would, a
+ * dev login, and polling (the page's CSP refuses page.waitForFunction's eval).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { createLogger, loadConfig } from '@teamchat/platform';
+import { startEmbeddedServer } from '../src/embedded';
+import { freePort, tempDataDir } from './harness';
+
+const ROOT = join(__dirname, '..', '..', '..');
+export const SHOTS = join(ROOT, 'apps', 'web', 'screenshots');
+
+export async function startWebServer(name: string) {
+  if (!existsSync(join(ROOT, 'apps', 'web', 'dist', 'index.html'))) execFileSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: ROOT, stdio: 'inherit' });
+  mkdirSync(SHOTS, { recursive: true });
+  process.env.LOG_LEVEL ??= 'silent';
+  const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: tempDataDir(), TEAMCHAT_HEARTBEAT_SECONDS: '2' });
+  return startEmbeddedServer(config, createLogger(name), { host: '127.0.0.1', port: await freePort() });
+}
+
+/** A user's API access, as a script has it (Basic auth with the dev API key). */
+export async function apiUser(base: string, email: string) {
+  const { api_key, user_id } = (await (await fetch(`${base}/api/v1/dev_fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: email }) })).json()) as { api_key: string; user_id: number };
+  const auth = `Basic ${Buffer.from(`${email}:${api_key}`).toString('base64')}`;
+  const call = async (method: string, path: string, params: Record<string, string> = {}) => {
+    const body = new URLSearchParams(params);
+    const reply = await fetch(`${base}/api/v1${path}${method === 'GET' ? `?${body}` : ''}`, { method, headers: { authorization: auth }, body: method === 'GET' ? undefined : body });
+    const json = (await reply.json()) as Record<string, any>;
+    if (json.result !== 'success') throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    user_id,
+    call,
+    sendToChannel: async (channel: string, topic: string, content: string) => (await call('POST', '/messages', { type: 'stream', to: channel, topic, content })).id as number,
+    sendDirect: async (to: number[], content: string) => (await call('POST', '/messages', { type: 'direct', to: JSON.stringify(to), content })).id as number,
+  };
+}
+
+export async function logIn(context: BrowserContext, base: string, email: string, path = '/'): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => process.stdout.write(`page error (${email}): ${e.message}\n`));
+  await page.goto(`${base}/login`);
+  await page.getByRole('button', { name: new RegExp(email.replace('.', '\\.')) }).click();
+  // Attached, not visible: at phone widths the sidebar is behind its menu button.
+  await page.locator('nav#sidebar').waitFor({ state: 'attached' });
+  if (path !== '/') await page.goto(`${base}${path}`);
+  return page;
+}
+
+/** Polls until `check` stops throwing (its last failure is the error). */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
