@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
+import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
 import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
@@ -143,6 +144,7 @@ browserSuite('the web client: keyboard shortcuts', (browser) => {
     await page.screenshot({ path: join(SHOTS, 'keys-help-375.png') });
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.screenshot({ path: join(SHOTS, 'keys-help-desktop.png') });
+    expect(describeViolations(await seriousViolations(page))).toEqual([]);
     await page.keyboard.press('Escape');
     await eventually(async () => expect(await dialog.count()).toBe(0));
     // The focus is back on the message it left.

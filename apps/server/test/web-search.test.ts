@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
+import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
 import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
@@ -57,6 +58,7 @@ browserSuite('the web client: search', (browser) => {
     const url = page.url();
     expect(new URL(url).hash).toBe(`#narrow/channel/${generalId}-general/-topic/lunch/search/kiwi`);
     await page.screenshot({ path: join(SHOTS, 'search-results-desktop.png') });
+    expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     // The address opened in a new page: the same narrow, its query in the box.
     const again = await context.newPage();
@@ -108,6 +110,7 @@ browserSuite('the web client: search', (browser) => {
     await box.pressSequentially('topic:kiw');
     await eventually(async () => expect(await options.allTextContents()).toEqual(['topic:kiwi harvest']));
     await page.screenshot({ path: join(SHOTS, 'search-suggestions-desktop.png') });
+    expect(describeViolations(await seriousViolations(page))).toEqual([]);
     await box.press('ArrowDown');
     await box.press('Enter');
     expect(await box.inputValue()).toBe('channel:general topic:"kiwi harvest" ');
@@ -135,6 +138,7 @@ browserSuite('the web client: search', (browser) => {
     expect(await searchBox(page).getAttribute('aria-describedby')).toBe('search-error');
     expect(await searchBox(page).inputValue()).toBe('channel:nosuchchannel kiwi');
     await page.screenshot({ path: join(SHOTS, 'search-error-375.png') });
+    expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     // Fixed and searched again: the error goes.
     await searchBox(page).fill('channel:general kiwi');
