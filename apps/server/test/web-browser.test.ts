@@ -10,8 +10,7 @@
  * Screenshots at desktop and phone widths go to apps/web/screenshots/ (committed, shown
  * by the README).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
@@ -20,15 +19,8 @@ import { createLogger, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServer } from '../src/embedded';
 import { browserSuite } from './browser';
 import { freePort, tempDataDir } from './harness';
+import { DIST, ensureBuilt, SHOTS } from './web-page';
 
-const ROOT = join(__dirname, '..', '..', '..');
-const DIST = join(ROOT, 'apps', 'web', 'dist');
-const SHOTS = join(ROOT, 'apps', 'web', 'screenshots');
-
-function ensureBuilt(): void {
-  if (existsSync(join(DIST, 'index.html'))) return;
-  execFileSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: ROOT, stdio: 'inherit' });
-}
 
 /** The embedded server on a fixed port, so that a restart keeps the page's origin. */
 async function start(dataDir: string, port: number) {

@@ -10,8 +10,7 @@
  * axe-core (no serious or critical violations) and photographed at 1280 and 375 px wide
  * into apps/web/screenshots/actions-*.png.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
@@ -20,15 +19,8 @@ import { startEmbeddedServer } from '../src/embedded';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
 import { freePort, tempDataDir } from './harness';
+import { DIST, ensureBuilt, SHOTS } from './web-page';
 
-const ROOT = join(__dirname, '..', '..', '..');
-const DIST = join(ROOT, 'apps', 'web', 'dist');
-const SHOTS = join(ROOT, 'apps', 'web', 'screenshots');
-
-function ensureBuilt(): void {
-  if (existsSync(join(DIST, 'index.html'))) return;
-  execFileSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: ROOT, stdio: 'inherit' });
-}
 
 it('loads the emoji picker apart from the first load', () => {
   ensureBuilt();

@@ -13,9 +13,16 @@ import { freePort, tempDataDir } from './harness';
 
 const ROOT = join(__dirname, '..', '..', '..');
 export const SHOTS = join(ROOT, 'apps', 'web', 'screenshots');
+export const DIST = join(ROOT, 'apps', 'web', 'dist');
+
+/** Builds the client when this checkout has no build yet (`npm test` alone does not build it). */
+export function ensureBuilt(): void {
+  if (existsSync(join(DIST, 'index.html'))) return;
+  execFileSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: ROOT, stdio: 'inherit' });
+}
 
 export async function startWebServer(name: string) {
-  if (!existsSync(join(ROOT, 'apps', 'web', 'dist', 'index.html'))) execFileSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: ROOT, stdio: 'inherit' });
+  ensureBuilt();
   mkdirSync(SHOTS, { recursive: true });
   process.env.LOG_LEVEL ??= 'silent';
   const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: tempDataDir(), TEAMCHAT_HEARTBEAT_SECONDS: '2' });
