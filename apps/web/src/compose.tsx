@@ -14,6 +14,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { loadEmojiNames, matchEmoji } from './emoji-names';
 import { COMPOSE_EVENT, type ComposeRequest } from './keyboard';
 import type { ClientStore } from './store';
+import { SuggestionList } from './suggestion-list';
 
 interface Suggestion {
   label: string;
@@ -290,23 +291,7 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
         </button>
       </div>
       {open && (
-        <ul class="suggestions" id={listId} role="listbox" aria-label="Suggestions">
-          {suggestions.map((s, i) => (
-            <li
-              key={s.label}
-              id={`${listId}-${i}`}
-              role="option"
-              aria-selected={i === choice}
-              class={i === choice ? 'chosen' : undefined}
-              onMouseDown={(e) => {
-                e.preventDefault();
-                pick(s);
-              }}
-            >
-              {s.label} {s.detail && <span class="muted">{s.detail}</span>}
-            </li>
-          ))}
-        </ul>
+        <SuggestionList id={listId} label="Suggestions" items={suggestions} choice={choice} optionId={(i) => `${listId}-${i}`} keyOf={(s) => s.label} onPick={pick} />
       )}
       <p class="error" id="compose-error" role="alert">
         {error}

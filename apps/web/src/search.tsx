@@ -19,6 +19,7 @@ import {
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { displayTerms, hrefOf } from './links';
 import type { ClientStore } from './store';
+import { SuggestionList } from './suggestion-list';
 
 interface Suggestion {
   label: string;
@@ -139,24 +140,16 @@ export function SearchBox({ store, narrow }: { store: ClientStore; narrow: Narro
         onKeyDown={onKey}
       />
       {shown && (
-        <ul class="suggestions search-suggestions" id="search-suggestions" role="listbox" aria-label="Search suggestions">
-          {suggestions.map((s, i) => (
-            <li
-              key={s.value}
-              id={`search-suggestion-${i}`}
-              role="option"
-              aria-selected={i === choice}
-              class={i === choice ? 'chosen' : undefined}
-              onMouseDown={(e) => {
-                e.preventDefault();
-                pick(s);
-              }}
-            >
-              {s.label}
-              {s.detail && <span class="muted"> {s.detail}</span>}
-            </li>
-          ))}
-        </ul>
+        <SuggestionList
+          id="search-suggestions"
+          label="Search suggestions"
+          class="search-suggestions"
+          items={suggestions}
+          choice={choice}
+          optionId={(i) => `search-suggestion-${i}`}
+          keyOf={(s) => s.value}
+          onPick={pick}
+        />
       )}
       {error && (
         <p class="search-error error" id="search-error" role="alert">

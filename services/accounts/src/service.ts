@@ -85,9 +85,6 @@ import { SessionsReadModel } from './projections/sessions';
 import { RealmDomainsReadModel } from './projections/realm-domains';
 import { actorChanges, actorChangesAppended } from './projections/actor-changes';
 
-/** How often expired web sessions are ended (they are refused as soon as they expire regardless). */
-const SESSION_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
-
 export async function startAccountsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, config, readModels } = deps;
   const publishActorChange = (changed: ActorChanged) => bus.publish(actorChanged.subject, changed);
@@ -461,16 +458,11 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
   ]);
 
-  // Expired sessions are refused when used; the sweep ends them with a fact so that neither
-  // the read model nor a user's session stream keeps them for ever.
-  const sweep = setInterval(() => {
-    webSessions.sweepExpiredSessions(sessionDeps, Date.now()).catch((err: unknown) => log.warn({ err }, 'expired sessions not swept'));
-  }, SESSION_SWEEP_INTERVAL_MS);
-  sweep.unref();
+  const stopSweep = webSessions.sweepPeriodically(sessionDeps, log);
 
   return {
     async stop() {
-      clearInterval(sweep);
+      stopSweep();
       await Promise.all(subscriptions.map((s) => s.unsubscribe()));
       await mailOutbox.stop();
       await projector.stop();

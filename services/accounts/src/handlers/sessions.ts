@@ -7,6 +7,7 @@
 import { ApiError, streams, type Actor, type SessionReply } from '@teamchat/contracts';
 import type { Directory, UserDoc } from '@teamchat/directory';
 import type { AggregateRepository, ServerConfig } from '@teamchat/platform';
+import type { Logger } from 'pino';
 import { loginAddress } from '../domain/authentication';
 import { MAX_PASSWORD_LENGTH, passwordMatches } from '../domain/passwords';
 import { csrfTokenOf, decideEndSession, decideExpireSessions, decideStartSession, sessionActor, type SessionsState } from '../domain/sessions';
@@ -99,4 +100,19 @@ export async function sweepExpiredSessions(deps: Pick<SessionDeps, 'sessions' | 
     ended += result;
   }
   return ended;
+}
+
+/** How often expired web sessions are ended (they are refused as soon as they expire regardless). */
+const SESSION_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * Runs the sweep every hour, so that neither the read model nor a user's session stream
+ * keeps expired sessions for ever. Returns the function that stops it.
+ */
+export function sweepPeriodically(deps: Pick<SessionDeps, 'sessions' | 'model'>, log: Pick<Logger, 'warn'>): () => void {
+  const timer = setInterval(() => {
+    sweepExpiredSessions(deps, Date.now()).catch((err: unknown) => log.warn({ err }, 'expired sessions not swept'));
+  }, SESSION_SWEEP_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
