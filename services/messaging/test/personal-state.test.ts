@@ -7,11 +7,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import type { Fact, FactOf } from '@teamchat/contracts';
-import { SqliteReadModelStore, type StoredFact } from '@teamchat/platform';
+import { SqliteReadModelStore, type Filter, type StoredFact } from '@teamchat/platform';
+import type { IdRange } from '../src/projections/recent-ids';
 import { MessagesReadModel } from '../src/projections/messages';
 import { messagesProjection } from '../src/projections/messages-projection';
 import { personalStateDifferences } from '../src/projections/personal-check';
 import { newestHeld, unreadRefs } from '../src/projections/personal-history';
+import { scanPersonal, scanPersonalPlaces } from '../src/queries/personal-scan';
 
 /** A small deterministic generator (mulberry32), so a failing history can be replayed. */
 function random(seed: number) {
@@ -141,6 +143,45 @@ async function project(facts: Fact[], check?: (model: MessagesReadModel, fact: F
   return { store, model };
 }
 
+/** The filters personal-history narrows give the scan (narrow-plan.ts), over the rows' fields. */
+const FILTERS: Filter[] = [
+  {}, { unread: true }, { unread: false }, { starred: true }, { starred: false }, { mentioned: true }, { mentioned: false },
+  { direct: true }, { direct: false }, { channel_id: 10 }, { channel_id: { $ne: 10 } }, { channel_id: 11, topic_lc: 'a' },
+  { sender_id: 3 }, { has_link: true }, { unread: true, channel_id: 12 }, { direct: false, unread: true }, { dm_key: null },
+  { channel_id: { $nin: [10, 11] }, sender_id: { $ne: 2 } }, { topic_lc: { $ne: 'b' }, unread: false, starred: false }, { channel_id: null },
+];
+
+/** The scan of personal history against the rows, for every filter, both directions, several ranges and limits. */
+async function scanDifferences(model: MessagesReadModel, user: number, ids: number[], round: number): Promise<string[]> {
+  const differences: string[] = [];
+  const top = Math.max(0, ...ids);
+  const mid = Math.floor(top / 2);
+  const ranges: IdRange[] = [{}, { $lt: mid }, { $gte: mid }, { $gt: Math.floor(top / 4), $lte: Math.floor((3 * top) / 4) }];
+  for (const [f, filter] of FILTERS.entries()) {
+    for (const direction of [1, -1] as const) {
+      const range = ranges[(f + round) % ranges.length]!;
+      const limit = [1, 3, 50, Number.POSITIVE_INFINITY][(f + round + direction + 1) % 4]!;
+      const rows = await model.userMessages.find(Object.keys(range).length ? { ...filter, user_id: user, message_id: range } : { ...filter, user_id: user }, { sort: ['message_id', direction], ...(Number.isFinite(limit) ? { limit } : {}) });
+      const expected = rows.map((r) => [r.message_id, r.flags]);
+      const got = (await scanPersonal(model, user, filter, range, direction, limit)).map((e) => [e.message_id, e.flags]);
+      const places = (await scanPersonalPlaces(model, user, filter, range, direction, limit)).map((e) => [e.message_id, e.flags, e.channel_id, e.topic_lc, e.dm_key]);
+      const expectedPlaces = rows.map((r) => [r.message_id, r.flags, r.channel_id, r.topic_lc, r.dm_key]);
+      if (JSON.stringify(places) !== JSON.stringify(expectedPlaces)) {
+        differences.push(`user ${user} places ${JSON.stringify(filter)} ${JSON.stringify(range)} dir ${direction} limit ${limit}: ${JSON.stringify(places)}, rows ${JSON.stringify(expectedPlaces)}`);
+      }
+      if (JSON.stringify(got) !== JSON.stringify(expected)) {
+        differences.push(`user ${user} scan ${JSON.stringify(filter)} ${JSON.stringify(range)} dir ${direction} limit ${limit}: ${JSON.stringify(got)}, rows ${JSON.stringify(expected)}`);
+      }
+    }
+    // A page of listed ids (a search's candidates).
+    const listed = ids.filter((_, i) => (i + f) % 3 === 0);
+    const rows = await model.userMessages.find({ ...filter, user_id: user, message_id: { $in: listed } }, { sort: ['message_id', -1] });
+    const got = (await scanPersonal(model, user, filter, { $in: listed }, -1, 1000)).map((e) => e.message_id);
+    if (JSON.stringify(got) !== JSON.stringify(rows.map((r) => r.message_id))) differences.push(`user ${user} listed ${JSON.stringify(filter)}: ${JSON.stringify(got)}, rows ${JSON.stringify(rows.map((r) => r.message_id))}`);
+  }
+  return differences;
+}
+
 const allIds = async (model: MessagesReadModel) => (await model.messages.findIds({})) as number[];
 
 describe('per-user state without a row per recipient', () => {
@@ -166,6 +207,7 @@ describe('per-user state without a row per recipient', () => {
           const newest = (await model.userMessages.find({ user_id: user }, { sort: ['message_id', -1], limit: 1 }))[0]?.message_id;
           const held = await newestHeld(model.personal, model.messages, user);
           if (held !== newest) differences.push(`user ${user}'s newest: ${held}, rows ${newest}`);
+          differences.push(...(await scanDifferences(model, user, ids, checked)));
         }
         if (differences.length) throw new Error(`after ${fact.type} ${JSON.stringify(fact)}:\n${differences.join('\n')}`);
       });

@@ -250,6 +250,20 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
     return stored.map((doc) => doc._id as unknown as DocId);
   }
 
+  async findFields<K extends string>(filter: Filter, fields: K[], options?: FindOptions): Promise<({ _id: DocId } & Record<K, string | number | null>)[]> {
+    const query = await this.query(filter, options);
+    if (query === null) return [];
+    await this.ready;
+    const projection: Document = { _id: 1 };
+    for (const field of fields) projection[field] = 1;
+    const stored = await this.collection.find(query, { sort: toMongoSort(options), limit: toMongoLimit(options), projection, ...this.options() }).toArray();
+    return stored.map((doc) => {
+      const picked: Record<string, unknown> = { _id: doc._id };
+      for (const field of fields) picked[field] = doc[field] ?? null;
+      return picked as { _id: DocId } & Record<K, string | number | null>;
+    });
+  }
+
   async count(filter: Filter): Promise<number> {
     const query = await this.query(filter);
     if (query === null) return 0;

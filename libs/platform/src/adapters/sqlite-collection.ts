@@ -203,6 +203,20 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     return this.run(() => (this.select('_id', filter, options) as [DocId][]).map((row) => row[0]));
   }
 
+  findFields<K extends string>(filter: Filter, fields: K[], options: FindOptions = {}): Promise<({ _id: DocId } & Record<K, string | number | null>)[]> {
+    return this.run(() => {
+      for (const field of fields) {
+        if (!this.schema.columns.includes(field)) throw new Error(`collection ${this.schema.name}: no index names ${field}`);
+      }
+      const rows = this.select(['_id', ...fields.map((f) => this.schema.column(f))].join(', '), filter, options) as unknown[][];
+      return rows.map((row) => {
+        const doc: Record<string, unknown> = { _id: row[0] };
+        for (let i = 0; i < fields.length; i++) doc[fields[i]!] = row[i + 1] ?? null;
+        return doc as { _id: DocId } & Record<K, string | number | null>;
+      });
+    });
+  }
+
   private select(columns: string, filter: Filter, options: FindOptions): unknown[] {
     const text = textQuery(this.schema, filter, (sql) => this.store.statement(sql));
     if (text === null) return [];

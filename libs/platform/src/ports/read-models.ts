@@ -113,6 +113,12 @@ export interface Collection<T extends Doc> {
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   /** What `find` would return, as ids only: an index can answer without reading documents. */
   findIds(filter: Filter, options?: FindOptions): Promise<DocId[]>;
+  /**
+   * What `find` would return, as `_id` and the given fields only, each a field some index
+   * names and holding a string, a number or null (absent reads as null): an index can
+   * answer without reading documents.
+   */
+  findFields<K extends string>(filter: Filter, fields: K[], options?: FindOptions): Promise<({ _id: DocId } & Record<K, string | number | null>)[]>;
   count(filter: Filter): Promise<number>;
   /**
    * Deletes every document; the collection and its indexes stay. For a projection that

@@ -1,0 +1,359 @@
+/**
+ * A user's personal history read in id order from the per-user state
+ * (projections/personal-state.ts), as if it were a row per message they hold: the
+ * narrows without a channel, is:unread, is:starred, is:mentioned, first_unread and
+ * register's sections read it here.
+ *
+ * It is a lazy merge of streams, each in id order: the user's rows (held receipts and
+ * corrections, read through their own indexes), and per channel they received in, the
+ * channel's messages within their intervals that have no row of theirs (flags derived
+ * from the read mark). A stream is read only when it may hold the next message, a few
+ * ids at first and more as it keeps winning, so a page of the combined feed costs about
+ * the page plus one probe per channel whose newest message could be on it; a channel's
+ * newest ids come from memory (RecentConversationIds).
+ */
+import type { Filter, FieldCondition } from '@teamchat/platform';
+import { flagKeys, userMessageId, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
+import type { MessagesReadModel } from '../projections/messages';
+import type { IdRange } from '../projections/recent-ids';
+import type { Interval } from '../projections/receipts';
+import { linkFields } from '../projections/text-features';
+
+/** Where a message of the user's personal history is, and their flags on it. */
+export interface PersonalPlace {
+  message_id: number;
+  flags: string[];
+  channel_id: number | null;
+  topic_lc: string | null;
+  dm_key: string | null;
+}
+
+/** A message of the user's personal history, shaped as the rows it replaces. */
+export interface PersonalEntry extends PersonalPlace {
+  unread: boolean;
+  starred: boolean;
+  mentioned: boolean;
+  direct: boolean;
+  sender_id: number;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
+  /** The message's document when the scan read it (derived entries always have it). */
+  message?: MessageDoc;
+}
+
+type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'conversationIds'>;
+
+const READ = ['read'];
+const UNREAD: string[] = [];
+/** Ids a stream reads on its first round; doubled each round it keeps being read, up to the most. */
+const FIRST_ROUND = 8;
+const MOST_PER_ROUND = 512;
+
+/** Inclusive integer bounds; either side may be infinite. */
+interface Bounds {
+  lo: number;
+  hi: number;
+}
+
+const boundsOf = (r: IdRange): Bounds => ({
+  lo: Math.max(r.$gt !== undefined ? r.$gt + 1 : Number.NEGATIVE_INFINITY, r.$gte ?? Number.NEGATIVE_INFINITY),
+  hi: Math.min(r.$lt !== undefined ? r.$lt - 1 : Number.POSITIVE_INFINITY, r.$lte ?? Number.POSITIVE_INFINITY),
+});
+
+/** `filter` with `field` limited to the bounds (nothing added when they are unbounded). */
+function within(filter: Filter, field: string, b: Bounds): Filter {
+  const range = rangeOf(b);
+  return Object.keys(range).length === 0 ? filter : { ...filter, [field]: range };
+}
+
+const rangeOf = (b: Bounds): IdRange => {
+  const r: IdRange = {};
+  if (b.lo !== Number.NEGATIVE_INFINITY) r.$gte = b.lo;
+  if (b.hi !== Number.POSITIVE_INFINITY) r.$lte = b.hi;
+  return r;
+};
+
+const intersect = (a: Bounds, b: Bounds): Bounds | undefined => {
+  const lo = Math.max(a.lo, b.lo);
+  const hi = Math.min(a.hi, b.hi);
+  return lo <= hi ? { lo, hi } : undefined;
+};
+
+/** Whether a row-shaped document meets a filter, as the store would decide it. */
+export function meetsFilter(doc: Record<string, unknown>, filter: Filter): boolean {
+  for (const field of Object.keys(filter)) {
+    const condition = filter[field] as FieldCondition;
+    const value = doc[field] ?? null;
+    if (condition === null || typeof condition !== 'object') {
+      if (value !== condition) return false;
+    } else if ('$in' in condition) {
+      if (!condition.$in.includes(value as never)) return false;
+    } else if ('$nin' in condition) {
+      if (condition.$nin.includes(value as never)) return false;
+    } else if ('$ne' in condition) {
+      if (value === condition.$ne) return false;
+    } else if ('$text' in condition) {
+      throw new Error('a text condition is not read from personal history');
+    } else {
+      const v = value as number;
+      if (condition.$gt !== undefined && !(v > (condition.$gt as number))) return false;
+      if (condition.$gte !== undefined && !(v >= (condition.$gte as number))) return false;
+      if (condition.$lt !== undefined && !(v < (condition.$lt as number))) return false;
+      if (condition.$lte !== undefined && !(v <= (condition.$lte as number))) return false;
+    }
+  }
+  return true;
+}
+
+/** A message's entry for a user from its flags. */
+function entryOf(message: MessageDoc, flags: readonly string[]): PersonalEntry {
+  return {
+    message_id: message._id,
+    ...flagKeys([...flags]),
+    channel_id: message.channel_id,
+    topic_lc: message.topic_lc,
+    dm_key: message.dm_key,
+    direct: message.dm_key !== null,
+    sender_id: message.sender_id,
+    ...linkFields(message),
+    message,
+  };
+}
+
+const fromRow = (row: UserMessageDoc): PersonalEntry => ({
+  message_id: row.message_id,
+  flags: row.flags,
+  unread: row.unread,
+  starred: row.starred,
+  mentioned: row.mentioned,
+  channel_id: row.channel_id,
+  topic_lc: row.topic_lc,
+  dm_key: row.dm_key,
+  direct: row.direct,
+  sender_id: row.sender_id,
+  has_link: row.has_link,
+  has_image: row.has_image,
+  has_attachment: row.has_attachment,
+});
+
+interface Stream {
+  /** Entries read and not yet taken, in scan order (places alone when the scan asked for no more). */
+  buffer: PersonalEntry[];
+  taken: number;
+  /** The nearest id the stream may still yield beyond its buffer (±Infinity: unknown). */
+  bound: number;
+  exhausted: boolean;
+  round: number;
+  read(n: number): Promise<void>;
+}
+
+/**
+ * Up to `limit` messages of the user's personal history meeting `filter` (over the rows'
+ * fields: the narrow keys, sender, flags, link fields) within `range`, nearest the range's
+ * start (per `direction`) first. `range` may instead be a list of ids (`$in`).
+ */
+export function scanPersonal(
+  model: Model,
+  userId: number,
+  filter: Filter,
+  range: IdRange | { $in: number[] },
+  direction: 1 | -1,
+  limit: number,
+): Promise<PersonalEntry[]> {
+  if ('$in' in range) return personalEntries(model, userId, filter, range.$in, direction, limit);
+  return merge(model, userId, filter, range, direction, limit, true);
+}
+
+/**
+ * scanPersonal's places alone: a channel message without a row of the user's is read
+ * from the channel's index, not its document, so listing 50,000 unread messages (register's
+ * unread_msgs) reads no message.
+ */
+export function scanPersonalPlaces(model: Model, userId: number, filter: Filter, range: IdRange, direction: 1 | -1, limit: number): Promise<PersonalPlace[]> {
+  return merge(model, userId, filter, range, direction, limit, false);
+}
+
+async function merge(model: Model, userId: number, filter: Filter, range: IdRange, direction: 1 | -1, limit: number, full: boolean): Promise<PersonalEntry[]> {
+  if (limit <= 0) return [];
+  const bounds = boundsOf(range);
+  if (bounds.lo > bounds.hi) return [];
+  const streams: Stream[] = [rowStream(model, userId, filter, bounds, direction), ...(await derivedStreams(model, userId, filter, bounds, direction, full))];
+  const found: PersonalEntry[] = [];
+  // Larger is nearer: the merge takes the stream whose next id is nearest the range's start.
+  const near = (id: number) => (direction === 1 ? -id : id);
+  while (found.length < limit) {
+    let best: Stream | undefined;
+    let bestKey = Number.NEGATIVE_INFINITY;
+    let bestHasHead = false;
+    for (const stream of streams) {
+      const head = stream.buffer[stream.taken];
+      if (!head && stream.exhausted) continue;
+      const key = near(head ? head.message_id : stream.bound);
+      // On a tie a known head goes first: streams are disjoint, so an unread one's head lies beyond.
+      if (!best || key > bestKey || (key === bestKey && head && !bestHasHead)) [best, bestKey, bestHasHead] = [stream, key, !!head];
+    }
+    if (!best) break;
+    if (bestHasHead) {
+      found.push(best.buffer[best.taken++]!);
+      continue;
+    }
+    best.buffer = [];
+    best.taken = 0;
+    const n = Math.min(limit - found.length, Math.min(FIRST_ROUND << best.round, MOST_PER_ROUND));
+    best.round++;
+    await best.read(n);
+  }
+  return found;
+}
+
+/** The user's rows meeting the filter, read through the rows' indexes. */
+function rowStream(model: Model, userId: number, filter: Filter, bounds: Bounds, direction: 1 | -1): Stream {
+  let cursor = bounds;
+  const stream: Stream = {
+    buffer: [],
+    taken: 0,
+    bound: direction === 1 ? bounds.lo : bounds.hi,
+    exhausted: false,
+    round: 0,
+    async read(n) {
+      const rowFilter = within({ ...filter, user_id: userId }, 'message_id', cursor);
+      const rows = await model.personal.rows.find(rowFilter, { sort: ['message_id', direction], limit: n });
+      stream.buffer = rows.map(fromRow);
+      if (rows.length < n) stream.exhausted = true;
+      else {
+        const last = rows.at(-1)!.message_id;
+        cursor = direction === 1 ? { lo: last + 1, hi: cursor.hi } : { lo: cursor.lo, hi: last - 1 };
+        stream.bound = direction === 1 ? cursor.lo : cursor.hi;
+      }
+    },
+  };
+  return stream;
+}
+
+/** Row fields a channel message's document has too, under the same name. */
+const MESSAGE_FIELDS = new Set(['topic_lc', 'sender_id', 'has_link', 'has_image', 'has_attachment', 'dm_key']);
+
+/**
+ * Per channel the user received in, the messages within their intervals without a row
+ * of theirs. None when the filter asks for what only rows have (a direct message, a
+ * star, a mention).
+ */
+async function derivedStreams(model: Model, userId: number, filter: Filter, bounds: Bounds, direction: 1 | -1, full: boolean): Promise<Stream[]> {
+  if (filter.direct === true || filter.starred === true || filter.mentioned === true || filter.channel_id === null) return [];
+  if (typeof filter.dm_key === 'string') return [];
+  const messageFilter: Filter = {};
+  for (const field of Object.keys(filter)) if (MESSAGE_FIELDS.has(field)) messageFilter[field] = filter[field]!;
+  const channelOnly = Object.keys(messageFilter).length === 0;
+  const channelCondition = filter.channel_id;
+  const streams: Stream[] = [];
+  const marks = new Map((await model.personal.marks.find({ user_id: userId })).map((m) => [m.channel_id, m.through]));
+  for (const [channelId, intervals] of await model.personal.receipts.allIntervals(userId)) {
+    if (channelCondition !== undefined && !meetsFilter({ channel_id: channelId }, { channel_id: channelCondition })) continue;
+    const mark = marks.get(channelId) ?? 0;
+    const byFlag: Bounds = filter.unread === true ? { lo: mark + 1, hi: Number.POSITIVE_INFINITY } : filter.unread === false ? { lo: Number.NEGATIVE_INFINITY, hi: mark } : bounds;
+    const parts: Bounds[] = [];
+    for (const interval of intervals) {
+      const part = intersectAll(bounds, byFlag, boundsOfInterval(interval));
+      if (part) parts.push(part);
+    }
+    if (parts.length === 0) continue;
+    if (direction === -1) parts.reverse();
+    let newest = Number.POSITIVE_INFINITY;
+    if (direction === -1) {
+      const ids = (await model.conversationIds({ channel_id: channelId }, {}, -1, 1)) ?? ((await model.messages.findIds({ channel_id: channelId }, { sort: ['_id', -1], limit: 1 })) as number[]);
+      if (ids.length === 0) continue;
+      newest = ids[0]!;
+    }
+    streams.push(channelStream(model, userId, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full));
+  }
+  return streams;
+}
+
+const boundsOfInterval = ([from, to]: Interval): Bounds => ({ lo: from, hi: to === Number.POSITIVE_INFINITY ? to : to - 1 });
+
+function intersectAll(a: Bounds, b: Bounds, c: Bounds): Bounds | undefined {
+  const ab = intersect(a, b);
+  return ab && intersect(ab, c);
+}
+
+function channelStream(
+  model: Model,
+  userId: number,
+  channelId: number,
+  mark: number,
+  messageFilter: Filter,
+  channelOnly: boolean,
+  parts: Bounds[],
+  direction: 1 | -1,
+  newest: number,
+  full: boolean,
+): Stream {
+  let part = 0;
+  // Moved in from elsewhere: their held rows alone say who has them (few; read once).
+  let movedIn: Set<number> | undefined;
+  // Within parts[part], what is left to read.
+  let cursor: Bounds = parts[0]!;
+  const nearest = () => (direction === 1 ? cursor.lo : Math.min(cursor.hi, newest));
+  const stream: Stream = {
+    buffer: [],
+    taken: 0,
+    bound: nearest(),
+    exhausted: false,
+    round: 0,
+    async read(n) {
+      // Reads until something is found or the parts are exhausted: the merge then knows the head.
+      while (stream.buffer.length === 0 && !stream.exhausted) {
+        movedIn ??= new Set((await model.messages.findIds({ channel_id: channelId, own_receipts: true })) as number[]);
+        const filter = within({ ...messageFilter, channel_id: channelId }, '_id', cursor);
+        const sort = { sort: ['_id', direction] as ['_id', 1 | -1], limit: n };
+        let topics: Map<number, string | null> | undefined;
+        let ids = channelOnly ? await model.conversationIds({ channel_id: channelId }, rangeOf(cursor), direction, n) : undefined;
+        if (!ids && full) ids = (await model.messages.findIds(filter, sort)) as number[];
+        if (!ids) {
+          const places = await model.messages.findFields(filter, ['topic_lc'], sort);
+          ids = places.map((p) => p._id as number);
+          topics = new Map(places.map((p) => [p._id as number, p.topic_lc as string | null]));
+        }
+        if (ids.length < n) {
+          part++;
+          if (part === parts.length) stream.exhausted = true;
+          else cursor = parts[part]!;
+        } else {
+          const last = ids.at(-1)!;
+          cursor = direction === 1 ? { lo: last + 1, hi: cursor.hi } : { lo: cursor.lo, hi: last - 1 };
+        }
+        if (!stream.exhausted) stream.bound = nearest();
+        if (ids.length === 0) continue;
+        const withRow = new Set((await model.personal.rows.getMany(ids.map((id) => userMessageId(userId, id)))).map((r) => r.message_id));
+        const wanted = withRow.size === 0 && movedIn.size === 0 ? ids : ids.filter((id) => !withRow.has(id) && !movedIn!.has(id));
+        if (topics) {
+          for (const id of wanted) {
+            const flags = id <= mark ? READ : UNREAD;
+            stream.buffer.push({ message_id: id, flags, channel_id: channelId, topic_lc: topics.get(id) ?? null, dm_key: null } as PersonalEntry);
+          }
+          continue;
+        }
+        for (const message of await model.messages.getMany(wanted)) {
+          if (message.own_receipts || message.channel_id !== channelId) continue;
+          stream.buffer.push(entryOf(message, message._id <= mark ? READ : UNREAD));
+        }
+      }
+    },
+  };
+  return stream;
+}
+
+/** The listed messages the user holds, meeting the filter, in scan order. */
+async function personalEntries(model: Model, userId: number, filter: Filter, ids: number[], direction: 1 | -1, limit: number): Promise<PersonalEntry[]> {
+  const messages = await model.messages.getMany([...new Set(ids)]);
+  const flags = await model.personal.flagsMany(userId, messages);
+  const entries: PersonalEntry[] = [];
+  messages.forEach((message, i) => {
+    const held = flags[i];
+    if (!held) return;
+    const entry = entryOf(message, held);
+    if (meetsFilter(entry as unknown as Record<string, unknown>, filter)) entries.push(entry);
+  });
+  return entries.sort((a, b) => (a.message_id - b.message_id) * direction).slice(0, limit);
+}
