@@ -31,7 +31,8 @@ async function model() {
     row(11, { dm: [1, 2] }, ['read']),
   ];
   for (const r of rows) {
-    await m.userMessages.put(r);
+    // Held rows: receipts of their own, as direct messages always have (personal-state.ts).
+    await m.personal.rows.put({ ...r, held: true });
     const recipient = r.channel_id !== null ? { type: 'channel', channel_id: r.channel_id, channel_name: 'general', topic: r.topic_lc === 'lunch' ? 'Lunch' : 'other' } : { type: 'direct' };
     await m.messages.put({ _id: r.message_id, recipient } as unknown as MessageDoc);
   }
@@ -65,11 +66,14 @@ describe('messaging register state', () => {
 
   it("names a topic as its oldest unread message spells it, reading that message alone (not every unread one's)", async () => {
     const { store, m } = await model();
-    // Two more unread in the topic, spelled otherwise, and a second topic.
+    // Two more unread in the topic, spelled otherwise, and a second topic: received as
+    // the channel's subscribers receive, with no row (their places come from the index).
     for (const [id, topic] of [[12, 'LUNCH'], [13, 'lunch'], [14, 'Dinner']] as const) {
-      await m.userMessages.put(row(id, { channel_id: 10, topic }, []));
-      await m.messages.put({ _id: id, recipient: { type: 'channel', channel_id: 10, channel_name: 'general', topic } } as unknown as MessageDoc);
+      const recipient = { type: 'channel', channel_id: 10, channel_name: 'general', topic };
+      await m.messages.put({ _id: id, recipient, channel_id: 10, topic_lc: topic.toLowerCase(), dm_key: null } as unknown as MessageDoc);
+      await m.personal.receipts.sent(10, id, [ME]);
     }
+    expect(await m.personal.rows.count({ message_id: { $gte: 12 } })).toBe(0);
     const read: number[][] = [];
     const getMany = m.messages.getMany.bind(m.messages);
     m.messages.getMany = (ids) => (read.push(ids.map(Number)), getMany(ids));

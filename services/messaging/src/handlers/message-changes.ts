@@ -41,6 +41,7 @@ import type { MessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
 import type { LinkifiersBook } from '../projections/linkifiers';
 import { accessibleMessage, audienceOf, channelAccessOf, invalidMessages } from '../queries/access';
+import { scanPersonalPlaces } from '../queries/personal-scan';
 import type { Renderer } from './rendering';
 
 export interface ChangeDeps {
@@ -271,8 +272,7 @@ export async function markTopicAsRead(deps: ChangeDeps, actor: Actor, channelId:
   const channel = await deps.directory.channelById(channelId);
   if (!(await channelAccessOf(deps.directory, actor, channel)).seeMetadata) throw badRequest('Invalid channel ID');
   const topic = normalizeTopic(topicName);
-  // The requester's unread rows (a partial index), narrowed to the topic.
-  const rows = await deps.model.userMessages.find({ user_id: actor.user_id, unread: true, channel_id: channelId, topic_lc: topic.toLowerCase() });
+  const rows = await scanPersonalPlaces(deps.model, actor.user_id, { unread: true, channel_id: channelId, topic_lc: topic.toLowerCase() }, {}, 1, Number.POSITIVE_INFINITY);
   const unread = rows.map((r) => r.message_id);
   return (await updateFlags(deps, actor, { messages: unread, op: 'add', flag: 'read' }, false)).position;
 }

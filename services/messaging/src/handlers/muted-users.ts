@@ -8,6 +8,7 @@ import { isSystemBotId, streams, type Actor } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
 import type { AggregateRepository } from '@teamchat/platform';
 import { decideMute, decideUnmute, type MutedUsersState } from '../domain/muted-users';
+import { scanPersonalPlaces } from '../queries/personal-scan';
 import { updateFlags, type ChangeDeps } from './message-changes';
 
 export interface MutedUsersDeps {
@@ -31,7 +32,7 @@ export async function muteUser(deps: MutedUsersDeps, actor: Actor, mutedUserId: 
   const muted = append?.positions.at(-1);
   // After the mute, so that a message sent meanwhile is either read at send time or here.
   if (muted !== undefined) await deps.changes.caughtUp(muted);
-  const unread = await deps.changes.model.userMessages.find({ user_id: actor.user_id, unread: true, sender_id: mutedUserId });
+  const unread = await scanPersonalPlaces(deps.changes.model, actor.user_id, { unread: true, sender_id: mutedUserId }, {}, 1, Number.POSITIVE_INFINITY);
   if (unread.length === 0) return muted;
   const { position } = await updateFlags(deps.changes, actor, { messages: unread.map((r) => r.message_id), op: 'add', flag: 'read' }, false);
   return position ?? muted;

@@ -8,6 +8,7 @@ import { badRequest, displayTopic, type Actor } from '@teamchat/contracts';
 import type { Collection, Filter } from '@teamchat/platform';
 import type { MessageDoc } from '../projections/message-docs';
 import { channelAccessOf, type AccessDeps } from './access';
+import { scanPersonalPlaces } from './personal-scan';
 
 export async function channelTopics(deps: AccessDeps, actor: Actor, channelId: number, allowEmptyTopicName: boolean) {
   const channel = await deps.directory.channelById(channelId);
@@ -20,8 +21,12 @@ export async function channelTopics(deps: AccessDeps, actor: Actor, channelId: n
   if (access.readHistory) {
     messages = await latestOfEachTopic(deps.model.messages, channelId);
   } else {
-    const rows = await deps.model.userMessages.find({ user_id: actor.user_id, channel_id: channelId });
-    messages = await deps.model.messages.getMany(rows.map((r) => r.message_id));
+    // Newest first: the first place of each topic is its latest message.
+    const newest = new Map<string | null, number>();
+    for (const place of await scanPersonalPlaces(deps.model, actor.user_id, { channel_id: channelId }, {}, -1, Number.POSITIVE_INFINITY)) {
+      if (!newest.has(place.topic_lc)) newest.set(place.topic_lc, place.message_id);
+    }
+    messages = await deps.model.messages.getMany([...newest.values()]);
   }
   // The latest message of each topic (case-insensitively one topic) gives its name and max_id.
   const latest = new Map<string, { name: string; max_id: number }>();

@@ -5,12 +5,13 @@
  */
 import type { Actor } from '@teamchat/contracts';
 import type { Filter } from '@teamchat/platform';
-import type { MessageDoc, UserMessageDoc } from '../projections/message-docs';
+import type { MessageDoc } from '../projections/message-docs';
 import { inIdRange, type IdRange } from '../projections/recent-ids';
 import { canReadChannelHistory, type AccessDeps } from './access';
 import type { Condition } from './narrow';
 import { matches, needs, type Candidate, type MatchContext, type PersonalFlags } from './narrow-match';
 import type { Plan } from './narrow-plan';
+import { scanPersonal, type PersonalEntry } from './personal-scan';
 import { scanWithText, type TextScanSource } from './search-scan';
 
 type FilterPlan = Extract<Plan, { filter: Filter }>;
@@ -160,14 +161,21 @@ export class Reader implements MatchContext {
       for (const message of messages) candidates.push(fromMessage(message, rows && (rows.get(message._id) ?? null)));
       return candidates;
     }
-    const rows = await model.userMessages.find({ ...filter, user_id: this.actor.user_id }, { sort: ['message_id', direction], limit });
-    if (!wants.has('message') || !withMessages) return rows.map(fromRow);
-    const messages = byId(await model.messages.getMany(rows.map((r) => r.message_id)));
+    // Personal history (personal-scan.ts): the filter without its range, which the scan takes apart.
+    const personal: Filter = {};
+    for (const key of Object.keys(filter)) if (key !== 'message_id') personal[key] = filter[key]!;
+    const range = (filter.message_id ?? {}) as IdRange | { $in: number[] };
+    const entries = await scanPersonal(model, this.actor.user_id, personal, range, direction, limit === 0 ? Number.POSITIVE_INFINITY : limit);
     const candidates: Candidate[] = [];
-    for (const row of rows) {
-      const message = messages.get(row.message_id);
+    if (!wants.has('message') || !withMessages) {
+      for (const entry of entries) candidates.push(entry.message ? fromMessage(entry.message, entry) : fromEntry(entry));
+      return candidates;
+    }
+    const messages = byId(await model.messages.getMany(entries.flatMap((e) => (e.message ? [] : [e.message_id]))));
+    for (const entry of entries) {
+      const message = entry.message ?? messages.get(entry.message_id);
       // A row whose message is gone is a deletion still being projected: not a message.
-      if (message) candidates.push(fromMessage(message, row));
+      if (message) candidates.push(fromMessage(message, entry));
     }
     return candidates;
   }
@@ -221,7 +229,7 @@ export function channelIdsOf(items: { channel_id: number | null }[]): Set<number
   return ids;
 }
 
-const fromRow = (r: UserMessageDoc): Candidate => ({
+const fromEntry = (r: PersonalEntry): Candidate => ({
   id: r.message_id,
   channel_id: r.channel_id,
   topic_lc: r.topic_lc,

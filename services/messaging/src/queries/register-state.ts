@@ -6,14 +6,14 @@
 import { wantsState, type MessagingState, type StateParams, type UnreadMsgs } from '@teamchat/contracts';
 import { unreadCount, type MuteState } from '../domain/unread-count';
 import type { MessagesReadModel } from '../projections/messages';
-import type { UserMessageDoc } from '../projections/message-docs';
+import { scanPersonalPlaces, type PersonalPlace } from './personal-scan';
 
 /** Zulip's limits: unreads beyond the newest 50,000 are reported as missing, not listed. */
 export const MAX_UNREAD_MESSAGES = 50_000;
 /** Recent conversations are taken from the newest 1000 direct messages, as in Zulip. */
 const RECENT_DIRECT_MESSAGES = 1000;
 
-type Model = Pick<MessagesReadModel, 'messages' | 'userMessages' | 'userTopics'>;
+type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'conversationIds' | 'userTopics'>;
 
 /** What the unread count needs besides the rows: the channels the user muted and is subscribed to. */
 export interface MuteSources {
@@ -33,13 +33,13 @@ async function muteState(model: Pick<Model, 'userTopics'>, sources: MuteSources 
 }
 
 const byId = (a: number, b: number) => a - b;
-const participantsOf = (row: Pick<UserMessageDoc, 'dm_key'>) => (row.dm_key ? row.dm_key.split(',').map(Number) : []);
+const participantsOf = (row: Pick<PersonalPlace, 'dm_key'>) => (row.dm_key ? row.dm_key.split(',').map(Number) : []);
 
 export async function messagingState(model: Model, userId: number, params: StateParams, mutes?: MuteSources): Promise<MessagingState> {
   const want = (type: string) => wantsState(params, type);
   const state: MessagingState = {};
   if (want('message')) {
-    const [newest] = await model.userMessages.find({ user_id: userId }, { sort: ['message_id', -1], limit: 1 });
+    const [newest] = await scanPersonalPlaces(model, userId, {}, {}, -1, 1);
     state.max_message_id = newest?.message_id ?? -1;
   }
   // Zulip sends unreads to clients that follow both new messages and flag changes.
@@ -61,18 +61,19 @@ export async function messagingState(model: Model, userId: number, params: State
     state.muted_topics = named.filter((row): row is [string, string, number] => row[0] !== undefined);
   }
   if (want('starred_messages')) {
-    const rows = await model.userMessages.find({ user_id: userId, starred: true }, { sort: ['message_id', 1] });
+    // Only a row holds a star (personal-state.ts).
+    const rows = await model.personal.rows.find({ user_id: userId, starred: true }, { sort: ['message_id', 1] });
     state.starred_messages = rows.map((r) => r.message_id);
   }
   return state;
 }
 
 export async function unreadMessages(
-  model: Pick<Model, 'messages' | 'userMessages'>,
+  model: Pick<Model, 'messages' | 'personal' | 'conversationIds'>,
   userId: number,
   mutes: MuteState = { muted_channel_ids: new Set(), topic_policies: new Map() },
 ): Promise<UnreadMsgs> {
-  const newest = await model.userMessages.find({ user_id: userId, unread: true }, { sort: ['message_id', -1], limit: MAX_UNREAD_MESSAGES + 1 });
+  const newest = await scanPersonalPlaces(model, userId, { unread: true }, {}, -1, MAX_UNREAD_MESSAGES + 1);
   const missing = newest.length > MAX_UNREAD_MESSAGES;
   const rows = newest.slice(0, MAX_UNREAD_MESSAGES).reverse();
   // Topics are listed as written, which only the message has (rows keep the lower-cased
@@ -124,8 +125,9 @@ export async function unreadMessages(
   };
 }
 
-async function recentConversations(model: Pick<Model, 'userMessages'>, userId: number): Promise<NonNullable<MessagingState['recent_private_conversations']>> {
-  const rows = await model.userMessages.find({ user_id: userId, direct: true }, { sort: ['message_id', -1], limit: RECENT_DIRECT_MESSAGES });
+async function recentConversations(model: Pick<Model, 'personal'>, userId: number): Promise<NonNullable<MessagingState['recent_private_conversations']>> {
+  // Every direct message a user holds has a row (personal-state.ts).
+  const rows = await model.personal.rows.find({ user_id: userId, direct: true }, { sort: ['message_id', -1], limit: RECENT_DIRECT_MESSAGES });
   const conversations = new Map<string, { max_message_id: number; user_ids: number[] }>();
   for (const row of rows) {
     const key = row.dm_key ?? '';
