@@ -10,6 +10,7 @@ import { api, describeError, type Session } from './api';
 import { Compose } from './compose';
 import { Feed } from './feed';
 import { ShortcutsDialog, useShortcuts } from './keyboard';
+import { PeopleButtons, PeopleDialogs, PeoplePanel, usePeople } from './people-layer';
 import { SearchBox } from './search';
 import { ClientStore } from './store';
 
@@ -34,6 +35,7 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
   const helpShown = useRef(false);
   helpShown.current = helpOpen;
   useShortcuts(store, narrow, { open: () => setHelpOpen(true), isOpen: () => helpShown.current });
+  const people = usePeople(store);
 
   // Esc closes the open sidebar menu (narrow screens) and gives focus back to its button.
   // (Always listening, reading the state from the page, so an Esc right after opening is not missed.)
@@ -74,7 +76,7 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
   };
 
   return (
-    <div class={`layout${menuOpen ? ' menu-open' : ''}`}>
+    <div class={`layout${menuOpen ? ' menu-open' : ''}${people.listOpen ? ' people-open' : ''}`}>
       <header class="top">
         <button type="button" class="menu-button" ref={menuButton} aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
           <span aria-hidden="true">☰</span>
@@ -85,7 +87,8 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
         <button type="button" class="help-button" aria-label="Keyboard shortcuts" aria-haspopup="dialog" onClick={() => setHelpOpen(true)}>
           ?
         </button>
-        <span class="me">{session.full_name}</span>
+        <PeopleButtons people={people} />
+        <span class="me">{store.ready ? store.userName(store.self) : session.full_name}</span>
         <button type="button" class="logout" onClick={logout}>
           Log out
         </button>
@@ -98,6 +101,8 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
       )}
       <Sidebar store={store} narrow={narrow} />
       <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
+      <PeoplePanel store={store} people={people} />
+      <PeopleDialogs store={store} people={people} />
       <main class="main" aria-label={store.ready ? narrowTitle(store, narrow) : 'Messages'}>
         {store.ready ? (
           <>

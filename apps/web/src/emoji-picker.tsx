@@ -32,7 +32,7 @@ export function noteUsed(emoji: Emoji): void {
   }
 }
 
-export function EmojiPicker({ store, onPick, onClose }: { store: ClientStore; onPick: (emoji: Emoji) => void; onClose: () => void }) {
+export function EmojiPicker({ store, onPick, onClose, label = 'Add a reaction' }: { store: ClientStore; onPick: (emoji: Emoji) => void; onClose: () => void; label?: string }) {
   const [query, setQuery] = useState('');
   const [, setLoaded] = useState(0);
   const input = useRef<HTMLInputElement>(null);
@@ -71,7 +71,7 @@ export function EmojiPicker({ store, onPick, onClose }: { store: ClientStore; on
     <div
       class="emoji-picker"
       role="dialog"
-      aria-label="Add a reaction"
+      aria-label={label}
       onKeyDown={(e) => {
         if (e.key === 'Escape') {
           e.preventDefault();

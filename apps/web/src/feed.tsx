@@ -13,6 +13,7 @@
 import { narrowKey, type FeedMessage, type LocalEcho, type Narrow } from '@teamchat/client-model';
 import { Fragment } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { timeOfDay } from './clock';
 import { hrefOf } from './links';
 import { MessageBody } from './message-actions';
 import type { ClientStore } from './store';
@@ -41,7 +42,6 @@ function lowerBound(messages: FeedMessage[], id: number): number {
   return lo;
 }
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const dateFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
 
 export function Feed({ store, narrow, near }: { store: ClientStore; narrow: Narrow; near?: number }) {
@@ -257,7 +257,7 @@ function RecipientHeader({ store, message }: { store: ClientStore; message: Feed
   );
 }
 
-function Avatar({ url, name, id }: { url: string | null | undefined; name: string; id: number }) {
+export function Avatar({ url, name, id }: { url: string | null | undefined; name: string; id: number }) {
   // Only the server's own images (the CSP allows no other host): else the initials.
   if (url && (url.startsWith('/') || url.startsWith(location.origin))) return <img class="avatar" src={url} alt="" width={36} height={36} />;
   const initials = name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join('');
@@ -287,7 +287,7 @@ function Message({ store, message, continued, linked }: { store: ClientStore; me
             {message.sender_full_name}
           </span>{' '}
           <time id={`m${message.id}-time`} dateTime={when.toISOString()} title={dateFormat.format(when)}>
-            {timeFormat.format(when)}
+            {timeOfDay(store, when)}
           </time>
           {message.flags.includes('starred') && <span class="star" aria-label="starred">★</span>}
         </div>

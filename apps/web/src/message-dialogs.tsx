@@ -11,7 +11,7 @@ import type { ClientStore } from './store';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
 
-function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
+export function Modal({ title, onClose, children }: { title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useRef(`dialog-${Math.random().toString(36).slice(2)}`).current;
   useEffect(() => {

@@ -70,7 +70,7 @@ export class ClientStore {
     this.loop = new EventLoop<RegisterReply>(
       {
         register: () =>
-          api.register({ apply_markdown: true, client_gravatar: false, slim_presence: true, include_subscribers: false, client_capabilities: { notification_settings_null: true } }),
+          api.register({ apply_markdown: true, client_gravatar: false, slim_presence: true, include_subscribers: false, client_capabilities: { notification_settings_null: true, simplified_presence_events: true, user_settings_object: true } }),
         getEvents: (queueId, lastEventId, abort) => {
           const controller = new AbortController();
           abort.onAbort(() => controller.abort());
@@ -128,6 +128,19 @@ export class ClientStore {
     for (const listener of this.listeners) listener();
   }
 
+  /** Re-renders after a change made beside the event stream (a presence poll's answer). */
+  refresh(): void {
+    this.changed();
+  }
+
+  private eventListeners = new Set<(event: { type: string; id: number }) => void>();
+
+  /** Follows each event once the state has it (desktop notifications). */
+  onEvent(listener: (event: { type: string; id: number }) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
   private registered(registration: RegisterReply, reset: boolean): void {
     this.registration = registration;
     this.state = stateOf(registration);
@@ -179,6 +192,7 @@ export class ClientStore {
       if (event.type === 'update_message' || event.type === 'update_message_flags') this.adoptChanged(event as unknown as { message_ids?: number[]; message_id?: number; messages?: number[] });
       if (event.type === 'message') this.noteTopic((event as unknown as { message: { type: string; stream_id?: number; subject: string; id: number } }).message);
       if (event.type === 'realm_user' || event.type === 'realm_bot') this.rebuildUsers();
+      for (const listener of this.eventListeners) listener(event);
     }
     this.changed();
   }

@@ -1,0 +1,95 @@
+/**
+ * What the People features add to the page, kept out of app.tsx: the presence reporter,
+ * the user list's open state (open beside the feed on wide screens, closed behind its
+ * button on narrow ones), the header's People and Settings buttons, and the dialogs
+ * (a user card, one's status, the settings).
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { UserCard, UserList } from './people';
+import { PresenceReporter } from './presence';
+import { StatusDialog } from './status';
+import type { ClientStore } from './store';
+
+const NARROW_SCREEN = '(max-width: 760px)';
+
+export type Dialog = { kind: 'card'; userId: number } | { kind: 'status' } | { kind: 'settings' } | undefined;
+
+export function usePeople(store: ClientStore) {
+  const presence = useMemo(() => new PresenceReporter(store), [store]);
+  const [listOpen, setListOpen] = useState(() => !window.matchMedia(NARROW_SCREEN).matches);
+  const [dialog, setDialog] = useState<Dialog>(undefined);
+  const opener = useRef<HTMLElement | null>(null);
+  const listButton = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    presence.start();
+    return () => presence.stop();
+  }, [presence]);
+
+  // On a narrow screen the list covers the feed: Esc closes it, as it does the channel menu.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || !window.matchMedia(NARROW_SCREEN).matches || listButton.current?.getAttribute('aria-expanded') !== 'true') return;
+      if (document.querySelector('dialog[open]')) return;
+      setListOpen(false);
+      listButton.current.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+
+  const open = (next: Dialog) => {
+    opener.current = document.activeElement as HTMLElement | null;
+    setDialog(next);
+  };
+  const close = () => {
+    setDialog(undefined);
+    // The focus goes back to what opened the dialog (a dialog's own "send a message" moves it on).
+    const back = opener.current;
+    requestAnimationFrame(() => {
+      if (document.activeElement === document.body || document.activeElement === null) back?.focus?.({ preventScroll: true });
+    });
+  };
+  return { presence, listOpen, setListOpen, listButton, dialog, open, close };
+}
+
+export type People = ReturnType<typeof usePeople>;
+
+export function PeopleButtons({ people }: { people: People }) {
+  return (
+    <>
+      <button type="button" class="people-button" ref={people.listButton} aria-expanded={people.listOpen} aria-controls="people" onClick={() => people.setListOpen(!people.listOpen)}>
+        <svg aria-hidden="true" width="18" height="18" viewBox="0 0 24 24" fill="currentColor">
+          <circle cx="9" cy="8" r="3.5" />
+          <path d="M2 20c0-3.9 3.1-7 7-7s7 3.1 7 7z" />
+          <circle cx="17" cy="9" r="2.8" />
+          <path d="M17 13.5c2.8 0 5 2.2 5 5V20h-4.5c0-2.5-.9-4.7-2.4-6.3.6-.1 1.2-.2 1.9-.2z" />
+        </svg>
+        <span class="visually-hidden">People</span>
+      </button>
+      <button type="button" class="settings-button" aria-haspopup="dialog" onClick={() => people.open({ kind: 'settings' })}>
+        <span aria-hidden="true">⚙</span>
+        <span class="visually-hidden">Settings</span>
+      </button>
+    </>
+  );
+}
+
+export function PeoplePanel({ store, people }: { store: ClientStore; people: People }) {
+  // Always in the page (the button controls it), filled only while open: a closed list costs no rendering.
+  return (
+    <aside id="people" class="people" aria-label="People" hidden={!people.listOpen}>
+      {people.listOpen && store.ready && (
+        <UserList store={store} presence={people.presence} onOpen={(userId) => people.open({ kind: 'card', userId })} onSetStatus={() => people.open({ kind: 'status' })} />
+      )}
+    </aside>
+  );
+}
+
+export function PeopleDialogs({ store, people }: { store: ClientStore; people: People }) {
+  const dialog = people.dialog;
+  if (!dialog || !store.ready) return null;
+  if (dialog.kind === 'card') return <UserCard key={dialog.userId} store={store} presence={people.presence} userId={dialog.userId} onClose={people.close} />;
+  if (dialog.kind === 'status') return <StatusDialog store={store} onClose={people.close} />;
+  return null;
+}
