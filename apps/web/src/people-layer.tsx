@@ -2,12 +2,15 @@
  * What the People features add to the page, kept out of app.tsx: the presence reporter,
  * the user list's open state (open beside the feed on wide screens, closed behind its
  * button on narrow ones), the header's People and Settings buttons, and the dialogs
- * (a user card, one's status, the settings).
+ * (a user card, one's status, the settings), the theme and the desktop notifications.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { startDesktopNotifications } from './notifications';
 import { UserCard, UserList } from './people';
 import { PresenceReporter } from './presence';
+import { SettingsDialog } from './settings';
 import { StatusDialog } from './status';
+import { applyColorScheme } from './theme';
 import type { ClientStore } from './store';
 
 const NARROW_SCREEN = '(max-width: 760px)';
@@ -23,8 +26,15 @@ export function usePeople(store: ClientStore) {
 
   useEffect(() => {
     presence.start();
-    return () => presence.stop();
+    const stopNotifications = startDesktopNotifications(store);
+    return () => {
+      presence.stop();
+      stopNotifications();
+    };
   }, [presence]);
+
+  // The theme follows the setting, changed here or on another of the person's pages.
+  applyColorScheme((store.state.user_settings as { color_scheme?: number } | undefined)?.color_scheme);
 
   // On a narrow screen the list covers the feed: Esc closes it, as it does the channel menu.
   useEffect(() => {
@@ -91,5 +101,5 @@ export function PeopleDialogs({ store, people }: { store: ClientStore; people: P
   if (!dialog || !store.ready) return null;
   if (dialog.kind === 'card') return <UserCard key={dialog.userId} store={store} presence={people.presence} userId={dialog.userId} onClose={people.close} />;
   if (dialog.kind === 'status') return <StatusDialog store={store} onClose={people.close} />;
-  return null;
+  return <SettingsDialog store={store} onClose={people.close} />;
 }
