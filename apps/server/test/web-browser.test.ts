@@ -98,7 +98,7 @@ browserSuite('the web client in a headless browser', (browser) => {
       page.getByRole('combobox', { name: 'Topic', exact: true }),
       page.getByRole('combobox', { name: 'To', exact: true }),
       page.getByRole('textbox', { name: 'Message' }),
-      page.getByRole('button', { name: 'Send' }),
+      page.getByRole('button', { name: 'Send', exact: true }),
     ]) {
       const box = await target.boundingBox();
       expect(box).not.toBeNull();

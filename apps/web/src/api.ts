@@ -36,6 +36,9 @@ let csrfToken = '';
 /** Called when a request finds the session gone (401): the page goes back to the login form. */
 let onSessionLost: (error: ApiError) => void = () => undefined;
 
+/** The session's CSRF token, for requests made outside `request` (uploads, for their progress). */
+export const csrf = () => csrfToken;
+
 export function setCsrfToken(token: string): void {
   csrfToken = token;
 }

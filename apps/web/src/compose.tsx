@@ -15,6 +15,7 @@ import { loadEmojiNames, matchEmoji } from './emoji-names';
 import { COMPOSE_EVENT, type ComposeRequest } from './keyboard';
 import type { ClientStore } from './store';
 import { SuggestionList } from './suggestion-list';
+import { TypingNotice, useWriting, WritingTools, type Box } from './writing';
 
 interface Suggestion {
   label: string;
@@ -47,6 +48,19 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
   const [emojiLoaded, setEmojiLoaded] = useState(0);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const key = narrowKey(narrow);
+  const box: Box = {
+    to,
+    topic,
+    content,
+    setContent,
+    fill: (t, tp, c) => {
+      setTo(t);
+      setTopic(tp);
+      setContent(c);
+    },
+    textarea,
+  };
+  const writing = useWriting(store, box);
 
   // Opening a channel, topic or conversation addresses the box there (unless a draft is being written elsewhere).
   useEffect(() => {
@@ -189,35 +203,17 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
       setError('Type a message first.');
       return;
     }
-    let target: { type: 'stream'; streamId: number; topic: string } | { type: 'private'; to: number[] };
-    if (isChannel) {
-      const streamId = resolveChannel(store, to);
-      if (!streamId) {
-        setError(`There is no channel ${to.trim()} you are subscribed to.`);
-        return;
-      }
-      target = { type: 'stream', streamId, topic: topic.trim() };
-    } else {
-      const names = to.split(',').map((t) => t.trim()).filter(Boolean);
-      if (names.length === 0) {
-        setError('Choose who to send to: a channel (#name) or people.');
-        return;
-      }
-      const ids: number[] = [];
-      for (const name of names) {
-        const user = [...store.users.values()].find((u) => u.full_name.toLowerCase() === name.toLowerCase() || u.email.toLowerCase() === name.toLowerCase());
-        if (!user) {
-          setError(`No one is called “${name}”.`);
-          return;
-        }
-        if (user.user_id !== store.self) ids.push(user.user_id);
-      }
-      target = { type: 'private', to: [...new Set(ids)].sort((a, b) => a - b) };
+    const resolved = resolveTarget(store, to, topic);
+    if ('error' in resolved) {
+      setError(resolved.error);
+      return;
     }
+    const target = resolved.target;
     // The echo goes to the open feed if the message belongs there.
     const feed = [...store.lists.values()].find((l) => narrowKey(l.narrow) === key);
     setSending(true);
     setContent('');
+    writing.sent();
     try {
       await store.send(target, text, feed);
     } catch (e) {
@@ -249,11 +245,14 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
     <form
       class="compose"
       aria-label="Compose"
+      onDragOver={writing.onDragOver}
+      onDrop={writing.onDrop}
       onSubmit={(e) => {
         e.preventDefault();
         void send();
       }}
     >
+      <TypingNotice store={store} narrow={narrow} />
       <div class="recipient-row">
         <label for="compose-to">To</label>
         <input id="compose-to" value={to} placeholder="#channel or people" autocomplete="off" {...comboProps('to')} onInput={(e) => { setTo(e.currentTarget.value); setDismissed(false); }} />
@@ -282,7 +281,9 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
             setContent(e.currentTarget.value);
             setCaret(e.currentTarget.selectionStart);
             setDismissed(false);
+            writing.typed(e.currentTarget.value);
           }}
+          onPaste={writing.onPaste}
           onKeyUp={(e) => setCaret(e.currentTarget.selectionStart)}
           onClick={(e) => setCaret(e.currentTarget.selectionStart)}
         />
@@ -290,6 +291,7 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
           Send
         </button>
       </div>
+      <WritingTools store={store} box={box} writing={writing} />
       {open && (
         <SuggestionList id={listId} label="Suggestions" items={suggestions} choice={choice} optionId={(i) => `${listId}-${i}`} keyOf={(s) => s.label} onPick={pick} />
       )}
@@ -298,6 +300,26 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
       </p>
     </form>
   );
+}
+
+export type Target = { type: 'stream'; streamId: number; topic: string } | { type: 'private'; to: number[] };
+
+/** Where the box's To and Topic address a message (people's ids without oneself), or why nowhere, in words. */
+export function resolveTarget(store: ClientStore, to: string, topic: string): { target: Target } | { error: string } {
+  if (to.trim().startsWith('#')) {
+    const streamId = resolveChannel(store, to);
+    if (!streamId) return { error: `There is no channel ${to.trim()} you are subscribed to.` };
+    return { target: { type: 'stream', streamId, topic: topic.trim() } };
+  }
+  const names = to.split(',').map((t) => t.trim()).filter(Boolean);
+  if (names.length === 0) return { error: 'Choose who to send to: a channel (#name) or people.' };
+  const ids: number[] = [];
+  for (const name of names) {
+    const user = [...store.users.values()].find((u) => u.full_name.toLowerCase() === name.toLowerCase() || u.email.toLowerCase() === name.toLowerCase());
+    if (!user) return { error: `No one is called “${name}”.` };
+    if (user.user_id !== store.self) ids.push(user.user_id);
+  }
+  return { target: { type: 'private', to: [...new Set(ids)].sort((a, b) => a - b) } };
 }
 
 function resolveChannel(store: ClientStore, to: string): number | undefined {

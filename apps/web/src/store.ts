@@ -11,12 +11,15 @@ import {
   narrowKey,
   narrowTerms,
   stateOf,
+  TypingPeople,
+  typingTimingsOf,
   unreadCounts,
   type LoopStatus,
   type Narrow,
   type State,
   type UnreadCounts,
   type LocalEcho,
+  type TypingEventLike,
 } from '@teamchat/client-model';
 import { api, ApiError, describeError, type RegisterReply, type Session } from './api';
 
@@ -59,6 +62,8 @@ export class ClientStore {
    */
   notice: string | undefined;
   version = 0;
+  /** Who is typing where (typing events; shown for the open conversation). */
+  readonly typing: TypingPeople;
   private counts: { version: number; value: UnreadCounts } | undefined;
   private listeners = new Set<() => void>();
   private loop: EventLoop<RegisterReply>;
@@ -67,10 +72,11 @@ export class ClientStore {
   private markingRead = new Set<number>();
 
   constructor(readonly session: Session) {
+    this.typing = new TypingPeople(session.user_id);
     this.loop = new EventLoop<RegisterReply>(
       {
         register: () =>
-          api.register({ apply_markdown: true, client_gravatar: false, slim_presence: true, include_subscribers: false, client_capabilities: { notification_settings_null: true, simplified_presence_events: true, user_settings_object: true } }),
+          api.register({ apply_markdown: true, client_gravatar: false, slim_presence: true, include_subscribers: false, client_capabilities: { notification_settings_null: true, simplified_presence_events: true, user_settings_object: true, stream_typing_notifications: true } }),
         getEvents: (queueId, lastEventId, abort) => {
           const controller = new AbortController();
           abort.onAbort(() => controller.abort());
@@ -144,6 +150,7 @@ export class ClientStore {
   private registered(registration: RegisterReply, reset: boolean): void {
     this.registration = registration;
     this.state = stateOf(registration);
+    this.typing.setTimings(typingTimingsOf(this.state));
     this.rebuildUsers();
     if (reset) {
       this.notice = 'This page was away too long to catch up event by event: your messages were reloaded.';
@@ -193,6 +200,7 @@ export class ClientStore {
       if (event.type === 'message') this.noteTopic((event as unknown as { message: { type: string; stream_id?: number; subject: string; id: number } }).message);
       if (event.type === 'realm_user' || event.type === 'realm_bot') this.rebuildUsers();
       for (const listener of this.eventListeners) listener(event);
+      if (event.type === 'typing') this.typing.apply(event as unknown as TypingEventLike, Date.now());
     }
     this.changed();
   }

@@ -4,3 +4,4 @@ export * from './unreads';
 export * from './message-list';
 export * from './event-loop';
 export * from './search';
+export * from './typing';
