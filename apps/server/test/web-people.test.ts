@@ -85,10 +85,18 @@ browserSuite('the web client: people', (browser) => {
   it('opens a user card with role, status, local time and profile fields, and starts a direct message from it', async () => {
     const mary = await apiUser(base, MARY);
     await mary.call('POST', '/users/me/status', { status_text: 'Reviewing', emoji_name: 'eyes', emoji_code: '1f440', reaction_type: 'unicode_emoji' });
+    await mary.sendToChannel('general', 'cards', 'my name opens my card');
     const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
     const page = await logIn(context, base, MARK);
-    await person(page, maryId).click();
     const card = page.getByRole('dialog', { name: 'Mary Member' });
+    // From a sender's name in the feed, by keyboard too.
+    await page.locator('.feed article', { hasText: 'my name opens my card' }).getByRole('button', { name: 'Mary Member' }).focus();
+    await page.keyboard.press('Enter');
+    await card.waitFor();
+    await page.keyboard.press('Escape');
+    await eventually(async () => expect(await card.count()).toBe(0));
+    // From the user list.
+    await person(page, maryId).click();
     await card.waitFor();
     const text = (await card.textContent()) ?? '';
     expect(text).toContain('Member');
@@ -129,7 +137,7 @@ browserSuite('the web client: people', (browser) => {
     await page.keyboard.press('Escape');
     await eventually(async () => expect(await card.count()).toBe(0));
     // The focus goes back to the person it was opened from; Esc closes the list.
-    expect(await page.evaluate<string | undefined>(`document.activeElement.dataset.userId`)).toBe(String(maryId));
+    await eventually(async () => expect(await page.evaluate<string>(`document.activeElement.outerHTML.slice(0, 80)`)).toContain(`data-user-id="${maryId}"`));
     await page.keyboard.press('Escape');
     await eventually(async () => expect(await page.locator('#people').isVisible()).toBe(false));
     await context.close();
@@ -156,6 +164,13 @@ browserSuite('the web client: people', (browser) => {
     await mark.screenshot({ path: join(SHOTS, 'people-status-refused-desktop.png') });
     expect(describeViolations(await seriousViolations(mark))).toEqual([]);
 
+    // Any emoji, from the picker (its own chunk, loaded when opened).
+    await dialog.getByRole('button', { name: 'Choose an emoji' }).click();
+    const search = dialog.getByRole('searchbox', { name: 'Search emoji' });
+    await search.fill('rocket');
+    await dialog.getByRole('button', { name: 'rocket', exact: true }).waitFor();
+    await search.press('Enter');
+    await dialog.getByRole('button', { name: 'Emoji: rocket. Choose another' }).waitFor();
     await dialog.getByRole('button', { name: /In a meeting/ }).click();
     expect(await dialog.getByRole('textbox', { name: 'Status text' }).inputValue()).toBe('In a meeting');
     await dialog.getByRole('button', { name: 'Save status' }).click();

@@ -14,6 +14,7 @@ import { narrowKey, type FeedMessage, type LocalEcho, type Narrow } from '@teamc
 import { Fragment } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { timeOfDay } from './clock';
+import { openUserCard } from './user-card-event';
 import { hrefOf } from './links';
 import { MessageBody } from './message-actions';
 import type { ClientStore } from './store';
@@ -283,9 +284,9 @@ function Message({ store, message, continued, linked }: { store: ClientStore; me
       {continued ? <span class="avatar-space" /> : <Avatar url={sender?.avatar_url ?? message.avatar_url} name={message.sender_full_name} id={message.sender_id} />}
       <div class="body">
         <div class={`meta${continued ? ' visually-hidden' : ''}`}>
-          <span class="sender" id={`m${message.id}-sender`}>
+          <button type="button" class="sender" id={`m${message.id}-sender`} tabIndex={continued ? -1 : undefined} onClick={() => openUserCard(message.sender_id)}>
             {message.sender_full_name}
-          </span>{' '}
+          </button>{' '}
           <time id={`m${message.id}-time`} dateTime={when.toISOString()} title={dateFormat.format(when)}>
             {timeOfDay(store, when)}
           </time>

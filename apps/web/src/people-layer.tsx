@@ -11,6 +11,7 @@ import { PresenceReporter } from './presence';
 import { SettingsDialog } from './settings';
 import { StatusDialog } from './status';
 import { applyColorScheme } from './theme';
+import { USER_CARD_EVENT } from './user-card-event';
 import type { ClientStore } from './store';
 
 const NARROW_SCREEN = '(max-width: 760px)';
@@ -52,6 +53,11 @@ export function usePeople(store: ClientStore) {
     opener.current = document.activeElement as HTMLElement | null;
     setDialog(next);
   };
+  useEffect(() => {
+    const onCard = (e: Event) => open({ kind: 'card', userId: (e as CustomEvent<number>).detail });
+    window.addEventListener(USER_CARD_EVENT, onCard);
+    return () => window.removeEventListener(USER_CARD_EVENT, onCard);
+  }, []);
   const close = () => {
     setDialog(undefined);
     // The focus goes back to what opened the dialog (a dialog's own "send a message" moves it on).

@@ -14,11 +14,13 @@ import { COMPOSE_EVENT, type ComposeRequest } from './keyboard';
 import { hrefOf } from './links';
 import { Modal } from './message-dialogs';
 import type { Emoji } from './message-api';
-import type { PresenceReporter, PresenceStatus } from './presence';
+import type { PresenceStatus } from '@teamchat/client-model';
+import type { PresenceReporter } from './presence';
 import { EmojiGlyph } from './reactions';
 import type { ClientStore, User } from './store';
 
 const SHOWN = 150;
+const collator = new Intl.Collator(undefined, { sensitivity: 'base' });
 const ORDER: Record<PresenceStatus, number> = { active: 0, idle: 1, offline: 2 };
 export const PRESENCE_WORDS: Record<PresenceStatus, string> = { active: 'Active', idle: 'Idle', offline: 'Offline' };
 
@@ -59,7 +61,7 @@ export function UserList({ store, presence, onOpen, onSetStatus }: { store: Clie
   const people = useMemo(() => {
     const all = [...store.users.values()].filter((u) => u.is_active !== false && !u.is_bot && (q === '' || u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)));
     const withStatus = all.map((u) => ({ user: u, status: presence.statusOfUser(u.user_id) }));
-    withStatus.sort((a, b) => Number(b.user.user_id === store.self) - Number(a.user.user_id === store.self) || ORDER[a.status] - ORDER[b.status] || a.user.full_name.localeCompare(b.user.full_name));
+    withStatus.sort((a, b) => Number(b.user.user_id === store.self) - Number(a.user.user_id === store.self) || ORDER[a.status] - ORDER[b.status] || collator.compare(a.user.full_name, b.user.full_name));
     return withStatus;
   }, [store.version, q]);
   const own = statusOfUser(store, store.self);

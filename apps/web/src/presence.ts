@@ -8,38 +8,16 @@
  * what changed since the last answer (`last_update_id`), which fills in what no event
  * brought; presence events do the rest.
  *
- * A person is active if they were last active within `server_presence_offline_threshold_seconds`,
- * else idle if they last reported idle within it, else offline, as Zulip's clients read
- * the modern presence format. Their timestamps are the server's clock, so the page keeps
- * its clock's offset from the server's.
+ * A person's status is the client model's presenceStatus (as Zulip's clients read the
+ * modern format); their timestamps are the server's clock, so the page keeps its clock's
+ * offset from the server's.
  */
+import { IDLE_AFTER_MS, ownPresence, presenceStatus, type PresenceStatus, type RawPresence } from '@teamchat/client-model';
 import { json } from './api';
 import type { ClientStore } from './store';
 
-export type PresenceStatus = 'active' | 'idle' | 'offline';
-
-export interface RawPresence {
-  active_timestamp?: number;
-  idle_timestamp?: number;
-}
-
-/** Zulip's idle timeout: no input for this long, and a focused page counts as idle. */
-export const IDLE_AFTER_MS = 5 * 60 * 1000;
 const DEFAULT_PING_SECONDS = 60;
 const DEFAULT_OFFLINE_SECONDS = 140;
-
-/** A person's status from their presence record, at `nowSeconds` on the server's clock. */
-export function statusOf(raw: RawPresence | undefined, nowSeconds: number, offlineSeconds: number): PresenceStatus {
-  if (!raw) return 'offline';
-  if (raw.active_timestamp !== undefined && nowSeconds - raw.active_timestamp < offlineSeconds) return 'active';
-  if (raw.idle_timestamp !== undefined && nowSeconds - raw.idle_timestamp < offlineSeconds) return 'idle';
-  return 'offline';
-}
-
-/** What the page itself reports: active only when seen and used recently. */
-export function ownStatus(page: { visible: boolean; focused: boolean; msSinceInput: number }): 'active' | 'idle' {
-  return page.visible && page.focused && page.msSinceInput < IDLE_AFTER_MS ? 'active' : 'idle';
-}
 
 interface PresenceReply {
   presences?: Record<string, RawPresence>;
@@ -76,7 +54,7 @@ export class PresenceReporter {
   statusOfUser(userId: number): PresenceStatus {
     if (userId === this.store.self && this.reported) return this.reported;
     const raw = (this.store.state.presences as Record<string, RawPresence> | undefined)?.[String(userId)];
-    return statusOf(raw, this.serverNow(), this.offlineSeconds);
+    return presenceStatus(raw, this.serverNow(), this.offlineSeconds);
   }
 
   start(): void {
@@ -112,7 +90,7 @@ export class PresenceReporter {
   }
 
   private current(): 'active' | 'idle' {
-    return ownStatus({ visible: document.visibilityState === 'visible', focused: document.hasFocus(), msSinceInput: Date.now() - this.lastInput });
+    return ownPresence({ visible: document.visibilityState === 'visible', focused: document.hasFocus(), msSinceInput: Date.now() - this.lastInput });
   }
 
   private readonly onInput = (): void => {

@@ -4,9 +4,9 @@
  * other. A refusal (a text too long, an unknown emoji) is shown under the field, and what
  * was typed stays.
  */
+import type { ComponentType } from 'preact';
 import { useState } from 'preact/hooks';
 import { describeError, json } from './api';
-import { EmojiPicker } from './emoji-picker';
 import type { Emoji } from './message-api';
 import { Modal } from './message-dialogs';
 import { statusOfUser, StatusEmoji } from './people';
@@ -20,6 +20,10 @@ const COMMON: { text: string; emoji: Emoji }[] = [
   { text: 'Working remotely', emoji: { emoji_name: 'house', emoji_code: '1f3e0', reaction_type: 'unicode_emoji' } },
 ];
 
+type PickerProps = { store: ClientStore; onPick: (emoji: Emoji) => void; onClose: () => void; label?: string };
+/** The emoji picker is its own chunk, loaded when first opened (the first load carries none of it). */
+let Picker: ComponentType<PickerProps> | undefined;
+
 export const setOwnStatus = (status: { status_text: string; emoji_name: string; emoji_code?: string; reaction_type?: string }) => json<unknown>('POST', '/users/me/status', status);
 
 export function StatusDialog({ store, onClose }: { store: ClientStore; onClose: () => void }) {
@@ -27,6 +31,15 @@ export function StatusDialog({ store, onClose }: { store: ClientStore; onClose: 
   const [text, setText] = useState(current.status_text ?? '');
   const [emoji, setEmoji] = useState<Emoji | undefined>(current.emoji_name && current.emoji_code && current.reaction_type ? (current as Emoji) : undefined);
   const [picking, setPicking] = useState(false);
+  const openPicker = async () => {
+    if (picking) return setPicking(false);
+    try {
+      Picker ??= (await import('./emoji-picker')).EmojiPicker;
+      setPicking(true);
+    } catch (e) {
+      setError(`The emoji could not be loaded: ${describeError(e)}`);
+    }
+  };
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
@@ -52,13 +65,13 @@ export function StatusDialog({ store, onClose }: { store: ClientStore; onClose: 
         }}
       >
         <div class="status-row">
-          <button type="button" class="status-emoji-button" aria-label={emoji ? `Emoji: ${emoji.emoji_name}. Choose another` : 'Choose an emoji'} aria-expanded={picking} onClick={() => setPicking(!picking)}>
+          <button type="button" class="status-emoji-button" aria-label={emoji ? `Emoji: ${emoji.emoji_name}. Choose another` : 'Choose an emoji'} aria-expanded={picking} onClick={() => void openPicker()}>
             {emoji ? <StatusEmoji store={store} status={emoji} /> : <span aria-hidden="true">☺</span>}
           </button>
           <input id="status-text" type="text" aria-label="Status text" placeholder="What are you up to?" value={text} aria-invalid={error ? true : undefined} aria-describedby="status-error" onInput={(e) => setText(e.currentTarget.value)} />
         </div>
-        {picking && (
-          <EmojiPicker
+        {picking && Picker && (
+          <Picker
             store={store}
             label="Status emoji"
             onPick={(e) => {

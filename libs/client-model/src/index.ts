@@ -5,3 +5,4 @@ export * from './message-list';
 export * from './event-loop';
 export * from './search';
 export * from './typing';
+export * from './people';
