@@ -63,7 +63,7 @@ export function UserList({ store, presence, onOpen, onSetStatus }: { store: Clie
     const withStatus = all.map((u) => ({ user: u, status: presence.statusOfUser(u.user_id) }));
     withStatus.sort((a, b) => Number(b.user.user_id === store.self) - Number(a.user.user_id === store.self) || ORDER[a.status] - ORDER[b.status] || collator.compare(a.user.full_name, b.user.full_name));
     return withStatus;
-  }, [store.version, q]);
+  }, [presence.version, q]);
   const own = statusOfUser(store, store.self);
   return (
     <>

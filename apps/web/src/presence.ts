@@ -25,9 +25,16 @@ interface PresenceReply {
   presence_last_update_id?: number;
 }
 
+const PEOPLE_EVENTS = new Set(['presence', 'realm_user', 'realm_bot', 'user_status', 'custom_profile_fields']);
 const INPUT_EVENTS = ['keydown', 'pointerdown', 'wheel', 'touchstart', 'mousemove'] as const;
 
 export class PresenceReporter {
+  /**
+   * Bumped by whatever changes what the user list shows (people, presence, statuses, a
+   * ping's answer), so that the list is sorted again for those only, not for every message.
+   */
+  version = 0;
+  private offEvents: (() => void) | undefined;
   /** What this page last reported (the list shows it for the person's own entry). */
   reported: 'active' | 'idle' | undefined;
   /** Server clock minus this page's clock, in seconds. */
@@ -62,10 +69,14 @@ export class PresenceReporter {
     window.addEventListener('focus', this.onChange);
     window.addEventListener('blur', this.onChange);
     document.addEventListener('visibilitychange', this.onChange);
+    this.offEvents = this.store.onEvent((event) => {
+      if (PEOPLE_EVENTS.has(event.type)) this.version++;
+    });
     // The first ping waits for the registration (its interval and the presence cursor come from it).
     this.offStore = this.store.subscribe(() => {
       if (this.store.registration === this.registration || !this.store.registration) return;
       this.registration = this.store.registration;
+      this.version++;
       const server = this.store.state.server_timestamp as number | undefined;
       if (server !== undefined) this.offset = server - Date.now() / 1000;
       this.restartTimer();
@@ -79,6 +90,7 @@ export class PresenceReporter {
     window.removeEventListener('blur', this.onChange);
     document.removeEventListener('visibilitychange', this.onChange);
     this.offStore?.();
+    this.offEvents?.();
     clearInterval(this.timer);
     clearTimeout(this.idleTimer);
   }
@@ -133,6 +145,7 @@ export class PresenceReporter {
       console.warn('presence ping failed', e);
     } finally {
       this.sending = false;
+      this.version++;
       // Even with nothing new, statuses age (active turns idle, then offline): the list re-renders.
       this.store.refresh();
     }
