@@ -25,10 +25,11 @@ const OWNER = 'owner@example.com';
 /** Stands in for the browser's Notification API: permission asked and granted, each notification recorded. */
 const NOTIFICATION_RECORDER = `
   window.__notes = [];
+  window.__shown = [];
   window.Notification = class {
     static permission = 'default';
     static async requestPermission() { window.Notification.permission = 'granted'; return 'granted'; }
-    constructor(title, options) { window.__notes.push({ title, body: options && options.body, tag: options && options.tag }); }
+    constructor(title, options) { window.__notes.push({ title, body: options && options.body, tag: options && options.tag }); window.__shown.push(this); }
     close() {}
   };
 `;
@@ -166,8 +167,15 @@ browserSuite('the web client: settings and desktop notifications', (browser) => 
     await page.keyboard.press('Escape');
     expect(await notes()).toEqual([]);
 
-    await mary.sendDirect([mark.user_id], 'are you there?');
+    const dmId = await mary.sendDirect([mark.user_id], 'are you there?');
     await eventually(async () => expect(await notes()).toEqual([{ title: 'Mary Member', body: 'are you there?', tag: `dm/${mary.user_id}` }]));
+    // Clicking it opens the conversation at the message.
+    await page.evaluate(`window.__shown[0].onclick()`);
+    await eventually(async () => expect(new URL(page.url()).hash).toBe(`#narrow/dm/${mary.user_id}/near/${dmId}`));
+    await page.locator(`.feed article[data-id="${dmId}"]`).waitFor();
+    // Back to a conversation none of the messages below belongs to.
+    await page.evaluate(`location.hash = '#narrow/dm/${ownerId}'`);
+    await eventually(async () => expect(new URL(page.url()).hash).toBe(`#narrow/dm/${ownerId}`));
 
     // In the muted topic: a wildcard mention stays quiet, a mention of Mark himself notifies.
     await mary.sendToChannel('general', 'quiet', '@**all** wildcard in a muted topic');
