@@ -106,6 +106,18 @@ export async function request<R>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', pa
   return (await res.json()) as R;
 }
 
+/** A multipart POST (a file upload), with the session's CSRF token; a refusal is an ApiError like any other. */
+export async function postForm<R>(path: string, form: FormData): Promise<R> {
+  let res: Response;
+  try {
+    res = await fetch(path, { method: 'POST', headers: { Accept: 'application/json', 'X-CSRFToken': csrfToken }, body: form, credentials: 'same-origin' });
+  } catch (e) {
+    throw new ApiError(e instanceof Error ? e.message : 'network error', 'NETWORK', 0);
+  }
+  if (!res.ok) throw await errorOf(res);
+  return (await res.json()) as R;
+}
+
 export const json = <R>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, params?: Record<string, unknown>, signal?: AbortSignal) =>
   request<R>(method, `/json${path}`, params, signal);
 

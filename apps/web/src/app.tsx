@@ -11,6 +11,7 @@ import { Compose } from './compose';
 import { Feed } from './feed';
 import { ShortcutsDialog, useShortcuts } from './keyboard';
 import { PeopleButtons, PeopleDialogs, PeoplePanel, usePeople } from './people-layer';
+import { ScreenLinks, ScreenView, screenTitle, useScreen, useSidebarMenus, type Screen } from './screens';
 import { SearchBox } from './search';
 import { ClientStore } from './store';
 
@@ -36,6 +37,7 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
   helpShown.current = helpOpen;
   useShortcuts(store, narrow, { open: () => setHelpOpen(true), isOpen: () => helpShown.current });
   const people = usePeople(store);
+  const screen = useScreen();
 
   // Esc closes the open sidebar menu (narrow screens) and gives focus back to its button.
   // (Always listening, reading the state from the page, so an Esc right after opening is not missed.)
@@ -60,9 +62,9 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
 
   useEffect(() => {
     setMenuOpen(false);
-    document.title = `${narrowTitle(store, narrow)} – Team chat`;
+    if (!screen) document.title = `${narrowTitle(store, narrow)} – Team chat`;
     if (narrow.kind === 'channel' || narrow.kind === 'topic') void store.loadTopics(narrow.streamId);
-  }, [narrowKey(narrow), store.ready]);
+  }, [narrowKey(narrow), store.ready, screen?.kind]);
 
   const logout = async () => {
     setLogoutError('');
@@ -82,7 +84,7 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
           <span aria-hidden="true">☰</span>
           <span class="visually-hidden">Channels and conversations</span>
         </button>
-        <h1 class="title">{store.ready ? narrowTitle(store, narrow) : 'Team chat'}</h1>
+        <h1 class="title">{screen ? screenTitle(screen) : store.ready ? narrowTitle(store, narrow) : 'Team chat'}</h1>
         <SearchBox store={store} narrow={narrow} />
         <button type="button" class="help-button" aria-label="Keyboard shortcuts" aria-haspopup="dialog" onClick={() => setHelpOpen(true)}>
           ?
@@ -99,12 +101,14 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
           {logoutError}
         </p>
       )}
-      <Sidebar store={store} narrow={narrow} />
+      <Sidebar store={store} narrow={narrow} screen={screen} />
       <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
       <PeoplePanel store={store} people={people} />
       <PeopleDialogs store={store} people={people} />
-      <main class="main" aria-label={store.ready ? narrowTitle(store, narrow) : 'Messages'}>
-        {store.ready ? (
+      <main class="main" aria-label={screen ? screenTitle(screen) : store.ready ? narrowTitle(store, narrow) : 'Messages'}>
+        {screen ? (
+          <ScreenView store={store} screen={screen} />
+        ) : store.ready ? (
           <>
             <Feed key={`${narrowKey(narrow)}@${near ?? ''}`} store={store} narrow={narrow} near={near} />
             <Compose store={store} narrow={narrow} />
@@ -155,14 +159,16 @@ function Count({ n, label = 'unread' }: { n: number | undefined; label?: string 
   );
 }
 
-function Sidebar({ store, narrow }: { store: ClientStore; narrow: Narrow }) {
-  const current = narrowKey(narrow);
+function Sidebar({ store, narrow, screen }: { store: ClientStore; narrow: Narrow; screen: Screen | undefined }) {
+  const current = screen ? '' : narrowKey(narrow);
+  const menus = useSidebarMenus(store);
   const unread = store.unread;
-  const link = (target: Narrow, label: string, n: number | undefined, extra = '', muted = false) => {
+  const link = (target: Narrow, label: string, n: number | undefined, extra = '', muted = false, color?: string) => {
     const href = hrefOf(target);
     const active = narrowKey(target) === current;
     return (
       <a href={href} class={`entry${extra}${muted ? ' muted' : ''}${active ? ' active' : ''}`} aria-current={active ? 'page' : undefined}>
+        {color && <span class="swatch" style={{ background: color }} aria-hidden="true" />}
         <span class="label">{label}</span>
         {muted && <span class="visually-hidden"> (muted)</span>}
         <Count n={n} />
@@ -176,6 +182,8 @@ function Sidebar({ store, narrow }: { store: ClientStore; narrow: Narrow }) {
         <li>{link({ kind: 'mentions' }, 'Mentions', unread.mentions)}</li>
         <li>{link({ kind: 'starred' }, 'Starred messages', undefined)}</li>
       </ul>
+      <ScreenLinks store={store} screen={screen} />
+      {menus.extras}
       <h2 id="channels-heading">Channels</h2>
       <ul aria-labelledby="channels-heading" class="channels">
         {store.channels.map((c) => {
@@ -184,11 +192,17 @@ function Sidebar({ store, narrow }: { store: ClientStore; narrow: Narrow }) {
           const shown = open ? (store.topics.get(c.stream_id) ?? []).slice(0, 10) : topics;
           return (
             <li key={c.stream_id} class={c.pin_to_top ? 'pinned' : undefined}>
-              {link({ kind: 'channel', streamId: c.stream_id }, `#${c.name}`, c.is_muted ? undefined : unread.channels.get(c.stream_id), ' channel', c.is_muted)}
+              <div class="entry-row">
+                {link({ kind: 'channel', streamId: c.stream_id }, `#${c.name}`, c.is_muted ? undefined : unread.channels.get(c.stream_id), ' channel', c.is_muted, c.color)}
+                {menus.channelMenu(c.stream_id)}
+              </div>
               {shown.length > 0 && (
                 <ul class="topics" aria-label={`Topics in #${c.name}`}>
                   {shown.map((t) => (
-                    <li key={t.name}>{link({ kind: 'topic', streamId: c.stream_id, topic: t.name }, t.name, unread.topics.get(topicKey(c.stream_id, t.name)), ' topic')}</li>
+                    <li key={t.name} class="entry-row">
+                      {link({ kind: 'topic', streamId: c.stream_id, topic: t.name }, t.name, unread.topics.get(topicKey(c.stream_id, t.name)), ' topic', menus.topicState(c.stream_id, t.name).muted && !c.is_muted)}
+                      {menus.topicMenu(c.stream_id, t.name)}
+                    </li>
                   ))}
                 </ul>
               )}

@@ -15,6 +15,7 @@ import { Fragment } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { timeOfDay } from './clock';
 import { openUserCard } from './user-card-event';
+import { withoutMuted } from './channel-api';
 import { hrefOf } from './links';
 import { MessageBody } from './message-actions';
 import type { ClientStore } from './store';
@@ -47,7 +48,7 @@ const dateFormat = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: '
 
 export function Feed({ store, narrow, near }: { store: ClientStore; narrow: Narrow; near?: number }) {
   const list = store.list(narrow, near);
-  const messages = list.messages;
+  const messages = narrow.kind === 'all' ? withoutMuted(store, list.messages) : list.messages;
   const scroller = useRef<HTMLDivElement>(null);
   const [moved, setSpan] = useState<Span | null>(null);
   /** Where the feed opened, taken in the render that has the first page (an effect would cost a frame and a render more). */
