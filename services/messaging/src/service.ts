@@ -35,7 +35,7 @@ import { AlertWordsBook } from './projections/alert-words';
 import { UserPreferences } from './projections/user-preferences';
 import { LinkifiersBook } from './projections/linkifiers';
 import { getMessageHistory, getReadReceipts, matchesNarrow } from './queries/message-history';
-import { MessagesReadModel } from './projections/messages';
+import { MessagesReadModel, RETIRED_COLLECTIONS } from './projections/messages';
 import { messagesProjection } from './projections/messages-projection';
 import { accessibleMessage } from './queries/access';
 import { getMessages, selectMessageIds } from './queries/get-messages';
@@ -69,6 +69,7 @@ import { muteUser, unmuteUser } from './handlers/muted-users';
 export async function startMessagingService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels, config } = deps;
   const directory = new Directory(readModels);
+  for (const name of RETIRED_COLLECTIONS) await readModels.dropCollection(name);
   const model = new MessagesReadModel(readModels);
   // Its own projection of the accounts' group facts, for group mentions.
   const userGroups = new UserGroups(readModels);

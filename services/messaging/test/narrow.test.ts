@@ -344,17 +344,17 @@ describe('planning', () => {
       filter: { channel_id: 10, topic_lc: 'hello' },
       residual: [],
     });
-    expect(await plan([])).toEqual({ source: 'user_messages', filter: {}, residual: [] });
+    expect(await plan([])).toEqual({ source: 'personal', filter: {}, residual: [] });
     // A conversation's participants received every message in it.
     expect(await plan([['dm', [5]]])).toEqual({ source: 'messages', filter: { dm_key: '4,5' }, residual: [] });
-    expect(await plan([['is', 'dm']])).toEqual({ source: 'user_messages', filter: { direct: true }, residual: [] });
+    expect(await plan([['is', 'dm']])).toEqual({ source: 'personal', filter: { direct: true }, residual: [] });
     expect(await plan([['sender', 5], { operator: 'topic', operand: 'x', negated: true }, { operator: 'topic', operand: 'y', negated: true }])).toEqual({
-      source: 'user_messages',
+      source: 'personal',
       filter: { sender_id: 5, topic_lc: { $nin: ['x', 'y'] } },
       residual: [],
     });
     expect(await plan([['is', 'starred'], { operator: 'is', operand: 'unread', negated: true }])).toEqual({
-      source: 'user_messages',
+      source: 'personal',
       filter: { starred: true, unread: false },
       residual: [],
     });
@@ -368,7 +368,7 @@ describe('planning', () => {
       residual: [{ kind: 'received' }],
     });
     expect(await plan([['channel', 'general'], ['is', 'mentioned']])).toEqual({
-      source: 'user_messages',
+      source: 'personal',
       filter: { channel_id: 10, mentioned: true },
       residual: [],
     });
@@ -379,7 +379,7 @@ describe('planning', () => {
     expect(p).toMatchObject({ source: 'messages', filter: { channel_id: 10, has_link: true } });
     expect(p.source !== 'none' && p.source !== 'ids' && p.residual.map((c) => c.kind)).toEqual(['search', 'has', 'is']);
     expect(await plan([['has', 'image'], { operator: 'has', operand: 'attachment', negated: true }])).toEqual({
-      source: 'user_messages',
+      source: 'personal',
       filter: { has_image: true, has_attachment: false },
       residual: [],
     });
@@ -389,7 +389,7 @@ describe('planning', () => {
       residual: [{ kind: 'channels', web_public: false }],
     });
     expect(await plan([['dm-including', 5]])).toEqual({
-      source: 'user_messages',
+      source: 'personal',
       filter: { direct: true },
       residual: [{ kind: 'dm-including', user_id: 5, negated: false }],
     });
@@ -409,6 +409,6 @@ describe('planning', () => {
 
   it('keeps a negation that the equality already satisfies out of the filter', async () => {
     const narrow: Narrow = await resolve([['topic', 'a'], { operator: 'topic', operand: 'b', negated: true }]);
-    expect(planNarrow(narrow, true)).toEqual({ source: 'user_messages', filter: { topic_lc: 'a' }, residual: [] });
+    expect(planNarrow(narrow, true)).toEqual({ source: 'personal', filter: { topic_lc: 'a' }, residual: [] });
   });
 });

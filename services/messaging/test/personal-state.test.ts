@@ -1,6 +1,6 @@
 /**
  * The per-user state without a row per recipient (projections/personal-state.ts) against
- * the rows it replaces: random histories of sends, flag changes, edits, moves and
+ * the rows it replaced (reference-rows.ts, the oracle): random histories of sends, flag changes, edits, moves and
  * deletions, projected into both, must give every message the same holders with the
  * same flags after every fact; replaying the facts into an empty store gives the same
  * documents; and the new state holds far fewer documents than the rows.
@@ -11,8 +11,7 @@ import { SqliteReadModelStore, type Filter, type StoredFact } from '@teamchat/pl
 import type { IdRange } from '../src/projections/recent-ids';
 import { MessagesReadModel } from '../src/projections/messages';
 import { messagesProjection } from '../src/projections/messages-projection';
-import { personalStateDifferences } from '../src/projections/personal-check';
-import { newestHeld, unreadRefs } from '../src/projections/personal-history';
+import { ReferenceRows } from './reference-rows';
 import { scanPersonal, scanPersonalPlaces } from '../src/queries/personal-scan';
 
 /** A small deterministic generator (mulberry32), so a failing history can be replayed. */
@@ -131,16 +130,41 @@ function history(seed: number, steps: number): Fact[] {
   return facts;
 }
 
-async function project(facts: Fact[], check?: (model: MessagesReadModel, fact: Fact) => Promise<void>) {
+async function project(facts: Fact[], check?: (model: MessagesReadModel, reference: ReferenceRows, fact: Fact) => Promise<void>) {
   const store = SqliteReadModelStore.open(':memory:');
   const model = new MessagesReadModel(store);
+  const reference = new ReferenceRows(store);
   const handlers = messagesProjection(model) as Record<string, (fact: Fact, stored: StoredFact) => Promise<void>>;
   for (const [i, fact] of facts.entries()) {
     const stored: StoredFact = { id: `f${i}`, stream: `s${i}`, revision: 0, position: i + 1, type: fact.type, data: fact, metadata: {}, created: 0 };
     await store.batch(() => handlers[fact.type]!(fact, stored));
-    await check?.(model, fact);
+    await reference.apply(fact, stored.position, model.messages);
+    await check?.(model, reference, fact);
   }
-  return { store, model };
+  return { store, model, reference };
+}
+
+/** Differences between the oracle's rows and the per-user state for these messages, in words (none: equal). */
+async function differencesOf(model: MessagesReadModel, reference: ReferenceRows, messageIds: Iterable<number>): Promise<string[]> {
+  const differences: string[] = [];
+  for (const id of new Set(messageIds)) {
+    const message = await model.messages.get(id);
+    const old = new Map((await reference.rowsOf(id)).map((r) => [r.user_id, r]));
+    const now = message ? await model.personal.holders(message) : new Map<number, readonly string[]>();
+    for (const [userId, row] of old) {
+      const flags = now.get(userId);
+      if (!flags) differences.push(`message ${id}: user ${userId} holds it in the rows only (${JSON.stringify(row.flags)})`);
+      else if (JSON.stringify(flags) !== JSON.stringify(row.flags)) differences.push(`message ${id}: user ${userId} has ${JSON.stringify(row.flags)} in the rows, ${JSON.stringify(flags)} now`);
+    }
+    for (const userId of now.keys()) if (!old.has(userId)) differences.push(`message ${id}: user ${userId} holds it in the new state only`);
+    for (const row of await model.personal.rowsOf(id)) {
+      const was = old.get(row.user_id);
+      if (was && (['channel_id', 'topic_lc', 'dm_key', 'direct', 'sender_id', 'has_link', 'has_image', 'has_attachment'] as const).some((f) => was[f] !== row[f])) {
+        differences.push(`message ${id}: user ${row.user_id}'s row keys differ`);
+      }
+    }
+  }
+  return differences;
 }
 
 /** The filters personal-history narrows give the scan (narrow-plan.ts), over the rows' fields. */
@@ -152,7 +176,7 @@ const FILTERS: Filter[] = [
 ];
 
 /** The scan of personal history against the rows, for every filter, both directions, several ranges and limits. */
-async function scanDifferences(model: MessagesReadModel, user: number, ids: number[], round: number): Promise<string[]> {
+async function scanDifferences(model: MessagesReadModel, reference: ReferenceRows, user: number, ids: number[], round: number): Promise<string[]> {
   const differences: string[] = [];
   const top = Math.max(0, ...ids);
   const mid = Math.floor(top / 2);
@@ -161,7 +185,7 @@ async function scanDifferences(model: MessagesReadModel, user: number, ids: numb
     for (const direction of [1, -1] as const) {
       const range = ranges[(f + round) % ranges.length]!;
       const limit = [1, 3, 50, Number.POSITIVE_INFINITY][(f + round + direction + 1) % 4]!;
-      const rows = await model.userMessages.find(Object.keys(range).length ? { ...filter, user_id: user, message_id: range } : { ...filter, user_id: user }, { sort: ['message_id', direction], ...(Number.isFinite(limit) ? { limit } : {}) });
+      const rows = await reference.rows.find(Object.keys(range).length ? { ...filter, user_id: user, message_id: range } : { ...filter, user_id: user }, { sort: ['message_id', direction], ...(Number.isFinite(limit) ? { limit } : {}) });
       const expected = rows.map((r) => [r.message_id, r.flags]);
       const got = (await scanPersonal(model, user, filter, range, direction, limit)).map((e) => [e.message_id, e.flags]);
       const places = (await scanPersonalPlaces(model, user, filter, range, direction, limit)).map((e) => [e.message_id, e.flags, e.channel_id, e.topic_lc, e.dm_key]);
@@ -175,7 +199,7 @@ async function scanDifferences(model: MessagesReadModel, user: number, ids: numb
     }
     // A page of listed ids (a search's candidates).
     const listed = ids.filter((_, i) => (i + f) % 3 === 0);
-    const rows = await model.userMessages.find({ ...filter, user_id: user, message_id: { $in: listed } }, { sort: ['message_id', -1] });
+    const rows = await reference.rows.find({ ...filter, user_id: user, message_id: { $in: listed } }, { sort: ['message_id', -1] });
     const got = (await scanPersonal(model, user, filter, { $in: listed }, -1, 1000)).map((e) => e.message_id);
     if (JSON.stringify(got) !== JSON.stringify(rows.map((r) => r.message_id))) differences.push(`user ${user} listed ${JSON.stringify(filter)}: ${JSON.stringify(got)}, rows ${JSON.stringify(rows.map((r) => r.message_id))}`);
   }
@@ -189,25 +213,18 @@ describe('per-user state without a row per recipient', () => {
     it(`gives every message the holders and flags of the rows after every fact (history ${seed})`, async () => {
       const facts = history(seed, 300);
       let checked = 0;
-      const { store, model } = await project(facts, async (model, fact) => {
+      const { store, model } = await project(facts, async (model, reference, fact) => {
         const ids = await allIds(model);
-        const differences = await personalStateDifferences(model, ids);
+        const differences = await differencesOf(model, reference, ids);
         // What reads ask: one user's flags on a page of messages (every few facts: it costs).
         const messages = (checked++ % 4 === 0) ? await model.messages.getMany(ids) : [];
         for (const user of messages.length ? USERS : []) {
-          const rows = new Map((await model.userMessages.find({ user_id: user })).map((r) => [r.message_id, r.flags]));
+          const rows = new Map((await reference.rows.find({ user_id: user })).map((r) => [r.message_id, r.flags]));
           const flags = await model.personal.flagsMany(user, messages);
           messages.forEach((m, i) => {
             if (JSON.stringify(flags[i]) !== JSON.stringify(rows.get(m._id))) differences.push(`user ${user} reads ${JSON.stringify(flags[i])} on ${m._id}, rows ${JSON.stringify(rows.get(m._id))}`);
           });
-          // Register's reads: the newest unread (with their flags) and the newest message held.
-          const unread = (await model.userMessages.find({ user_id: user, unread: true }, { sort: ['message_id', -1], limit: 30 })).map((r) => [r.message_id, r.flags]);
-          const refs = (await unreadRefs(model.personal, model.messages, user, 30)).map((r) => [r.message_id, r.flags]);
-          if (JSON.stringify(refs) !== JSON.stringify(unread)) differences.push(`user ${user}'s unread: ${JSON.stringify(refs)}, rows ${JSON.stringify(unread)}`);
-          const newest = (await model.userMessages.find({ user_id: user }, { sort: ['message_id', -1], limit: 1 }))[0]?.message_id;
-          const held = await newestHeld(model.personal, model.messages, user);
-          if (held !== newest) differences.push(`user ${user}'s newest: ${held}, rows ${newest}`);
-          differences.push(...(await scanDifferences(model, user, ids, checked)));
+          differences.push(...(await scanDifferences(model, reference, user, ids, checked)));
         }
         if (differences.length) throw new Error(`after ${fact.type} ${JSON.stringify(fact)}:\n${differences.join('\n')}`);
       });
@@ -243,12 +260,12 @@ describe('per-user state without a row per recipient', () => {
       // User 2 reads each message as it arrives.
       facts.push({ type: 'MessageFlagsUpdated', user_id: 2, op: 'add', flag: 'read', message_ids: [facts.length] });
     }
-    const { store, model } = await project(facts);
-    expect(await model.userMessages.count({})).toBe(50 * USERS.length);
+    const { store, model, reference } = await project(facts);
+    expect(await reference.rows.count({})).toBe(50 * USERS.length);
     expect(await model.personal.rows.count({})).toBe(0);
     expect(await model.personal.receipts.collection.count({})).toBe(USERS.length);
     expect(await model.personal.mark(2, 10)).toBe(99);
-    expect(await personalStateDifferences(model, await allIds(model))).toEqual([]);
+    expect(await differencesOf(model, reference, await allIds(model))).toEqual([]);
     await store.close();
   });
 });

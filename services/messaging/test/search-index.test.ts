@@ -79,7 +79,7 @@ class World {
     const readable = narrow.channel ? await canReadChannelHistory(deps, actor(who), narrow.channel._id) : false;
     const plan = planNarrow(narrow, readable);
     const withIndex = await new Reader(deps, actor(who)).scan(plan, range, direction, limit);
-    const scanned = await new Reader(deps, actor(who)).scan(plan.source === 'messages' || plan.source === 'user_messages' ? { ...plan, text: undefined } : plan, range, direction, limit);
+    const scanned = await new Reader(deps, actor(who)).scan(plan.source === 'messages' || plan.source === 'personal' ? { ...plan, text: undefined } : plan, range, direction, limit);
     return { plan, withIndex: withIndex.map((c) => c.id), scanned: scanned.map((c) => c.id) };
   }
 

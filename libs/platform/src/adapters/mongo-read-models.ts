@@ -337,6 +337,12 @@ export class MongoReadModelStore implements ReadModelStore {
     return collection as unknown as Collection<T>;
   }
 
+  async dropCollection(name: string): Promise<void> {
+    checkName('collection', name);
+    if (this.collections.has(name)) throw new Error(`collection ${name} is open: it cannot be dropped`);
+    if (await this.db.listCollections({ name }, { nameOnly: true }).hasNext()) await this.db.dropCollection(name);
+  }
+
   async getCheckpoint(projector: string): Promise<number> {
     const stored = await this.checkpoints.findOne({ _id: projector }, this.currentSession ? { session: this.currentSession } : {});
     return stored?.position ?? 0;

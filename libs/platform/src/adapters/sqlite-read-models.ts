@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { checkName } from './sqlite-collection-schema';
 import { SqliteCollection, type Engine } from './sqlite-collection';
+import { SqliteTextIndex } from './sqlite-text-index';
 import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
 import { enterWalMode } from './sqlite-wal';
 import { traceStage } from '../kit/stage-trace';
@@ -144,6 +145,18 @@ export class SqliteReadModelStore implements ReadModelStore {
     collection.declare(indexes);
     if (!this.db.inTransaction) collection.ensureSchema();
     return collection as unknown as Collection<T>;
+  }
+
+  dropCollection(name: string): Promise<void> {
+    return this.run(() => {
+      checkName('collection', name);
+      if (this.collections.has(name)) throw new Error(`collection ${name} is open: it cannot be dropped`);
+      this.db.transaction(() => {
+        this.db.exec(`DROP TABLE IF EXISTS "c_${name}"; DROP TABLE IF EXISTS "m_${name}";`);
+        this.db.prepare('DELETE FROM _multikey_fields WHERE collection = ?').run(name);
+        new SqliteTextIndex(name, '').drop(this.db);
+      })();
+    });
   }
 
   /** Projectors of this file catching up now (see catchingUp). */

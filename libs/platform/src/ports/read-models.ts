@@ -131,6 +131,13 @@ export interface ReadModelStore {
   /** Opens (creating when absent) a collection with its indexes. */
   collection<T extends Doc>(name: string, indexes?: IndexSpec[], options?: CollectionOptions): Collection<T>;
 
+  /**
+   * Removes a collection no longer declared, with its indexes (nothing when absent), so a
+   * read model that changed shape does not keep the old one's space. Not for a collection
+   * opened in this process.
+   */
+  dropCollection(name: string): Promise<void>;
+
   /** The position a projector has applied up to (0 when it never ran). */
   getCheckpoint(projector: string): Promise<number>;
   setCheckpoint(projector: string, position: number): Promise<void>;

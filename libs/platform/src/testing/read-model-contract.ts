@@ -399,6 +399,20 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         expect(await store.getCheckpoint('users')).toBe(12);
         await expect(users.put({ ...bot, _id: 6, name: adam.name })).rejects.toThrow();
       });
+
+      it('drops a collection no longer declared, with its indexes; a collection of that name starts empty', async () => {
+        await seed();
+        await expect(store.dropCollection('users')).rejects.toThrow(/open/);
+        if (!fixture.reopen) return;
+        store = await fixture.reopen();
+        await store.dropCollection('users');
+        await store.dropCollection('never_there');
+        users = store.collection<UserDoc>('users', USER_INDEXES);
+        expect(await users.find({})).toEqual([]);
+        expect(await users.find({ groups: 'admins' })).toEqual([]);
+        await users.put(olivia);
+        expect(await users.find({ groups: 'admins' })).toEqual([olivia]);
+      });
     });
   });
 }

@@ -1,7 +1,8 @@
 /**
- * Messaging's read-model documents and their ids: every message once; one row per
- * (user, message) for each user who received it — their personal history, with their
- * flags; and users' topic visibility policies.
+ * Messaging's read-model documents and their ids: every message once; the shape of a
+ * user's row for a message (their flags and the message's narrow keys), which the
+ * per-user state keeps only where it must (personal-state.ts); and users' topic
+ * visibility policies.
  */
 import type { MessageReaction, MessageSubmessage, MessageView, EditHistoryEntry } from '@teamchat/contracts';
 import type { Doc, Filter } from '@teamchat/platform';
@@ -41,9 +42,8 @@ export interface MessageDoc extends Doc, Omit<MessageView, 'id' | 'reactions' | 
 
 export interface UserMessageDoc extends Doc {
   /**
-   * `${message_id}:${user_id}`: a message's rows are neighbours, so sending one appends
-   * them together at the end of the table instead of into every recipient's range (a
-   * third cheaper to write), and they are found by their ids' range (rowsOf).
+   * `${message_id}:${user_id}`: a message's rows are neighbours, found by their ids'
+   * range (rowsOf).
    */
   _id: string;
   user_id: number;

@@ -3,14 +3,13 @@
  * document keyed by the fact's subject and computed from the fact and the current
  * document, so replaying a fact changes nothing.
  */
-import { initialMessageFlags, widgetSubmessage, type EditHistoryEntry, type FactOf, type MessageReaction } from '@teamchat/contracts';
+import { widgetSubmessage, type EditHistoryEntry, type FactOf, type MessageReaction } from '@teamchat/contracts';
 import type { FactHandlers, StoredFact } from '@teamchat/platform';
-import { dmKey, flagKeys, userMessageId, userTopicId, type MessageDoc } from './message-docs';
+import { dmKey, userTopicId, type MessageDoc } from './message-docs';
 import type { MessagesReadModel } from './messages';
-import { checkedPersonalState } from './personal-check';
 import { movesReceipts } from './personal-state';
 import { conversationKeysOf } from './recent-ids';
-import { linkFields, messageTextFeatures, withoutResolvedPrefix, withTextFeatures, type LinkField } from './text-features';
+import { messageTextFeatures, withoutResolvedPrefix, withTextFeatures } from './text-features';
 
 /** The projection's cases, by fact type: what the projector subscribes to. */
 export function messagesProjection(model: MessagesReadModel): FactHandlers {
@@ -19,7 +18,7 @@ export function messagesProjection(model: MessagesReadModel): FactHandlers {
     ReactionAdded: (fact) => reaction(model, fact),
     ReactionRemoved: (fact) => reaction(model, fact),
     SubmessageAdded: (fact, stored) => submessage(model, fact, stored),
-    MessageFlagsUpdated: (fact) => flags(model, fact),
+    MessageFlagsUpdated: (fact) => model.personal.flags(fact),
     MessageEdited: (fact) => edited(model, fact),
     MessageDeleted: (fact) => deleted(model, fact),
     UserTopicUpdated: async (fact) => {
@@ -34,7 +33,7 @@ export function messagesProjection(model: MessagesReadModel): FactHandlers {
       });
     },
   };
-  return process.env.TEAMCHAT_CHECK_PERSONAL_STATE === '1' ? checkedPersonalState(model, handlers) : handlers;
+  return handlers;
 }
 
 async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, stored: StoredFact): Promise<void> {
@@ -71,18 +70,6 @@ async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, store
   await model.messages.put(message);
   await model.personal.sent(fact, message);
   model.recent.remember({ _id: id, ...narrowKeys });
-  for (const userId of fact.recipient_user_ids) {
-    await model.userMessages.put({
-      _id: userMessageId(userId, id),
-      user_id: userId,
-      message_id: id,
-      ...flagKeys(initialMessageFlags(fact, userId)),
-      ...narrowKeys,
-      direct: narrowKeys.dm_key !== null,
-      sender_id: fact.sender_id,
-      ...linkFields(features),
-    });
-  }
 }
 
 async function reaction(model: MessagesReadModel, fact: FactOf<'ReactionAdded' | 'ReactionRemoved'>): Promise<void> {
@@ -106,35 +93,6 @@ async function submessage(model: MessagesReadModel, fact: FactOf<'SubmessageAdde
   if (submessages.some((s) => s.id === stored.position)) return;
   const added = { id: stored.position, message_id: fact.message_id, sender_id: fact.sender_id, msg_type: fact.msg_type, content: fact.content };
   await model.messages.put({ ...message, submessages: [...submessages, added] });
-}
-
-async function flags(model: MessagesReadModel, fact: FactOf<'MessageFlagsUpdated'>): Promise<void> {
-  for (const messageId of fact.message_ids) {
-    const id = userMessageId(fact.user_id, messageId);
-    let row = await model.userMessages.get(id);
-    if (!row) {
-      // A message read from channel history the user never received: give it a row,
-      // marked historical, so a flag like starred can stick (as Zulip does).
-      const message = await model.messages.get(messageId);
-      if (!message) continue;
-      row = {
-        _id: id,
-        user_id: fact.user_id,
-        message_id: messageId,
-        ...flagKeys(['read', 'historical']),
-        channel_id: message.channel_id,
-        topic_lc: message.topic_lc,
-        dm_key: message.dm_key,
-        direct: message.dm_key !== null,
-        sender_id: message.sender_id,
-        ...linkFields(message),
-      };
-    }
-    const flags = row.flags.filter((f) => f !== fact.flag);
-    if (fact.op === 'add') flags.push(fact.flag);
-    await model.userMessages.put({ ...row, ...flagKeys(flags) });
-  }
-  await model.personal.flags(fact);
 }
 
 async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): Promise<void> {
@@ -166,7 +124,6 @@ async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): 
       ...(fact.move && fact.move.message_ids.includes(message._id) ? moved(message, fact.move, fact.timestamp) : {}),
     });
     await model.messages.put(edited);
-    await updateRowsAfterEdit(model, edited, fact.content);
     await model.personal.edited(edited, fact.content);
   }
   if (!fact.move) return;
@@ -180,38 +137,13 @@ async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): 
       edit_history: [{ user_id: fact.editor_id, timestamp: fact.timestamp, ...moveEntry(fact.move) }, ...other.edit_history],
     }));
   }
-  const keys = { channel_id: fact.move.channel_id, topic_lc: fact.move.topic.toLowerCase(), dm_key: null };
-  const revoked = new Set(fact.move.revoked_user_ids);
-  for (const id of fact.move.message_ids) {
-    for (const row of await model.rowsOf(id)) {
-      // Who may not see the private destination loses the messages from their history.
-      if (revoked.has(row.user_id)) await model.userMessages.delete(row._id);
-      else await model.userMessages.put({ ...row, ...keys });
-    }
-  }
+  // Who may not see the private destination loses the messages from their history.
   await model.personal.afterMove(fact.move);
-}
-
-/** New content: the mention and alert-word flags, and the link fields each row copies, follow it. */
-async function updateRowsAfterEdit(model: MessagesReadModel, message: MessageDoc, content: NonNullable<FactOf<'MessageEdited'>['content']>): Promise<void> {
-  const links = linkFields(message);
-  for (const row of await model.rowsOf(message._id)) {
-    const alerts = content.alert_word_user_ids;
-    const recomputed = (f: string) => f === 'mentioned' || f === 'wildcard_mentioned' || (alerts !== undefined && f === 'has_alert_word');
-    const flags = row.flags.filter((f) => !recomputed(f));
-    if (content.mentioned_user_ids.includes(row.user_id)) flags.push('mentioned');
-    if (content.wildcard_mentioned_user_ids.includes(row.user_id)) flags.push('wildcard_mentioned');
-    if (alerts?.includes(row.user_id)) flags.push('has_alert_word');
-    const flagsChanged = flags.length !== row.flags.length || flags.some((f, i) => f !== row.flags[i]);
-    const linksChanged = (Object.keys(links) as LinkField[]).some((field) => row[field] !== links[field]);
-    if (flagsChanged || linksChanged) await model.userMessages.put({ ...row, ...flagKeys(flags), ...links });
-  }
 }
 
 async function deleted(model: MessagesReadModel, fact: FactOf<'MessageDeleted'>): Promise<void> {
   const message = await model.messages.get(fact.message_id);
   if (message) model.recent.forget(conversationKeysOf(message));
-  for (const row of await model.rowsOf(fact.message_id)) await model.userMessages.delete(row._id);
   await model.personal.deleted(fact.message_id);
   await model.messages.delete(fact.message_id);
 }

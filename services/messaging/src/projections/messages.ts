@@ -4,26 +4,30 @@
  * What each fact writes is in messages-projection.ts.
  */
 import type { Collection, Filter, ReadModelStore } from '@teamchat/platform';
-import { rowsOfMessage, type MessageDoc, type UserMessageDoc, type UserTopicDoc } from './message-docs';
+import type { MessageDoc, UserTopicDoc } from './message-docs';
 import { PersonalState } from './personal-state';
 import { RecentConversationIds, type IdRange } from './recent-ids';
 
 /** About 2 KB each in memory. */
 const MESSAGE_CACHE_SIZE = 20_000;
-/** About 0.3 KB each. */
-const USER_MESSAGE_CACHE_SIZE = 100_000;
+
+/**
+ * Collections of earlier shapes of this read model, dropped at start so their space is
+ * reused: `user_messages` held a row per recipient of every message, which the per-user
+ * state (personal-state.ts) replaced.
+ */
+export const RETIRED_COLLECTIONS = ['user_messages'];
 
 export class MessagesReadModel {
   readonly messages: Collection<MessageDoc>;
-  readonly userMessages: Collection<UserMessageDoc>;
   readonly userTopics: Collection<UserTopicDoc>;
-  /** Per-user state without a row per recipient (personal-state.ts), kept beside the rows until reads move to it. */
+  /** Each user's messages and flags, without a row per recipient (personal-state.ts). */
   readonly personal: PersonalState;
 
   constructor(readModels: ReadModelStore) {
     // Every narrow that GET /messages serves from an index has one whose fields are the
     // narrow's equalities followed by the id it pages on (see queries/narrow-plan.ts).
-    // Recent messages and rows stay in memory: pages of GET /messages are mostly recent.
+    // Recent messages stay in memory: pages of GET /messages are mostly recent.
     this.messages = readModels.collection<MessageDoc>('messages', [
       { fields: ['channel_id', 'topic_lc', '_id'] },
       { fields: ['channel_id', '_id'] },
@@ -35,30 +39,13 @@ export class MessagesReadModel {
       // Messages moved in from another channel, which their channel's receipts do not cover (personal-state.ts).
       { fields: ['channel_id', '_id'], where: { own_receipts: true } },
     ], { cacheSize: MESSAGE_CACHE_SIZE });
-    // One row per recipient of every message makes these indexes the cost of sending:
-    // few, and partial where a flag selects few rows. Narrows to a channel, a topic or a
-    // conversation read the messages collection's indexes instead (queries/narrow-plan.ts).
-    this.userMessages = readModels.collection<UserMessageDoc>('user_messages', [
-      { fields: ['user_id', 'message_id'] },
-      { fields: ['user_id', 'message_id'], where: { unread: true } },
-      { fields: ['user_id', 'message_id'], where: { starred: true } },
-      { fields: ['user_id', 'message_id'], where: { mentioned: true } },
-      { fields: ['user_id', 'message_id'], where: { direct: true } },
-      // Cached when read, not when written: a send writes one row per recipient, and
-      // caching each as it was written cost a sixth of a send's CPU (garbage collection).
-    ], { cacheSize: USER_MESSAGE_CACHE_SIZE, cacheWrites: false });
     this.userTopics = readModels.collection<UserTopicDoc>('user_topics', [{ fields: ['user_id'] }]);
     this.personal = new PersonalState(readModels, this.messages);
   }
 
   /** The collections the messaging projection writes (emptied before a replay from the start). */
   get collections(): { clear(): Promise<void> }[] {
-    return [this.messages, this.userMessages, this.userTopics, ...this.personal.collections];
-  }
-
-  /** The personal-history rows of one message: who received it (or flagged it later). */
-  rowsOf(messageId: number): Promise<UserMessageDoc[]> {
-    return this.userMessages.find(rowsOfMessage(messageId));
+    return [this.messages, this.userTopics, ...this.personal.collections];
   }
 
   /** Recent ids per conversation (see RecentConversationIds). */

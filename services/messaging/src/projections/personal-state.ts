@@ -33,15 +33,11 @@
  * (BENCH_SIZES=20000, 1,000 users, about 90 recipients a channel message): 552 bytes
  * per message for this state against 36.8 KB for the rows per recipient.
  *
- * Steps: (1) written beside the old rows (`user_messages`) and checked equal to them
- * (test/personal-state.test.ts; TEAMCHAT_CHECK_PERSONAL_STATE=1 checks after every fact);
- * (2a) point reads and holders read here (flags of given messages, who holds one);
- * (2b) still to do: personal-history scans (narrows without a channel, is:unread,
- * is:starred, is:mentioned, first_unread) and register's sections, by merging each
- * channel's index within the user's intervals with their rows (personal-history.ts
- * enumerates unread messages and the newest held, checked against the rows, but is not
- * used yet: register's unread_msgs groups by topic without reading every message, which
- * needs each derived message's topic key from the index); (3) the old rows dropped.
+ * Reads: point reads and holders here (flags of given messages, who holds one); scans of
+ * a user's whole history (narrows without a channel, is:unread, register's sections) in
+ * queries/personal-scan.ts. test/personal-state.test.ts checks both against the rows
+ * per recipient this state replaced (test/reference-rows.ts) after every fact of random
+ * histories.
  */
 import { initialMessageFlags, type FactOf } from '@teamchat/contracts';
 import type { Collection, Doc, ReadModelStore } from '@teamchat/platform';

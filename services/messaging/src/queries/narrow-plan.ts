@@ -1,6 +1,6 @@
 /**
  * What to read for a narrow. A plan reads one collection in id order — the requester's
- * personal history (`user_messages`) or channel history (`messages`) — with a filter
+ * personal history (`personal`, queries/personal-scan.ts) or channel history (`messages`) — with a filter
  * holding every condition the store can check itself (equalities and negations of the
  * narrow keys, the sender, the personal flags and the link fields), the most selective
  * of them on an index. What is left (search, has:reaction, topic states, …) is tested on
@@ -16,12 +16,12 @@ export type Plan =
   /** Exactly these messages, each checked for visibility and against every condition. */
   | { source: 'ids'; ids: number[]; conditions: Condition[] }
   /**
-   * `messages` is channel history, `user_messages` the requester's personal history.
+   * `messages` is channel history, `personal` the requester's personal history.
    * `text`: the positive search terms, which the messages' text index can answer too
    * (read alongside, see search-scan.ts); they stay in `residual` for candidates read
    * from the filter.
    */
-  | { source: 'messages' | 'user_messages'; filter: Filter; residual: Condition[]; text?: TextSearch };
+  | { source: 'messages' | 'personal'; filter: Filter; residual: Condition[]; text?: TextSearch };
 
 /** Equalities and negations per field, merged: a field cannot equal two values. */
 class FilterBuilder {
@@ -89,11 +89,10 @@ function requiresDirectMessage(c: Condition): boolean {
  * Chooses what to read. The messages collection, by its (channel, topic, id) and
  * (conversation, id) indexes, when the narrow names a channel, a direct-message
  * conversation or channels:public — for a channel whose full history the requester may
- * not read, only what they received (a personal-history row must exist), and a
+ * not read, only what they received (it must be in their personal history), and a
  * conversation's participants received all of it. Personal history otherwise, or when a
- * personal flag must be set (only rows have those), so a narrow without a channel never
- * reaches beyond what the requester received. Rows carry few indexes: each message
- * writes one per recipient.
+ * personal flag must be set (only personal history has those), so a narrow without a
+ * channel never reaches beyond what the requester received.
  */
 export function planNarrow(narrow: Narrow, channelHistoryReadable: boolean): Plan {
   const { conditions } = narrow;
@@ -105,7 +104,7 @@ export function planNarrow(narrow: Narrow, channelHistoryReadable: boolean): Pla
   const needsPersonalFlag = conditions.some((c) => c.kind === 'is' && !c.negated && needs(c) === 'row');
   const byMessages =
     !needsPersonalFlag && (narrow.channel !== undefined || conditions.some((c) => c.kind === 'dm' || c.kind === 'channels'));
-  const source = byMessages ? 'messages' : 'user_messages';
+  const source = byMessages ? 'messages' : 'personal';
 
   const filter = new FilterBuilder();
   const residual: Condition[] = byMessages && narrow.channel !== undefined && !channelHistoryReadable ? [{ kind: 'received' }] : [];
@@ -115,7 +114,7 @@ export function planNarrow(narrow: Narrow, channelHistoryReadable: boolean): Pla
   // topic) index at its null key, where they sit in id order.
   const directMessagesOnly = () => {
     if (conditions.some((o) => o.kind === 'dm')) return;
-    if (source === 'user_messages') filter.eq('direct', true);
+    if (source === 'personal') filter.eq('direct', true);
     else {
       filter.eq('channel_id', null);
       filter.eq('topic_lc', null);
@@ -141,7 +140,7 @@ export function planNarrow(narrow: Narrow, channelHistoryReadable: boolean): Pla
         break;
       case 'is': {
         const flag = PERSONAL_FLAGS[c.operand];
-        if (flag && source === 'user_messages') filter.eq(flag, !c.negated);
+        if (flag && source === 'personal') filter.eq(flag, !c.negated);
         else if (c.operand === 'dm') {
           if (c.negated) filter.ne('channel_id', null);
           else directMessagesOnly();
