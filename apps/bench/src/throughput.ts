@@ -71,6 +71,9 @@ export async function measureServerLines(api: string, member: Person, reader: Pe
     ['GET channel+topic (100)', [{ operator: 'channel', operand: channels[3] }, { operator: 'topic', operand: 'topic-4' }], 'newest'],
     ['GET search (100)', [{ operator: 'channel', operand: channels[5] }, { operator: 'search', operand: 'delta' }], 'newest'],
     ['GET first_unread (100)', [{ operator: 'channel', operand: channels[7] }], 'first_unread'],
+    // Personal history: every channel the reader receives, merged (queries/personal-scan.ts).
+    ['GET combined feed (100)', [], 'newest'],
+    ['GET is:unread (100)', [{ operator: 'is', operand: 'unread' }], 'newest'],
   ];
   for (const [name, narrow, anchor] of reads) {
     if (!ONLY.test(name)) continue;

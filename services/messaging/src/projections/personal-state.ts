@@ -42,6 +42,7 @@
 import { initialMessageFlags, type FactOf } from '@teamchat/contracts';
 import type { Collection, Doc, ReadModelStore } from '@teamchat/platform';
 import { flagKeys, userMessageId, rowsOfMessage, type MessageDoc, type UserMessageDoc } from './message-docs';
+import { LRUCache } from 'lru-cache';
 import { inIntervals, intervalFrom, Receipts, type Interval } from './receipts';
 import { linkFields } from './text-features';
 
@@ -84,6 +85,8 @@ export class PersonalState {
     // Few rows per user: the flags they hold. Register reads unread, starred and direct ones.
     this.rows = readModels.collection<PersonalRow>('user_flags', [
       { fields: ['user_id', 'message_id'] },
+      // A channel's rows of the user, apart from the rest (personal-scan.ts: a channel's unread, its topics).
+      { fields: ['user_id', 'channel_id', 'message_id'] },
       { fields: ['user_id', 'message_id'], where: { unread: true } },
       { fields: ['user_id', 'message_id'], where: { starred: true } },
       { fields: ['user_id', 'message_id'], where: { direct: true } },
@@ -92,8 +95,30 @@ export class PersonalState {
     this.receipts = new Receipts(readModels);
   }
 
+  /**
+   * marksOf of recent readers. This projection alone writes the marks, and a batch that
+   * fails stops the store's writing, so the copy never runs ahead of the store (as Receipts).
+   */
+  private readonly marksByUser = new LRUCache<number, Map<number, number>>({ max: 2_000 });
+
   get collections(): { clear(): Promise<void> }[] {
-    return [this.rows, this.marks, this.receipts.clearable];
+    const marks = {
+      clear: async () => {
+        this.marksByUser.clear();
+        await this.marks.clear();
+      },
+    };
+    return [this.rows, marks, this.receipts.clearable];
+  }
+
+  /** The user's read mark in every channel where they have one (shared: not to be changed). */
+  async marksOf(userId: number): Promise<ReadonlyMap<number, number>> {
+    let marks = this.marksByUser.get(userId);
+    if (!marks) {
+      marks = new Map((await this.marks.find({ user_id: userId })).map((m) => [m.channel_id, m.through]));
+      this.marksByUser.set(userId, marks);
+    }
+    return marks;
   }
 
   rowsOf(messageId: number): Promise<PersonalRow[]> {
@@ -247,7 +272,10 @@ export class PersonalState {
       }
       batch = MARK_BATCH;
     }
-    if (through > start) await this.marks.put({ _id: markId(userId, channelId), user_id: userId, channel_id: channelId, through });
+    if (through > start) {
+      await this.marks.put({ _id: markId(userId, channelId), user_id: userId, channel_id: channelId, through });
+      this.marksByUser.get(userId)?.set(channelId, through);
+    }
   }
 
   /** Before a move's documents change: its receipts written out as held rows, where the move needs them. */

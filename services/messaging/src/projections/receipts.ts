@@ -10,6 +10,7 @@
  * audience rather than one per recipient of every message.
  */
 import type { Collection, Doc, ReadModelStore } from '@teamchat/platform';
+import { LRUCache } from 'lru-cache';
 
 export interface ReceiptDoc extends Doc {
   /** `${channel_id}:${user_id}:${from}` */
@@ -34,6 +35,8 @@ export class Receipts {
    * ever runs ahead of nothing (as RecentConversationIds).
    */
   private readonly open = new Map<number, Map<number, number>>();
+  /** allIntervals of recent readers (read by every scan of a user's history; written rarely). */
+  private readonly byUser = new LRUCache<number, Map<number, Interval[]>>({ max: 2_000 });
 
   constructor(readModels: ReadModelStore) {
     this.collection = readModels.collection<ReceiptDoc>('receipts', [{ fields: ['channel_id', 'from'] }, { fields: ['user_id', 'channel_id'] }]);
@@ -43,6 +46,7 @@ export class Receipts {
   readonly clearable = {
     clear: async () => {
       this.open.clear();
+      this.byUser.clear();
       await this.collection.clear();
     },
   };
@@ -65,11 +69,13 @@ export class Receipts {
       if (receiving.has(userId) || from >= messageId) continue;
       await this.collection.put({ _id: receiptId(channelId, userId, from), channel_id: channelId, user_id: userId, from, to: messageId });
       open.delete(userId);
+      this.byUser.delete(userId);
     }
     for (const userId of receiving) {
       if (open.has(userId)) continue;
       await this.collection.put({ _id: receiptId(channelId, userId, messageId), channel_id: channelId, user_id: userId, from: messageId, to: null });
       open.set(userId, messageId);
+      this.byUser.delete(userId);
     }
   }
 
@@ -79,8 +85,10 @@ export class Receipts {
     return docs.map((d) => [d.from, d.to ?? Number.POSITIVE_INFINITY] as const).sort((a, b) => a[0] - b[0]);
   }
 
-  /** A user's intervals in every channel they ever received in. */
-  async allIntervals(userId: number): Promise<Map<number, Interval[]>> {
+  /** A user's intervals in every channel they ever received in (shared: not to be changed). */
+  async allIntervals(userId: number): Promise<ReadonlyMap<number, readonly Interval[]>> {
+    const cached = this.byUser.get(userId);
+    if (cached) return cached;
     const byChannel = new Map<number, Interval[]>();
     for (const d of await this.collection.find({ user_id: userId })) {
       const list = byChannel.get(d.channel_id) ?? [];
@@ -88,6 +96,7 @@ export class Receipts {
       byChannel.set(d.channel_id, list);
     }
     for (const list of byChannel.values()) list.sort((a, b) => a[0] - b[0]);
+    this.byUser.set(userId, byChannel);
     return byChannel;
   }
 

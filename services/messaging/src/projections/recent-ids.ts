@@ -65,16 +65,17 @@ export class RecentConversationIds {
     const lowest = range.$gte ?? (range.$gt !== undefined ? range.$gt + 1 : Number.NEGATIVE_INFINITY);
     // Every id from the oldest kept one up is kept: a range starting there is covered.
     const covered = entry.complete || lowest >= oldestKept;
-    // Walked from the end the answer starts at, never copied whole: a send only asks
-    // whether its topic has a newest id, and a page wants its limit of what is kept.
+    // Walked from where the answer starts (found by bisection), never copied whole: a send
+    // only asks whether its topic has a newest id, and a page wants its limit of what is kept.
     const { ids } = entry;
     const found: number[] = [];
+    const highest = range.$lte ?? (range.$lt !== undefined ? range.$lt - 1 : Number.POSITIVE_INFINITY);
     if (direction === 1) {
       if (!covered) return undefined;
-      for (let i = 0; i < ids.length && found.length < limit; i++) if (inIdRange(ids[i]!, range)) found.push(ids[i]!);
+      for (let i = firstAtLeast(ids, lowest); i < ids.length && found.length < limit && ids[i]! <= highest; i++) found.push(ids[i]!);
       return found;
     }
-    for (let i = ids.length - 1; i >= 0 && found.length < limit; i--) if (inIdRange(ids[i]!, range)) found.push(ids[i]!);
+    for (let i = firstAtLeast(ids, highest + 1) - 1; i >= 0 && found.length < limit && ids[i]! >= lowest; i--) found.push(ids[i]!);
     // Fewer than asked for, from a list that does not reach back far enough: the index answers.
     return covered || found.length >= limit ? found : undefined;
   }
@@ -95,4 +96,15 @@ export class RecentConversationIds {
   forget(keys: string[]): void {
     for (const key of keys) this.recent.delete(key);
   }
+}
+
+/** The index of the first of the ascending ids that is at least `id` (their length when none is). */
+function firstAtLeast(ids: readonly number[], id: number): number {
+  let [lo, hi] = [0, ids.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -13,7 +13,7 @@
  * newest ids come from memory (RecentConversationIds).
  */
 import type { Filter, FieldCondition } from '@teamchat/platform';
-import { flagKeys, userMessageId, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
+import { flagKeys, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
 import type { IdRange } from '../projections/recent-ids';
 import type { Interval } from '../projections/receipts';
@@ -28,16 +28,9 @@ export interface PersonalPlace {
   dm_key: string | null;
 }
 
-/** A message of the user's personal history, shaped as the rows it replaces. */
+/** A message of the user's personal history: its place, sender and their flags. */
 export interface PersonalEntry extends PersonalPlace {
-  unread: boolean;
-  starred: boolean;
-  mentioned: boolean;
-  direct: boolean;
   sender_id: number;
-  has_link: boolean;
-  has_image: boolean;
-  has_attachment: boolean;
   /** The message's document when the scan read it (derived entries always have it). */
   message?: MessageDoc;
 }
@@ -106,36 +99,59 @@ export function meetsFilter(doc: Record<string, unknown>, filter: Filter): boole
   return true;
 }
 
-/** A message's entry for a user from its flags. */
-function entryOf(message: MessageDoc, flags: readonly string[]): PersonalEntry {
-  return {
-    message_id: message._id,
-    ...flagKeys([...flags]),
-    channel_id: message.channel_id,
-    topic_lc: message.topic_lc,
-    dm_key: message.dm_key,
-    direct: message.dm_key !== null,
-    sender_id: message.sender_id,
-    ...linkFields(message),
-    message,
-  };
-}
+/** A message's entry for a user from its flags (shared: not to be changed). */
+const entryOf = (message: MessageDoc, flags: string[]): PersonalEntry => ({
+  message_id: message._id,
+  flags,
+  channel_id: message.channel_id,
+  topic_lc: message.topic_lc,
+  dm_key: message.dm_key,
+  sender_id: message.sender_id,
+  message,
+});
 
 const fromRow = (row: UserMessageDoc): PersonalEntry => ({
   message_id: row.message_id,
   flags: row.flags,
-  unread: row.unread,
-  starred: row.starred,
-  mentioned: row.mentioned,
   channel_id: row.channel_id,
   topic_lc: row.topic_lc,
   dm_key: row.dm_key,
-  direct: row.direct,
   sender_id: row.sender_id,
-  has_link: row.has_link,
-  has_image: row.has_image,
-  has_attachment: row.has_attachment,
 });
+
+/**
+ * The ids of the user's rows, read in scan order only as far as the channel streams have
+ * got (a merge join): a message with a row is the row stream's to yield, whatever its
+ * flags. Each read reaches twice as far back as asked, so a scan makes a few.
+ */
+class RowIds {
+  private readonly ids = new Set<number>();
+  /** Every row between the scan's start and here (inclusive) is in `ids`. */
+  private reached: number;
+
+  constructor(
+    private readonly model: Model,
+    private readonly userId: number,
+    private readonly bounds: Bounds,
+    private readonly direction: 1 | -1,
+  ) {
+    this.reached = direction === 1 ? bounds.lo - 1 : bounds.hi + 1;
+  }
+
+  /** The row ids, known for every id up to `farthest` in scan order. */
+  async through(farthest: number): Promise<ReadonlySet<number>> {
+    const { direction, bounds } = this;
+    if (direction === 1 ? this.reached >= farthest : this.reached <= farthest) return this.ids;
+    // The first read (from an unbounded start) reaches only as far as asked.
+    const span = Number.isFinite(this.reached) ? Math.abs(this.reached - farthest) : 0;
+    const to = direction === 1 ? Math.min(bounds.hi, farthest + span) : Math.max(bounds.lo, farthest - span);
+    const part: Bounds = direction === 1 ? { lo: this.reached + 1, hi: to } : { lo: to, hi: this.reached - 1 };
+    const rows = await this.model.personal.rows.findFields(within({ user_id: this.userId }, 'message_id', part), ['message_id']);
+    for (const row of rows) this.ids.add(row.message_id as number);
+    this.reached = to;
+    return this.ids;
+  }
+}
 
 interface Stream {
   /** Entries read and not yet taken, in scan order (places alone when the scan asked for no more). */
@@ -247,7 +263,8 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
   const channelOnly = Object.keys(messageFilter).length === 0;
   const channelCondition = filter.channel_id;
   const streams: Stream[] = [];
-  const marks = new Map((await model.personal.marks.find({ user_id: userId })).map((m) => [m.channel_id, m.through]));
+  const marks = await model.personal.marksOf(userId);
+  const rowIds = new RowIds(model, userId, bounds, direction);
   for (const [channelId, intervals] of await model.personal.receipts.allIntervals(userId)) {
     if (channelCondition !== undefined && !meetsFilter({ channel_id: channelId }, { channel_id: channelCondition })) continue;
     const mark = marks.get(channelId) ?? 0;
@@ -265,7 +282,7 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
       if (ids.length === 0) continue;
       newest = ids[0]!;
     }
-    streams.push(channelStream(model, userId, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full));
+    streams.push(channelStream(model, rowIds, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full));
   }
   return streams;
 }
@@ -279,7 +296,7 @@ function intersectAll(a: Bounds, b: Bounds, c: Bounds): Bounds | undefined {
 
 function channelStream(
   model: Model,
-  userId: number,
+  rowIds: RowIds,
   channelId: number,
   mark: number,
   messageFilter: Filter,
@@ -304,7 +321,8 @@ function channelStream(
     async read(n) {
       // Reads until something is found or the parts are exhausted: the merge then knows the head.
       while (stream.buffer.length === 0 && !stream.exhausted) {
-        movedIn ??= new Set((await model.messages.findIds({ channel_id: channelId, own_receipts: true })) as number[]);
+        // A full read has the documents, which say it themselves.
+        movedIn ??= full ? new Set<number>() : new Set((await model.messages.findIds({ channel_id: channelId, own_receipts: true })) as number[]);
         const filter = within({ ...messageFilter, channel_id: channelId }, '_id', cursor);
         const sort = { sort: ['_id', direction] as ['_id', 1 | -1], limit: n };
         let topics: Map<number, string | null> | undefined;
@@ -325,7 +343,7 @@ function channelStream(
         }
         if (!stream.exhausted) stream.bound = nearest();
         if (ids.length === 0) continue;
-        const withRow = new Set((await model.personal.rows.getMany(ids.map((id) => userMessageId(userId, id)))).map((r) => r.message_id));
+        const withRow = await rowIds.through(ids.at(-1)!);
         const wanted = withRow.size === 0 && movedIn.size === 0 ? ids : ids.filter((id) => !withRow.has(id) && !movedIn!.has(id));
         if (topics) {
           for (const id of wanted) {
@@ -352,8 +370,9 @@ async function personalEntries(model: Model, userId: number, filter: Filter, ids
   messages.forEach((message, i) => {
     const held = flags[i];
     if (!held) return;
-    const entry = entryOf(message, held);
-    if (meetsFilter(entry as unknown as Record<string, unknown>, filter)) entries.push(entry);
+    // As the row would read (message-docs.ts), for the filter.
+    const row = { ...flagKeys([...held]), channel_id: message.channel_id, topic_lc: message.topic_lc, dm_key: message.dm_key, direct: message.dm_key !== null, sender_id: message.sender_id, ...linkFields(message) };
+    if (meetsFilter(row, filter)) entries.push(entryOf(message, row.flags));
   });
   return entries.sort((a, b) => (a.message_id - b.message_id) * direction).slice(0, limit);
 }
