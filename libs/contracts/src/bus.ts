@@ -82,6 +82,14 @@ export interface BusRequest<P = unknown> {
    * keeps it while ending the user's other sessions. Absent for API-key requests.
    */
   session?: string;
+  /**
+   * How long the caller waits for the answer, in ms (the gateway's timeout, less a
+   * margin): work past it is for nobody, and a scan stops there (RequestBudget). Absent:
+   * the bus's default timeout.
+   */
+  budget_ms?: number;
+  /** Names the request in a `requestCancelled` notice (its client went away); absent: not cancellable. */
+  request_id?: string;
   params: P;
 }
 

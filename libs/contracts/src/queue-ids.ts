@@ -40,6 +40,15 @@ export const gatewayWrote = {
 export type GatewayWrote = z.infer<typeof gatewayWrote.payload>;
 
 /**
+ * A gateway's client closed its connection before the answer: the service working on the
+ * request (BusRequest.request_id) stops at its next check (RequestBudget).
+ */
+export const requestCancelled = {
+  subject: 'gateway.request_cancelled',
+  payload: z.object({ request_id: z.string().max(100) }),
+};
+
+/**
  * Presence lives in the memory of each events instance: the instance that takes a report
  * shares it with the others, which record it and tell their own queues.
  */

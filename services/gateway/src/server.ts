@@ -29,6 +29,7 @@ import { registerApiDocs } from './openapi/docs-page';
 import { API_PREFIX, returnsOwnApiKey, routes, WEB_API_PREFIX, type Route } from './routes';
 import { isPageRequest, WebClient } from './pages/web-client';
 import { sessionIdOf, webSessions } from './http/web-sessions';
+import { RequestCancellation, serviceBudgetMs } from './http/request-budget';
 
 export { API_PREFIX, WEB_API_PREFIX } from './routes';
 
@@ -182,6 +183,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const longPollTimeoutMs = options.heartbeatSeconds * 1000 + 15_000;
 
   const credentials = new CredentialsCache();
+  const cancellation = new RequestCancellation(bus);
   await bus.subscribe(actorChanged.subject, (payload) => {
     const notice = actorChanged.payload.safeParse(payload);
     // A notice it cannot read says nothing of whom to forget: entries still expire.
@@ -283,10 +285,9 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   };
 
   function handlerFor({ endpoint }: Route) {
-    const callOptions = {
-      checkReply: options.checkReplies ?? false,
-      ...(endpoint.http?.longPoll ? { timeoutMs: longPollTimeoutMs } : {}),
-    };
+    const timeoutMs = endpoint.http?.longPoll ? longPollTimeoutMs : http.serviceTimeoutMs;
+    const callOptions = { checkReply: options.checkReplies ?? false, timeoutMs };
+    const budget_ms = serviceBudgetMs(timeoutMs);
     const login = endpoint.http?.login ?? false;
     const routeByQueueId = endpoint.http?.routeByQueueId ?? false;
     const fileKind = endpoint.http?.files;
@@ -330,7 +331,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       const { value, position, json } = await callContract(
         bus,
         endpoint,
-        busRequest(actor, consistency, parsed.data, sessionOfRequest.get(request)),
+        busRequest(actor, consistency, parsed.data, sessionOfRequest.get(request), { budget_ms, request_id: endpoint.http?.longPoll ? undefined : cancellation.follow(reply) }),
         routeByQueueId ? { ...callOptions, ...routeToQueue((parsed.data as { queue_id?: unknown }).queue_id) } : callOptions,
       ).catch(async (err: unknown) => {
         // A refused attempt spends the named account's budget; an outage is not the client's.

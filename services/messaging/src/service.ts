@@ -218,8 +218,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       const claimed = await claimAttachments(attachmentDeps, { id: value.id, sender_id: actor.user_id, content: params.content, date_sent: Math.floor(Date.now() / 1000) });
       return { value, position: later(position, claimed) };
     }),
-    serve(api.getMessages, async (params, { actor }) => {
-      const { result, messagesJson } = await getMessages({ directory, model }, actor, params);
+    serve(api.getMessages, async (params, { actor, budget }) => {
+      const { result, messagesJson } = await getMessages({ directory, model }, actor, params, budget);
       return { value: result, json: messagesJson };
     }),
     serve(api.getMessage, async (params, { actor }) => {
@@ -285,8 +285,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       const { changed, position } = await updateFlags(changeDeps, actor, params);
       return { value: { messages: changed }, position };
     }),
-    serve(api.updateFlagsForNarrow, async (params, { actor }) => {
-      const { ids, result } = await selectMessageIds({ directory, model }, actor, params);
+    serve(api.updateFlagsForNarrow, async (params, { actor, budget }) => {
+      const { ids, result } = await selectMessageIds({ directory, model }, actor, params, budget);
       const { changed, position } = await updateFlags(changeDeps, actor, { messages: ids, op: params.op, flag: params.flag }, false);
       return {
         value: {

@@ -185,6 +185,11 @@ export interface HttpSettings {
   /** How long a client may take to send a request's headers, and the whole request. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /**
+   * How long the gateway waits for a service's answer (504 past it); the service stops
+   * its work a little before (RequestBudget).
+   */
+  serviceTimeoutMs: number;
   /** How long an idle keep-alive connection is kept between requests. */
   keepAliveTimeoutMs: number;
   /**
@@ -256,6 +261,7 @@ export function loadHttpSettings(env: NodeJS.ProcessEnv, mode: ServerConfig['mod
     rateLimits,
     headersTimeoutMs,
     requestTimeoutMs,
+    serviceTimeoutMs: seconds(env, 'TEAMCHAT_SERVICE_TIMEOUT_SECONDS', 10),
     keepAliveTimeoutMs: seconds(env, 'TEAMCHAT_KEEP_ALIVE_TIMEOUT_SECONDS', 65),
     idleTimeoutMs: seconds(env, 'TEAMCHAT_IDLE_TIMEOUT_SECONDS', heartbeatSeconds + 30),
     trustProxy: flag(env, 'TEAMCHAT_TRUST_PROXY'),

@@ -14,6 +14,7 @@ import {
   badRequest,
   isApiError,
   queueGroupOf,
+  requestCancelled,
   type Actor,
   type BusReply,
   type BusRequest,
@@ -23,6 +24,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { isBusError, type Bus, type BusSubscription, type Json } from '../ports/bus';
 import { commandAppendsBegun } from './aggregate';
+import { DEFAULT_BUDGET_MS, RequestBudget } from './budget';
 import { isEngineUnavailable } from './engines';
 import { releaseLent } from './reply-arena';
 import { stageTracing, traceStage } from './stage-trace';
@@ -41,6 +43,8 @@ export interface RequestContext<A extends boolean> {
   log: Logger;
   /** The caller's web session (its hash), for a request through `/json/…` (BusRequest.session). */
   session?: string | undefined;
+  /** The request's time budget and cancellation: long work checks it between its steps (budget.ts). */
+  budget: RequestBudget;
 }
 
 export type ContractHandler<E extends Endpoint> = (
@@ -84,12 +88,16 @@ export function serveContract<E extends Endpoint>(
   // One child logger per endpoint, not per request: a pino child costs as much as a
   // trivial handler.
   const log = options.log.child({ subject: endpoint.subject });
+  const running = cancellableRequests(bus, log);
   return bus.serve(
     endpoint.subject,
     async (payload) => {
       let reply: BusReply;
+      const request = payload as unknown as BusRequest<unknown>;
+      const budget = new RequestBudget(request?.budget_ms ?? DEFAULT_BUDGET_MS, request?.actor?.user_id);
+      const id = request?.request_id;
+      if (id !== undefined) running.set(id, budget);
       try {
-        const request = payload as unknown as BusRequest<unknown>;
         const parsed = endpoint.params.safeParse(request?.params ?? {});
         if (!parsed.success) throw badRequest(describeZodIssue(parsed.error.issues[0]));
         if (endpoint.auth && !request.actor) throw badRequest('Authentication required');
@@ -102,7 +110,7 @@ export function serveContract<E extends Endpoint>(
           if (gone === true || (gone !== false && (await gone))) throw new ApiError('USER_DEACTIVATED', 'Account is deactivated', 401);
         }
         if (stageTracing) traceStage('serve.handler', request.after);
-        const context = { actor: request.actor as RequestContext<E['auth']>['actor'], log, session: request.session };
+        const context = { actor: request.actor as RequestContext<E['auth']>['actor'], log, session: request.session, budget };
         const since = readModels?.caughtUpPast ? readModels.checkpoint : undefined;
         const appendsBefore = commandAppendsBegun();
         let result: HandlerResult<z.input<E['reply']>>;
@@ -138,6 +146,9 @@ export function serveContract<E extends Endpoint>(
           log.error({ err }, 'handler failed');
           reply = { ok: false, error: { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' } };
         }
+      } finally {
+        budget.end();
+        if (id !== undefined) running.delete(id);
       }
       // A reply the transport would refuse becomes a clear error instead of a timeout.
       // Measuring means serializing the reply once more, so only where a limit can bite.
@@ -149,6 +160,25 @@ export function serveContract<E extends Endpoint>(
     },
     queueGroupOf(endpoint.service),
   );
+}
+
+/** Requests being served on each bus that carry an id, for the notices that cancel them. */
+const cancellable = new WeakMap<Bus, Map<string, RequestBudget>>();
+
+/** This bus's requests in progress by id; the first call subscribes to the cancellations. */
+function cancellableRequests(bus: Bus, log: Logger): Map<string, RequestBudget> {
+  let running = cancellable.get(bus);
+  if (running) return running;
+  const byId = new Map<string, RequestBudget>();
+  cancellable.set(bus, byId);
+  bus
+    .subscribe(requestCancelled.subject, (payload) => {
+      const notice = requestCancelled.payload.safeParse(payload);
+      if (notice.success) byId.get(notice.data.request_id)?.abort();
+    })
+    .catch((err: unknown) => log.warn({ reason: (err as Error).message }, 'cancellations not followed'));
+  running = byId;
+  return running;
 }
 
 /** Serves a group of contracts with the same options; resolves once all are listening. */

@@ -20,3 +20,4 @@ export * from './listen';
 export * from './data-dir-lock';
 export * from './deployment';
 export * from './engine-watch';
+export * from './budget';

@@ -30,10 +30,19 @@ export type RequestConsistency = Pick<BusRequest, 'after' | 'whenDurable'>;
  * its own, so each request allocated classes that only a full collection frees, and the
  * code reading envelopes saw a new class every time.
  */
-export function busRequest<P>(actor: Actor | undefined, consistency: RequestConsistency, params: P, session?: string): BusRequest<P> {
+export function busRequest<P>(
+  actor: Actor | undefined,
+  consistency: RequestConsistency,
+  params: P,
+  session?: string,
+  budget?: { budget_ms: number; request_id: string | undefined },
+): BusRequest<P> {
+  const { after, whenDurable } = consistency;
+  const budget_ms = budget?.budget_ms;
+  const request_id = budget?.request_id;
   return session === undefined
-    ? { actor, after: consistency.after, whenDurable: consistency.whenDurable, params }
-    : { actor, after: consistency.after, whenDurable: consistency.whenDurable, session, params };
+    ? { actor, after, whenDurable, budget_ms, request_id, params }
+    : { actor, after, whenDurable, session, budget_ms, request_id, params };
 }
 
 export class GatewayPeers {

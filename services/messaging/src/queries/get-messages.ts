@@ -8,6 +8,7 @@
  */
 import { badRequest, LARGER_THAN_MAX_MESSAGE_ID, MAX_MESSAGES_PER_FETCH, type Actor, type GetMessagesParams, type MessageRange } from '@teamchat/contracts';
 import type { Directory } from '@teamchat/directory';
+import type { RequestBudget } from '@teamchat/platform';
 import type { MessagesReadModel } from '../projections/messages';
 import { accessibleMessage, canReadChannelHistory, channelAccessOf } from './access';
 import { parseAnchor, resolveAnchor } from './anchors';
@@ -26,8 +27,8 @@ export interface GetMessagesDeps {
 
 
 /** The response's fields, and `{"messages":[…]}` as UTF-8 JSON (see renderMessagesJson). */
-export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: GetMessagesParams) {
-  const { ids, result, loaded } = await select(deps, actor, params);
+export async function getMessages(deps: GetMessagesDeps, actor: Actor, params: GetMessagesParams, budget?: RequestBudget) {
+  const { ids, result, loaded } = await select(deps, actor, params, budget);
   const messagesJson = await renderMessagesJson(
     deps,
     actor,
@@ -49,16 +50,17 @@ export async function selectMessageIds(
   deps: GetMessagesDeps,
   actor: Actor,
   params: SelectParams,
+  budget?: RequestBudget,
 ): Promise<{ ids: number[]; result: MessageRange }> {
-  const { ids, result } = await select(deps, actor, params);
+  const { ids, result } = await select(deps, actor, params, budget);
   return { ids, result };
 }
 
-async function select(deps: GetMessagesDeps, actor: Actor, params: SelectParams) {
+async function select(deps: GetMessagesDeps, actor: Actor, params: SelectParams, budget?: RequestBudget) {
   const terms = await expandWith((params.narrow ?? []).map(normalizeTerm), (id) => conversationOf(deps, actor, id));
   const narrow = await resolveNarrow(deps.directory, actor, terms);
   const readable = narrow.channel ? await canReadChannelHistory(deps, actor, narrow.channel._id) : false;
-  const reader = new Reader(deps, actor);
+  const reader = new Reader(deps, actor, budget);
 
   if (params.message_ids !== undefined) {
     const mixed = (['anchor', 'include_anchor', 'use_first_unread_anchor', 'num_before', 'num_after'] as const).filter(

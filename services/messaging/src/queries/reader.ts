@@ -4,7 +4,7 @@
  * exhausted, so memory stays bounded by the batch whatever the size of the channel.
  */
 import type { Actor } from '@teamchat/contracts';
-import type { Filter } from '@teamchat/platform';
+import type { Filter, RequestBudget } from '@teamchat/platform';
 import type { MessageDoc } from '../projections/message-docs';
 import { inIdRange, type IdRange } from '../projections/recent-ids';
 import { canReadChannelHistory, type AccessDeps } from './access';
@@ -33,6 +33,8 @@ export class Reader implements MatchContext {
   constructor(
     private readonly deps: AccessDeps,
     private readonly actor: Actor,
+    /** Checked between batches: a scan stops when the request's time is spent, and takes turns with other requests. */
+    private readonly budget?: RequestBudget,
   ) {}
 
   topicPolicy(channelId: number, topicLc: string): number {
@@ -72,7 +74,7 @@ export class Reader implements MatchContext {
   async scan(plan: Plan, range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
     if (limit <= 0 || plan.source === 'none') return [];
     if (plan.source === 'ids') return this.scanIds(plan.ids, plan.conditions, range, direction, limit);
-    if (plan.text) return scanWithText(this.textSource(plan), range, direction, limit);
+    if (plan.text) return scanWithText(this.textSource(plan), range, direction, limit, this.budget);
     const field = plan.source === 'messages' ? '_id' : 'message_id';
     const found: Candidate[] = [];
     let bound: IdRange = range;
@@ -95,6 +97,7 @@ export class Reader implements MatchContext {
       const last = candidates.at(-1)!.id;
       bound = direction === 1 ? { ...without(bound, '$gte'), $gt: last } : { ...without(bound, '$lte'), $lt: last };
       batch = SCAN_BATCH;
+      if (this.budget) await this.budget.turn();
     }
   }
 

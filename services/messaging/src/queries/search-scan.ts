@@ -47,7 +47,14 @@ export interface TextScanSource {
 const reach = (ids: readonly number[], batch: number) => (ids.length < batch ? Infinity : Math.abs(ids[0]! - ids[batch - 1]!));
 
 /** Up to `limit` messages in both streams within `range` that the source accepts, nearest first. */
-export async function scanWithText(source: TextScanSource, range: IdRange, direction: 1 | -1, limit: number): Promise<Candidate[]> {
+export async function scanWithText(
+  source: TextScanSource,
+  range: IdRange,
+  direction: 1 | -1,
+  limit: number,
+  /** Between rounds: stops a request out of time, lets other requests run (RequestBudget). */
+  budget?: { turn(): Promise<void> },
+): Promise<Candidate[]> {
   const found: Candidate[] = [];
   let bound = range;
   let batch = Math.min(MAX_BATCH, Math.max(limit + 1, MIN_BATCH));
@@ -75,6 +82,7 @@ export async function scanWithText(source: TextScanSource, range: IdRange, direc
     const end = driving[batch - 1]!;
     bound = direction === 1 ? { ...without(bound, '$gte'), $gt: end } : { ...without(bound, '$lte'), $lt: end };
     batch = Math.min(MAX_BATCH, batch * 2);
+    if (budget) await budget.turn();
   }
 }
 

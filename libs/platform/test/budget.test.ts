@@ -1,0 +1,87 @@
+import { describe, expect, it } from '@jest/globals';
+import { InProcessBus, RequestBudget, SCAN_SLICE_MS, serveContract } from '@teamchat/platform';
+import { endpoints, requestCancelled, type BusReply } from '@teamchat/contracts';
+import pino from 'pino';
+
+/** Keeps the thread busy for `ms`, as a batch of a scan read synchronously does. */
+function work(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+/** A scan: `batches` batches of `ms` each, with a turn between them; records each batch's lane. */
+async function scan(budget: RequestBudget, batches: number, ms: number, trace?: string[], name?: string): Promise<void> {
+  try {
+    for (let i = 0; i < batches; i++) {
+      work(ms);
+      trace?.push(name ?? '');
+      await budget.turn();
+    }
+  } finally {
+    // As serveContract does once the request is answered.
+    budget.end();
+  }
+}
+
+describe('a request budget', () => {
+  it('stops a scan once its time is spent, with a clear 504', async () => {
+    const budget = new RequestBudget(30);
+    const started = performance.now();
+    const failure = await scan(budget, 1000, 2).catch((err: unknown) => err);
+    expect(failure).toMatchObject({ code: 'GATEWAY_TIMEOUT', status: 504, msg: expect.stringMatching(/time limit \(0\.0 s\).*narrow it/) });
+    // Stopped at its first turn past the budget: one batch late at most (a loaded machine may add a few ms).
+    expect(performance.now() - started).toBeLessThan(30 + 2 + 50);
+  });
+
+  it('stops a scan whose client is gone', async () => {
+    const budget = new RequestBudget(10_000);
+    const running = scan(budget, 1000, 1);
+    budget.abort();
+    await expect(running).rejects.toMatchObject({ status: 504, msg: expect.stringMatching(/client closed the connection/) });
+  });
+
+  it('lets other work run between slices', async () => {
+    const budget = new RequestBudget(10_000);
+    let scanning = true;
+    let ranDuringScan = false;
+    setImmediate(() => (ranDuringScan = scanning));
+    await scan(budget, 20, SCAN_SLICE_MS);
+    scanning = false;
+    expect(ranDuringScan).toBe(true);
+  });
+
+  it("runs one slice per turn of each caller's lane, however many scans the caller has", async () => {
+    const trace: string[] = [];
+    // One caller's five scans beside another caller's one, each batch a full slice.
+    const hostile = Array.from({ length: 5 }, () => scan(new RequestBudget(10_000, 1), 8, SCAN_SLICE_MS, trace, 'h'));
+    const other = scan(new RequestBudget(10_000, 2), 8, SCAN_SLICE_MS, trace, 'o');
+    await Promise.all([...hostile, other]);
+    // After the first batches (taken before any lane), the other caller waits for one of
+    // the hostile caller's batches at most between two of its own.
+    const rest = trace.slice(trace.indexOf('o') + 1);
+    const gaps = rest.join('').split('o').slice(0, -1).map((run) => run.length);
+    expect(gaps.length).toBeGreaterThan(3);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('serveContract and the budget', () => {
+  it('gives the handler the budget the request carries, and a cancellation stops it', async () => {
+    const bus = new InProcessBus();
+    let seen: RequestBudget | undefined;
+    await serveContract({ bus, log: pino({ level: 'silent' }) }, endpoints.accounts.devUsers, async (_params, { budget }) => {
+      seen = budget;
+      for (;;) {
+        work(1);
+        await budget.turn();
+      }
+    });
+    const reply = bus.request(endpoints.accounts.devUsers.subject, { params: {}, budget_ms: 5000, request_id: 'r1' }, 10_000) as Promise<unknown>;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen!.budgetMs).toBe(5000);
+    bus.publish(requestCancelled.subject, { request_id: 'r1' });
+    const answered = (await reply) as BusReply;
+    expect(answered).toMatchObject({ ok: false, error: { status: 504, msg: expect.stringMatching(/client closed/) } });
+    await bus.close();
+  });
+});
