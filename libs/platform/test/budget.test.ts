@@ -12,6 +12,7 @@ function work(ms: number): void {
 /** A scan: `batches` batches of `ms` each, with a turn between them; records each batch's lane. */
 async function scan(budget: RequestBudget, batches: number, ms: number, trace?: string[], name?: string): Promise<void> {
   try {
+    await budget.enter();
     for (let i = 0; i < batches; i++) {
       work(ms);
       trace?.push(name ?? '');
@@ -56,12 +57,19 @@ describe('a request budget', () => {
     const hostile = Array.from({ length: 5 }, () => scan(new RequestBudget(10_000, 1), 8, SCAN_SLICE_MS, trace, 'h'));
     const other = scan(new RequestBudget(10_000, 2), 8, SCAN_SLICE_MS, trace, 'o');
     await Promise.all([...hostile, other]);
-    // After the first batches (taken before any lane), the other caller waits for one of
-    // the hostile caller's batches at most between two of its own.
+    // The other caller waits for one of the hostile caller's batches at most between two of its own.
     const rest = trace.slice(trace.indexOf('o') + 1);
     const gaps = rest.join('').split('o').slice(0, -1).map((run) => run.length);
     expect(gaps.length).toBeGreaterThan(3);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(1);
+  });
+
+  it("answers a request whose budget runs out while it waits for its caller's other scans", async () => {
+    // Ahead in the lane: batches of 60 ms, longer than the budget of the request behind.
+    const long = scan(new RequestBudget(10_000, 3), 2, 60);
+    const waiting = scan(new RequestBudget(30, 3), 1, 1).catch((err: unknown) => err);
+    expect(await waiting).toMatchObject({ status: 504, msg: expect.stringMatching(/time limit/) });
+    await long;
   });
 });
 

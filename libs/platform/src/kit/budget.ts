@@ -11,9 +11,11 @@
  * budget is spent or its client has gone, and once it has run for a slice it lets the
  * thread take the other requests waiting (a turn of the event loop).
  *
- * One user's scans take their turns one at a time (a lane per user): a user who sends
- * many expensive requests at once delays another user's request by one slice at most per
- * turn, however many they send, instead of one slice for each of them.
+ * One user's scans run one at a time (a lane per user, entered before the first batch
+ * and handed on at each turn): a user who sends many expensive requests at once delays
+ * another user's request by one batch at most per turn, however many they send, instead
+ * of one for each of them; their own requests wait in the lane, each answered with the
+ * error once its budget is spent there.
  */
 import { ApiError } from '@teamchat/contracts';
 
@@ -23,21 +25,25 @@ export const SCAN_SLICE_MS = 4;
 /** A request without a budget of its own (a service calling another): the bus's default timeout. */
 export const DEFAULT_BUDGET_MS = 10_000;
 
-/** Requests of one caller currently scanning, queued one behind another. */
-const lanes = new Map<number, Promise<void>>();
+interface Waiter {
+  /** Hands the lane over; false if the waiter has given up (it is skipped). */
+  grant(): boolean;
+}
+
+/** The lanes held now, each with the requests waiting for it, first come first served. */
+const lanes = new Map<number, Waiter[]>();
 
 export class RequestBudget {
   private readonly deadline: number;
   private sliceStart: number;
-  /** Lets the next scan of this caller's lane run; set while this request holds the lane. */
-  private leave: (() => void) | undefined;
+  private holding = false;
   private aborted = false;
   /** Ends a wait in the lane early (the client left). */
   private wake: (() => void) | undefined;
 
   /**
-   * `budgetMs` from now; `lane`: whose scans take turns one at a time (the caller's user
-   * id), absent for requests without a caller.
+   * `budgetMs` from now; `lane`: whose scans run one at a time (the caller's user id),
+   * absent for requests without a caller.
    */
   constructor(
     readonly budgetMs: number,
@@ -70,58 +76,72 @@ export class RequestBudget {
     }
   }
 
+  /** Before a scan's first batch: waits for the caller's other scans (its lane). */
+  async enter(): Promise<void> {
+    this.check();
+    if (this.lane === undefined || this.holding) return;
+    const waiting = lanes.get(this.lane);
+    if (!waiting) {
+      lanes.set(this.lane, []);
+      this.holding = true;
+      return;
+    }
+    await this.waitInLane(waiting);
+    this.sliceStart = performance.now();
+  }
+
   /**
-   * Between the batches of a scan: stops the request if it must stop (`check`), and gives
-   * the thread to other requests once this one has run for a slice, in turn with the
-   * other scans of its lane.
+   * Between the batches of a scan: stops the request if it must stop (`check`), and once
+   * it has run for a slice gives the thread to other requests, then the lane to the
+   * caller's next scan.
    */
   async turn(): Promise<void> {
     this.check();
     if (performance.now() - this.sliceStart < SCAN_SLICE_MS) return;
     // The lane is kept during the turn and handed over after it: the next scan of the
-    // lane runs its slice at once (a microtask), then waits for a turn itself, so each
-    // turn of the event loop runs one slice per lane.
+    // lane runs its batch at once (a microtask), then waits for a turn itself, so each
+    // turn of the event loop runs one batch per lane.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    this.end();
-    if (this.lane !== undefined) await this.enterLane(this.lane);
+    if (this.holding) {
+      this.end();
+      await this.enter();
+    }
     this.check();
     this.sliceStart = performance.now();
   }
 
   /** The request is answered: the next scan of its lane may run. */
   end(): void {
-    const leave = this.leave;
-    this.leave = undefined;
-    leave?.();
+    if (!this.holding || this.lane === undefined) return;
+    this.holding = false;
+    const waiting = lanes.get(this.lane)!;
+    for (let next = waiting.shift(); next; next = waiting.shift()) if (next.grant()) return;
+    lanes.delete(this.lane);
   }
 
-  private async enterLane(lane: number): Promise<void> {
-    const before = lanes.get(lane);
-    let leave!: () => void;
-    const mine = new Promise<void>((resolve) => (leave = resolve));
-    const tail = before ? before.then(() => mine) : mine;
-    lanes.set(lane, tail);
-    this.leave = () => {
-      leave();
-      if (lanes.get(lane) === tail) lanes.delete(lane);
-    };
-    if (!before) return;
-    // Waiting in the lane spends the budget too: a request whose time runs out while it
-    // waits is answered then, and leaves its place to the next (the chain stays whole).
+  private async waitInLane(waiting: Waiter[]): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, this.remainingMs));
-      this.wake = resolve;
+    let gaveUp = false;
+    // Waiting spends the budget too: a request whose time runs out (or whose client
+    // leaves) while it waits is answered then, and its place is skipped.
+    await new Promise<void>((resolve) => {
+      waiting.push({
+        grant: () => {
+          if (gaveUp) return false;
+          this.holding = true;
+          resolve();
+          return true;
+        },
+      });
+      const giveUp = () => {
+        gaveUp = true;
+        resolve();
+      };
+      timer = setTimeout(giveUp, Math.max(0, this.remainingMs));
+      this.wake = giveUp;
     });
-    try {
-      await Promise.race([before, late]);
-    } finally {
-      clearTimeout(timer);
-      this.wake = undefined;
-    }
-    if (this.aborted || this.remainingMs <= 0) {
-      this.end();
-      this.check();
-    }
+    clearTimeout(timer);
+    this.wake = undefined;
+    if (!this.holding) this.check();
   }
 }

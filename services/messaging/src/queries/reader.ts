@@ -79,6 +79,7 @@ export class Reader implements MatchContext {
     const found: Candidate[] = [];
     let bound: IdRange = range;
     let batch = plan.residual.length === 0 ? limit : Math.min(SCAN_BATCH, Math.max(limit, FIRST_SCAN_BATCH_MIN));
+    if (this.budget && plan.residual.length > 0) await this.budget.enter();
     for (;;) {
       // Copied member by member onto a fresh literal: as a spread with a computed key (or
       // through Object.assign) each filter got a hidden class of its own.

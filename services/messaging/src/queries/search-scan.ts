@@ -53,8 +53,9 @@ export async function scanWithText(
   direction: 1 | -1,
   limit: number,
   /** Between rounds: stops a request out of time, lets other requests run (RequestBudget). */
-  budget?: { turn(): Promise<void> },
+  budget?: { enter(): Promise<void>; turn(): Promise<void> },
 ): Promise<Candidate[]> {
+  if (budget) await budget.enter();
   const found: Candidate[] = [];
   let bound = range;
   let batch = Math.min(MAX_BATCH, Math.max(limit + 1, MIN_BATCH));
