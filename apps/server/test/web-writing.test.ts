@@ -13,6 +13,7 @@
  * photographed at 1280 and 375 px wide into apps/web/screenshots/write-*.png.
  */
 import { join } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
@@ -20,6 +21,26 @@ import { browserSuite } from './browser';
 import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 jest.setTimeout(90_000);
+
+/** A PNG of w×h pixels in stripes of colour, so that its preview is seen in the screenshots. */
+function stripes(w: number, h: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(w, 0);
+  header.writeUInt32BE(h, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const colours = [[47, 95, 179], [230, 160, 40], [60, 170, 90]];
+  const rows = Buffer.alloc((w * 3 + 1) * h);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) rows.set(colours[Math.floor((x + y) / 12) % 3]!, y * (w * 3 + 1) + 1 + x * 3);
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
 
 /** The server's upload limit in this test, so that "too large" needs only a small file. */
 const LIMIT_MIB = 1;
@@ -50,6 +71,7 @@ browserSuite('writing more in the web client', (browser) => {
   const topic = (page: Page) => page.getByRole('combobox', { name: 'Topic', exact: true });
   const box = (page: Page) => page.getByRole('textbox', { name: 'Message' });
   const tools = (page: Page) => page.getByRole('toolbar', { name: 'Message tools' });
+  const errors = (page: Page) => page.locator('.write-errors');
 
   async function address(page: Page, channelTopic: string | null, recipient = '#general') {
     await to(page).fill(recipient);
@@ -171,6 +193,92 @@ browserSuite('writing more in the web client', (browser) => {
     await openTopic(mary, 'another topic');
     await mary.waitForTimeout(1000);
     await expect(mary.locator('.typing-notice').textContent()).resolves.toBe('');
+    await box(mark).fill('');
+  });
+
+  /** A file handed to the message box as a paste or a drop would (the page's own events, with a DataTransfer). */
+  async function handOver(page: Page, how: 'paste' | 'drop', name: string, bytes: Buffer, type: string) {
+    const target = how === 'paste' ? box(page) : page.getByRole('form', { name: 'Compose' });
+    await target.evaluate(
+      (el, { how, name, base64, type }) => {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the page's DOM, which the tests' types do not describe
+        const { DataTransfer, ClipboardEvent, DragEvent, File } = globalThis as any;
+        const raw = atob(base64);
+        const data = new Uint8Array(raw.length);
+        for (let i = 0; i < raw.length; i++) data[i] = raw.charCodeAt(i);
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([data], name, { type }));
+        const event = how === 'paste' ? new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }) : new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true });
+        el.dispatchEvent(event);
+      },
+      { how, name, base64: bytes.toString('base64'), type },
+    );
+  }
+  const linkTo = (name: string) => new RegExp(`\\[${name.replace('.', '\\.')}\\]\\(/user_uploads/[^)]+/${name.replace('.', '\\.')}\\)`);
+
+  it('uploads a picked image, inserts its link, and the sent message shows it as an image to Mary', async () => {
+    const png = stripes(120, 80);
+    await openTopic(mary, 'files');
+    await address(mark, 'files');
+    await box(mark).fill('Here is the picture: ');
+    await mark.locator('input[type=file]').setInputFiles({ name: 'corner.png', mimeType: 'image/png', buffer: png });
+    await eventually(async () => expect(await box(mark).inputValue()).toMatch(new RegExp(`^Here is the picture: ${linkTo('corner.png').source}$`)));
+    await box(mark).focus();
+    await box(mark).press('Enter');
+    const image = mary.locator('article .rendered img').first();
+    await image.waitFor({ timeout: 15_000 });
+    await eventually(async () => expect(await image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(120));
+    await expectAccessible(mary, 'message with an uploaded image');
+    await shoot(mary, 'upload-shown', image);
+  });
+
+  it('uploads a pasted and a dropped file into the text where it is', async () => {
+    await address(mark, 'files');
+    await box(mark).fill('Pasted: ');
+    await box(mark).press('End');
+    await handOver(mark, 'paste', 'pasted.txt', Buffer.from('pasted text file'), 'text/plain');
+    await eventually(async () => expect(await box(mark).inputValue()).toMatch(new RegExp(`^Pasted: ${linkTo('pasted.txt').source}$`)));
+    await handOver(mark, 'drop', 'dropped.txt', Buffer.from('dropped text file'), 'text/plain');
+    await eventually(async () => expect(await box(mark).inputValue()).toMatch(linkTo('dropped.txt')));
+    expect(await box(mark).inputValue()).toMatch(linkTo('pasted.txt'));
+    await box(mark).fill('');
+  });
+
+  it('shows an upload in progress with Cancel; cancelling removes its placeholder and keeps the text', async () => {
+    await address(mark, 'files');
+    await box(mark).fill('Kept text ');
+    await box(mark).press('End');
+    // The server is kept from answering, so that the upload stays under way.
+    let held = false;
+    await mark.route('**/json/user_uploads', () => {
+      held = true;
+    });
+    await mark.locator('input[type=file]').setInputFiles({ name: 'slow.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(200_000, 7) });
+    const uploads = mark.getByRole('list', { name: 'Uploads' });
+    const progress = uploads.getByRole('progressbar', { name: 'Uploading slow.bin' });
+    await progress.waitFor();
+    await expect(progress.getAttribute('max')).resolves.toBe('200000');
+    expect(await box(mark).inputValue()).toBe('Kept text [Uploading slow.bin…]()');
+    await eventually(async () => expect(held).toBe(true));
+    await expectAccessible(mark, 'upload in progress');
+    await shoot(mark, 'upload-progress', uploads);
+    await uploads.getByRole('button', { name: 'Cancel uploading slow.bin' }).click();
+    await uploads.waitFor({ state: 'detached' });
+    expect(await box(mark).inputValue()).toBe('Kept text ');
+    await expect(errors(mark).textContent()).resolves.toBe('');
+    await mark.unroute('**/json/user_uploads');
+    await box(mark).fill('');
+  });
+
+  it('says in words that a file is too large, next to the box, losing nothing typed', async () => {
+    await address(mark, 'files');
+    await box(mark).fill('Typed before the big file');
+    await box(mark).press('End');
+    await mark.locator('input[type=file]').setInputFiles({ name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(LIMIT_MIB * 1024 * 1024 + 100_000, 1) });
+    await eventually(async () => expect(await errors(mark).textContent()).toBe(`“big.bin” was not uploaded: File is larger than this server's configured maximum upload size (${LIMIT_MIB} MiB).`), 15_000);
+    expect(await box(mark).inputValue()).toBe('Typed before the big file');
+    await expectAccessible(mark, 'upload refused');
+    await shoot(mark, 'upload-refused', errors(mark));
     await box(mark).fill('');
   });
 });

@@ -196,31 +196,32 @@ export function useWriting(store: ClientStore, box: Box) {
   useEffect(() => () => sent(), [sender]);
 
   // --- Files ---
-  const insert = (text: string) => {
+  /** Puts `text` at the caret (after a space if it would touch a word); returns what was put in. */
+  const insert = (text: string): string => {
     const area = latest.current.textarea.current;
-    const start = area?.selectionStart ?? latest.current.content.length;
-    const end = area?.selectionEnd ?? start;
-    latest.current.setContent((now) => {
-      const before = now.slice(0, Math.min(start, now.length));
-      const gap = before === '' || /\s$/.test(before) ? '' : ' ';
-      return `${before}${gap}${text}${now.slice(Math.min(end, now.length))}`;
-    });
+    const now = latest.current.content;
+    const start = Math.min(area?.selectionStart ?? now.length, now.length);
+    const end = Math.min(area?.selectionEnd ?? start, now.length);
+    const before = now.slice(0, start);
+    const put = `${before === '' || /\s$/.test(before) ? '' : ' '}${text}`;
+    latest.current.setContent((current) => (current === now ? `${before}${put}${now.slice(end)}` : `${current}${put}`));
+    return put;
   };
   const replace = (placeholder: string, text: string) =>
-    latest.current.setContent((now) => (now.includes(placeholder) ? now.replace(placeholder, text) : text === '' ? now : `${now}${now === '' || now.endsWith('\n') ? '' : '\n'}${text}`));
+    latest.current.setContent((now) => (now.includes(placeholder) ? now.replace(placeholder, text) : text === '' ? now : `${now}${now === '' || now.endsWith('\n') ? '' : '\n'}${text.trimStart()}`));
 
   const upload = (files: File[]) => {
     setUploadError('');
     for (const file of files) {
       const key = ++uploadSerial;
-      const placeholder = `[Uploading ${file.name}…]()`;
-      insert(placeholder);
+      const put = insert(`[Uploading ${file.name}…]()`);
+      const gap = put.startsWith(' ') ? ' ' : '';
       const { done, cancel } = uploadFile(file, (sent, total) => setUploads((list) => list.map((u) => (u.key === key ? { ...u, sent, total } : u))));
       setUploads((list) => [...list, { key, name: file.name, sent: 0, total: file.size, cancel }]);
       done.then(
-        ({ url, filename }) => replace(placeholder, `[${filename}](${url})`),
+        ({ url, filename }) => replace(put, `${gap}[${filename}](${url})`),
         (e: unknown) => {
-          replace(placeholder, '');
+          replace(put, '');
           if (!(e instanceof ApiError && e.code === 'ABORTED')) setUploadError(`“${file.name}” was not uploaded: ${describeError(e)}`);
         },
       ).finally(() => setUploads((list) => list.filter((u) => u.key !== key)));
@@ -353,7 +354,7 @@ export function WritingTools({ store, box, writing }: { store: ClientStore; box:
       {open === 'drafts' && <DraftsDialog store={store} onRestore={(d) => void writing.restore(d)} onDone={() => setOpen(null)} />}
       {open === 'scheduled' && <ScheduledDialog store={store} onDone={() => setOpen(null)} />}
       {open === 'later' && <SendLaterDialog store={store} box={box} onDone={() => setOpen(null)} />}
-      {open === 'snippets' && <SnippetsDialog store={store} content={box.content} onInsert={writing.insert} onDone={() => setOpen(null)} />}
+      {open === 'snippets' && <SnippetsDialog store={store} content={box.content} onInsert={(text) => void writing.insert(text)} onDone={() => setOpen(null)} />}
     </>
   );
 }

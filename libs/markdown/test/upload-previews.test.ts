@@ -5,7 +5,7 @@ import { makeContext } from './context';
 const ctx = makeContext();
 const html = (source: string): string => renderMessage(source, ctx).html;
 const CAT = '/user_uploads/2/ab/abcdefghijklmnopqrstuvwx/cat.png';
-const preview = (href: string, name: string) => `<div class="message_inline_image"><a href="${href}" title="${name}"><img src="${href}"></a></div>`;
+const preview = (href: string, name: string) => `<div class="message_inline_image"><a href="${href}" title="${name}"><img src="${href}" alt="${name}"></a></div>`;
 
 describe('upload previews', () => {
   it('follows a paragraph linking an uploaded image with its preview', () => {

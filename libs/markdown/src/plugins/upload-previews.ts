@@ -23,7 +23,7 @@ function previewsRule(state: MarkdownIt.StateCore): void {
       html.content = pending
         .map(({ href, title }) => {
           const name = escapeHtml(decodeURIComponent(title.split('/').at(-1) ?? title));
-          return `<div class="message_inline_image"><a href="${escapeHtml(href)}" title="${name}"><img src="${escapeHtml(href)}"></a></div>\n`;
+          return `<div class="message_inline_image"><a href="${escapeHtml(href)}" title="${name}"><img src="${escapeHtml(href)}" alt="${name}"></a></div>\n`;
         })
         .join('');
       out.push(html);
