@@ -126,13 +126,18 @@ export class PersonalState {
   }
 
   async mark(userId: number, channelId: number): Promise<number> {
-    return (await this.marks.get(markId(userId, channelId)))?.through ?? 0;
+    return (await this.marksOf(userId)).get(channelId) ?? 0;
+  }
+
+  /** The user's intervals in the channel (from the copy Receipts keeps of recent readers'). */
+  private async intervalsIn(userId: number, channelId: number): Promise<readonly Interval[]> {
+    return (await this.receipts.allIntervals(userId)).get(channelId) ?? [];
   }
 
   /** The flags of a message the intervals say the user received, or undefined when they did not. */
   async derived(userId: number, message: MessageDoc, intervals?: readonly Interval[]): Promise<readonly string[] | undefined> {
     if (message.channel_id === null || message.own_receipts) return undefined;
-    if (!inIntervals(intervals ?? (await this.receipts.intervals(userId, message.channel_id)), message._id)) return undefined;
+    if (!inIntervals(intervals ?? (await this.intervalsIn(userId, message.channel_id)), message._id)) return undefined;
     return message._id <= (await this.mark(userId, message.channel_id)) ? READ : UNREAD;
   }
 
@@ -157,7 +162,7 @@ export class PersonalState {
       }
       let channel = channels.get(message.channel_id);
       if (!channel) {
-        channel = { intervals: await this.receipts.intervals(userId, message.channel_id), mark: await this.mark(userId, message.channel_id) };
+        channel = { intervals: await this.intervalsIn(userId, message.channel_id), mark: await this.mark(userId, message.channel_id) };
         channels.set(message.channel_id, channel);
       }
       flags.push(!inIntervals(channel.intervals, message._id) ? undefined : message._id <= channel.mark ? READ : UNREAD);

@@ -13,6 +13,9 @@
  * candidates. Batches double, from about the page asked for, so a long stretch with no
  * answer takes few rounds.
  *
+ * The candidates' first batch is always read and answered first: when it holds the page
+ * (a common word, a small conversation) the text index is not read at all.
+ *
  * Which is sparser is measured, not guessed, with one cost in mind: FTS5 finds the first
  * match below (or above) an id by stepping through every match before it, so a read of
  * a common word that starts deep in the history costs what lies above. So the text
@@ -56,36 +59,44 @@ export async function scanWithText(
   budget?: { enter(): Promise<void>; turn(): Promise<void> },
 ): Promise<Candidate[]> {
   if (budget) await budget.enter();
-  const found: Candidate[] = [];
-  let bound = range;
   let batch = Math.min(MAX_BATCH, Math.max(limit + 1, MIN_BATCH));
-  // The first choice: the text index's density where reading it is cheap, against the candidates'.
-  const [head, first] = await Promise.all([source.textIds({}, direction, batch), source.candidates(bound, direction, batch)]);
+  // A common word, or a small conversation: the candidates' first batch holds the page, and
+  // the text index (whose read of a common word costs more than the page) is not read.
+  const first = await source.candidates(range, direction, batch);
+  const found = (await source.accept(first, false)).slice(0, limit);
+  if (found.length === limit || first.length < batch) return found;
+  let bound = past(range, first[batch - 1]!.id, direction);
+  if (budget) await budget.turn();
+  // Else the first choice: the text index's density where reading it is cheap, against the candidates'.
+  const head = await source.textIds({}, direction, batch);
   let driver: 'text' | 'candidates' = reach(head, batch) >= reach(first.map((c) => c.id), batch) ? 'text' : 'candidates';
-  let candidates: Candidate[] | undefined = first;
-  for (let round = 0; ; round++) {
+  batch = Math.min(MAX_BATCH, batch * 2);
+  for (let round = 1; ; round++) {
     let ids: number[] | undefined;
+    let candidates: Candidate[] | undefined;
     if (driver === 'text') {
-      const choosing = round > 0 && round % RECHOOSE_EVERY === 0;
-      [ids, candidates] = await Promise.all([source.textIds(bound, direction, batch), choosing ? source.candidates(bound, direction, batch) : candidates]);
+      const choosing = round % RECHOOSE_EVERY === 0;
+      [ids, candidates] = await Promise.all([source.textIds(bound, direction, batch), choosing ? source.candidates(bound, direction, batch) : undefined]);
       if (choosing && reach(candidates!.map((c) => c.id), batch) > reach(ids, batch)) driver = 'candidates';
     } else {
-      candidates ??= await source.candidates(bound, direction, batch);
+      candidates = await source.candidates(bound, direction, batch);
     }
     const driving = driver === 'text' ? ids! : candidates!.map((c) => c.id);
     const answered = driver === 'text' ? await source.accept(await source.probe(ids!, direction), true) : await source.accept(candidates!, false);
-    candidates = undefined;
     for (const candidate of answered) {
       found.push(candidate);
       if (found.length === limit) return found;
     }
     if (driving.length < batch) return found;
-    const end = driving[batch - 1]!;
-    bound = direction === 1 ? { ...without(bound, '$gte'), $gt: end } : { ...without(bound, '$lte'), $lt: end };
+    bound = past(bound, driving[batch - 1]!, direction);
     batch = Math.min(MAX_BATCH, batch * 2);
     if (budget) await budget.turn();
   }
 }
+
+/** The rest of a range beyond an id, in scan order. */
+const past = (range: IdRange, end: number, direction: 1 | -1): IdRange =>
+  direction === 1 ? { ...without(range, '$gte'), $gt: end } : { ...without(range, '$lte'), $lt: end };
 
 function without(range: IdRange, key: keyof IdRange): IdRange {
   const { [key]: _dropped, ...rest } = range;
