@@ -112,6 +112,21 @@ function termsPattern(terms: SearchTerms): RegExp | null {
   return new RegExp(`(?:${alternatives.join('|')})`, 'giu');
 }
 
+/**
+ * The pattern of each terms object, built once: a page highlights a hundred messages
+ * with the same terms, and building the pattern cost more than applying it. (A global
+ * pattern is safe to share: replace() starts from the beginning and resets it.)
+ */
+const patterns = new WeakMap<SearchTerms, RegExp | null>();
+function patternOf(terms: SearchTerms): RegExp | null {
+  let pattern = patterns.get(terms);
+  if (pattern === undefined) {
+    pattern = termsPattern(terms);
+    patterns.set(terms, pattern);
+  }
+  return pattern;
+}
+
 const HIGHLIGHT = (text: string) => `<span class="highlight">${text}</span>`;
 
 /**
@@ -119,7 +134,7 @@ const HIGHLIGHT = (text: string) => `<span class="highlight">${text}</span>`;
  * references are never split.
  */
 export function highlightHtml(html: string, terms: SearchTerms): string {
-  const pattern = termsPattern(terms);
+  const pattern = patternOf(terms);
   if (!pattern) return html;
   return html
     .split(/(<[^>]*>|&[#a-zA-Z0-9]+;)/)

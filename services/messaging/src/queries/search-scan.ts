@@ -67,9 +67,14 @@ export async function scanWithText(
   if (found.length === limit || first.length < batch) return found;
   let bound = past(range, first[batch - 1]!.id, direction);
   if (budget) await budget.turn();
-  // Else the first choice: the text index's density where reading it is cheap, against the candidates'.
-  const head = await source.textIds({}, direction, batch);
-  let driver: 'text' | 'candidates' = reach(head, batch) >= reach(first.map((c) => c.id), batch) ? 'text' : 'candidates';
+  // Else the first choice. Where the first batch matched, its share of matches estimates the
+  // word's density, and the text index's reach with it: the candidates drive when they reach
+  // further, without reading the index (a common word's read costs most). Else the index's
+  // density where reading it is cheap (its start), against the candidates'.
+  const firstReach = reach(first.map((c) => c.id), batch);
+  const textReachEstimate = found.length > 0 ? (batch * batch) / found.length : Infinity;
+  let driver: 'text' | 'candidates' =
+    textReachEstimate < firstReach ? 'candidates' : reach(await source.textIds({}, direction, batch), batch) >= firstReach ? 'text' : 'candidates';
   batch = Math.min(MAX_BATCH, batch * 2);
   for (let round = 1; ; round++) {
     let ids: number[] | undefined;
