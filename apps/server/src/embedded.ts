@@ -60,8 +60,16 @@ const THREADED: ReadonlySet<ServiceName> = new Set(['messaging']);
  */
 const SERVICE_THREAD_SCRIPT = join(__dirname, '..', 'dist', 'service-thread.js');
 
-/** Starts the services (no HTTP): used by the server and the command-line tool. */
-export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
+/**
+ * Starts the services (no HTTP): used by the server and the command-line tool.
+ * `beforeServices` runs once the bus and the store are open, before any service starts
+ * (the server's HTTP listener); `ready` is told of each service once it serves.
+ */
+export async function startEmbeddedServices(
+  config: ServerConfig,
+  log: Logger,
+  hooks: { beforeServices?: (bus: InProcessBus) => Promise<void>; ready?: (service: ServiceName) => void } = {},
+) {
   // The one process of the embedded mode (its threads share the setting).
   steadyHeapGrowth();
   // Nothing crosses a wire in one process: allow the largest GET /messages (5000
@@ -77,19 +85,34 @@ export async function startEmbeddedServices(config: ServerConfig, log: Logger) {
     await bus.close();
     throw err;
   }
+  try {
+    await hooks.beforeServices?.(bus);
+  } catch (err) {
+    await store.close();
+    await bus.close();
+    throw err;
+  }
   const stores: SqliteReadModelStore[] = [];
   const running: RunningService[] = [];
   // One mailer for the main thread's services (a thread builds its own from the same settings).
   const mailer = createMailer(config.mail, log);
   const names = Object.keys(SERVICES) as ServiceName[];
   // Threads boot (load their modules, catch up) while the main thread's services do.
-  const starting = names.filter((name) => THREADED.has(name)).map((name) => superviseServiceThread(name, bus, config, log));
+  const starting = names
+    .filter((name) => THREADED.has(name))
+    .map((name) =>
+      superviseServiceThread(name, bus, config, log).then((thread) => {
+        hooks.ready?.(name);
+        return thread;
+      }),
+    );
   let failure: unknown;
   try {
     for (const name of names.filter((n) => !THREADED.has(n))) {
       const readModels = openReadModels(config, name);
       stores.push(readModels);
       running.push(await SERVICES[name]({ store, readModels, bus, log: log.child({ service: name }), config, mailer }));
+      hooks.ready?.(name);
     }
   } catch (err) {
     failure = err;
@@ -268,11 +291,18 @@ export async function startEmbeddedServer(
   config: ServerConfig,
   log: Logger,
   listen: ListenSettings | PortReservation,
+  /** Told the address once the server listens, before its services are ready (see below). */
+  onListening?: (url: string) => void,
 ): Promise<EmbeddedServer> {
   const reservation = 'release' in listen ? listen : await reservePort(listen);
   config = withListeningAddress(config, reservation.listen);
   let lock: DataDirLock | undefined;
   let services: Awaited<ReturnType<typeof startEmbeddedServices>> | undefined;
+  let app: Awaited<ReturnType<typeof buildGateway>> | undefined;
+  // The listener comes up before the services catch up with the store (minutes for a
+  // rebuild of a large one): meanwhile the server answers, with 503 for what is not ready
+  // (GET /health and /health/ready say what).
+  const serving = Object.fromEntries(Object.keys(SERVICES).map((name) => [name, false])) as Record<ServiceName, boolean>;
   try {
     // One server per data directory, taken before anything in it is opened for writing.
     try {
@@ -280,45 +310,58 @@ export async function startEmbeddedServer(
     } catch (err) {
       throw dataDirectoryError(config.dataDir, err);
     }
-    services = await startEmbeddedServices(config, log);
+    let url = '';
+    services = await startEmbeddedServices(config, log, {
+      ready: (name) => {
+        serving[name] = true;
+      },
+      beforeServices: async (bus) => {
+        // One process, one disk: the files are under the data directory.
+        const blobs = new DirectoryBlobStore(join(config.dataDir, 'uploads'));
+        app = await buildGateway({
+          bus,
+          log: log.child({ service: 'gateway' }),
+          heartbeatSeconds: config.heartbeatSeconds,
+          checkReplies: config.checkReplies,
+          http: config.http,
+          outboxDir: developmentOutboxDir(config),
+          blobs,
+          uploads: config.uploads,
+          realmUri: config.realmUri,
+          webClientDir: config.webClientDir,
+          // The one gateway: a write is answered once durable, and every later request waits
+          // for it (GatewayPeers), so no thread's reply waits for its read models.
+          waitForEveryWrite: true,
+          readiness: () => serving,
+        });
+        await reservation.release();
+        const gateway = app;
+        url = await gateway.listen({ host: reservation.listen.host, port: reservation.listen.port }).catch(async (err: unknown) => {
+          await gateway.close();
+          app = undefined;
+          throw listenError(reservation.listen, err);
+        });
+        onListening?.(url);
+      },
+    });
     if (config.mode === 'development') await seedDevelopmentOrganization(services.bus);
-    // One process, one disk: the files are under the data directory.
-    const blobs = new DirectoryBlobStore(join(config.dataDir, 'uploads'));
-    const app = await buildGateway({
-      bus: services.bus,
-      log: log.child({ service: 'gateway' }),
-      heartbeatSeconds: config.heartbeatSeconds,
-      checkReplies: config.checkReplies,
-      http: config.http,
-      outboxDir: developmentOutboxDir(config),
-      blobs,
-      uploads: config.uploads,
-      realmUri: config.realmUri,
-      webClientDir: config.webClientDir,
-      // The one gateway: a write is answered once durable, and every later request waits
-      // for it (GatewayPeers), so no thread's reply waits for its read models.
-      waitForEveryWrite: true,
-    });
-    await reservation.release();
-    const url = await app.listen({ host: reservation.listen.host, port: reservation.listen.port }).catch(async (err: unknown) => {
-      await app.close();
-      throw listenError(reservation.listen, err);
-    });
     const running = services;
     const held = lock;
+    const gateway = app!;
     return {
       url,
       realmUri: config.realmUri,
       bus: running.bus,
       threads: running.threads,
       async stop() {
-        await app.close();
+        await gateway.close();
         await running.stop();
         held.release();
       },
     };
   } catch (err) {
     await reservation.release();
+    await (app as Awaited<ReturnType<typeof buildGateway>> | undefined)?.close().catch(() => undefined);
     await services?.stop().catch(() => undefined);
     lock?.release();
     throw err;

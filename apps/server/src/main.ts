@@ -29,7 +29,10 @@ async function main() {
     await port.release();
     throw err;
   }
-  const server = await startEmbeddedServer(config, log, port);
+  // The listener comes up first; the banner below once every service serves.
+  const server = await startEmbeddedServer(config, log, port, (url) =>
+    process.stdout.write(`Listening on ${url} while the services catch up with the stored history (503 until ready; GET ${url}/health/ready)\n`),
+  );
   const api = `${server.url}/api/v1`;
   warnIfMailGoesNowhere(config, log);
   const dataDirNote = process.env.TEAMCHAT_DATA_DIR ? '' : ' (TEAMCHAT_DATA_DIR not set: ./data of the current directory)';

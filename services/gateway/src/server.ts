@@ -30,6 +30,7 @@ import { API_PREFIX, returnsOwnApiKey, routes, WEB_API_PREFIX, type Route } from
 import { isPageRequest, WebClient } from './pages/web-client';
 import { sessionIdOf, webSessions } from './http/web-sessions';
 import { RequestCancellation, serviceBudgetMs } from './http/request-budget';
+import { registerHealth, RETRY_AFTER_SECONDS, whileStarting, type Readiness } from './http/readiness';
 
 export { API_PREFIX, WEB_API_PREFIX } from './routes';
 
@@ -65,6 +66,8 @@ export interface GatewayOptions {
   realmUri?: string;
   /** The built web client (ServerConfig.webClientDir); absent: `/` says how to build it. */
   webClientDir?: string;
+  /** Which of the server's services serve yet (the embedded server, which starts them after listening). */
+  readiness?: Readiness;
 }
 
 const MAX_HEADER_BYTES = 256 * 1024;
@@ -107,6 +110,8 @@ function writeClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 function sendError(reply: FastifyReply, error: ApiErrorShape): FastifyReply {
   // The browser client's routes challenge for a session: a Basic challenge would make the browser prompt.
   if (error.status === 401) reply.header('WWW-Authenticate', /^\/(json|login|logout)(\/|$)/.test(reply.request.url) ? 'Session realm="zulip"' : WWW_AUTHENTICATE);
+  // Unavailable for now (an engine, the bus, a service starting): when to come back.
+  if (error.status === 503 && !reply.hasHeader('Retry-After')) reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
   return reply.code(error.status).send({ result: 'error', msg: error.msg, code: error.code, ...(error.extra ?? {}) });
 }
 
@@ -357,7 +362,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   }
 
   app.setErrorHandler((err: unknown, request, reply) => {
-    if (isApiError(err)) return sendError(reply, err);
+    if (isApiError(err)) return sendError(reply, whileStarting(options.readiness, err));
     if (err instanceof ReplyMismatchError) {
       log.error({ subject: err.subject, issue: err.issue }, 'reply does not match its contract');
       return sendError(reply, { code: 'INTERNAL_SERVER_ERROR', status: 500, msg: 'Internal server error' });
@@ -394,6 +399,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     return sent ?? sendError(reply, { code: 'NOT_FOUND', status: 404, msg: 'File not found' });
   });
 
+  registerHealth(app, options.readiness);
   registerApiDocs(app, checkCaller(undefined));
   if (options.outboxDir !== undefined) registerEmailsPage(app, options.outboxDir, checkCaller(undefined));
 

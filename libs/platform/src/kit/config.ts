@@ -2,6 +2,7 @@
  * Process configuration from the environment, shared by every service so that the
  * embedded server and the separate processes of the distributed mode agree.
  */
+import { loadCatchUpSettings, type CatchUpSettings } from './catch-up-settings';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -50,6 +51,8 @@ export interface ServerConfig {
   checkReplies: boolean;
   /** The HTTP edge: rate limits, timeouts, proxies (the gateway applies them). */
   http: HttpSettings;
+  /** How projectors catch up (each projector reads it from the environment: catch-up-settings.ts). */
+  catchUp: CatchUpSettings;
   /** The events service's bounds on client event queues. */
   eventQueues: EventQueueSettings;
   /**
@@ -406,6 +409,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): ServerSettin
     // From libs/platform/{src,dist}/kit: the repository's apps/web/dist.
     webClientDir: resolve(env.TEAMCHAT_WEB_DIR?.trim() || join(__dirname, '../../../../apps/web/dist')),
     mail: loadMailSettings(env, dataDir, realmHost),
+    catchUp: loadCatchUpSettings(env),
   };
 }
 

@@ -21,3 +21,4 @@ export * from './data-dir-lock';
 export * from './deployment';
 export * from './engine-watch';
 export * from './budget';
+export * from './catch-up-settings';

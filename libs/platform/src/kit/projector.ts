@@ -16,6 +16,7 @@ import { ApiError } from '@teamchat/contracts';
 import type { Logger } from 'pino';
 import type { EventStore, StoredFact, Subscription } from '../ports/event-store';
 import type { ReadModelStore } from '../ports/read-models';
+import { DEFAULT_CATCH_UP, loadCatchUpSettings, type CatchUpSettings } from './catch-up-settings';
 import { applyFact, handledTypes, type FactHandlers } from './fact-handlers';
 import { stageTracing, traceStage } from './stage-trace';
 
@@ -54,8 +55,13 @@ interface Waiter {
   reject: (err: unknown) => void;
 }
 
-/** A batch no larger than this keeps catch-up memory and transaction size bounded. */
-const MAX_BATCH = 500;
+/**
+ * Batches and progress reports (TEAMCHAT_CATCH_UP_*, read once per process): a batch no
+ * larger than `batch` keeps catch-up memory and transaction size bounded, and what a
+ * stopped or killed catch-up loses to what was committed.
+ */
+let tuning: CatchUpSettings | undefined;
+const catchUp = () => (tuning ??= loadCatchUpSettings());
 
 /**
  * How far the stored checkpoint may stay behind the facts a projector skipped (types it
@@ -68,9 +74,8 @@ const MAX_BATCH = 500;
  */
 export const MAX_UNSAVED_SKIPPED = 10_000;
 
-/** A catch-up this long (in facts) reports its progress, by default every this often. */
-export const PROGRESS_MIN_FACTS = 20_000;
-const PROGRESS_EVERY_MS = 10_000;
+/** A catch-up this long (in facts) reports its progress, by default (TEAMCHAT_CATCH_UP_REPORT_MIN_FACTS). */
+export const PROGRESS_MIN_FACTS = DEFAULT_CATCH_UP.reportMinFacts;
 
 export class Projector {
   /** Applied (and, with read models, committed) up to here. */
@@ -117,7 +122,7 @@ export class Projector {
     // A service answers only once its read models hold everything stored before it
     // started: a rebuilt read model must not tell a caller that the organization, a
     // user or a message does not exist while it is still replaying.
-    const progress = head - this.position >= PROGRESS_MIN_FACTS ? this.reportProgress(head) : undefined;
+    const progress = head - this.position >= catchUp().reportMinFacts ? this.reportProgress(head) : undefined;
     this.catchingUp = true;
     readModels?.catchingUp?.(true);
     try {
@@ -130,13 +135,13 @@ export class Projector {
   }
 
   /**
-   * Logs a long catch-up's progress every PROGRESS_EVERY_MS (a rebuild, from nothing, of
+   * Logs a long catch-up's progress every reportEveryMs (a rebuild, from nothing, of
    * a large store takes minutes), and its end; returns what ends it. Looked at after each
    * batch, not on a timer: a catch-up runs batch after batch without giving timers a turn.
    */
   private reportProgress(head: number): () => void {
     const { name, log } = this.options;
-    const every = this.options.progressEveryMs ?? PROGRESS_EVERY_MS;
+    const every = this.options.progressEveryMs ?? catchUp().reportEveryMs;
     const from = this.position;
     const kind = from === 0 ? 'rebuild' : 'catch-up';
     const started = performance.now();
@@ -246,7 +251,7 @@ export class Projector {
     if (stageTracing) traceStage('projector.received', `${this.options.name} ${fact.position}`);
     this.queue.push(fact);
     if (!this.writing) this.writing = this.drain();
-    if (this.queue.length >= MAX_BATCH) return this.writing;
+    if (this.queue.length >= catchUp().batch) return this.writing;
   }
 
   private async drain(): Promise<void> {
@@ -268,7 +273,7 @@ export class Projector {
       // lets every microtask of that reply run first.
       if (this.waiters.length === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.queue.length > 0 && !this.failure) {
-        const batch = this.queue.splice(0, MAX_BATCH);
+        const batch = this.queue.splice(0, catchUp().batch);
         if (stageTracing) traceStage('projector.batch', `${this.options.name} ${batch.length}`);
         await this.exclusive(async () => {
           await this.apply(batch);
