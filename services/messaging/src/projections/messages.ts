@@ -30,7 +30,9 @@ export class MessagesReadModel {
     // Recent messages stay in memory: pages of GET /messages are mostly recent.
     this.messages = readModels.collection<MessageDoc>('messages', [
       { fields: ['channel_id', 'topic_lc', '_id'] },
-      { fields: ['channel_id', '_id'] },
+      // With the topic: register lists a channel's unread messages by topic from here alone
+      // (queries/personal-scan.ts), without reading their documents.
+      { fields: ['channel_id', '_id', 'topic_lc'] },
       { fields: ['dm_key'] },
       // The `date` anchor: the first message sent on or after a time.
       { fields: ['timestamp'] },
