@@ -37,6 +37,7 @@ const FIGURES = [
   'startup, process start to first answer',
   'full read-model rebuild',
   'full read-model rebuild, peak memory',
+  'full read-model rebuild, first HTTP answer (503 until ready)',
 ];
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

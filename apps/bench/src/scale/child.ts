@@ -20,6 +20,8 @@ export interface ChildServer {
   pid: number;
   /** From the spawn to the first successful answer. */
   startupMs: number;
+  /** From the spawn to the first HTTP answer of any kind (503 while the services catch up). */
+  firstAnswerMs: number;
   /** Lines the server wrote (stdout and stderr), for progress lines and failures. */
   output: string[];
   /** Resident memory now, and the most it has had (VmHWM), in bytes. */
@@ -80,6 +82,7 @@ export async function startChild(dataDir: string, email: string, options: { logL
     }
   };
   const deadline = started + (options.timeoutMs ?? 60_000);
+  let firstAnswerMs = NaN;
   try {
     let authorization: string | undefined;
     for (;;) {
@@ -88,6 +91,7 @@ export async function startChild(dataDir: string, email: string, options: { logL
       try {
         if (!authorization) {
           const response = await fetch(`${api}/dev_fetch_api_key`, { method: 'POST', body: new URLSearchParams({ username: email }), signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+          if (Number.isNaN(firstAnswerMs)) firstAnswerMs = performance.now() - started;
           const body = (await response.json()) as { result: string; api_key: string };
           if (body.result === 'success') authorization = `Basic ${Buffer.from(`${email}:${body.api_key}`).toString('base64')}`;
         }
@@ -109,6 +113,7 @@ export async function startChild(dataDir: string, email: string, options: { logL
     api,
     pid,
     startupMs: performance.now() - started,
+    firstAnswerMs,
     output,
     memory: () => ({ rss: statusBytes(pid, 'VmRSS'), peak: statusBytes(pid, 'VmHWM') }),
     stop,

@@ -17,7 +17,8 @@ export interface Figures {
   /** The server's resident memory, the most sampled while it served the reads. */
   rssServing: number;
   startupMs: number;
-  rebuild: { ms: number; peakRss: number; progressLines: number };
+  /** `firstAnswerMs`: the listener answers (503) while the read models are rebuilt; absent in figures kept before. */
+  rebuild: { ms: number; firstAnswerMs?: number; peakRss: number; progressLines: number };
 }
 
 const mib = (bytes: number) => bytes / 1024 / 1024;
@@ -48,6 +49,7 @@ function rows(reads: string[]): Row[] {
     { name: 'startup, process start to first answer', unit: 'ms', value: (f) => f.startupMs, digits: 0 },
     { name: 'full read-model rebuild', unit: 's', value: (f) => f.rebuild.ms / 1000, digits: 1 },
     { name: 'full read-model rebuild, peak memory', unit: 'MiB', value: (f) => mib(f.rebuild.peakRss), digits: 0 },
+    { name: 'full read-model rebuild, first HTTP answer (503 until ready)', unit: 'ms', value: (f) => f.rebuild.firstAnswerMs ?? NaN, digits: 0 },
   ];
 }
 
