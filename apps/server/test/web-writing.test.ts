@@ -281,4 +281,117 @@ browserSuite('writing more in the web client', (browser) => {
     await shoot(mark, 'upload-refused', errors(mark));
     await box(mark).fill('');
   });
+
+  /** A datetime-local value `days` from now at 10:00, local time. */
+  function dayAt(days: number): string {
+    const d = new Date(Date.now() + days * 86_400_000);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T10:00`;
+  }
+  const scheduledOnServer = async () => (await markApi.call('GET', '/scheduled_messages')).scheduled_messages as { content: string; scheduled_delivery_timestamp: number; topic: string }[];
+
+  it('schedules the box for later; the list shows it, edits its text and time, and deletes it', async () => {
+    await address(mark, 'later');
+    await box(mark).fill('See you **tomorrow**');
+    await tools(mark).getByRole('button', { name: 'Send later' }).click();
+    const later = mark.getByRole('dialog', { name: 'Send later' });
+    await later.getByLabel('Send at').fill(dayAt(1));
+    await expectAccessible(mark, 'send later');
+    await shoot(mark, 'send-later', later);
+    await later.getByRole('button', { name: 'Schedule' }).click();
+    await later.waitFor({ state: 'detached' });
+    await expect(box(mark).inputValue()).resolves.toBe('');
+    const [onServer] = await scheduledOnServer();
+    expect(onServer).toMatchObject({ content: 'See you **tomorrow**', topic: 'later', scheduled_delivery_timestamp: Math.floor(new Date(dayAt(1)).getTime() / 1000) });
+
+    await tools(mark).getByRole('button', { name: 'Scheduled (1)' }).click();
+    const list = mark.getByRole('dialog', { name: 'Scheduled messages' });
+    await list.locator('strong', { hasText: 'tomorrow' }).waitFor();
+    await list.getByText('#general > later').waitFor();
+    await expectAccessible(mark, 'scheduled messages');
+    await shoot(mark, 'scheduled', list);
+    await list.getByRole('button', { name: 'Edit the message to #general > later' }).click();
+    const form = list.getByRole('form', { name: 'Edit the message to #general > later' });
+    await form.getByLabel('Message').fill('See you the day after');
+    await form.getByLabel('Send at').fill(dayAt(2));
+    await form.getByRole('button', { name: 'Save' }).click();
+    await list.getByText('See you the day after').waitFor();
+    expect(await scheduledOnServer()).toEqual([expect.objectContaining({ content: 'See you the day after', scheduled_delivery_timestamp: Math.floor(new Date(dayAt(2)).getTime() / 1000) })]);
+    await list.getByRole('button', { name: 'Delete the message to #general > later' }).click();
+    await list.getByText('No scheduled messages.', { exact: false }).waitFor();
+    expect(await scheduledOnServer()).toEqual([]);
+    await list.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('refuses a time in the past in words, in the dialog, and keeps the text in the box', async () => {
+    await address(mark, 'later');
+    await box(mark).fill('Too late for this');
+    await tools(mark).getByRole('button', { name: 'Send later' }).click();
+    const later = mark.getByRole('dialog', { name: 'Send later' });
+    await later.getByLabel('Send at').fill(dayAt(-1));
+    await later.getByRole('button', { name: 'Schedule' }).click();
+    const refusal = later.getByRole('alert');
+    await eventually(async () => expect(await refusal.textContent()).toMatch(/^The message was not scheduled: \S.{10,}/));
+    await expectAccessible(mark, 'send later refused');
+    await shoot(mark, 'send-later-refused', later);
+    await later.getByRole('button', { name: 'Cancel' }).click();
+    await expect(box(mark).inputValue()).resolves.toBe('Too late for this');
+    expect(await scheduledOnServer()).toEqual([]);
+    await box(mark).fill('');
+  });
+
+  it('sets a reminder from a message menu, lists it with the scheduled messages, and deletes it', async () => {
+    const id = await markApi.sendToChannel('general', 'remind', 'Renew the certificate');
+    await openTopic(mark, 'remind');
+    const article = mark.locator(`article[data-id="${id}"]`);
+    await article.hover();
+    await article.getByRole('button', { name: 'Message actions' }).click();
+    await mark.getByRole('menuitem', { name: 'Remind me', exact: true }).click();
+    const dialog = mark.getByRole('dialog', { name: 'Remind me about this message' });
+    await dialog.getByLabel('Remind me at').fill(dayAt(3));
+    await dialog.getByLabel('Note (optional)').fill('before Friday');
+    await expectAccessible(mark, 'reminder');
+    await dialog.getByRole('button', { name: 'Set reminder' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const reminders = async () => (await markApi.call('GET', '/reminders')).reminders as { reminder_target_message_id: number; scheduled_delivery_timestamp: number }[];
+    expect(await reminders()).toEqual([expect.objectContaining({ reminder_target_message_id: id, scheduled_delivery_timestamp: Math.floor(new Date(dayAt(3)).getTime() / 1000) })]);
+    await tools(mark).getByRole('button', { name: 'Scheduled (1)' }).click();
+    const list = mark.getByRole('dialog', { name: 'Scheduled messages' });
+    const label = `Delete the reminder about message ${id}`;
+    await list.getByRole('button', { name: label }).click();
+    await list.getByRole('button', { name: label }).waitFor({ state: 'detached' });
+    expect(await reminders()).toEqual([]);
+    await list.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('saves a snippet, inserts it at the caret from the Snippets menu, and deletes it; an empty title is refused in words', async () => {
+    await address(mark, 'snippets');
+    await box(mark).fill('Dear team, ');
+    await box(mark).press('End');
+    await tools(mark).getByRole('button', { name: 'Snippets' }).click();
+    const dialog = mark.getByRole('dialog', { name: 'Saved snippets' });
+    // The new snippet's text starts as the box's.
+    await expect(dialog.getByLabel('Text').inputValue()).resolves.toBe('Dear team, ');
+    await dialog.getByLabel('Text').fill('Thanks for the quick review!');
+    await dialog.getByRole('button', { name: 'Save snippet' }).click();
+    await eventually(async () => expect(await dialog.getByRole('alert').textContent()).toMatch(/^The snippet was not saved: \S+/));
+    await expectAccessible(mark, 'snippet refused');
+    await shoot(mark, 'snippet-refused', dialog.getByRole('alert'));
+    await dialog.getByLabel('Title').fill('Thanks');
+    await dialog.getByRole('button', { name: 'Save snippet' }).click();
+    await dialog.getByRole('button', { name: 'Insert “Thanks”' }).waitFor();
+    expect((await markApi.call('GET', '/saved_snippets')).saved_snippets).toEqual([expect.objectContaining({ title: 'Thanks', content: 'Thanks for the quick review!' })]);
+    await expectAccessible(mark, 'snippets');
+    await shoot(mark, 'snippets', dialog);
+    await dialog.getByRole('button', { name: 'Insert “Thanks”' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expect(box(mark).inputValue()).resolves.toBe('Dear team, Thanks for the quick review!');
+
+    await tools(mark).getByRole('button', { name: 'Snippets' }).click();
+    await dialog.getByRole('button', { name: 'Delete “Thanks”' }).click();
+    await dialog.getByText('No saved snippets yet.').waitFor();
+    expect((await markApi.call('GET', '/saved_snippets')).saved_snippets).toEqual([]);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await box(mark).fill('');
+  });
 });

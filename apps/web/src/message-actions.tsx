@@ -11,6 +11,7 @@ import type { ComponentType } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { describeError } from './api';
 import { ConfirmDelete, HistoryDialog } from './message-dialogs';
+import { ReminderDialog } from './write-dialogs';
 import { EditForm } from './message-edit';
 import { allowed, messageApi, messageLink, quoteOf, type Emoji } from './message-api';
 import { Reactions } from './reactions';
@@ -20,7 +21,7 @@ type PickerProps = { store: ClientStore; onPick: (emoji: Emoji) => void; onClose
 /** The picker's module, loaded on first use. */
 let Picker: ComponentType<PickerProps> | undefined;
 
-type Open = 'none' | 'edit' | 'move' | 'delete' | 'history' | 'picker';
+type Open = 'none' | 'edit' | 'move' | 'delete' | 'history' | 'picker' | 'remind';
 
 export function MessageBody({ store, message }: { store: ClientStore; message: FeedMessage }) {
   const [open, setOpen] = useState<Open>('none');
@@ -82,6 +83,7 @@ export function MessageBody({ store, message }: { store: ClientStore; message: F
     { label: starred ? 'Unstar' : 'Star', run: () => void act(starred ? 'Unstarring' : 'Starring', () => messageApi.star(message.id, !starred)) },
     { label: 'Quote and reply', run: () => void quote() },
     { label: 'Copy link to message', run: () => void copyLink() },
+    { label: 'Remind me', run: () => setOpen('remind') },
     ...(can.editContent ? [{ label: 'Edit', run: () => setOpen('edit') }] : []),
     ...(can.editTopic || can.moveChannel ? [{ label: 'Move', run: () => setOpen('move') }] : []),
     { label: 'Edit history', run: () => setOpen('history') },
@@ -117,6 +119,7 @@ export function MessageBody({ store, message }: { store: ClientStore; message: F
       )}
       {open === 'delete' && <ConfirmDelete messageId={message.id} onDone={close} />}
       {open === 'history' && <HistoryDialog store={store} messageId={message.id} onDone={close} />}
+      {open === 'remind' && <ReminderDialog messageId={message.id} onDone={close} />}
       {error && (
         <p class="action-error error" role="alert">
           {error}{' '}

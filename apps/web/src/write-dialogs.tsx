@@ -183,6 +183,36 @@ export function SendLaterDialog({ store, box, onDone }: { store: ClientStore; bo
   );
 }
 
+/** "Remind me" from a message's menu: the server sends the person a direct message about it at the chosen time. */
+export function ReminderDialog({ messageId, onDone }: { messageId: number; onDone: () => void }) {
+  const { error, busy, act } = useAction();
+  const [value, setValue] = useState(() => localValue(Math.ceil((Date.now() + 3_600_000) / 300_000) * 300_000));
+  const [note, setNote] = useState('');
+  const remind = async (e: Event) => {
+    e.preventDefault();
+    if (await act('No reminder was set', () => writeApi.remind(messageId, secondsOf(value), note.trim() || undefined))) onDone();
+  };
+  return (
+    <Modal title="Remind me about this message" onClose={onDone}>
+      <form class="write-form" onSubmit={remind}>
+        <label for="remind-at">Remind me at</label>
+        <input id="remind-at" type="datetime-local" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+        <label for="remind-note">Note (optional)</label>
+        <input id="remind-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+        <Failure error={error} />
+        <div class="dialog-buttons">
+          <button type="button" onClick={onDone}>
+            Cancel
+          </button>
+          <button type="submit" disabled={busy}>
+            Set reminder
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
 function ScheduledItem({ store, message }: { store: ClientStore; message: ScheduledMessage }) {
   const { error, busy, act } = useAction();
   const [editing, setEditing] = useState(false);
