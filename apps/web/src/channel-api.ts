@@ -140,7 +140,8 @@ export function adminRights(store: ClientStore): AdminRights {
     manageChannels: admin,
     subscribeOthers: admin || group(s.realm_can_add_subscribers_group),
     users: admin,
-    domains: admin,
+    // Owners only, as the server checks (the allowed domains decide who may join).
+    domains: role === 100,
     emoji: admin || group(s.realm_can_add_custom_emoji_group),
     linkifiers: admin,
     playgrounds: admin,

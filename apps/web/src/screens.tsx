@@ -5,7 +5,8 @@
  * dialog they open, live here too so that app.tsx only places them.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { topicMuted, topicPolicy, VISIBILITY } from './channel-api';
+import { AdminScreen } from './admin/admin';
+import { adminRights, anyAdminRight, topicMuted, topicPolicy, VISIBILITY } from './channel-api';
 import { BrowseChannels } from './browse-channels';
 import { ChannelSettingsDialog } from './channel-settings';
 import type { ClientStore } from './store';
@@ -17,6 +18,8 @@ export type Screen = { kind: 'channels' } | { kind: 'admin'; section: string };
 export function screenOf(hash: string): Screen | undefined {
   const key = hash.replace(/^#/, '');
   if (key === 'channels') return { kind: 'channels' };
+  const admin = /^admin(?:\/([a-z-]+))?$/.exec(key);
+  if (admin) return { kind: 'admin', section: admin[1] ?? '' };
   return undefined;
 }
 
@@ -42,11 +45,12 @@ export function ScreenView({ store, screen }: { store: ClientStore; screen: Scre
         Loading…
       </p>
     );
-  return <div class="screen-scroll">{screen.kind === 'channels' ? <BrowseChannels store={store} /> : null}</div>;
+  return <div class="screen-scroll">{screen.kind === 'channels' ? <BrowseChannels store={store} /> : <AdminScreen store={store} section={screen.section} />}</div>;
 }
 
-/** The sidebar's links to the screens. */
+/** The sidebar's links to the screens; Administration only for those with a right there. */
 export function ScreenLinks({ store, screen }: { store: ClientStore; screen: Screen | undefined }) {
+  const admin = store.ready && anyAdminRight(adminRights(store));
     return (
     <ul class="screen-links">
       <li>
@@ -54,6 +58,13 @@ export function ScreenLinks({ store, screen }: { store: ClientStore; screen: Scr
           <span class="label">Browse channels</span>
         </a>
       </li>
+      {admin && (
+        <li>
+          <a href="#admin" class={`entry${screen?.kind === 'admin' ? ' active' : ''}`} aria-current={screen?.kind === 'admin' ? 'page' : undefined}>
+            <span class="label">Administration</span>
+          </a>
+        </li>
+      )}
     </ul>
   );
 }

@@ -76,7 +76,7 @@ export class ClientStore {
     this.loop = new EventLoop<RegisterReply>(
       {
         register: () =>
-          api.register({ apply_markdown: true, client_gravatar: false, slim_presence: true, include_subscribers: false, client_capabilities: { notification_settings_null: true, simplified_presence_events: true, user_settings_object: true, stream_typing_notifications: true } }),
+          api.register({ apply_markdown: true, client_gravatar: false, slim_presence: true, include_subscribers: false, client_capabilities: { notification_settings_null: true, simplified_presence_events: true, user_settings_object: true, stream_typing_notifications: true, linkifier_url_template: true } }),
         getEvents: (queueId, lastEventId, abort) => {
           const controller = new AbortController();
           abort.onAbort(() => controller.abort());

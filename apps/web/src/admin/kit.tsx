@@ -1,0 +1,94 @@
+/**
+ * What every administration section shares: a request run from a control, with its
+ * refusal in words beside that control (the server decides; what was typed stays), and
+ * its success said briefly.
+ */
+import { useState } from 'preact/hooks';
+import { describeError } from '../api';
+
+export interface Action {
+  busy: boolean;
+  error: string;
+  done: string;
+  /** Runs `request`; on success says `success` (and returns true), on refusal says `failure: <the server's words>`. */
+  run: (request: () => Promise<unknown>, failure: string, success?: string) => Promise<boolean>;
+  clear: () => void;
+}
+
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const [done, setDone] = useState('');
+  return {
+    busy,
+    error,
+    done,
+    clear: () => {
+      setError('');
+      setDone('');
+    },
+    run: async (request, failure, success = '') => {
+      setBusy(true);
+      setError('');
+      setDone('');
+      try {
+        await request();
+        setDone(success);
+        return true;
+      } catch (e) {
+        setError(`${failure}: ${describeError(e)}`);
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}
+
+/** The outcome of an action, where it was asked; `id` lets a field point at it (aria-describedby). */
+export function Outcome({ action, id }: { action: Action; id?: string }) {
+  if (action.error)
+    return (
+      <p class="error field-error" role="alert" id={id}>
+        {action.error}
+      </p>
+    );
+  if (action.done)
+    return (
+      <p class="field-done" role="status" id={id}>
+        {action.done}
+      </p>
+    );
+  return null;
+}
+
+/** One action per row of a list (a user, an invitation), each with its own outcome. */
+export function useRowActions() {
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState<string | undefined>();
+  return {
+    busy,
+    errorOf: (key: string) => errors[key] ?? '',
+    run: async (key: string, request: () => Promise<unknown>, failure: string) => {
+      setBusy(key);
+      setErrors((all) => ({ ...all, [key]: '' }));
+      try {
+        await request();
+        return true;
+      } catch (e) {
+        setErrors((all) => ({ ...all, [key]: `${failure}: ${describeError(e)}` }));
+        return false;
+      } finally {
+        setBusy(undefined);
+      }
+    },
+  };
+}
+
+export function RowError({ text }: { text: string }) {
+  return text ? (
+    <p class="error field-error" role="alert">
+      {text}
+    </p>
+  ) : null;
+}
