@@ -4,7 +4,7 @@
  * start; and while the services catch up the server already answers: GET /health says
  * it is starting, GET /health/ready and the API answer 503 in the error envelope with a
  * Retry-After. On a generated store (a few thousand messages), with small batches and
- * frequent progress lines (TEAMCHAT_CATCH_UP_*) so that the catch-up is slow enough to
+ * frequent progress lines (the catch-up settings) so that the catch-up is slow enough to
  * be caught in the middle.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

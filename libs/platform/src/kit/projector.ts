@@ -56,7 +56,7 @@ interface Waiter {
 }
 
 /**
- * Batches and progress reports (TEAMCHAT_CATCH_UP_*, read once per process): a batch no
+ * Batches and progress reports (catch-up-settings.ts, read once per process): a batch no
  * larger than `batch` keeps catch-up memory and transaction size bounded, and what a
  * stopped or killed catch-up loses to what was committed.
  */
