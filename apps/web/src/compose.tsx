@@ -15,7 +15,8 @@ import { loadEmojiNames, matchEmoji } from './emoji-names';
 import { COMPOSE_EVENT, type ComposeRequest } from './keyboard';
 import type { ClientStore } from './store';
 import { SuggestionList } from './suggestion-list';
-import { TypingNotice, useWriting, WritingTools, type Box } from './writing';
+import { resolveChannel, resolveTarget, type Box } from './compose-box';
+import { TypingNotice, useWriting, WritingTools } from './writing';
 
 interface Suggestion {
   label: string;
@@ -302,27 +303,3 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
   );
 }
 
-export type Target = { type: 'stream'; streamId: number; topic: string } | { type: 'private'; to: number[] };
-
-/** Where the box's To and Topic address a message (people's ids without oneself), or why nowhere, in words. */
-export function resolveTarget(store: ClientStore, to: string, topic: string): { target: Target } | { error: string } {
-  if (to.trim().startsWith('#')) {
-    const streamId = resolveChannel(store, to);
-    if (!streamId) return { error: `There is no channel ${to.trim()} you are subscribed to.` };
-    return { target: { type: 'stream', streamId, topic: topic.trim() } };
-  }
-  const names = to.split(',').map((t) => t.trim()).filter(Boolean);
-  if (names.length === 0) return { error: 'Choose who to send to: a channel (#name) or people.' };
-  const ids: number[] = [];
-  for (const name of names) {
-    const user = [...store.users.values()].find((u) => u.full_name.toLowerCase() === name.toLowerCase() || u.email.toLowerCase() === name.toLowerCase());
-    if (!user) return { error: `No one is called “${name}”.` };
-    if (user.user_id !== store.self) ids.push(user.user_id);
-  }
-  return { target: { type: 'private', to: [...new Set(ids)].sort((a, b) => a - b) } };
-}
-
-function resolveChannel(store: ClientStore, to: string): number | undefined {
-  const name = to.trim().replace(/^#/, '').toLowerCase();
-  return store.channels.find((c) => c.name.toLowerCase() === name)?.stream_id;
-}

@@ -8,10 +8,9 @@
 import type { StoredDraft } from '@teamchat/contracts';
 import { useState } from 'preact/hooks';
 import { describeError } from './api';
-import { resolveTarget } from './compose';
+import { resolveTarget, type Box } from './compose-box';
 import { Modal } from './message-dialogs';
 import type { ClientStore } from './store';
-import type { Box } from './writing';
 import { writeApi, type Reminder, type SavedSnippet, type ScheduledMessage } from './write-api';
 
 const when = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });

@@ -15,25 +15,15 @@
  */
 import { ApiError, TypingSender, typingTimingsOf, type Narrow, type TypingRequest, type TypingTarget } from '@teamchat/client-model';
 import type { DraftInput } from '@teamchat/contracts';
-import type { RefObject } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { describeError } from './api';
-import { resolveTarget } from './compose';
+import { resolveTarget, type Box } from './compose-box';
 import type { ClientStore } from './store';
 import { DraftsDialog, ScheduledDialog, SendLaterDialog, SnippetsDialog } from './write-dialogs';
 import { uploadFile, writeApi } from './write-api';
 import './writing.css';
 
 /** The compose box as the tools see it. */
-export interface Box {
-  to: string;
-  topic: string;
-  content: string;
-  setContent: (update: (now: string) => string) => void;
-  /** Puts a whole message in the box (a restored draft). */
-  fill: (to: string, topic: string, content: string) => void;
-  textarea: RefObject<HTMLTextAreaElement | null>;
-}
 
 const DRAFT_SAVE_MS = 1000;
 const draftIdKey = (self: number) => `teamchat-draft-id-${self}`;
