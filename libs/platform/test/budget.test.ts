@@ -30,8 +30,9 @@ describe('a request budget', () => {
     const started = performance.now();
     const failure = await scan(budget, 1000, 2).catch((err: unknown) => err);
     expect(failure).toMatchObject({ code: 'GATEWAY_TIMEOUT', status: 504, msg: expect.stringMatching(/time limit \(0\.0 s\).*narrow it/) });
-    // Stopped at its first turn past the budget: one batch late at most (a loaded machine may add a few ms).
-    expect(performance.now() - started).toBeLessThan(30 + 2 + 50);
+    // Stopped at its first turn past the budget, not after its 1,000 batches (2 s); a
+    // loaded machine may deschedule the test for a while.
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('stops a scan whose client is gone', async () => {
@@ -85,8 +86,8 @@ describe('serveContract and the budget', () => {
       }
     });
     const reply = bus.request(endpoints.accounts.devUsers.subject, { params: {}, budget_ms: 5000, request_id: 'r1' }, 10_000) as Promise<unknown>;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(seen!.budgetMs).toBe(5000);
+    while (!seen) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen.budgetMs).toBe(5000);
     bus.publish(requestCancelled.subject, { request_id: 'r1' });
     const answered = (await reply) as BusReply;
     expect(answered).toMatchObject({ ok: false, error: { status: 504, msg: expect.stringMatching(/client closed/) } });
