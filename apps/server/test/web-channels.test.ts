@@ -46,8 +46,8 @@ browserSuite('the web client: topics and channels', (browser) => {
     await lunch.waitFor();
     expect(await lunch.locator('a.entry').getAttribute('class')).not.toContain('muted');
 
-    await page.getByRole('button', { name: 'Options for topic lunch' }).click();
-    await page.getByRole('menuitem', { name: 'Mute topic' }).click();
+    await page.locator('#sidebar').getByRole('button', { name: 'Options for topic lunch' }).click();
+    await page.locator('#sidebar').getByRole('menuitem', { name: 'Mute topic' }).click();
     await eventually(async () => expect(await lunch.locator('a.entry').getAttribute('class')).toContain('muted'));
     expect(await lunch.locator('a.entry').innerText()).toContain('(muted)');
     await eventually(async () => expect(await feedText(page)).not.toContain('Pizza at noon?'));
@@ -64,20 +64,26 @@ browserSuite('the web client: topics and channels', (browser) => {
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     // Unmuted, its messages come back; followed, the menu offers to unfollow.
-    await page.getByRole('button', { name: 'Options for topic lunch' }).click();
-    await page.getByRole('menuitem', { name: 'Unmute topic' }).click();
+    await page.locator('#sidebar').getByRole('button', { name: 'Options for topic lunch' }).click();
+    await page.locator('#sidebar').getByRole('menuitem', { name: 'Unmute topic' }).click();
     await eventually(async () => expect(await feedText(page)).toContain('Or sushi instead'));
     expect(await lunch.locator('a.entry').getAttribute('class')).not.toContain('muted');
-    await page.getByRole('button', { name: 'Options for topic lunch' }).click();
-    await page.getByRole('menuitem', { name: 'Follow topic' }).click();
+    await page.locator('#sidebar').getByRole('button', { name: 'Options for topic lunch' }).click();
+    await page.locator('#sidebar').getByRole('menuitem', { name: 'Follow topic' }).click();
     await eventually(async () => {
-      await page.getByRole('button', { name: 'Options for topic lunch' }).click();
+      await page.locator('#sidebar').getByRole('button', { name: 'Options for topic lunch' }).click();
       try {
-        expect(await page.getByRole('menuitem', { name: 'Unfollow topic' }).count()).toBe(1);
+        expect(await page.locator('#sidebar').getByRole('menuitem', { name: 'Unfollow topic' }).count()).toBe(1);
       } finally {
         await page.keyboard.press('Escape');
       }
     });
+
+    // The same menu is in the feed's conversation header: muting "deploys" there takes it out of the combined feed.
+    await page.locator('.feed').getByRole('button', { name: 'Options for topic deploys' }).first().click();
+    await page.locator('.feed').getByRole('menuitem', { name: 'Mute topic' }).click();
+    await eventually(async () => expect(await feedText(page)).not.toContain('Release 1.2 is out'));
+    expect(await feedText(page)).toContain('Or sushi instead');
     await context.close();
   });
 

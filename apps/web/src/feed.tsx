@@ -17,6 +17,7 @@ import { timeOfDay } from './clock';
 import { openUserCard } from './user-card-event';
 import { withoutMuted } from './channel-api';
 import { hrefOf } from './links';
+import { FeedTopicMenu } from './topic-menu';
 import { MessageBody } from './message-actions';
 import type { ClientStore } from './store';
 
@@ -248,6 +249,7 @@ function RecipientHeader({ store, message }: { store: ClientStore; message: Feed
         ) : (
           <a href={hrefOf({ kind: 'topic', streamId, topic: message.subject })}>{message.subject || '(no topic)'}</a>
         )}
+        <FeedTopicMenu store={store} streamId={streamId} topic={message.subject} />
       </h2>
     );
   }

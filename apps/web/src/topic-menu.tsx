@@ -139,3 +139,18 @@ export function ChannelMenu({ store, streamId, onSettings, onError }: { store: C
   ];
   return <OptionsMenu label={`Options for channel #${channel.name}`} items={items} />;
 }
+
+/** The same topic menu in the feed's conversation header, with its refusal said beside it. */
+export function FeedTopicMenu({ store, streamId, topic }: { store: ClientStore; streamId: number; topic: string }) {
+  const [error, setError] = useState('');
+  return (
+    <>
+      <TopicMenu store={store} streamId={streamId} topic={topic} onError={setError} />
+      {error && (
+        <span class="error topic-error" role="alert">
+          {error}
+        </span>
+      )}
+    </>
+  );
+}
