@@ -131,10 +131,17 @@ describe('a request nobody waits for', () => {
     let started = performance.now();
     expect(await search(10_000)).toMatchObject({ value: { found_oldest: true } });
     const warmMs = performance.now() - started;
-    const budget_ms = Math.max(1, Math.floor(warmMs / 4));
-    started = performance.now();
-    const failure = await search(budget_ms);
-    const elapsed = performance.now() - started;
+    // The same search may run faster than measured on a loaded machine: shorter budgets until one stops it.
+    let budget_ms = 0;
+    let failure: unknown;
+    let elapsed = 0;
+    for (const share of [4, 8, 16, Infinity]) {
+      budget_ms = Math.max(1, Math.floor(warmMs / share));
+      started = performance.now();
+      failure = await search(budget_ms);
+      elapsed = performance.now() - started;
+      if ((failure as { status?: number }).status === 504) break;
+    }
     console.log(`the search takes ${Math.round(warmMs)} ms (warm); with a ${budget_ms} ms budget it was stopped after ${Math.round(elapsed)} ms`);
     expect(failure).toMatchObject({ code: 'GATEWAY_TIMEOUT', status: 504, msg: expect.stringMatching(/stopped after its time limit.*narrow it/) });
     expect([serviceBudgetMs(10_000), serviceBudgetMs(500)]).toEqual([9000, 375]);
