@@ -176,6 +176,20 @@ browserSuite('writing more in the web client', (browser) => {
     await box(mark).fill('');
   });
 
+  it('keeps no server draft for someone who turned draft synchronization off, and says nothing about it', async () => {
+    const maryApi = await apiUser(base, 'member2@example.com');
+    await maryApi.call('PATCH', '/settings', { enable_drafts_synchronization: 'false' });
+    await address(mary, 'private thoughts');
+    // Let the settings event arrive before typing.
+    await mary.waitForTimeout(500);
+    await box(mary).fill('Only in this browser');
+    await mary.waitForTimeout(2000);
+    expect((await maryApi.call('GET', '/drafts')).drafts).toEqual([]);
+    await expect(mary.locator('.write-errors').textContent()).resolves.toBe('');
+    await box(mary).fill('');
+    await maryApi.call('PATCH', '/settings', { enable_drafts_synchronization: 'true' });
+  });
+
   it('tells Mary that Mark is typing in the topic she has open, and no more once he stops', async () => {
     await openTopic(mary, 'typing');
     await address(mark, 'typing');

@@ -116,7 +116,7 @@ class DraftSync {
       }
       this.report('');
     } catch (e) {
-      this.report(`Your draft was not saved on the server: ${describeError(e)}. It is kept in this browser.`);
+      this.report(`Your draft was not saved on the server: ${describeError(e).replace(/\.$/, '')}. It is kept in this browser.`);
     }
   }
 }
@@ -148,6 +148,9 @@ export function useWriting(store: ClientStore, box: Box) {
       return;
     }
     if (!store.ready) return;
+    // The person turned draft synchronization off: the box's copy in this browser is all there is.
+    const settings = (store.state.user_settings ?? store.state) as { enable_drafts_synchronization?: boolean };
+    if (settings.enable_drafts_synchronization === false) return;
     drafts.schedule(draftOf(store, box.to, box.topic, box.content));
   }, [box.to, box.topic, box.content, store.ready]);
   useEffect(() => () => void drafts.flush(), [drafts]);
