@@ -13,7 +13,7 @@
  * newest ids come from memory (RecentConversationIds).
  */
 import type { Filter, FieldCondition } from '@teamchat/platform';
-import { flagKeys, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
+import { flagKeys, userMessageId, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
 import type { IdRange } from '../projections/recent-ids';
 import type { Interval } from '../projections/receipts';
@@ -39,6 +39,8 @@ type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'conversationIds'
 
 const READ = ['read'];
 const UNREAD: string[] = [];
+/** A batch whose ids lie further apart than this on average is looked up id by id (RowIds). */
+const SPARSE_BATCH = 64;
 /** Ids a stream reads on its first round; doubled each round it keeps being read, up to the most. */
 const FIRST_ROUND = 8;
 const MOST_PER_ROUND = 512;
@@ -138,8 +140,23 @@ class RowIds {
     this.reached = direction === 1 ? bounds.lo - 1 : bounds.hi + 1;
   }
 
+  /**
+   * Which of a stream's batch of ids (in scan order) have a row. A sparse batch (a quiet
+   * channel's few messages spread over much history) looks its own ids up instead of
+   * reading every row of the user's over the stretch it spans.
+   */
+  async among(ids: readonly number[]): Promise<ReadonlySet<number>> {
+    const farthest = ids.at(-1)!;
+    const covered = this.direction === 1 ? this.reached >= farthest : this.reached <= farthest;
+    if (!covered && Math.abs(ids[0]! - farthest) > ids.length * SPARSE_BATCH) {
+      const rows = await this.model.personal.rows.getMany(ids.map((id) => userMessageId(this.userId, id)));
+      return new Set(rows.map((r) => r.message_id));
+    }
+    return this.through(farthest);
+  }
+
   /** The row ids, known for every id up to `farthest` in scan order. */
-  async through(farthest: number): Promise<ReadonlySet<number>> {
+  private async through(farthest: number): Promise<ReadonlySet<number>> {
     const { direction, bounds } = this;
     if (direction === 1 ? this.reached >= farthest : this.reached <= farthest) return this.ids;
     // The first read (from an unbounded start) reaches only as far as asked.
@@ -343,7 +360,7 @@ function channelStream(
         }
         if (!stream.exhausted) stream.bound = nearest();
         if (ids.length === 0) continue;
-        const withRow = await rowIds.through(ids.at(-1)!);
+        const withRow = await rowIds.among(ids);
         const wanted = withRow.size === 0 && movedIn.size === 0 ? ids : ids.filter((id) => !withRow.has(id) && !movedIn!.has(id));
         if (topics) {
           for (const id of wanted) {
