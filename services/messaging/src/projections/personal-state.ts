@@ -126,7 +126,11 @@ export class PersonalState {
   }
 
   async mark(userId: number, channelId: number): Promise<number> {
-    return (await this.marksOf(userId)).get(channelId) ?? 0;
+    // One document, unless the user's marks are in memory already: holders() asks this of
+    // every recipient of a message, and loading each one's every mark would cost more.
+    const cached = this.marksByUser.get(userId);
+    if (cached) return cached.get(channelId) ?? 0;
+    return (await this.marks.get(markId(userId, channelId)))?.through ?? 0;
   }
 
   /** The user's intervals in the channel (from the copy Receipts keeps of recent readers'). */
