@@ -18,6 +18,7 @@ import type { MessagesReadModel } from '../projections/messages';
 import type { IdRange } from '../projections/recent-ids';
 import type { Interval } from '../projections/receipts';
 import { linkFields } from '../projections/text-features';
+import { NearestFirst } from './nearest-first';
 
 /** Where a message of the user's personal history is, and their flags on it. */
 export interface PersonalPlace {
@@ -44,6 +45,12 @@ const SPARSE_BATCH = 64;
 /** Ids a stream reads on its first round; doubled each round it keeps being read, up to the most. */
 const FIRST_ROUND = 8;
 const MOST_PER_ROUND = 512;
+/**
+ * From this many messages asked (register's 50,001 unreads; a page of messages asks at
+ * most 5,000), the user's channel rows are read at once: the scan will pass most of them,
+ * and one read of what the user flagged beats thousands of small ones.
+ */
+const WHOLE_ROWS_FROM = 10_000;
 
 /** Inclusive integer bounds; either side may be infinite. */
 interface Bounds {
@@ -136,6 +143,8 @@ class RowIds {
     private readonly userId: number,
     private readonly bounds: Bounds,
     private readonly direction: 1 | -1,
+    /** Read every channel row of the user's in bounds at once (a long scan: register's unreads). */
+    private readonly whole: boolean,
   ) {
     this.reached = direction === 1 ? bounds.lo - 1 : bounds.hi + 1;
   }
@@ -146,6 +155,7 @@ class RowIds {
    * reading every row of the user's over the stretch it spans.
    */
   async among(ids: readonly number[]): Promise<ReadonlySet<number>> {
+    if (this.whole) return this.all();
     const farthest = ids.at(-1)!;
     const covered = this.direction === 1 ? this.reached >= farthest : this.reached <= farthest;
     if (!covered && Math.abs(ids[0]! - farthest) > ids.length * SPARSE_BATCH) {
@@ -153,6 +163,15 @@ class RowIds {
       return new Set(rows.map((r) => r.message_id));
     }
     return this.through(farthest);
+  }
+
+  private async all(): Promise<ReadonlySet<number>> {
+    const far = this.direction === 1 ? this.bounds.hi : this.bounds.lo;
+    if (this.reached === far) return this.ids;
+    const rows = await this.model.personal.rows.findFields(within({ user_id: this.userId, channel_id: { $ne: null } }, 'message_id', this.bounds), ['message_id']);
+    for (const row of rows) this.ids.add(row.message_id as number);
+    this.reached = far;
+    return this.ids;
   }
 
   /** The row ids, known for every id up to `farthest` in scan order. */
@@ -211,31 +230,37 @@ async function merge(model: Model, userId: number, filter: Filter, range: IdRang
   if (limit <= 0) return [];
   const bounds = boundsOf(range);
   if (bounds.lo > bounds.hi) return [];
-  const streams: Stream[] = [rowStream(model, userId, filter, bounds, direction), ...(await derivedStreams(model, userId, filter, bounds, direction, full))];
+  const streams: Stream[] = [rowStream(model, userId, filter, bounds, direction), ...(await derivedStreams(model, userId, filter, bounds, direction, full, limit >= WHOLE_ROWS_FROM))];
   const found: PersonalEntry[] = [];
   // Larger is nearer: the merge takes the stream whose next id is nearest the range's start.
   const near = (id: number) => (direction === 1 ? -id : id);
+  const keyOf = (stream: Stream) => {
+    const head = stream.buffer[stream.taken];
+    return near(head ? head.message_id : stream.bound);
+  };
+  // On a tie a known head goes first: streams are disjoint, so an unread one's head lies beyond.
+  const heap = new NearestFirst<Stream>((a, b) => {
+    const ka = keyOf(a);
+    const kb = keyOf(b);
+    return ka > kb || (ka === kb && a.buffer[a.taken] !== undefined && b.buffer[b.taken] === undefined);
+  });
+  for (const stream of streams) heap.push(stream);
   while (found.length < limit) {
-    let best: Stream | undefined;
-    let bestKey = Number.NEGATIVE_INFINITY;
-    let bestHasHead = false;
-    for (const stream of streams) {
-      const head = stream.buffer[stream.taken];
-      if (!head && stream.exhausted) continue;
-      const key = near(head ? head.message_id : stream.bound);
-      // On a tie a known head goes first: streams are disjoint, so an unread one's head lies beyond.
-      if (!best || key > bestKey || (key === bestKey && head && !bestHasHead)) [best, bestKey, bestHasHead] = [stream, key, !!head];
-    }
+    const best = heap.peek();
     if (!best) break;
-    if (bestHasHead) {
-      found.push(best.buffer[best.taken++]!);
-      continue;
+    const head = best.buffer[best.taken];
+    if (head) {
+      found.push(head);
+      best.taken++;
+    } else {
+      best.buffer = [];
+      best.taken = 0;
+      const n = Math.min(limit - found.length, Math.min(FIRST_ROUND << best.round, MOST_PER_ROUND));
+      best.round++;
+      await best.read(n);
     }
-    best.buffer = [];
-    best.taken = 0;
-    const n = Math.min(limit - found.length, Math.min(FIRST_ROUND << best.round, MOST_PER_ROUND));
-    best.round++;
-    await best.read(n);
+    if (best.taken >= best.buffer.length && best.exhausted) heap.pop();
+    else heap.topChanged();
   }
   return found;
 }
@@ -272,7 +297,7 @@ const MESSAGE_FIELDS = new Set(['topic_lc', 'sender_id', 'has_link', 'has_image'
  * of theirs. None when the filter asks for what only rows have (a direct message, a
  * star, a mention).
  */
-async function derivedStreams(model: Model, userId: number, filter: Filter, bounds: Bounds, direction: 1 | -1, full: boolean): Promise<Stream[]> {
+async function derivedStreams(model: Model, userId: number, filter: Filter, bounds: Bounds, direction: 1 | -1, full: boolean, wholeRows: boolean): Promise<Stream[]> {
   if (filter.direct === true || filter.starred === true || filter.mentioned === true || filter.channel_id === null) return [];
   if (typeof filter.dm_key === 'string') return [];
   const messageFilter: Filter = {};
@@ -281,7 +306,7 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
   const channelCondition = filter.channel_id;
   const streams: Stream[] = [];
   const marks = await model.personal.marksOf(userId);
-  const rowIds = new RowIds(model, userId, bounds, direction);
+  const rowIds = new RowIds(model, userId, bounds, direction, wholeRows);
   for (const [channelId, intervals] of await model.personal.receipts.allIntervals(userId)) {
     if (channelCondition !== undefined && !meetsFilter({ channel_id: channelId }, { channel_id: channelCondition })) continue;
     const mark = marks.get(channelId) ?? 0;
