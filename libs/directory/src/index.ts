@@ -68,6 +68,15 @@ export class Directory {
   private readonly channelCache = new Map<number, ChannelDoc>();
   private readonly channelIdByName = new Map<string, number>();
   private readonly subscriberCache = new Map<number, Set<number>>();
+  /**
+   * Set once every user (channel) has been read into the cache: from then on the lists
+   * are served from memory (register lists every user and channel; 10,000 documents read
+   * and parsed per registration otherwise). The sorted list is rebuilt after a write.
+   */
+  private everyUserCached = false;
+  private everyUser: UserDoc[] | undefined;
+  private everyChannelCached = false;
+  private everyChannel: ChannelView[] | undefined;
   private readonly users: Collection<UserDoc>;
   private readonly channels: Collection<ChannelDoc>;
   private readonly subscriptions: Collection<SubscriptionDoc>;
@@ -205,19 +214,27 @@ export class Directory {
 
   /** Every active user, bots included: the organization, for audiences and permissions. */
   async activeUsers(): Promise<UserDoc[]> {
-    const users = await this.users.find({ is_active: true });
-    for (const user of users) this.rememberUser(user);
-    return users;
+    return (await this.allUsers()).filter((user) => user.is_active);
   }
 
-  /** Every user, deactivated ones too (POST /register lists both). */
+  /** Every user, deactivated ones too (POST /register lists both), in id order; the caller's to keep. */
   async allUsers(): Promise<UserDoc[]> {
-    return this.users.find({});
+    if (!this.everyUserCached) {
+      for (const user of await this.users.find({})) this.rememberUser(user);
+      this.everyUserCached = true;
+    }
+    this.everyUser ??= [...this.userCache.values()].sort((a, b) => a._id - b._id);
+    return this.everyUser.slice();
   }
 
-  /** Every channel, archived ones too. */
+  /** Every channel, archived ones too, in id order; the caller's to keep. */
   async allChannels(): Promise<ChannelView[]> {
-    return (await this.channels.find({})).map(viewOf);
+    if (!this.everyChannelCached) {
+      for (const channel of await this.channels.find({})) this.rememberChannel(channel);
+      this.everyChannelCached = true;
+    }
+    this.everyChannel ??= [...this.channelCache.values()].sort((a, b) => a._id - b._id).map(viewOf);
+    return this.everyChannel.slice();
   }
 
   /** The user's subscriptions, past ones (inactive) included. */
@@ -249,6 +266,7 @@ export class Directory {
 
   private rememberUser(user: UserDoc | undefined): UserDoc | undefined {
     if (user) {
+      if (this.userCache.get(user._id) !== user) this.everyUser = undefined;
       this.userCache.set(user._id, user);
       this.userIdByEmail.set(user.email_lc, user._id);
     }
@@ -257,6 +275,7 @@ export class Directory {
 
   private rememberChannel(channel: ChannelDoc | undefined): ChannelDoc | undefined {
     if (channel) {
+      if (this.channelCache.get(channel._id) !== channel) this.everyChannel = undefined;
       this.channelCache.set(channel._id, channel);
       this.channelIdByName.set(channel.name_lc, channel._id);
     }
