@@ -26,4 +26,6 @@ export function isMutedUnread(place: UnreadPlace, mutes: MuteState): boolean {
   return policy === VISIBILITY_POLICY.muted;
 }
 
-export const unreadCount = (places: readonly UnreadPlace[], mutes: MuteState): number => places.filter((place) => !isMutedUnread(place, mutes)).length;
+export const unreadCount = (places: readonly UnreadPlace[], mutes: MuteState): number =>
+  // Nothing muted (as for most users): no policy to look up for each of up to 50,000 places.
+  mutes.muted_channel_ids.size === 0 && mutes.topic_policies.size === 0 ? places.length : places.filter((place) => !isMutedUnread(place, mutes)).length;

@@ -144,7 +144,7 @@ class RowIds {
     private readonly bounds: Bounds,
     private readonly direction: 1 | -1,
     /** Read every channel row of the user's in bounds at once (a long scan: register's unreads). */
-    private readonly whole: boolean,
+    readonly whole: boolean,
   ) {
     this.reached = direction === 1 ? bounds.lo - 1 : bounds.hi + 1;
   }
@@ -228,6 +228,7 @@ export function scanPersonalPlaces(model: Model, userId: number, filter: Filter,
 
 async function merge(model: Model, userId: number, filter: Filter, range: IdRange, direction: 1 | -1, limit: number, full: boolean): Promise<PersonalEntry[]> {
   if (limit <= 0) return [];
+
   const bounds = boundsOf(range);
   if (bounds.lo > bounds.hi) return [];
   const streams: Stream[] = [rowStream(model, userId, filter, bounds, direction), ...(await derivedStreams(model, userId, filter, bounds, direction, full, limit >= WHOLE_ROWS_FROM))];
@@ -367,33 +368,33 @@ function channelStream(
         movedIn ??= full ? new Set<number>() : new Set((await model.messages.findIds({ channel_id: channelId, own_receipts: true })) as number[]);
         const filter = within({ ...messageFilter, channel_id: channelId }, '_id', cursor);
         const sort = { sort: ['_id', direction] as ['_id', 1 | -1], limit: n };
-        let topics: Map<number, string | null> | undefined;
+        let places: ({ _id: number | string } & Record<'topic_lc', string | number | null>)[] | undefined;
         let ids = channelOnly ? await model.conversationIds({ channel_id: channelId }, rangeOf(cursor), direction, n) : undefined;
         if (!ids && full) ids = (await model.messages.findIds(filter, sort)) as number[];
-        if (!ids) {
-          const places = await model.messages.findFields(filter, ['topic_lc'], sort);
-          ids = places.map((p) => p._id as number);
-          topics = new Map(places.map((p) => [p._id as number, p.topic_lc as string | null]));
-        }
-        if (ids.length < n) {
+        if (!ids) places = await model.messages.findFields(filter, ['topic_lc'], sort);
+        const count = ids ? ids.length : places!.length;
+        if (count < n) {
           part++;
           if (part === parts.length) stream.exhausted = true;
           else cursor = parts[part]!;
         } else {
-          const last = ids.at(-1)!;
+          const last = ids ? ids.at(-1)! : (places!.at(-1)!._id as number);
           cursor = direction === 1 ? { lo: last + 1, hi: cursor.hi } : { lo: cursor.lo, hi: last - 1 };
         }
         if (!stream.exhausted) stream.bound = nearest();
-        if (ids.length === 0) continue;
-        const withRow = await rowIds.among(ids);
-        const wanted = withRow.size === 0 && movedIn.size === 0 ? ids : ids.filter((id) => !withRow.has(id) && !movedIn!.has(id));
-        if (topics) {
-          for (const id of wanted) {
-            const flags = id <= mark ? READ : UNREAD;
-            stream.buffer.push({ message_id: id, flags, channel_id: channelId, topic_lc: topics.get(id) ?? null, dm_key: null } as PersonalEntry);
+        if (count === 0) continue;
+        if (places) {
+          // Places alone (register's 50,000 unreads): one pass, no list of ids when every row is known.
+          const withRow = await rowIds.among(rowIds.whole ? [] : places.map((p) => p._id as number));
+          for (const place of places) {
+            const id = place._id as number;
+            if (withRow.has(id) || movedIn.has(id)) continue;
+            stream.buffer.push({ message_id: id, flags: id <= mark ? READ : UNREAD, channel_id: channelId, topic_lc: place.topic_lc as string | null, dm_key: null } as PersonalEntry);
           }
           continue;
         }
+        const withRow = await rowIds.among(ids!);
+        const wanted = withRow.size === 0 && movedIn.size === 0 ? ids! : ids!.filter((id) => !withRow.has(id) && !movedIn!.has(id));
         for (const message of await model.messages.getMany(wanted)) {
           if (message.own_receipts || message.channel_id !== channelId) continue;
           stream.buffer.push(entryOf(message, message._id <= mark ? READ : UNREAD));

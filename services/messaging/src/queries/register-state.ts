@@ -62,8 +62,9 @@ export async function messagingState(model: Model, userId: number, params: State
   }
   if (want('starred_messages')) {
     // Only a row holds a star (personal-state.ts).
-    const rows = await model.personal.rows.find({ user_id: userId, starred: true }, { sort: ['message_id', 1] });
-    state.starred_messages = rows.map((r) => r.message_id);
+    // From the index alone: a user may have starred thousands.
+    const rows = await model.personal.rows.findFields({ user_id: userId, starred: true }, ['message_id'], { sort: ['message_id', 1] });
+    state.starred_messages = rows.map((r) => r.message_id as number);
   }
   return state;
 }
@@ -79,26 +80,35 @@ export async function unreadMessages(
   // Topics are listed as written, which only the message has (rows keep the lower-cased
   // key); a topic takes the spelling of its oldest unread message, so only those are read
   // (a few hundred documents rather than up to 50,000).
-  const firstOfTopic = new Map<string, number>();
+  // By channel, then topic: no key string built per message (50,000 of them).
+  const firstOfTopic = new Map<number, Map<string | null, number>>();
   for (const r of rows) {
-    const key = `${r.channel_id}:${r.topic_lc}`;
-    if (r.channel_id !== null && !firstOfTopic.has(key)) firstOfTopic.set(key, r.message_id);
+    if (r.channel_id === null) continue;
+    let topics = firstOfTopic.get(r.channel_id);
+    if (!topics) firstOfTopic.set(r.channel_id, (topics = new Map()));
+    if (!topics.has(r.topic_lc)) topics.set(r.topic_lc, r.message_id);
   }
-  const docs = await model.messages.getMany([...firstOfTopic.values()]);
+  const docs = await model.messages.getMany([...firstOfTopic.values()].flatMap((topics) => [...topics.values()]));
   const topicOf = new Map(docs.map((d) => [d._id, d.recipient.type === 'channel' ? d.recipient.topic : '']));
 
-  const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  type TopicUnreads = { stream_id: number; topic: string; unread_message_ids: number[] };
+  const streams = new Map<number, Map<string, TopicUnreads>>();
   const pms = new Map<number, { other_user_id: number; sender_id: number; unread_message_ids: number[] }>();
   const huddles = new Map<string, { user_ids_string: string; unread_message_ids: number[] }>();
   const mentions: number[] = [];
   for (const row of rows) {
-    if (row.flags.includes('mentioned') || row.flags.includes('wildcard_mentioned')) mentions.push(row.message_id);
+    if (row.flags.length > 0 && (row.flags.includes('mentioned') || row.flags.includes('wildcard_mentioned'))) mentions.push(row.message_id);
     if (row.channel_id !== null) {
-      const topic = topicOf.get(row.message_id) ?? row.topic_lc ?? '';
-      const key = `${row.channel_id}:${row.topic_lc ?? topic.toLowerCase()}`;
-      const entry = streams.get(key) ?? { stream_id: row.channel_id, topic, unread_message_ids: [] };
+      let topics = streams.get(row.channel_id);
+      if (!topics) streams.set(row.channel_id, (topics = new Map()));
+      let entry = row.topic_lc === null ? undefined : topics.get(row.topic_lc);
+      if (!entry) {
+        const topic = topicOf.get(row.message_id) ?? row.topic_lc ?? '';
+        const key = row.topic_lc ?? topic.toLowerCase();
+        entry = topics.get(key);
+        if (!entry) topics.set(key, (entry = { stream_id: row.channel_id, topic, unread_message_ids: [] }));
+      }
       entry.unread_message_ids.push(row.message_id);
-      streams.set(key, entry);
       continue;
     }
     const participants = participantsOf(row);
@@ -118,7 +128,7 @@ export async function unreadMessages(
   return {
     count: unreadCount(rows, mutes),
     pms: [...pms.values()].sort((a, b) => a.other_user_id - b.other_user_id),
-    streams: [...streams.values()].sort((a, b) => a.stream_id - b.stream_id || a.unread_message_ids[0]! - b.unread_message_ids[0]!),
+    streams: [...streams.values()].flatMap((topics) => [...topics.values()]).sort((a, b) => a.stream_id - b.stream_id || a.unread_message_ids[0]! - b.unread_message_ids[0]!),
     huddles: [...huddles.values()].sort((a, b) => a.user_ids_string.localeCompare(b.user_ids_string)),
     mentions,
     old_unreads_missing: missing,
