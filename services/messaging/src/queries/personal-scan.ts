@@ -137,6 +137,8 @@ class RowIds {
   private readonly ids = new Set<number>();
   /** Every row between the scan's start and here (inclusive) is in `ids`. */
   private reached: number;
+  /** Whether a span was read yet: the first reaches only as far as asked. */
+  private started = false;
 
   constructor(
     private readonly model: Model,
@@ -178,8 +180,11 @@ class RowIds {
   private async through(farthest: number): Promise<ReadonlySet<number>> {
     const { direction, bounds } = this;
     if (direction === 1 ? this.reached >= farthest : this.reached <= farthest) return this.ids;
-    // The first read (from an unbounded start) reaches only as far as asked.
-    const span = Number.isFinite(this.reached) ? Math.abs(this.reached - farthest) : 0;
+    // The first read reaches only as far as asked: the scan's start may be far from the
+    // first id (unbounded, or Zulip's "newest" anchor, 10^16), and doubling that would
+    // read every row the user has.
+    const span = this.started ? Math.abs(this.reached - farthest) : 0;
+    this.started = true;
     const to = direction === 1 ? Math.min(bounds.hi, farthest + span) : Math.max(bounds.lo, farthest - span);
     const part: Bounds = direction === 1 ? { lo: this.reached + 1, hi: to } : { lo: to, hi: this.reached - 1 };
     const rows = await this.model.personal.rows.findFields(within({ user_id: this.userId }, 'message_id', part), ['message_id']);
