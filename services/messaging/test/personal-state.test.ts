@@ -236,6 +236,30 @@ describe('per-user state without a row per recipient', () => {
     }, 60_000);
   }
 
+  it("reads the user's rows near a page at Zulip's newest anchor, not every row they have", async () => {
+    // User 1 is mentioned in every other message of a busy channel: 1,000 rows.
+    const r = random(11);
+    const facts: Fact[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const fact = sentFact(r, 2, { type: 'channel', channel_id: 10, channel_name: 'ten', topic: 'a' }, [1, 2]);
+      facts.push({ ...fact, mentioned_user_ids: i % 2 === 0 ? [1] : [], wildcard_mentioned_user_ids: [], alert_word_user_ids: [], muted_sender_user_ids: [], read_by_sender: true });
+    }
+    const { store, model } = await project(facts);
+    expect(await model.personal.rows.count({ user_id: 1 })).toBe(1000);
+    let rowsRead = 0;
+    const findFields = model.personal.rows.findFields.bind(model.personal.rows);
+    model.personal.rows.findFields = (async (...args: Parameters<typeof findFields>) => {
+      const rows = await findFields(...args);
+      rowsRead += rows.length;
+      return rows;
+    }) as typeof findFields;
+    // The range GET /messages gives for anchor=newest: below 10^16, a finite bound.
+    const page = await scanPersonal(model, 1, {}, { $lte: 10_000_000_000_000_000 }, -1, 50);
+    expect(page.map((e) => e.message_id)).toEqual(Array.from({ length: 50 }, (_, i) => 2000 - i));
+    expect(rowsRead).toBeLessThan(200);
+    await store.close();
+  });
+
   it('rebuilds the same documents from the same facts', async () => {
     const facts = history(7, 300);
     const dump = async (model: MessagesReadModel) => ({
