@@ -138,7 +138,8 @@ describe('Projector', () => {
     const paths = files();
     const store = SqliteEventStore.open(paths.events);
     const readModels = SqliteReadModelStore.open(paths.models);
-    const projector = new Projector({ name: 'p', store, readModels, log, handlers: counting(readModels).handlers });
+    // No save by time here: only the stretch's length and the stop save.
+    const projector = new Projector({ name: 'p', store, readModels, log, handlers: counting(readModels).handlers, skippedSavedWithinMs: 600_000 });
     await projector.start();
     const counted = await store.append('s', [fact(0)], 'no_stream');
     // Then only facts it does not read: without the saves, a restart would read them all again.
@@ -155,6 +156,34 @@ describe('Projector', () => {
     await store.close();
     await readModels.close();
   }, 60_000);
+
+  it('saves its checkpoint past a few skipped facts within its time bound, with no later batch and no stop (a kill then reads them again)', async () => {
+    const paths = files();
+    const store = SqliteEventStore.open(paths.events);
+    const readModels = SqliteReadModelStore.open(paths.models);
+    const projector = new Projector({ name: 'p', store, readModels, log, handlers: counting(readModels).handlers, skippedSavedWithinMs: 50 });
+    await projector.start();
+    const counted = await store.append('s', [fact(0)], 'no_stream');
+    await projector.waitFor(counted.positions[0]);
+    expect(await readModels.getCheckpoint('p')).toBe(counted.positions[0]);
+    const skipped = await store.append('t', [fact(1, 'UserReactivated'), fact(2, 'UserReactivated')], 'no_stream');
+    await projector.waitFor(skipped.positions.at(-1));
+    // Far fewer than MAX_UNSAVED_SKIPPED, yet saved without waiting for the stop.
+    for (let waited = 0; (await readModels.getCheckpoint('p')) !== skipped.positions.at(-1) && waited < 10_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await readModels.getCheckpoint('p')).toBe(skipped.positions.at(-1));
+    // A killed process stops nothing: a fresh projector on the same files starts after them.
+    const applied: StoredFact[] = [];
+    const again = new Projector({ name: 'p', store, readModels, log, handlers: counting(readModels, applied).handlers });
+    await again.start();
+    expect(again.checkpoint).toBe(skipped.positions.at(-1));
+    expect(applied).toEqual([]);
+    await projector.stop();
+    await again.stop();
+    await store.close();
+    await readModels.close();
+  });
 
   it('logs the progress of a long catch-up: facts per second and the time left, then its end', async () => {
     const paths = files();

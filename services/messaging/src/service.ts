@@ -3,7 +3,7 @@
  * (reactions, edits and moves, deletion, personal flags, topic visibility). Wires the
  * projector and the bus endpoints; the decisions live in domain/.
  */
-import { badRequest, endpoints, streams, wantsState } from '@teamchat/contracts';
+import { badRequest, endpoints, wantsState } from '@teamchat/contracts';
 import { AnnouncementsChannel, Directory, RealmEmojiBook, RealmSettingsProjection, UserGroups } from '@teamchat/directory';
 import {
   AggregateRepository,
@@ -17,7 +17,6 @@ import {
 import { channelTopics } from './queries/channel-topics';
 import { evolveMessage, initialMessage } from './domain/message-changes';
 import { evolveFlagsStream, evolveUserTopics, initialFlagsStream, initialUserTopics } from './domain/personal-streams';
-import { evolveRecipients, initialRecipients } from './domain/recipients';
 import {
   changeReaction,
   addSubmessage,
@@ -30,6 +29,8 @@ import {
 } from './handlers/message-changes';
 import { createRenderer } from './handlers/rendering';
 import { recipientIdFor, sendMessage } from './handlers/send-message';
+import { ConversationIds } from './handlers/conversation-ids';
+import { ConversationsReadModel } from './projections/conversations';
 import { setEditTyping, setTyping } from './handlers/typing';
 import { AlertWordsBook } from './projections/alert-words';
 import { UserPreferences } from './projections/user-preferences';
@@ -95,6 +96,8 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   // Who muted whom: register's section, and who gets a new message already read.
   const mutedUsers = new MutedUsersBook(readModels);
   await mutedUsers.load();
+  // Each conversation's recipient id, and how much of the registry stream that covers.
+  const conversations = new ConversationsReadModel(readModels);
   const projector = new Projector({
     // The name changes with the read model's shape: under a new name the projector
     // empties its collections and replays every fact, so no document keeps an old shape.
@@ -109,6 +112,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       ...attachmentModel.collections,
       realmEmoji.collection,
       mutedUsers.collection,
+      ...conversations.collections,
     ],
     store,
     readModels,
@@ -127,13 +131,14 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
       attachmentModel.handlers,
       realmEmoji.handlers,
       mutedUsers.handlers,
+      conversations.handlers,
     ),
   });
   await projector.start();
-  const recipients = new AggregateRepository(store, { initial: initialRecipients, evolve: evolveRecipients });
-  // The conversation registry is read once now, in the background, so that the first send
-  // after a start finds it cached instead of reading the whole registry stream itself.
-  recipients.load(streams.messageRecipients).catch((err: unknown) => log.warn({ err }, 'conversation registry not preloaded'));
+  // The registry's state from the read model's mark: no fold of every conversation at start.
+  const recipients = new ConversationIds(store, conversations);
+  const { filled } = await recipients.start(async (work) => (await projector.snapshot(work)).value);
+  if (filled > 0) log.info({ facts: filled }, 'conversation registry copied into its read model (once, for a store older than it)');
   const messages = new AggregateRepository(store, { initial: initialMessage, evolve: evolveMessage });
   const flagStreams = new AggregateRepository(store, { initial: initialFlagsStream, evolve: evolveFlagsStream });
   const userTopicStreams = new AggregateRepository(store, { initial: initialUserTopics, evolve: evolveUserTopics });

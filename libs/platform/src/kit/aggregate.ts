@@ -73,6 +73,15 @@ export class AggregateRepository<S> {
     return this.cache.get(stream)?.state;
   }
 
+  /**
+   * Starts the stream's cache from a state folded elsewhere, up to `revision` (a snapshot
+   * a projection keeps): the next load reads only the facts after it. For a long stream
+   * whose whole fold a start cannot afford; ignored when the stream is cached already.
+   */
+  seed(stream: string, snapshot: StreamState<S>): void {
+    if (!this.cache.has(stream)) this.remember(stream, snapshot);
+  }
+
   /** Reads what the stream holds beyond the cached state, and caches the result. */
   async load(stream: string): Promise<StreamState<S>> {
     const cached = this.cache.get(stream) ?? { state: this.evolver.initial(), revision: -1, position: 0 };

@@ -6,6 +6,11 @@
 import type { Fact, FactOf } from '@teamchat/contracts';
 
 export interface RecipientRegistry {
+  /**
+   * The allocations folded into this state: every one when folded from the stream's start;
+   * only those after the snapshot it was seeded from otherwise (handlers/conversation-ids.ts
+   * looks a key up in the snapshot first, so a decision here never sees an older key).
+   */
   byKey: Map<string, number>;
   lastId: number;
 }

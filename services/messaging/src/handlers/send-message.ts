@@ -16,7 +16,6 @@ import {
 } from '../domain/message-changes';
 import { visibilityPolicyOf, type UserTopicsState } from '../domain/personal-streams';
 import { normalizeTopic } from '../domain/topics';
-import { decideAllocateRecipient, type RecipientRegistry } from '../domain/recipients';
 import {
   decideSendMessage,
   recipientKey,
@@ -32,6 +31,7 @@ import type { MutedUsersBook } from '../projections/muted-users';
 import { mutingRecipients } from '../domain/muted-users';
 import type { LinkifiersBook } from '../projections/linkifiers';
 import type { MessagesReadModel } from '../projections/messages';
+import type { ConversationIds } from './conversation-ids';
 import type { Renderer } from './rendering';
 
 export interface SendDeps {
@@ -39,7 +39,7 @@ export interface SendDeps {
   /** The custom user groups, which the channel's and organization's group-settings may name. */
   userGroups: Pick<UserGroups, 'snapshot'>;
   model: MessagesReadModel;
-  recipients: AggregateRepository<RecipientRegistry>;
+  recipients: Pick<ConversationIds, 'idFor'>;
   messages: AggregateRepository<MessageState>;
   userTopicStreams: AggregateRepository<UserTopicsState>;
   renderer: Renderer;
@@ -101,15 +101,8 @@ async function resolveDirect(directory: Directory, to: SendMessageParams['to']):
   return { kind: 'direct', users };
 }
 
-export async function recipientIdFor(deps: Pick<SendDeps, 'recipients'>, key: string): Promise<number> {
-  // An allocation never changes, so a known key needs no read of the registry stream.
-  const known = deps.recipients.cached(streams.messageRecipients)?.byKey.get(key);
-  if (known !== undefined) return known;
-  const { result } = await deps.recipients.execute(streams.messageRecipients, (state) => {
-    const facts = decideAllocateRecipient(state, key);
-    return { facts, result: facts[0]?.recipient_id ?? state.byKey.get(key)! };
-  });
-  return result;
+export function recipientIdFor(deps: Pick<SendDeps, 'recipients'>, key: string): Promise<number> {
+  return deps.recipients.idFor(key);
 }
 
 /**
