@@ -19,6 +19,7 @@ export * from './endpoints';
 export * from './message';
 export * from './widgets';
 export * from './upcast';
+export * from './stored-ids';
 export * from './client-events';
 export * from './feature-events';
 export * from './queue-ids';

@@ -4,17 +4,21 @@
  * shape, and this is the one place that knows how each old shape reads today. Readers
  * (projections, the fan-out, aggregates) see only current shapes, through `factOf`.
  *
- * An upcast is cheap and pure: every fact a projector reads passes through here.
+ * An upcast is cheap and pure: every fact a projector reads passes through here. It also
+ * undoes the store's compact encoding of id lists (stored-ids.ts), so readers see lists.
  */
 import { defaultChannelGroupSettings } from './channel';
 import { CHANNEL_GROUP_SETTINGS } from './channel-settings';
 import type { Fact, FactType } from './facts';
+import { expandedFactData } from './stored-ids';
 
 type Data = Record<string, unknown> & { type: string };
 
 /** The fact a stored record's data holds, in its current shape. */
 export function upcast(data: unknown): Fact {
-  const fact = data as Data;
+  if (typeof data !== 'object' || data === null) return data as Fact;
+  // Id lists stored as runs (stored-ids.ts) read as the lists they encode.
+  const fact = expandedFactData(data as Data);
   const upgrade = upgrades.get(fact.type);
   return (upgrade ? upgrade(fact) : fact) as Fact;
 }

@@ -58,6 +58,16 @@ export interface SubscriptionDoc extends Doc {
 }
 
 /**
+ * A user document without what directories written before kept of the creating fact
+ * (its audiences, as large as the organization; bot settings).
+ */
+function profileOf(user: UserDoc): UserDoc {
+  if (!('audience_user_ids' in user) && !('bot_audience_user_ids' in user) && !('bot_settings' in user)) return user;
+  const { audience_user_ids: _a, bot_audience_user_ids: _b, bot_settings: _s, ...profile } = user as UserDoc & Record<string, unknown>;
+  return profile as UserDoc;
+}
+
+/**
  * Lookups go through in-memory caches: this process's projector is the only writer of
  * these collections, so the caches are updated as it writes and never go stale. Only
  * what was asked for is cached; misses read the collection.
@@ -93,14 +103,22 @@ export class Directory {
   /** The projection: idempotent, since every write is a full put keyed by the fact's subject. */
   readonly handlers = {
     UserCreated: async (fact) => {
-      // Credentials stay with accounts: the directory is copied into every service.
-      const { type: _type, user_id, api_key_salt: _salt, api_key_hash: _hash, ...rest } = fact;
+      // Only the profile: credentials stay with accounts, and the fact's audiences (every
+      // active user) would make each document as large as the organization, in every
+      // service's directory and its cache.
       const user: UserDoc = {
-        _id: user_id,
-        ...rest,
+        _id: fact.user_id,
+        email: fact.email,
         email_lc: fact.email.toLowerCase(),
+        full_name: fact.full_name,
         full_name_lc: fact.full_name.toLowerCase(),
+        role: fact.role,
         is_active: true,
+        is_bot: fact.is_bot,
+        bot_type: fact.bot_type,
+        bot_owner_id: fact.bot_owner_id,
+        timezone: fact.timezone,
+        date_joined: fact.date_joined,
       };
       await this.users.put(user);
       this.rememberUser(user);
@@ -134,7 +152,7 @@ export class Directory {
   private async changeUser(userId: number, change: Partial<UserDoc>): Promise<void> {
     const user = await this.users.get(userId);
     if (!user) return;
-    const updated = { ...user, ...change };
+    const updated = { ...profileOf(user), ...change };
     await this.users.put(updated);
     this.rememberUser(updated);
   }
@@ -266,6 +284,7 @@ export class Directory {
 
   private rememberUser(user: UserDoc | undefined): UserDoc | undefined {
     if (user) {
+      user = profileOf(user);
       if (this.userCache.get(user._id) !== user) this.everyUser = undefined;
       this.userCache.set(user._id, user);
       this.userIdByEmail.set(user.email_lc, user._id);

@@ -10,7 +10,7 @@
  * read has shown the stream unchanged. Commands that append, the hot path, read nothing.
  */
 import type { Fact } from '@teamchat/contracts';
-import { ApiError } from '@teamchat/contracts';
+import { ApiError, storedFactData } from '@teamchat/contracts';
 import { isWrongExpectedRevision, type AppendResult, type EventStore } from '../ports/event-store';
 import { factOf } from './fact-handlers';
 import { newId } from './ids';
@@ -210,4 +210,5 @@ export class AggregateRepository<S> {
   }
 }
 
-const newFact = (data: Fact) => ({ id: newId(), type: data.type, data });
+/** Id lists (audiences above all) are stored run-encoded where shorter (stored-ids.ts in contracts). */
+const newFact = (data: Fact) => ({ id: newId(), type: data.type, data: storedFactData(data) });

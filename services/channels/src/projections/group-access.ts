@@ -11,7 +11,7 @@
  * this reactor first ran are not reacted to: announcing them now would tell clients of
  * long-past states.
  */
-import { streams, type ChannelView, type FactOf, type GroupMember } from '@teamchat/contracts';
+import { storedFactData, streams, type ChannelView, type FactOf, type GroupMember } from '@teamchat/contracts';
 import type { Directory, UserGroups } from '@teamchat/directory';
 import type { GroupDirectory } from '@teamchat/policies';
 import type { Collection, Doc, EventStore, FactHandlers, ReadModelStore, StoredFact } from '@teamchat/platform';
@@ -95,7 +95,7 @@ export class GroupAccessReactor {
     if (facts.length === 0) return;
     await store.append(
       streams.channelAccess(stored.id),
-      facts.map((data) => ({ id: `${stored.id}-access-${data.channel_id}`, type: data.type, data })),
+      facts.map((data) => ({ id: `${stored.id}-access-${data.channel_id}`, type: data.type, data: storedFactData(data) })),
       'any',
     );
   }
