@@ -27,6 +27,7 @@ import {
   openEventStore,
   openReadModels,
   reservePort,
+  catchUpHeapGrowth,
   steadyHeapGrowth,
   withListeningAddress,
   type DataDirLock,
@@ -70,8 +71,9 @@ export async function startEmbeddedServices(
   log: Logger,
   hooks: { beforeServices?: (bus: InProcessBus) => Promise<void>; ready?: (service: ServiceName) => void } = {},
 ) {
-  // The one process of the embedded mode (its threads share the setting).
-  steadyHeapGrowth();
+  // The one process of the embedded mode (its threads share the setting): lean while
+  // the services catch up, steady once they all serve (heap.ts).
+  catchUpHeapGrowth();
   // Nothing crosses a wire in one process: allow the largest GET /messages (5000
   // messages of maximum length) rather than NATS's default 1 MiB, and hand replies over
   // without a JSON copy (every endpoint builds a fresh reply; requests are still copied).
@@ -125,6 +127,7 @@ export async function startEmbeddedServices(
       threads.push(outcome.value);
     } else failure ??= outcome.reason;
   }
+  steadyHeapGrowth();
   if (failure !== undefined) {
     await stopAll();
     throw failure;

@@ -17,7 +17,7 @@ import type { RunningService, ServiceDeps } from './context';
 import { announcePresence, claimStoreMode, refuseDuplicateInstance } from './deployment';
 import { watchEngine, outageLength, type EngineWatch } from './engine-watch';
 import { ConfigurationError, loadEngineSettings, maskUrl, reach, type EngineSettings } from './engines';
-import { steadyHeapGrowth } from './heap';
+import { catchUpHeapGrowth, steadyHeapGrowth } from './heap';
 import { createLogger } from './logger';
 import { createMailer, describeMailTransport } from './mail';
 import { NotifyingEventStore } from './notifying-store';
@@ -145,7 +145,8 @@ export async function runServiceProcess(
   start: (deps: ServiceDeps) => Promise<RunningService>,
   options: { sendsMail?: boolean } = {},
 ): Promise<void> {
-  steadyHeapGrowth();
+  // Lean while the service catches up with the store, steady once it serves (heap.ts).
+  catchUpHeapGrowth();
   const closers: Closer[] = [];
   const watches: EngineWatch[] = [];
   let log!: Logger;
@@ -170,6 +171,7 @@ export async function runServiceProcess(
     if (options.sendsMail) warnIfMailGoesNowhere(config, log);
     deps = { store, readModels, bus, log, config, mailer: createMailer(config.mail, log), instance: engines.instance };
     service = await start(deps);
+    steadyHeapGrowth();
     await announcePresence(bus, name, engines.instance, config.mode);
   } catch (err) {
     for (const watch of watches) watch.stop();
