@@ -326,9 +326,9 @@ describe('SqliteReadModelStore while a projector catches up', () => {
       expect(cacheKib()).toBe(262_144);
       store.catchingUp(true);
       store.catchingUp(true);
-      expect(cacheKib()).toBe(65_536);
+      expect(cacheKib()).toBe(8_192);
       store.catchingUp(false);
-      expect(cacheKib()).toBe(65_536);
+      expect(cacheKib()).toBe(8_192);
       store.catchingUp(false);
       expect(cacheKib()).toBe(262_144);
     } finally {
