@@ -34,7 +34,16 @@ const FIGURES = [
   'disk, read models',
   'disk, read models / event store',
   'resident memory while serving reads',
-  'startup, process start to first answer',
+  'startup, process start to first HTTP answer p50',
+  'startup, process start to ready (a served GET /messages) p50',
+  'startup, process start to ready max',
+  'first send after a restart p50',
+  'first send after a restart max',
+  'first send to a new conversation after a restart p50',
+  'first send to a new conversation after a restart max',
+  'one unindexable search alone',
+  "another user's newest 20 p99, alone",
+  "another user's newest 20 p99, 16 unindexable searches in flight",
   'full read-model rebuild',
   'full read-model rebuild, peak memory',
   'full read-model rebuild, first HTTP answer (503 until ready)',
@@ -47,7 +56,7 @@ describe('npm run bench:scale', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const run = (env: Record<string, string>) =>
     spawnSync(process.execPath, [MAIN], {
-      env: { ...process.env, BENCH_SCALE_DIR: dir, SCALE_USERS: '80', SCALE_CHANNELS: '12', SCALE_SAMPLES: '3', ...env },
+      env: { ...process.env, BENCH_SCALE_DIR: dir, SCALE_USERS: '80', SCALE_CHANNELS: '12', SCALE_SAMPLES: '3', SCALE_RESTARTS: '1', ...env },
       encoding: 'utf8',
       timeout: 240_000,
     });
@@ -72,5 +81,7 @@ describe('npm run bench:scale', () => {
       expect(second.stdout).toMatch(new RegExp(`^${escape(figure)} +\\S+ +${number} +${number} +×${number}$`, 'm'));
     }
     expect(second.stdout).toMatch(/POST \/register \(reader\): \d+ KiB, \d+ unread/);
+    expect(second.stdout).toMatch(/restarts: 1/);
+    expect(second.stdout).toMatch(/unindexable searches while timed: \d+ × \d+/);
   }, 300_000);
 });

@@ -116,3 +116,13 @@ describe('decideFlags with locations', () => {
       .when({ ...base, op: 'add', flag: 'read', message_ids: [13] })
       .then([{ type: 'MessageFlagsUpdated', user_id: 4, op: 'add', flag: 'read', message_ids: [13] }]));
 });
+
+describe('evolveUserTopics', () => {
+  it('sets each policy in the one map, never copying it (folding a user with many topics stays linear)', () => {
+    const start = initialUserTopics();
+    const folded = Array.from({ length: 1000 }, (_, i) => set(10, `topic ${i}`, followed)).reduce(evolveUserTopics, start);
+    expect(folded.policies).toBe(start.policies);
+    expect(folded.policies.size).toBe(1000);
+    expect(visibilityPolicyOf(evolveUserTopics(folded, set(10, 'TOPIC 7', muted)), 10, 'topic 7')).toBe(muted);
+  });
+});

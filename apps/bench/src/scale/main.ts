@@ -15,6 +15,10 @@
  *                     SCALE_MESSAGES when that is not more than 100,000)
  *   SCALE_SAMPLES     requests per read line (default 200)
  *   SCALE_SEED_ONLY=1 seed, measure nothing
+ *   SCALE_MEASURE     which measurements to take (default all): a comma-separated list of
+ *                     reads, fanout, restarts, hostile, rebuild; the others' figures stay
+ *                     as an earlier run at the same size left them
+ *   SCALE_RESTARTS    restarts timed (default 3)
  *
  * Seeding runs an embedded server in this process and sends through the services' bus
  * endpoints; every measurement runs the server as its own process (child.ts), so that
@@ -27,6 +31,8 @@ import { createLogger, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServer } from '@teamchat/server';
 import { startChild } from './child';
 import { measureFanOut } from './fan-out';
+import { measureHostileSearch } from './hostile';
+import { measureRestarts } from './restart';
 import { emailOf, ScaleModel, type ScaleSizes } from './model';
 import { Progress } from './progress';
 import { measureReads, ReadClient } from './reads';
@@ -45,6 +51,11 @@ const sizes: ScaleSizes = { users: count('SCALE_USERS', 10_000), channels: count
 const CHECKPOINT = count('SCALE_CHECKPOINT', sizes.messages > 100_000 ? 100_000 : Math.max(1, Math.floor(sizes.messages / 10)));
 const SAMPLES = count('SCALE_SAMPLES', 200);
 const SEED_ONLY = process.env.SCALE_SEED_ONLY === '1';
+const RESTARTS = count('SCALE_RESTARTS', 3);
+const PARTS = ['reads', 'fanout', 'restarts', 'hostile', 'rebuild'] as const;
+const MEASURE = new Set((process.env.SCALE_MEASURE || PARTS.join(',')).split(',').map((p) => p.trim()));
+for (const part of MEASURE) if (!(PARTS as readonly string[]).includes(part)) throw new Error(`SCALE_MEASURE: ${part} is not one of ${PARTS.join(', ')}`);
+const measuring = (part: (typeof PARTS)[number]) => MEASURE.has(part);
 /** A rebuild at a million messages takes many minutes. */
 const REBUILD_TIMEOUT_MS = 4 * 60 * 60 * 1000;
 
@@ -81,31 +92,51 @@ function diskUse(): Figures['disk'] {
   return { eventStore, readModels };
 }
 
-/** Measures the organization as seeded so far, the seeding rate being the average up to now. */
-async function measure(model: ScaleModel, progress: Progress): Promise<Figures> {
+/**
+ * Measures the organization as seeded so far, the seeding rate being the average up to now.
+ * What SCALE_MEASURE leaves out is taken from `before` (an earlier run at this size).
+ */
+async function measure(model: ScaleModel, progress: Progress, before: Figures | undefined): Promise<Figures> {
   const messages = progress.sentBelow;
   const seedRate = (messages * 1000) / progress.seedMs;
   // A first start catches the read models up with what the seed left unprojected, so
-  // that the timed start below is an ordinary restart.
+  // that the timed starts below are ordinary restarts.
   log('starting the server once to let its read models catch up…');
   await (await startChild(dataDir, READER, { timeoutMs: REBUILD_TIMEOUT_MS })).stop();
+  let restarts = before?.restarts;
+  if (measuring('restarts')) {
+    log(`restarting the server ${RESTARTS} times: its first answer, readiness and first sends…`);
+    restarts = await measureRestarts(dataDir, model, RESTARTS);
+  }
   const server = await startChild(dataDir, READER);
-  let rssServing = 0;
-  const sampler = setInterval(() => (rssServing = Math.max(rssServing, server.memory().rss)), 50);
-  let reads;
-  let fanOut;
+  let rssServing = measuring('reads') ? 0 : (before?.rssServing ?? NaN);
+  const sampler = setInterval(() => measuring('reads') && (rssServing = Math.max(rssServing, server.memory().rss)), 50);
+  let reads = before?.reads ?? [];
+  let fanOut = before?.fanOut ?? { pollers: 0, subscribers: 0, p50: NaN, max: NaN };
+  let hostile = before?.hostile;
   try {
-    log(`server answered ${server.startupMs.toFixed(0)} ms after its start; measuring reads…`);
-    reads = await measureReads(await ReadClient.login(server.api, READER), model, SAMPLES);
-    rssServing = Math.max(rssServing, server.memory().rss);
+    log(`server answered ${server.startupMs.toFixed(0)} ms after its start`);
+    if (measuring('reads')) {
+      log('measuring reads…');
+      reads = await measureReads(await ReadClient.login(server.api, READER), model, SAMPLES);
+      rssServing = Math.max(rssServing, server.memory().rss);
+    }
     clearInterval(sampler);
-    log('measuring a send to the largest channel…');
-    fanOut = await measureFanOut(server.api, model);
+    if (measuring('fanout')) {
+      log('measuring a send to the largest channel…');
+      fanOut = await measureFanOut(server.api, model);
+    }
+    if (measuring('hostile')) {
+      log('measuring reads while one user floods unindexable searches…');
+      hostile = await measureHostileSearch(server.api, model, Math.min(SAMPLES, 100));
+    }
   } finally {
     clearInterval(sampler);
     await server.stop();
   }
   const disk = diskUse();
+  const startupMs = restarts?.ready.p50 ?? server.startupMs;
+  if (!measuring('rebuild') && before) return { ...before, messages, seedRate, reads, fanOut, disk, rssServing, startupMs, restarts, hostile };
   log('rebuilding every read model from the event store…');
   for (const file of readdirSync(dataDir).filter((f) => f.includes('.read-models.sqlite'))) rmSync(join(dataDir, file));
   const rebuilt = await startChild(dataDir, READER, { logLevel: 'info', timeoutMs: REBUILD_TIMEOUT_MS });
@@ -117,7 +148,7 @@ async function measure(model: ScaleModel, progress: Progress): Promise<Figures> 
   };
   await rebuilt.stop();
   log(`rebuilt in ${(rebuild.ms / 1000).toFixed(1)} s`);
-  return { messages, seedRate, reads, fanOut, disk, rssServing, startupMs: server.startupMs, rebuild };
+  return { messages, seedRate, reads, fanOut, disk, rssServing, startupMs, restarts, hostile, rebuild };
 }
 
 async function main(): Promise<void> {
@@ -128,11 +159,11 @@ async function main(): Promise<void> {
   try {
     if (!progress.figuresAt(CHECKPOINT) && CHECKPOINT < sizes.messages && progress.sentBelow <= CHECKPOINT) {
       await seed(model, progress, CHECKPOINT);
-      if (!SEED_ONLY) progress.addFigures(await measure(model, progress));
+      if (!SEED_ONLY) progress.addFigures(await measure(model, progress, progress.figuresAt(progress.sentBelow)));
     }
     await seed(model, progress, sizes.messages);
     if (SEED_ONLY) return;
-    const full = await measure(model, progress);
+    const full = await measure(model, progress, progress.figuresAt(progress.sentBelow));
     progress.addFigures(full);
     // The checkpoint's figures; from an earlier run at another size if this one passed it.
     const reference = progress.figuresAt(CHECKPOINT) ?? progress.figuresBelow(full.messages);

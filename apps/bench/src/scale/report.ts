@@ -5,7 +5,9 @@
  * near the ratio of the sizes, one that does not stays near 1.
  */
 import type { FanOutReport } from './fan-out';
+import type { HostileReport } from './hostile';
 import type { ReadLine } from './reads';
+import type { RestartReport } from './restart';
 
 export interface Figures {
   messages: number;
@@ -16,7 +18,11 @@ export interface Figures {
   disk: { eventStore: number; readModels: number };
   /** The server's resident memory, the most sampled while it served the reads. */
   rssServing: number;
+  /** From the spawn to a served GET /messages (the restarts' median when they were measured). */
   startupMs: number;
+  /** Absent in figures kept before these lines, or when SCALE_MEASURE left them out. */
+  restarts?: RestartReport;
+  hostile?: HostileReport;
   /** `firstAnswerMs`: the listener answers (503) while the read models are rebuilt; absent in figures kept before. */
   rebuild: { ms: number; firstAnswerMs?: number; peakRss: number; progressLines: number };
 }
@@ -46,7 +52,16 @@ function rows(reads: string[]): Row[] {
     { name: 'disk, read models', unit: 'MiB', value: (f) => mib(f.disk.readModels), digits: 1 },
     { name: 'disk, read models / event store', unit: 'ratio', value: (f) => f.disk.readModels / f.disk.eventStore, digits: 2 },
     { name: 'resident memory while serving reads', unit: 'MiB', value: (f) => mib(f.rssServing), digits: 0 },
-    { name: 'startup, process start to first answer', unit: 'ms', value: (f) => f.startupMs, digits: 0 },
+    { name: 'startup, process start to first HTTP answer p50', unit: 'ms', value: (f) => f.restarts?.firstAnswer.p50 ?? NaN, digits: 0 },
+    { name: 'startup, process start to ready (a served GET /messages) p50', unit: 'ms', value: (f) => f.startupMs, digits: 0 },
+    { name: 'startup, process start to ready max', unit: 'ms', value: (f) => f.restarts?.ready.max ?? NaN, digits: 0 },
+    { name: 'first send after a restart p50', unit: 'ms', value: (f) => f.restarts?.firstSend.p50 ?? NaN, digits: 1 },
+    { name: 'first send after a restart max', unit: 'ms', value: (f) => f.restarts?.firstSend.max ?? NaN, digits: 1 },
+    { name: 'first send to a new conversation after a restart p50', unit: 'ms', value: (f) => f.restarts?.newConversation.p50 ?? NaN, digits: 1 },
+    { name: 'first send to a new conversation after a restart max', unit: 'ms', value: (f) => f.restarts?.newConversation.max ?? NaN, digits: 1 },
+    { name: 'one unindexable search alone', unit: 'ms', value: (f) => f.hostile?.searchAloneMs ?? NaN, digits: 0 },
+    { name: "another user's newest 20 p99, alone", unit: 'ms', value: (f) => f.hostile?.alone.p99 ?? NaN, digits: 1 },
+    { name: "another user's newest 20 p99, 16 unindexable searches in flight", unit: 'ms', value: (f) => f.hostile?.flooded.p99 ?? NaN, digits: 1 },
     { name: 'full read-model rebuild', unit: 's', value: (f) => f.rebuild.ms / 1000, digits: 1 },
     { name: 'full read-model rebuild, peak memory', unit: 'MiB', value: (f) => mib(f.rebuild.peakRss), digits: 0 },
     { name: 'full read-model rebuild, first HTTP answer (503 until ready)', unit: 'ms', value: (f) => f.rebuild.firstAnswerMs ?? NaN, digits: 0 },
@@ -72,5 +87,9 @@ export function details(full: Figures): string[] {
     ...full.reads.map((r) => `  ${r.name}: ${r.detail}`),
     `  send to the largest channel: ${full.fanOut.subscribers} subscribers, ${full.fanOut.pollers} long-polling`,
     `  rebuild: ${full.rebuild.progressLines} progress lines`,
+    ...(full.restarts ? [`  restarts: ${full.restarts.rounds}`] : []),
+    ...(full.hostile
+      ? [`  unindexable searches while timed: ${Object.entries(full.hostile.answered).map(([status, n]) => `${n} × ${status}`).join(', ') || 'none finished'}; newest 20 p50 ${full.hostile.alone.p50.toFixed(1)} ms alone, ${full.hostile.flooded.p50.toFixed(1)} ms flooded`]
+      : []),
   ];
 }

@@ -6,16 +6,24 @@ import { VISIBILITY_POLICY, type Fact } from '@teamchat/contracts';
 
 /** Each topic's policy, by `${channel_id}:${topic lower-cased}`; absent means inherit. */
 export interface UserTopicsState {
-  policies: ReadonlyMap<string, number>;
+  policies: Map<string, number>;
 }
 
 const topicKey = (channelId: number, topic: string) => `${channelId}:${topic.toLowerCase()}`;
 
 export const initialUserTopics = (): UserTopicsState => ({ policies: new Map() });
 
+/**
+ * Sets the policy in the state's map in place rather than in a copy: copying made the
+ * fold quadratic in the user's topics (the scale bench's reader, 975 followed topics: 72 ms
+ * of the first send after a restart, which folds the stream). Safe because the repository
+ * replaces its cached state with the result and hands it to nothing but the next decision
+ * on the stream, which runs after this one (commands on a stream are queued).
+ */
 export function evolveUserTopics(state: UserTopicsState, fact: Fact): UserTopicsState {
   if (fact.type !== 'UserTopicUpdated') return state;
-  return { policies: new Map(state.policies).set(topicKey(fact.channel_id, fact.topic), fact.visibility_policy) };
+  state.policies.set(topicKey(fact.channel_id, fact.topic), fact.visibility_policy);
+  return { policies: state.policies };
 }
 
 /** Topics are one whatever their case, as the read model keys them. */
