@@ -63,7 +63,7 @@ interface Run {
 export type WebFirstMessagesReport = { skipped: string } | { runs: Run[]; email: string; messages: number };
 
 /** The binary as the browser tests find it (apps/server/test/browser.ts, which production code may not import). */
-function findChromium(): { path: string } | { reason: string } {
+export function findChromium(): { path: string } | { reason: string } {
   const executable = (path: string) => {
     try {
       accessSync(path, constants.X_OK);

@@ -66,6 +66,12 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
     if (narrow.kind === 'channel' || narrow.kind === 'topic') void store.loadTopics(narrow.streamId);
   }, [narrowKey(narrow), store.ready, screen?.kind]);
 
+  const openMenu = () => {
+    setMenuOpen(!menuOpen);
+    // The open channel may sort far down a long list: shown where it is.
+    if (!menuOpen) requestAnimationFrame(() => document.querySelector('#sidebar [aria-current="page"]')?.scrollIntoView({ block: 'nearest' }));
+  };
+
   const logout = async () => {
     setLogoutError('');
     try {
@@ -80,7 +86,7 @@ export function App({ session, onLoggedOut }: { session: Session; onLoggedOut: (
   return (
     <div class={`layout${menuOpen ? ' menu-open' : ''}${people.listOpen ? ' people-open' : ''}`}>
       <header class="top">
-        <button type="button" class="menu-button" ref={menuButton} aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen(!menuOpen)}>
+        <button type="button" class="menu-button" ref={menuButton} aria-expanded={menuOpen} aria-controls="sidebar" onClick={openMenu}>
           <span aria-hidden="true">☰</span>
           <span class="visually-hidden">Channels and conversations</span>
         </button>
@@ -159,8 +165,35 @@ function Count({ n, label = 'unread' }: { n: number | undefined; label?: string 
   );
 }
 
+/**
+ * Channels put in the sidebar at first, and added each time the end of the list scrolls
+ * near: with 1,000 channels, rendering every row (and its menu) on every event was most of
+ * the page's work under live traffic.
+ */
+const CHANNEL_CHUNK = 80;
+
+/** How many channels the sidebar renders: a chunk more each time its end comes within a screen of the view. */
+function useChannelsShown(total: number, needed: number) {
+  const [shown, setShown] = useState(CHANNEL_CHUNK);
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = end.current;
+    if (!el) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) setShown((n) => n + CHANNEL_CHUNK);
+    }, { root: el.closest('nav'), rootMargin: '600px 0px' });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [shown, total]);
+  return { count: Math.max(shown, needed), end, more: shown < total && needed < total };
+}
+
 function Sidebar({ store, narrow, screen }: { store: ClientStore; narrow: Narrow; screen: Screen | undefined }) {
   const current = screen ? '' : narrowKey(narrow);
+  const openId = narrow.kind === 'channel' || narrow.kind === 'topic' ? narrow.streamId : undefined;
+  const channels = store.channels;
+  // The open channel is always among those rendered.
+  const shown = useChannelsShown(channels.length, openId === undefined ? 0 : channels.findIndex((c) => c.stream_id === openId) + 1);
   const menus = useSidebarMenus(store);
   const unread = store.unread;
   const link = (target: Narrow, label: string, n: number | undefined, extra = '', muted = false, color?: string) => {
@@ -186,7 +219,7 @@ function Sidebar({ store, narrow, screen }: { store: ClientStore; narrow: Narrow
       {menus.extras}
       <h2 id="channels-heading">Channels</h2>
       <ul aria-labelledby="channels-heading" class="channels">
-        {store.channels.map((c) => {
+        {channels.slice(0, shown.count).map((c) => {
           const topics = (store.topics.get(c.stream_id) ?? []).slice(0, 5);
           const open = (narrow.kind === 'channel' || narrow.kind === 'topic') && narrow.streamId === c.stream_id;
           const shown = open ? (store.topics.get(c.stream_id) ?? []).slice(0, 10) : topics;
@@ -210,6 +243,7 @@ function Sidebar({ store, narrow, screen }: { store: ClientStore; narrow: Narrow
           );
         })}
       </ul>
+      {shown.more && <div ref={shown.end} class="channels-end" />}
       <h2 id="dms-heading">Direct messages</h2>
       <ul aria-labelledby="dms-heading" class="dms">
         {store.conversations.slice(0, 20).map((ids) => (

@@ -3,7 +3,7 @@
  * registration says a person may do. The offers only decide what is shown: the server
  * still decides, and its refusal is shown in words beside the control that asked.
  */
-import { isTopicMuted, type FeedMessage } from '@teamchat/client-model';
+import type { FeedMessage } from '@teamchat/client-model';
 import { json, postForm } from './api';
 import { inGroup } from './message-api';
 import type { ClientStore } from './store';
@@ -89,7 +89,7 @@ export function topicPolicy(store: ClientStore, streamId: number, topic: string)
   return ((store.state.user_topics ?? []) as { stream_id: number; topic_name: string; visibility_policy: number }[]).find((t) => t.stream_id === streamId && t.topic_name.toLowerCase() === lower)?.visibility_policy ?? 0;
 }
 
-export const topicMuted = (store: ClientStore, streamId: number, topic: string) => isTopicMuted(store.state, streamId, topic);
+export const topicMuted = (store: ClientStore, streamId: number, topic: string) => store.topicMuted(streamId, topic);
 
 /**
  * The combined feed without muted topics and muted channels' messages, as Zulip's. The
@@ -98,7 +98,7 @@ export const topicMuted = (store: ClientStore, streamId: number, topic: string) 
 export function withoutMuted(store: ClientStore, messages: FeedMessage[]): FeedMessage[] {
   const anyMuted = ((store.state.user_topics ?? []) as { visibility_policy: number }[]).some((t) => t.visibility_policy === VISIBILITY.muted) || store.channels.some((c) => c.is_muted);
   if (!anyMuted) return messages;
-  return messages.filter((m) => m.type !== 'stream' || !isTopicMuted(store.state, m.stream_id!, m.subject));
+  return messages.filter((m) => m.type !== 'stream' || !store.topicMuted(m.stream_id!, m.subject));
 }
 
 /** The person's role, kept current by the reducer (realm_user events). */

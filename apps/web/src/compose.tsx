@@ -114,15 +114,13 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
 
   const suggestions = useMemo<Suggestion[]>(() => {
     if (!active || dismissed || !store.ready) return [];
-    const people = [...store.users.values()].filter((u) => u.is_active !== false && !u.is_bot);
     const match = (text: string, q: string) => text.toLowerCase().includes(q.toLowerCase());
     if (active === 'to') {
       const last = to.split(',').pop()!.trim();
       if (last.startsWith('#') || to.trim() === '')
         return store.channels.filter((c) => match(c.name, last.replace(/^#/, ''))).slice(0, 8).map((c) => ({ label: `#${c.name}`, insert: `#${c.name}` }));
-      return people
-        .filter((u) => match(u.full_name, last) || match(u.email, last))
-        .slice(0, 8)
+      return store
+        .findPeople(last, 8)
         .map((u) => ({ label: u.full_name, detail: u.email, insert: to.includes(',') ? `${to.slice(0, to.lastIndexOf(',') + 1)} ${u.full_name}` : u.full_name }));
     }
     if (active === 'topic') {
@@ -135,7 +133,7 @@ export function Compose({ store, narrow }: { store: ClientStore; narrow: Narrow 
     if (!trigger) return [];
     const [, , sigil, q] = trigger;
     const replace = (text: string) => before.slice(0, before.length - q!.length - 1) + text;
-    if (sigil === '@') return people.filter((u) => match(u.full_name, q!) || match(u.email, q!)).slice(0, 8).map((u) => ({ label: u.full_name, detail: u.email, insert: replace(`@**${u.full_name}** `) }));
+    if (sigil === '@') return store.findPeople(q!, 8).map((u) => ({ label: u.full_name, detail: u.email, insert: replace(`@**${u.full_name}** `) }));
     if (sigil === '#') return store.channels.filter((c) => match(c.name, q!)).slice(0, 8).map((c) => ({ label: `#${c.name}`, insert: replace(`#**${c.name}** `) }));
     if (q!.length < 1) return [];
     loadEmojiNames(store.state.server_emoji_data_url as string | undefined, () => setEmojiLoaded((n) => n + 1));

@@ -8,7 +8,7 @@
  * focus (so the focus ring shows it, and a screen reader reads it); the feed keeps its
  * elements by message id, so the mark stays on it while the feed re-renders.
  */
-import { isTopicMuted, narrowKey, type Narrow } from '@teamchat/client-model';
+import { narrowKey, type Narrow } from '@teamchat/client-model';
 import { useEffect, useRef } from 'preact/hooks';
 import { hrefOf } from './links';
 import type { ClientStore } from './store';
@@ -81,7 +81,7 @@ function reply(store: ClientStore, narrow: Narrow): void {
 function unreadTopics(store: ClientStore): { streamId: number; topic: string }[] {
   const order = new Map(store.channels.map((c, i) => [c.stream_id, i]));
   const entries = ((store.state.unread_msgs?.streams ?? []) as { stream_id: number; topic: string; unread_message_ids: number[] }[]).filter(
-    (e) => e.unread_message_ids.length > 0 && order.has(e.stream_id) && !isTopicMuted(store.state, e.stream_id, e.topic),
+    (e) => e.unread_message_ids.length > 0 && order.has(e.stream_id) && !store.topicMuted(e.stream_id, e.topic),
   );
   entries.sort((a, b) => order.get(a.stream_id)! - order.get(b.stream_id)! || Math.min(...a.unread_message_ids) - Math.min(...b.unread_message_ids));
   return entries.map((e) => ({ streamId: e.stream_id, topic: e.topic }));

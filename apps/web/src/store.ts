@@ -13,6 +13,7 @@ import {
   stateOf,
   TypingPeople,
   typingTimingsOf,
+  topicMuting,
   unreadCounts,
   type LoopStatus,
   type Narrow,
@@ -46,6 +47,12 @@ export interface Topic {
 }
 
 const PAGE = 100;
+/** Feeds kept beside the open one: going back to a recent narrow is instant, and a long session does not keep every narrow it opened. */
+const KEPT_FEEDS = 6;
+/** Topics remembered per channel (the sidebar shows ten, the topic suggestions eight). */
+const KEPT_TOPICS = 100;
+/** Events that can change the channels, the muting or the unread counts; the others (presence, typing, reactions…) leave what is derived from them as it is. */
+const SHAPING = new Set(['message', 'update_message_flags', 'delete_message', 'update_message', 'subscription', 'user_topic', 'stream', 'realm_user']);
 /** The sidebar's topics are fetched after the feed's first page, or after this long regardless. */
 const TOPICS_AT_THE_LATEST_MS = 2000;
 
@@ -64,7 +71,9 @@ export class ClientStore {
   version = 0;
   /** Who is typing where (typing events; shown for the open conversation). */
   readonly typing: TypingPeople;
-  private counts: { version: number; value: UnreadCounts } | undefined;
+  /** Bumped by the events in SHAPING: the sorted channels, the muting and the unread counts are recomputed only then. */
+  private shape = 0;
+  private derived: { shape: number; channels: Channel[]; byId: Map<number, Channel>; muted: (streamId: number, topic: string) => boolean; unread?: UnreadCounts } | undefined;
   private listeners = new Set<() => void>();
   private loop: EventLoop<RegisterReply>;
   private localSerial = 0;
@@ -152,6 +161,7 @@ export class ClientStore {
     this.state = stateOf(registration);
     this.typing.setTimings(typingTimingsOf(this.state));
     this.rebuildUsers();
+    this.shape++;
     if (reset) {
       this.notice = 'This page was away too long to catch up event by event: your messages were reloaded.';
       // The events since the old queue are lost: every feed is refetched from the new state.
@@ -184,6 +194,27 @@ export class ClientStore {
     for (const key of ['realm_users', 'realm_non_active_users', 'cross_realm_bots']) {
       for (const user of (this.state[key] ?? []) as User[]) this.users.set(user.user_id, user);
     }
+    this.searchable = undefined;
+  }
+
+  /** The active people (no bots) with their name and email lowercased once, for findPeople. */
+  private searchable: { user: User; text: string }[] | undefined;
+
+  /**
+   * The first `limit` active people whose name or email holds `query` (any case), in the
+   * registration's order. Each keystroke of a mention scans lowercased strings prepared
+   * once (not 10,000 users copied, filtered and lowercased per key) and stops at `limit`.
+   */
+  findPeople(query: string, limit: number): User[] {
+    this.searchable ??= [...this.users.values()].filter((u) => u.is_active !== false && !u.is_bot).map((user) => ({ user, text: `${user.full_name}\u0000${user.email}`.toLowerCase() }));
+    const q = query.toLowerCase();
+    const found: User[] = [];
+    for (const { user, text } of this.searchable) {
+      if (!text.includes(q)) continue;
+      found.push(user);
+      if (found.length === limit) break;
+    }
+    return found;
   }
 
   private handleEvents(events: { type: string; id: number }[]): void {
@@ -201,6 +232,7 @@ export class ClientStore {
       if (event.type === 'realm_user' || event.type === 'realm_bot') this.rebuildUsers();
       for (const listener of this.eventListeners) listener(event);
       if (event.type === 'typing') this.typing.apply(event as unknown as TypingEventLike, Date.now());
+      if (SHAPING.has(event.type)) this.shape++;
     }
     this.changed();
   }
@@ -218,20 +250,35 @@ export class ClientStore {
 
   // --- What the sidebar shows ---------------------------------------------------------
 
+  /** What the sidebar, the feeds and the suggestions read on every render, computed once per change of shape (1,000 channels sorted on every event cost more than the render). */
+  private get shaped() {
+    if (this.derived?.shape === this.shape) return this.derived;
+    const subscriptions = (this.state.subscriptions ?? []) as Channel[];
+    const byId = new Map<number, Channel>();
+    for (const s of (this.state.streams ?? []) as Channel[]) byId.set(s.stream_id, s);
+    for (const s of subscriptions) byId.set(s.stream_id, s);
+    const channels = subscriptions.slice().sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+    this.derived = { shape: this.shape, channels, byId, muted: topicMuting(this.state) };
+    return this.derived;
+  }
+
   get channels(): Channel[] {
-    return ((this.state.subscriptions ?? []) as Channel[])
-      .slice()
-      .sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+    return this.shaped.channels;
   }
 
   channel(streamId: number): Channel | undefined {
-    return ((this.state.subscriptions ?? []) as Channel[]).find((s) => s.stream_id === streamId) ??
-      ((this.state.streams ?? []) as Channel[]).find((s) => s.stream_id === streamId);
+    return this.shaped.byId.get(streamId);
+  }
+
+  /** Whether a topic is muted (its own policy, else its channel's). */
+  topicMuted(streamId: number, topic: string): boolean {
+    return this.shaped.muted(streamId, topic);
   }
 
   get unread(): UnreadCounts {
-    if (this.counts?.version !== this.version) this.counts = { version: this.version, value: unreadCounts(this.state, this.self) };
-    return this.counts.value;
+    const shaped = this.shaped;
+    shaped.unread ??= unreadCounts(this.state, this.self, shaped.muted);
+    return shaped.unread;
   }
 
   /** Direct-message conversations, most recent first: the others' ids. */
@@ -264,7 +311,7 @@ export class ClientStore {
         const key = t.name.toLowerCase();
         if ((merged.get(key)?.max_id ?? -1) < t.max_id) merged.set(key, t);
       }
-      this.topics.set(streamId, [...merged.values()].sort((a, b) => b.max_id - a.max_id));
+      this.topics.set(streamId, [...merged.values()].sort((a, b) => b.max_id - a.max_id).slice(0, KEPT_TOPICS));
       this.changed();
     } catch {
       // The sidebar shows the topics it has; the banner reports connection trouble.
@@ -274,7 +321,7 @@ export class ClientStore {
   private noteTopic(message: { type: string; stream_id?: number; subject: string; id: number }): void {
     if (message.type !== 'stream' || message.stream_id === undefined) return;
     const topics = (this.topics.get(message.stream_id) ?? []).filter((t) => t.name.toLowerCase() !== message.subject.toLowerCase());
-    this.topics.set(message.stream_id, [{ name: message.subject, max_id: message.id }, ...topics]);
+    this.topics.set(message.stream_id, [{ name: message.subject, max_id: message.id }, ...topics].slice(0, KEPT_TOPICS));
   }
 
   // --- Feeds --------------------------------------------------------------------------
@@ -283,10 +330,20 @@ export class ClientStore {
   list(narrow: Narrow, near?: number): MessageList {
     const key = narrowKey(narrow);
     let list = this.lists.get(key);
+    if (list) {
+      // The most recently opened last: the first are the ones let go.
+      this.lists.delete(key);
+      this.lists.set(key, list);
+    }
     if (list && near !== undefined && list.loaded && !list.messages.some((m) => m.id === near) && this.anchors.get(key) !== near) list = undefined;
     if (!list) {
       list = new MessageList(narrow, this.self);
       this.lists.set(key, list);
+      for (const old of [...this.lists.keys()].slice(0, Math.max(0, this.lists.size - KEPT_FEEDS))) {
+        this.lists.delete(old);
+        this.anchors.delete(old);
+        this.fetchErrors.delete(old);
+      }
       if (near !== undefined) this.anchors.set(key, near);
       void this.fetch(list, 'initial');
     }

@@ -7,6 +7,11 @@
  *
  * New messages are added only while the range reaches the newest (`foundNewest`); before
  * that, fetching the next page brings them.
+ *
+ * The range holds at most `limit` messages (default MESSAGE_LIMIT): a page left open
+ * under live traffic would otherwise keep every message it ever received. What grows at
+ * one end is let go at the other, which is then no longer the end of the history
+ * (`foundOldest`/`foundNewest` false), so scrolling there fetches it again.
  */
 import type { ApiMessage } from '@teamchat/contracts';
 import { matches, type Narrow } from './narrow';
@@ -42,6 +47,9 @@ export interface FetchedPage {
 
 type AnyEvent = { type: string } & Record<string, any>;
 
+/** Seven pages of a hundred and more than six windows of the feed's 150. */
+export const MESSAGE_LIMIT = 1_000;
+
 export class MessageList {
   messages: FeedMessage[] = [];
   echoes: LocalEcho[] = [];
@@ -50,7 +58,24 @@ export class MessageList {
   /** Set once the first page is in. */
   loaded = false;
 
-  constructor(readonly narrow: Narrow, readonly self: number) {}
+  constructor(
+    readonly narrow: Narrow,
+    readonly self: number,
+    readonly limit = MESSAGE_LIMIT,
+  ) {}
+
+  /** Keeps `limit` messages, letting go of the oldest (`keep` 'newest') or the newest. */
+  private bound(keep: 'newest' | 'oldest'): void {
+    const over = this.messages.length - this.limit;
+    if (over <= 0) return;
+    if (keep === 'newest') {
+      this.messages = this.messages.slice(over);
+      this.foundOldest = false;
+    } else {
+      this.messages = this.messages.slice(0, this.limit);
+      this.foundNewest = false;
+    }
+  }
 
   /** Adds a page from GET /messages, whichever end it extends. */
   addPage(page: FetchedPage, direction: 'initial' | 'older' | 'newer'): void {
@@ -63,6 +88,7 @@ export class MessageList {
       this.foundOldest = page.found_oldest;
       this.foundNewest = page.found_newest;
     }
+    this.bound(direction === 'older' ? 'oldest' : 'newest');
     this.loaded = true;
   }
 
@@ -97,6 +123,7 @@ export class MessageList {
     const beforeEnd = this.foundNewest || (this.newestId !== undefined && message.id < this.newestId);
     if (!afterStart || !beforeEnd) return false;
     this.messages = [...this.messages, message].sort((a, b) => a.id - b.id);
+    this.bound('newest');
     return true;
   }
 
@@ -114,6 +141,7 @@ export class MessageList {
         if (!this.foundNewest || !matches(this.narrow, message, message.flags, this.self)) return changed;
         if (this.messages.some((m) => m.id === message.id)) return changed;
         this.messages = [...this.messages, message].sort((a, b) => a.id - b.id);
+        this.bound('newest');
         return true;
       }
       case 'update_message': {

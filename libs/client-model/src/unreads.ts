@@ -27,10 +27,24 @@ export function isTopicMuted(state: State, streamId: number, topic: string): boo
     (t) => t.stream_id === streamId && t.topic_name.toLowerCase() === topic.toLowerCase(),
   )?.visibility_policy ?? 0;
   const channelMuted = ((state.subscriptions ?? []) as { stream_id: number; is_muted: boolean }[]).some((s) => s.stream_id === streamId && s.is_muted);
-  return channelMuted ? policy !== 2 && policy !== 3 : policy === 1;
+  return mutedBy(channelMuted, policy);
 }
 
-export function unreadCounts(state: State, self: number): UnreadCounts {
+const mutedBy = (channelMuted: boolean, policy: number) => (channelMuted ? policy !== 2 && policy !== 3 : policy === 1);
+
+/**
+ * isTopicMuted for many topics at once: the muted channels and the topics' policies read
+ * into maps once (asking isTopicMuted of each of 10,000 unread topics scanned every
+ * subscription and topic setting for each).
+ */
+export function topicMuting(state: State): (streamId: number, topic: string) => boolean {
+  const policies = new Map<string, number>();
+  for (const t of (state.user_topics ?? []) as { stream_id: number; topic_name: string; visibility_policy: number }[]) policies.set(topicKey(t.stream_id, t.topic_name), t.visibility_policy);
+  const mutedChannels = new Set(((state.subscriptions ?? []) as { stream_id: number; is_muted: boolean }[]).filter((s) => s.is_muted).map((s) => s.stream_id));
+  return (streamId, topic) => mutedBy(mutedChannels.has(streamId), policies.get(topicKey(streamId, topic)) ?? 0);
+}
+
+export function unreadCounts(state: State, self: number, muted = topicMuting(state)): UnreadCounts {
   const counts: UnreadCounts = { channels: new Map(), channelsAll: new Map(), topics: new Map(), dms: new Map(), mentions: 0, ids: new Set() };
   const unread = state.unread_msgs;
   if (!unread) return counts;
@@ -40,7 +54,7 @@ export function unreadCounts(state: State, self: number): UnreadCounts {
     for (const id of entry.unread_message_ids) counts.ids.add(id);
     add(counts.topics, topicKey(entry.stream_id, entry.topic), n);
     add(counts.channelsAll, entry.stream_id, n);
-    if (!isTopicMuted(state, entry.stream_id, entry.topic)) add(counts.channels, entry.stream_id, n);
+    if (!muted(entry.stream_id, entry.topic)) add(counts.channels, entry.stream_id, n);
   }
   for (const entry of unread.pms as { other_user_id: number; unread_message_ids: number[] }[]) {
     for (const id of entry.unread_message_ids) counts.ids.add(id);

@@ -150,6 +150,23 @@ describe('a feed\'s message list', () => {
     expect(list.echoes).toEqual([]);
   });
 
+  it('holds at most its limit of messages: live ones let the oldest go, older pages the newest', () => {
+    const list = new MessageList(topic, ME, 3);
+    list.addPage({ messages: [message({ id: 1 }), message({ id: 2 })], found_oldest: true, found_newest: true }, 'initial');
+    for (const id of [3, 4, 5]) list.handleEvent({ type: 'message', message: message({ id }), flags: [] }, 'q');
+    expect(list.messages.map((m) => m.id)).toEqual([3, 4, 5]);
+    // The oldest are no longer the start of the history: scrolling back fetches them again.
+    expect(list.foundOldest).toBe(false);
+    expect(list.foundNewest).toBe(true);
+    list.addPage({ messages: [message({ id: 1 }), message({ id: 2 })], found_oldest: true, found_newest: false }, 'older');
+    expect(list.messages.map((m) => m.id)).toEqual([1, 2, 3]);
+    expect(list.foundOldest).toBe(true);
+    expect(list.foundNewest).toBe(false);
+    // Not at the newest any more: live messages wait for the next page.
+    expect(list.handleEvent({ type: 'message', message: message({ id: 6 }), flags: [] }, 'q')).toBe(false);
+    expect(list.messages).toHaveLength(3);
+  });
+
   it('follows edits, moves out of the narrow, deletions and flags', () => {
     const list = new MessageList(topic, ME);
     list.addPage({ messages: [message({ id: 1 }), message({ id: 2 }), message({ id: 3 })], found_oldest: true, found_newest: true }, 'initial');
