@@ -62,6 +62,15 @@ describe('highlighting search terms', () => {
   it('never splits a character reference, and escapes the topic', () => {
     expect(highlightHtml('<p>&amp; amp</p>', { words: ['amp'], phrases: [] })).toBe('<p>&amp; <span class="highlight">amp</span></p>');
     expect(highlightTopic('<deploy> & co', terms)).toBe('&lt;<span class="highlight">deploy</span>&gt; &amp; co');
+    // A reference whose name is a term, and a term inside a tag, stay as they are.
+    expect(highlightHtml('<p>&delta; delta</p>', { words: ['delta'], phrases: [] })).toBe('<p>&delta; <span class="highlight">delta</span></p>');
+    expect(highlightHtml('<p><span title="deploy">x</span></p>', terms)).toBe('<p><span title="deploy">x</span></p>');
+  });
+  it('never lets a phrase span a tag or a character reference', () => {
+    const phrase = { words: [], phrases: ['release notes'] };
+    expect(highlightHtml('<p>release <em>notes</em></p>', phrase)).toBe('<p>release <em>notes</em></p>');
+    expect(highlightHtml('<p>release &amp; notes</p>', phrase)).toBe('<p>release &amp; notes</p>');
+    expect(highlightHtml('<p>release, notes</p>', phrase)).toBe('<p><span class="highlight">release, notes</span></p>');
   });
 });
 

@@ -84,6 +84,9 @@ const IDEOGRAPH = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scrip
 /** A character that continues the word before it: a word character, not an ideograph. */
 const JOINING = `(?:(?!${IDEOGRAPH.source})${WORD_CHAR})`;
 
+/** A tag or a character reference: never highlighted inside. */
+const MARKUP = /(<[^>]*>|&[#a-zA-Z0-9]+;)/;
+
 /**
  * One pattern for every term, matching where search finds it: a word from a word start
  * to the end of the word it starts, a phrase its words in order. An ideograph is a word
@@ -99,7 +102,9 @@ function termsPattern(terms: SearchTerms): RegExp | null {
   const alternative = (words: string[]) => {
     let pattern = ideographic(first(words[0]!)) ? '' : `(?<!${JOINING})`;
     words.forEach((word, i) => {
-      if (i > 0) pattern += `(?:(?!${WORD_CHAR}).)${ideographic(last(words[i - 1]!)) || ideographic(first(word)) ? '*' : '+'}`;
+      // Neither a tag nor a character reference may lie between a phrase's words ('<' and
+      // '&' of the text itself are always written as references).
+      if (i > 0) pattern += `(?:(?!${WORD_CHAR}|[<&]).)${ideographic(last(words[i - 1]!)) || ideographic(first(word)) ? '*' : '+'}`;
       pattern += escape(word);
     });
     return ideographic(last(words.at(-1)!)) ? pattern : `${pattern}${JOINING}*`;
@@ -109,7 +114,8 @@ function termsPattern(terms: SearchTerms): RegExp | null {
     .filter((words) => words.length > 0)
     .map(alternative);
   if (alternatives.length === 0) return null;
-  return new RegExp(`(?:${alternatives.join('|')})`, 'giu');
+  // A tag or a character reference is matched first, whole, and kept as it is (MARKUP).
+  return new RegExp(`${MARKUP.source}|(?:${alternatives.join('|')})`, 'giu');
 }
 
 /**
@@ -127,19 +133,17 @@ function patternOf(terms: SearchTerms): RegExp | null {
   return pattern;
 }
 
-const HIGHLIGHT = (text: string) => `<span class="highlight">${text}</span>`;
+const HIGHLIGHT = (text: string, markup: string | undefined) => (markup === undefined ? `<span class="highlight">${text}</span>` : text);
 
 /**
  * Rendered HTML with the search terms highlighted, only in its text: tags and character
- * references are never split.
+ * references are never split. One pass of one pattern, which takes each tag or reference
+ * whole where it starts: splitting the HTML first and testing each piece cost half as much
+ * again, on every message of a search's page.
  */
 export function highlightHtml(html: string, terms: SearchTerms): string {
   const pattern = patternOf(terms);
-  if (!pattern) return html;
-  return html
-    .split(/(<[^>]*>|&[#a-zA-Z0-9]+;)/)
-    .map((piece) => (piece.startsWith('<') || (piece.startsWith('&') && piece.endsWith(';')) ? piece : piece.replace(pattern, HIGHLIGHT)))
-    .join('');
+  return pattern ? html.replace(pattern, HIGHLIGHT) : html;
 }
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
