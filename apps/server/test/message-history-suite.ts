@@ -124,6 +124,15 @@ export function messageHistorySuite(mode: string, start: () => Promise<RunningSe
         });
         const plain = (await member!.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'channel', operand: 'general' }]) })).body;
         expect(plain.messages.find((m: { id: number }) => m.id === a)).not.toHaveProperty('match_content');
+        // Another search showing the same message highlights its own terms, and the first again its own.
+        const crates = JSON.stringify([{ operator: 'channel', operand: 'general' }, { operator: 'search', operand: 'crates' }]);
+        const other = (await member!.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: crates })).body;
+        expect(other.messages.find((m: { id: number }) => m.id === a)).toMatchObject({
+          match_content: '<p>The <strong>kiwi</strong> <span class="highlight">crates</span> arrive</p>',
+          match_subject: 'kiwi harvest',
+        });
+        const again = (await member!.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow })).body;
+        expect(again.messages.find((m: { id: number }) => m.id === a)).toMatchObject({ match_content: found.match_content, match_subject: found.match_subject });
       });
 
       it('refuses a missing or malformed narrow or id list', async () => {

@@ -118,6 +118,24 @@ interface Fragment {
 const fragments = new WeakMap<MessageDoc, Map<string, Fragment>>();
 
 /**
+ * A message's `match_content` and `match_subject` for the last search that showed it, in
+ * UTF-8: the pages of a search and its repeats (a client refetching its narrow) highlight
+ * the same messages with the same terms. One search per message, so the memory stays
+ * that of one more fragment per shared document.
+ */
+const lastMatches = new WeakMap<MessageDoc, { terms: string; bytes: Uint8Array }>();
+
+function matchBytes(doc: MessageDoc, highlights: SearchTerms, termsKey: string): Uint8Array {
+  const known = lastMatches.get(doc);
+  if (known && known.terms === termsKey) return known.bytes;
+  const topic = doc.recipient.type === 'channel' ? doc.recipient.topic : '';
+  const bytes = Buffer.from(`,"match_content":${JSON.stringify(highlightHtml(doc.rendered_content, highlights))},"match_subject":${JSON.stringify(highlightTopic(topic, highlights))}`);
+  // Only documents the read model shares (frozen, cached) are worth remembering; an edit makes a new one.
+  if (Object.isFrozen(doc)) lastMatches.set(doc, { terms: termsKey, bytes });
+  return bytes;
+}
+
+/**
  * The end of a message's JSON for each flags list: `,"flags":[…]},` in UTF-8. Keyed by
  * the list itself: a user's rows are cached and shared, so their lists come back.
  */
@@ -152,6 +170,7 @@ export async function renderMessagesJson(
   search?: SearchTerms,
 ): Promise<Buffer> {
   const highlights = search && (search.words.length > 0 || search.phrases.length > 0) ? search : undefined;
+  const termsKey = highlights ? JSON.stringify([highlights.words, highlights.phrases]) : '';
   const prepared = ids.length === 0 ? NOTHING_PREPARED : await prepare(deps, actor, ids, loaded);
   const formatKey = `${+format.apply_markdown}${+format.client_gravatar}${+format.allow_empty_topic_name}`;
   const head = Buffer.from(`${wrap.before}[`);
@@ -176,8 +195,7 @@ export async function renderMessagesJson(
     pieces.push(fragment.open);
     size += fragment.open.length + tail.length;
     if (highlights) {
-      const topic = doc.recipient.type === 'channel' ? doc.recipient.topic : '';
-      const match = Buffer.from(`,"match_content":${JSON.stringify(highlightHtml(doc.rendered_content, highlights))},"match_subject":${JSON.stringify(highlightTopic(topic, highlights))}`);
+      const match = matchBytes(doc, highlights, termsKey);
       pieces.push(match);
       size += match.length;
     }
