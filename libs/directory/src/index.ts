@@ -78,6 +78,7 @@ export class Directory {
   private readonly channelCache = new Map<number, ChannelDoc>();
   private readonly channelIdByName = new Map<string, number>();
   private readonly subscriberCache = new Map<number, Set<number>>();
+  private readonly sortedSubscribers = new Map<number, number[]>();
   /**
    * Set once every user (channel) has been read into the cache: from then on the lists
    * are served from memory (register lists every user and channel; 10,000 documents read
@@ -170,6 +171,7 @@ export class Directory {
   private async setSubscribed(fact: { channel_id: number; user_ids: number[] }, active: boolean): Promise<void> {
     for (const user_id of fact.user_ids) {
       await this.subscriptions.put({ _id: `${fact.channel_id}:${user_id}`, channel_id: fact.channel_id, user_id, active });
+      this.sortedSubscribers.delete(fact.channel_id);
       const cached = this.subscriberCache.get(fact.channel_id);
       if (active) cached?.add(user_id);
       else cached?.delete(user_id);
@@ -266,6 +268,21 @@ export class Directory {
 
   async subscriberIds(channelId: number): Promise<number[]> {
     return [...(await this.subscriberSet(channelId))];
+  }
+
+  /**
+   * The channel's subscribers in id order, shared (not to be changed): register lists
+   * every channel's, and sorting them all again cost more than the rest of its channels.
+   */
+  async sortedSubscriberIds(channelId: number): Promise<number[]> {
+    let sorted = this.sortedSubscribers.get(channelId);
+    if (!sorted) {
+      // Frozen: a caller that changed it would throw rather than change everyone's.
+      sorted = Object.freeze([...(await this.subscriberSet(channelId))].sort((a, b) => a - b)) as number[];
+      // Kept only if no change came while the set was read.
+      if (this.subscriberCache.has(channelId)) this.sortedSubscribers.set(channelId, sorted);
+    }
+    return sorted;
   }
 
   async isSubscribed(channelId: number, userId: number): Promise<boolean> {

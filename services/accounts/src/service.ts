@@ -192,6 +192,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     realmEmoji: () => realmEmojiBook.all(),
   };
   const userSettings = async (userId: number) => (await toolsModel.userDataOf(userId)).settings;
+  const emailVisibilities = () => toolsModel.emailVisibilities();
   const peopleDeps = {
     organization,
     directory,
@@ -200,6 +201,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     config,
     realmSettings,
     userSettings,
+    emailVisibilities,
     profileValues: () => org.allValues(),
     addressRules: () => invites.addressRules(inviteDeps),
     profileData: {
@@ -311,6 +313,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         announcements,
         realmSettings,
         userSettings,
+        emailVisibilities,
         realmUri: config.realmUri,
         realmHost: config.realmHost,
         apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user),

@@ -34,6 +34,8 @@ export interface PeopleDeps {
   realmSettings: { current(): Promise<RealmSettings> };
   /** A user's own settings as they changed them (email visibility). */
   userSettings(userId: number): Promise<Record<string, unknown>>;
+  /** Every user's own email_address_visibility where they set one. */
+  emailVisibilities?: () => Promise<ReadonlyMap<number, number>>;
   /** Every user's custom profile field values: user id → field id → value. */
   profileValues(): Promise<Map<number, Record<string, string>>>;
   /** The organization's rules for a new address (allowed domains, disposable providers): POST /users applies them. */

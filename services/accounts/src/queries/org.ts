@@ -39,7 +39,11 @@ export async function withOrgState(state: AccountsState, deps: OrgStateDeps, par
   }
   if (state.realm_users || state.realm_non_active_users) {
     const values = await deps.org.allValues();
-    const withData = (users: AccountsState['realm_users']) => users?.map((user) => ({ ...user, profile_data: profileDataOf(values.get(user.user_id)) }));
+    // The person objects are this answer's own (personObject builds each afresh): filled in place.
+    const withData = (users: AccountsState['realm_users']) => {
+      for (const user of users ?? []) user.profile_data = profileDataOf(values.get(user.user_id));
+      return users;
+    };
     if (state.realm_users) result.realm_users = withData(state.realm_users);
     if (state.realm_non_active_users) result.realm_non_active_users = withData(state.realm_non_active_users);
   }

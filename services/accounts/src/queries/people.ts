@@ -31,15 +31,22 @@ export interface PersonOptions {
 
 /** The visibility settings as they stand, from the organization's settings and each user's own. */
 export async function emailVisibilityOf(
-  deps: { realmSettings: { current(): Promise<{ email_address_visibility: number }> }; userSettings(userId: number): Promise<Record<string, unknown>> },
+  deps: {
+    realmSettings: { current(): Promise<{ email_address_visibility: number }> };
+    userSettings(userId: number): Promise<Record<string, unknown>>;
+    /** Every user's own setting at once, where they set one (else each user's settings are read). */
+    emailVisibilities?: () => Promise<ReadonlyMap<number, number>>;
+  },
   userIds: readonly number[],
 ): Promise<EmailVisibility> {
+  const realm = (await deps.realmSettings.current()).email_address_visibility;
+  if (deps.emailVisibilities) return { realm, own: await deps.emailVisibilities() };
   const own = new Map<number, number>();
   for (const id of userIds) {
     const value = (await deps.userSettings(id)).email_address_visibility;
     if (typeof value === 'number') own.set(id, value);
   }
-  return { realm: (await deps.realmSettings.current()).email_address_visibility, own };
+  return { realm, own };
 }
 
 export function maySeeEmailOf(viewer: Pick<UserDoc, '_id' | 'role'>, user: Pick<UserDoc, '_id' | 'is_bot'>, visibility: EmailVisibility | undefined): boolean {

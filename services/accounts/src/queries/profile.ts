@@ -3,9 +3,26 @@ import { cachedGravatarUrls, type UserProfile } from '@teamchat/contracts';
 import type { UserDoc } from '@teamchat/directory';
 import { isAdministrator, isGuest, isOwner } from '@teamchat/policies';
 
-const avatarUrls = cachedGravatarUrls();
+// Room for every user of a large organization: a smaller cache cleared itself on every registration.
+const avatarUrls = cachedGravatarUrls(100_000);
+
+/**
+ * Each directory document's profile, built once: register lists every user (10,000
+ * dates formatted and avatar addresses looked up per registration otherwise). A changed
+ * user is a new document, so the profile follows; frozen, as it is shared.
+ */
+const profiles = new WeakMap<UserDoc, Readonly<UserProfile>>();
 
 export function userProfile(user: UserDoc): UserProfile {
+  let profile = profiles.get(user);
+  if (!profile) {
+    profile = Object.freeze(buildProfile(user));
+    profiles.set(user, profile);
+  }
+  return profile as UserProfile;
+}
+
+function buildProfile(user: UserDoc): UserProfile {
   return {
     user_id: user._id,
     delivery_email: user.email,

@@ -29,6 +29,8 @@ export interface AccountsStateDeps {
   realmSettings: { current(): Promise<RealmSettings>; policy(): Promise<OrganizationPolicy> };
   /** A user's own settings as they changed them. */
   userSettings(userId: number): Promise<Record<string, unknown>>;
+  /** Every user's own email_address_visibility where they set one. */
+  emailVisibilities?: () => Promise<ReadonlyMap<number, number>>;
 }
 
 const ROLE_MODERATOR = 300;
@@ -46,7 +48,7 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
     const emailVisibility = await emailVisibilityOf(deps, users.map((u) => u._id));
     const options = { client_gravatar: params.client_gravatar === true, host: emailDomainOf(deps.realmHost), emailVisibility };
     // Custom profile fields are not built yet: every user's profile data is empty.
-    const realmUser = (user: UserDoc) => ({ ...personObject(me, user, options), profile_data: {} });
+    const realmUser = (user: UserDoc) => Object.assign(personObject(me, user, options), { profile_data: {} });
     state.realm_users = users.filter((u) => u.is_active).map(realmUser);
     state.realm_non_active_users = users.filter((u) => !u.is_active).map(realmUser);
     // The system bots (notification, welcome), users outside the organization, as Zulip lists its cross-realm bots.

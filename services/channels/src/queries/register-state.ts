@@ -13,7 +13,7 @@ import type { UserActivity } from '../projections/user-activity';
 import type { SubscriptionSettingsModel } from '../projections/subscription-settings';
 
 export interface ChannelsStateDeps {
-  directory: Pick<Directory, 'userById' | 'allChannels' | 'subscriptionsOf' | 'subscriberIds' | 'activeUsers'>;
+  directory: Pick<Directory, 'userById' | 'allChannels' | 'subscriptionsOf' | 'sortedSubscriberIds' | 'activeUsers'>;
   messages: Pick<ChannelMessages, 'firstMessageId'>;
   /** The custom user groups, which may give metadata access to private channels. */
   userGroups: Pick<UserGroups, 'snapshot'>;
@@ -47,7 +47,7 @@ export async function channelsState(deps: ChannelsStateDeps, userId: number, par
   const subscribers = new Map<number, number[]>();
   for (const channel of visible) {
     firstIds.set(channel.channel_id, await deps.messages.firstMessageId(channel.channel_id));
-    subscribers.set(channel.channel_id, (await deps.directory.subscriberIds(channel.channel_id)).sort((a, b) => a - b));
+    subscribers.set(channel.channel_id, await deps.directory.sortedSubscriberIds(channel.channel_id));
   }
   const mySettings = deps.settings ? await deps.settings.ofUser(userId) : new Map();
   const extra = (c: ChannelView) => ({ first_message_id: firstIds.get(c.channel_id) ?? null, subscriber_ids: subscribers.get(c.channel_id) ?? [] });
