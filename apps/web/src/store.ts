@@ -7,6 +7,7 @@
 import {
   applyEvent,
   EventLoop,
+  MESSAGE_LIMIT,
   MessageList,
   narrowKey,
   narrowTerms,
@@ -49,6 +50,8 @@ export interface Topic {
 const PAGE = 100;
 /** Feeds kept beside the open one: going back to a recent narrow is instant, and a long session does not keep every narrow it opened. */
 const KEPT_FEEDS = 6;
+/** Messages a feed out of view keeps (its newest): two pages; the open feed keeps MESSAGE_LIMIT. */
+const KEPT_OUT_OF_VIEW = 200;
 /** Topics remembered per channel (the sidebar shows ten, the topic suggestions eight). */
 const KEPT_TOPICS = 100;
 /** Events that can change the channels, the muting or the unread counts; the others (presence, typing, reactions…) leave what is derived from them as it is. */
@@ -330,14 +333,17 @@ export class ClientStore {
   list(narrow: Narrow, near?: number): MessageList {
     const key = narrowKey(narrow);
     let list = this.lists.get(key);
-    if (list) {
-      // The most recently opened last: the first are the ones let go.
+    if (list && [...this.lists.keys()].at(-1) !== key) {
+      // The most recently opened last: the first are the ones let go. The one left keeps only its newest.
+      [...this.lists.values()].at(-1)?.setLimit(KEPT_OUT_OF_VIEW);
+      list.setLimit(MESSAGE_LIMIT);
       this.lists.delete(key);
       this.lists.set(key, list);
     }
     if (list && near !== undefined && list.loaded && !list.messages.some((m) => m.id === near) && this.anchors.get(key) !== near) list = undefined;
     if (!list) {
       list = new MessageList(narrow, this.self);
+      [...this.lists.values()].at(-1)?.setLimit(KEPT_OUT_OF_VIEW);
       this.lists.set(key, list);
       for (const old of [...this.lists.keys()].slice(0, Math.max(0, this.lists.size - KEPT_FEEDS))) {
         this.lists.delete(old);

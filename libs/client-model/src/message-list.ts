@@ -61,8 +61,14 @@ export class MessageList {
   constructor(
     readonly narrow: Narrow,
     readonly self: number,
-    readonly limit = MESSAGE_LIMIT,
+    private limit = MESSAGE_LIMIT,
   ) {}
+
+  /** Changes the limit (a feed out of view keeps fewer), letting go of the oldest at once if over it. */
+  setLimit(limit: number): void {
+    this.limit = limit;
+    this.bound('newest');
+  }
 
   /** Keeps `limit` messages, letting go of the oldest (`keep` 'newest') or the newest. */
   private bound(keep: 'newest' | 'oldest'): void {

@@ -165,6 +165,8 @@ describe('a feed\'s message list', () => {
     // Not at the newest any more: live messages wait for the next page.
     expect(list.handleEvent({ type: 'message', message: message({ id: 6 }), flags: [] }, 'q')).toBe(false);
     expect(list.messages).toHaveLength(3);
+    list.setLimit(1);
+    expect(list.messages.map((m) => m.id)).toEqual([3]);
   });
 
   it('follows edits, moves out of the narrow, deletions and flags', () => {
