@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import { describeError } from './api';
 import { channelApi, type SubscriptionProperty } from './channel-api';
-import { Modal } from './message-dialogs';
+import { DialogButtons, Modal } from './message-dialogs';
 import type { ClientStore } from './store';
 
 const NOTIFICATIONS: { property: SubscriptionProperty; label: string }[] = [
@@ -30,11 +30,7 @@ export function ChannelSettingsDialog({ store, streamId, onClose }: { store: Cli
     return (
       <Modal title="Channel settings" onClose={onClose}>
         <p>You are not subscribed to this channel any more.</p>
-        <div class="dialog-buttons">
-          <button type="button" onClick={onClose}>
-            Close
-          </button>
-        </div>
+        <DialogButtons onClose={onClose} />
       </Modal>
     );
   }

@@ -10,6 +10,7 @@ import type { FeedMessage } from '@teamchat/client-model';
 import type { ComponentType } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { describeError } from './api';
+import { MenuButton } from './menu-button';
 import { ConfirmDelete, HistoryDialog } from './message-dialogs';
 import { ReminderDialog } from './write-dialogs';
 import { EditForm } from './message-edit';
@@ -93,7 +94,7 @@ export function MessageBody({ store, message }: { store: ClientStore; message: F
   return (
     <>
       {/* Not while editing: the box takes the message's place, and Save/Cancel are its actions. */}
-      {open !== 'edit' && open !== 'move' && <ActionsMenu id={message.id} items={items} buttonRef={menuButton} />}
+      {open !== 'edit' && open !== 'move' && <MenuButton label="Message actions" items={items} icon="⋯" kind="actions" buttonRef={menuButton} />}
       {open === 'edit' || open === 'move' ? (
         <EditForm store={store} message={message} can={can} mode={open} onDone={close} />
       ) : (
@@ -140,90 +141,5 @@ export function MessageBody({ store, message }: { store: ClientStore; message: F
         </p>
       )}
     </>
-  );
-}
-
-/** The menu button and its menu (WAI-ARIA menu button: arrows, Home, End, Esc). */
-function ActionsMenu({ id, items, buttonRef }: { id: number; items: { label: string; run: () => void }[]; buttonRef: { current: HTMLButtonElement | null } }) {
-  const [expanded, setExpanded] = useState(false);
-  const menu = useRef<HTMLUListElement>(null);
-  const menuId = `actions-${id}`;
-  const focusItem = (i: number) => {
-    const all = menu.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]');
-    if (!all || all.length === 0) return;
-    all[(i + all.length) % all.length]!.focus();
-  };
-  const openMenu = (at: number) => {
-    setExpanded(true);
-    requestAnimationFrame(() => focusItem(at));
-  };
-  const closeMenu = (refocus: boolean) => {
-    setExpanded(false);
-    if (refocus) buttonRef.current?.focus();
-  };
-  const onMenuKey = (e: KeyboardEvent) => {
-    const all = [...(menu.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]') ?? [])];
-    const at = all.indexOf(document.activeElement as HTMLButtonElement);
-    const keys: Record<string, () => void> = {
-      ArrowDown: () => focusItem(at + 1),
-      ArrowUp: () => focusItem(at - 1),
-      Home: () => focusItem(0),
-      End: () => focusItem(all.length - 1),
-      Escape: () => closeMenu(true),
-      Tab: () => closeMenu(false),
-    };
-    const handler = keys[e.key];
-    if (!handler) return;
-    if (e.key !== 'Tab') e.preventDefault();
-    e.stopPropagation();
-    handler();
-  };
-  return (
-    <div
-      class="actions"
-      onFocusOut={(e) => {
-        const next = e.relatedTarget as Node | null;
-        if (expanded && next && !(e.currentTarget as HTMLElement).contains(next)) setExpanded(false);
-      }}
-    >
-      <button
-        type="button"
-        class="actions-button"
-        ref={buttonRef}
-        aria-label="Message actions"
-        aria-haspopup="menu"
-        aria-expanded={expanded}
-        aria-controls={expanded ? menuId : undefined}
-        onClick={() => (expanded ? closeMenu(false) : openMenu(0))}
-        onKeyDown={(e) => {
-          if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-            e.preventDefault();
-            openMenu(e.key === 'ArrowDown' ? 0 : items.length - 1);
-          }
-        }}
-      >
-        <span aria-hidden="true">⋯</span>
-      </button>
-      {expanded && (
-        <ul class="menu" role="menu" id={menuId} aria-label="Message actions" ref={menu} onKeyDown={onMenuKey}>
-          {items.map((item) => (
-            <li key={item.label} role="none">
-              <button
-                type="button"
-                role="menuitem"
-                tabIndex={-1}
-                onClick={() => {
-                  setExpanded(false);
-                  buttonRef.current?.focus();
-                  item.run();
-                }}
-              >
-                {item.label}
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
   );
 }

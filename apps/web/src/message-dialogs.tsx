@@ -27,6 +27,22 @@ export function Modal({ title, onClose, children }: { title: string; onClose: ()
   );
 }
 
+/** A dialog's closing row: its close button ("Close", or "Cancel" where closing gives something up) and, in a form, its submit button. */
+export function DialogButtons({ close = 'Close', onClose, submit, busy = false }: { close?: 'Close' | 'Cancel'; onClose: () => void; submit?: string; busy?: boolean }) {
+  return (
+    <div class="dialog-buttons">
+      <button type="button" onClick={onClose}>
+        {close}
+      </button>
+      {submit && (
+        <button type="submit" disabled={busy}>
+          {submit}
+        </button>
+      )}
+    </div>
+  );
+}
+
 export function ConfirmDelete({ messageId, onDone }: { messageId: number; onDone: () => void }) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
@@ -96,11 +112,7 @@ export function HistoryDialog({ store, messageId, onDone }: { store: ClientStore
           })}
         </ol>
       )}
-      <div class="dialog-buttons">
-        <button type="button" onClick={onDone}>
-          Close
-        </button>
-      </div>
+      <DialogButtons onClose={onDone} />
     </Modal>
   );
 }

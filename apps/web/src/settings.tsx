@@ -11,7 +11,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, json } from './api';
-import { Modal } from './message-dialogs';
+import { DialogButtons, Modal } from './message-dialogs';
 import { notificationPermission, requestNotificationPermission } from './notifications';
 import type { ClientStore } from './store';
 
@@ -229,11 +229,7 @@ export function SettingsDialog({ store, onClose }: { store: ClientStore; onClose
           <Toggle store={store} name="wildcard_mentions_notify" label="Notify for @all and @topic mentions" />
           <Toggle store={store} name="pm_content_in_desktop_notifications" label="Show direct message content in notifications" />
         </Section>
-        <div class="dialog-buttons">
-          <button type="button" onClick={onClose}>
-            Close
-          </button>
-        </div>
+        <DialogButtons onClose={onClose} />
       </div>
     </Modal>
   );

@@ -3,98 +3,15 @@
  * for a channel (its settings dialog, leaving it). A menu button opens a WAI-ARIA menu
  * (arrows, Home, End, Esc); a refusal is said under the entry it was asked from.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { describeError } from './api';
+import { MenuButton, type MenuItem } from './menu-button';
 import { channelApi, topicMuted, topicPolicy, VISIBILITY } from './channel-api';
 import type { ClientStore } from './store';
 
-export interface MenuItem {
-  label: string;
-  run: () => void;
-}
-
 /** A menu button and its menu; `label` names the button (each entry's own, for screen readers and tests). */
 export function OptionsMenu({ label, items, icon = '⋮' }: { label: string; items: MenuItem[]; icon?: string }) {
-  const [expanded, setExpanded] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  const menu = useRef<HTMLUListElement>(null);
-  const menuId = useRef(`menu-${Math.random().toString(36).slice(2)}`).current;
-  const focusItem = (i: number) => {
-    const all = menu.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]');
-    if (all && all.length > 0) all[(i + all.length) % all.length]!.focus();
-  };
-  const open = (at: number) => {
-    setExpanded(true);
-    requestAnimationFrame(() => focusItem(at));
-  };
-  const close = (refocus: boolean) => {
-    setExpanded(false);
-    if (refocus) button.current?.focus();
-  };
-  const onMenuKey = (e: KeyboardEvent) => {
-    const all = [...(menu.current?.querySelectorAll<HTMLButtonElement>('[role="menuitem"]') ?? [])];
-    const at = all.indexOf(document.activeElement as HTMLButtonElement);
-    const keys: Record<string, () => void> = {
-      ArrowDown: () => focusItem(at + 1),
-      ArrowUp: () => focusItem(at - 1),
-      Home: () => focusItem(0),
-      End: () => focusItem(all.length - 1),
-      Escape: () => close(true),
-      Tab: () => close(false),
-    };
-    const handler = keys[e.key];
-    if (!handler) return;
-    if (e.key !== 'Tab') e.preventDefault();
-    e.stopPropagation();
-    handler();
-  };
-  return (
-    <div
-      class="options"
-      onFocusOut={(e) => {
-        const next = e.relatedTarget as Node | null;
-        if (expanded && next && !(e.currentTarget as HTMLElement).contains(next)) setExpanded(false);
-      }}
-    >
-      <button
-        type="button"
-        class="options-button"
-        ref={button}
-        aria-label={label}
-        aria-haspopup="menu"
-        aria-expanded={expanded}
-        aria-controls={expanded ? menuId : undefined}
-        onClick={() => (expanded ? close(false) : open(0))}
-        onKeyDown={(e) => {
-          if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-            e.preventDefault();
-            open(e.key === 'ArrowDown' ? 0 : items.length - 1);
-          }
-        }}
-      >
-        <span aria-hidden="true">{icon}</span>
-      </button>
-      {expanded && (
-        <ul class="menu" role="menu" id={menuId} aria-label={label} ref={menu} onKeyDown={onMenuKey}>
-          {items.map((item) => (
-            <li key={item.label} role="none">
-              <button
-                type="button"
-                role="menuitem"
-                tabIndex={-1}
-                onClick={() => {
-                  close(true);
-                  item.run();
-                }}
-              >
-                {item.label}
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
+  return <MenuButton label={label} items={items} icon={icon} kind="options" />;
 }
 
 /** A topic's entry in the sidebar beside its link: the menu, and what the server said to its last request. */

@@ -9,7 +9,7 @@ import type { StoredDraft } from '@teamchat/contracts';
 import { useState } from 'preact/hooks';
 import { describeError } from './api';
 import { resolveTarget, type Box } from './compose-box';
-import { Modal } from './message-dialogs';
+import { DialogButtons, Modal } from './message-dialogs';
 import type { ClientStore } from './store';
 import { writeApi, type Reminder, type SavedSnippet, type ScheduledMessage } from './write-api';
 
@@ -84,11 +84,7 @@ export function DraftsDialog({ store, onRestore, onDone }: { store: ClientStore;
         })}
       </ul>
       <Failure error={error} />
-      <div class="dialog-buttons">
-        <button type="button" onClick={onDone}>
-          Close
-        </button>
-      </div>
+      <DialogButtons onClose={onDone} />
     </Modal>
   );
 }
@@ -130,14 +126,7 @@ export function SnippetsDialog({ store, content, onInsert, onDone }: { store: Cl
         <label for="snippet-content">Text</label>
         <textarea id="snippet-content" rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
         <Failure error={error} />
-        <div class="dialog-buttons">
-          <button type="button" onClick={onDone}>
-            Close
-          </button>
-          <button type="submit" disabled={busy}>
-            Save snippet
-          </button>
-        </div>
+        <DialogButtons onClose={onDone} submit="Save snippet" busy={busy} />
       </form>
     </Modal>
   );
@@ -169,14 +158,7 @@ export function SendLaterDialog({ store, box, onDone }: { store: ClientStore; bo
         <label for="send-later-at">Send at</label>
         <input id="send-later-at" type="datetime-local" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         <Failure error={problem || error} />
-        <div class="dialog-buttons">
-          <button type="button" onClick={onDone}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            Schedule
-          </button>
-        </div>
+        <DialogButtons close="Cancel" onClose={onDone} submit="Schedule" busy={busy} />
       </form>
     </Modal>
   );
@@ -199,14 +181,7 @@ export function ReminderDialog({ messageId, onDone }: { messageId: number; onDon
         <label for="remind-note">Note (optional)</label>
         <input id="remind-note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
         <Failure error={error} />
-        <div class="dialog-buttons">
-          <button type="button" onClick={onDone}>
-            Cancel
-          </button>
-          <button type="submit" disabled={busy}>
-            Set reminder
-          </button>
-        </div>
+        <DialogButtons close="Cancel" onClose={onDone} submit="Set reminder" busy={busy} />
       </form>
     </Modal>
   );
@@ -303,11 +278,7 @@ export function ScheduledDialog({ store, onDone }: { store: ClientStore; onDone:
           </ul>
         </>
       )}
-      <div class="dialog-buttons">
-        <button type="button" onClick={onDone}>
-          Close
-        </button>
-      </div>
+      <DialogButtons onClose={onDone} />
     </Modal>
   );
 }
