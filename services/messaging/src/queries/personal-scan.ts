@@ -51,6 +51,7 @@ const MOST_PER_ROUND = 512;
  * and one read of what the user flagged beats thousands of small ones.
  */
 const WHOLE_ROWS_FROM = 10_000;
+const NONE: ReadonlySet<number> = new Set();
 
 /** Inclusive integer bounds; either side may be infinite. */
 interface Bounds {
@@ -170,7 +171,8 @@ class RowIds {
   private async all(): Promise<ReadonlySet<number>> {
     const far = this.direction === 1 ? this.bounds.hi : this.bounds.lo;
     if (this.reached === far) return this.ids;
-    const rows = await this.model.personal.rows.findFields(within({ user_id: this.userId, channel_id: { $ne: null } }, 'message_id', this.bounds), ['message_id']);
+    // `$gte: 0` rather than `$ne: null`: a range the (user, channel, message) index serves.
+    const rows = await this.model.personal.rows.findFields(within({ user_id: this.userId, channel_id: { $gte: 0 } }, 'message_id', this.bounds), ['message_id']);
     for (const row of rows) this.ids.add(row.message_id as number);
     this.reached = far;
     return this.ids;
@@ -313,7 +315,20 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
   const streams: Stream[] = [];
   const marks = await model.personal.marksOf(userId);
   const rowIds = new RowIds(model, userId, bounds, direction, wholeRows);
-  for (const [channelId, intervals] of await model.personal.receipts.allIntervals(userId)) {
+  const received = await model.personal.receipts.allIntervals(userId);
+  // A places scan needs the messages moved in from elsewhere (their held rows alone say who
+  // has them): read for every channel at once, from the index of such messages.
+  const movedIn = new Map<number, Set<number>>();
+  if (!full) {
+    const channelIds = [...received.keys()].filter((id) => channelCondition === undefined || meetsFilter({ channel_id: id }, { channel_id: channelCondition }));
+    const moved = channelIds.length === 0 ? [] : await model.messages.findFields({ own_receipts: true, channel_id: { $in: channelIds } }, ['channel_id']);
+    for (const message of moved) {
+      const channelId = message.channel_id as number;
+      if (!movedIn.has(channelId)) movedIn.set(channelId, new Set());
+      movedIn.get(channelId)!.add(message._id as number);
+    }
+  }
+  for (const [channelId, intervals] of received) {
     if (channelCondition !== undefined && !meetsFilter({ channel_id: channelId }, { channel_id: channelCondition })) continue;
     const mark = marks.get(channelId) ?? 0;
     const byFlag: Bounds = filter.unread === true ? { lo: mark + 1, hi: Number.POSITIVE_INFINITY } : filter.unread === false ? { lo: Number.NEGATIVE_INFINITY, hi: mark } : bounds;
@@ -330,7 +345,7 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
       if (ids.length === 0) continue;
       newest = ids[0]!;
     }
-    streams.push(channelStream(model, rowIds, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full));
+    streams.push(channelStream(model, rowIds, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full, movedIn.get(channelId) ?? NONE));
   }
   return streams;
 }
@@ -353,10 +368,10 @@ function channelStream(
   direction: 1 | -1,
   newest: number,
   full: boolean,
+  /** Messages moved in from elsewhere: their held rows alone say who has them (a full read's documents say it themselves). */
+  movedIn: ReadonlySet<number>,
 ): Stream {
   let part = 0;
-  // Moved in from elsewhere: their held rows alone say who has them (few; read once).
-  let movedIn: Set<number> | undefined;
   // Within parts[part], what is left to read.
   let cursor: Bounds = parts[0]!;
   const nearest = () => (direction === 1 ? cursor.lo : Math.min(cursor.hi, newest));
@@ -369,8 +384,6 @@ function channelStream(
     async read(n) {
       // Reads until something is found or the parts are exhausted: the merge then knows the head.
       while (stream.buffer.length === 0 && !stream.exhausted) {
-        // A full read has the documents, which say it themselves.
-        movedIn ??= full ? new Set<number>() : new Set((await model.messages.findIds({ channel_id: channelId, own_receipts: true })) as number[]);
         const filter = within({ ...messageFilter, channel_id: channelId }, '_id', cursor);
         const sort = { sort: ['_id', direction] as ['_id', 1 | -1], limit: n };
         let places: ({ _id: number | string } & Record<'topic_lc', string | number | null>)[] | undefined;
@@ -399,7 +412,7 @@ function channelStream(
           continue;
         }
         const withRow = await rowIds.among(ids!);
-        const wanted = withRow.size === 0 && movedIn.size === 0 ? ids! : ids!.filter((id) => !withRow.has(id) && !movedIn!.has(id));
+        const wanted = withRow.size === 0 && movedIn.size === 0 ? ids! : ids!.filter((id) => !withRow.has(id) && !movedIn.has(id));
         for (const message of await model.messages.getMany(wanted)) {
           if (message.own_receipts || message.channel_id !== channelId) continue;
           stream.buffer.push(entryOf(message, message._id <= mark ? READ : UNREAD));
