@@ -260,6 +260,31 @@ describe('per-user state without a row per recipient', () => {
     await store.close();
   });
 
+  it("reads the user's rows near their first unread message, not every row below it", async () => {
+    const r = random(12);
+    const facts: Fact[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const fact = sentFact(r, 2, { type: 'channel', channel_id: 10, channel_name: 'ten', topic: 'a' }, [1, 2]);
+      facts.push({ ...fact, mentioned_user_ids: i % 2 === 0 ? [1] : [], wildcard_mentioned_user_ids: [], alert_word_user_ids: [], muted_sender_user_ids: [], read_by_sender: true });
+    }
+    // User 1 reads all but the last 21: their 1,000 mention rows stay (read, mentioned), and the
+    // first unread (1980) has no row: the channel's messages are read, and which have a row.
+    facts.push({ type: 'MessageFlagsUpdated', user_id: 1, op: 'add', flag: 'read', message_ids: Array.from({ length: 1979 }, (_, i) => i + 1) });
+    const { store, model } = await project(facts);
+    let rowsRead = 0;
+    const findFields = model.personal.rows.findFields.bind(model.personal.rows);
+    model.personal.rows.findFields = (async (...args: Parameters<typeof findFields>) => {
+      const rows = await findFields(...args);
+      rowsRead += rows.length;
+      return rows;
+    }) as typeof findFields;
+    // The first_unread anchor of a channel narrow: from id 0 onward, one message.
+    const [first] = await scanPersonal(model, 1, { channel_id: 10, unread: true }, { $gte: 0 }, 1, 1);
+    expect(first?.message_id).toBe(1980);
+    expect(rowsRead).toBeLessThan(50);
+    await store.close();
+  });
+
   it('rebuilds the same documents from the same facts', async () => {
     const facts = history(7, 300);
     const dump = async (model: MessagesReadModel) => ({

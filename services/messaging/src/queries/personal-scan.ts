@@ -132,14 +132,17 @@ const fromRow = (row: UserMessageDoc): PersonalEntry => ({
 /**
  * The ids of the user's rows, read in scan order only as far as the channel streams have
  * got (a merge join): a message with a row is the row stream's to yield, whatever its
- * flags. Each read reaches twice as far back as asked, so a scan makes a few.
+ * flags. What is known is one stretch of ids, from the first batch asked about (not the
+ * scan's start, which may lie far from any message: id 0 for a first unread, Zulip's
+ * "newest" anchor 10^16), grown backward as far as a batch needs and forward twice as far
+ * as asked, so a scan makes a few reads.
  */
 class RowIds {
   private readonly ids = new Set<number>();
-  /** Every row between the scan's start and here (inclusive) is in `ids`. */
-  private reached: number;
-  /** Whether a span was read yet: the first reaches only as far as asked. */
-  private started = false;
+  /** The stretch whose every row is in `ids`, its ends in scan order (none yet: undefined). */
+  private near: number | undefined;
+  private far: number | undefined;
+  private wholeRead = false;
 
   constructor(
     private readonly model: Model,
@@ -148,8 +151,11 @@ class RowIds {
     private readonly direction: 1 | -1,
     /** Read every channel row of the user's in bounds at once (a long scan: register's unreads). */
     readonly whole: boolean,
-  ) {
-    this.reached = direction === 1 ? bounds.lo - 1 : bounds.hi + 1;
+  ) {}
+
+  /** Whether `a` comes before `b` in scan order. */
+  private before(a: number, b: number): boolean {
+    return this.direction === 1 ? a < b : a > b;
   }
 
   /**
@@ -159,40 +165,53 @@ class RowIds {
    */
   async among(ids: readonly number[]): Promise<ReadonlySet<number>> {
     if (this.whole) return this.all();
-    const farthest = ids.at(-1)!;
-    const covered = this.direction === 1 ? this.reached >= farthest : this.reached <= farthest;
-    if (!covered && Math.abs(ids[0]! - farthest) > ids.length * SPARSE_BATCH) {
+    const first = ids[0]!;
+    const last = ids.at(-1)!;
+    const covered = this.near !== undefined && !this.before(first, this.near) && !this.before(this.far!, last);
+    if (covered) return this.ids;
+    if (Math.abs(first - last) > ids.length * SPARSE_BATCH) {
       const rows = await this.model.personal.rows.getMany(ids.map((id) => userMessageId(this.userId, id)));
       return new Set(rows.map((r) => r.message_id));
     }
-    return this.through(farthest);
+    return this.through(first, last);
   }
 
   private async all(): Promise<ReadonlySet<number>> {
-    const far = this.direction === 1 ? this.bounds.hi : this.bounds.lo;
-    if (this.reached === far) return this.ids;
+    if (this.wholeRead) return this.ids;
     // `$gte: 0` rather than `$ne: null`: a range the (user, channel, message) index serves.
     const rows = await this.model.personal.rows.findFields(within({ user_id: this.userId, channel_id: { $gte: 0 } }, 'message_id', this.bounds), ['message_id']);
     for (const row of rows) this.ids.add(row.message_id as number);
-    this.reached = far;
+    this.wholeRead = true;
     return this.ids;
   }
 
-  /** The row ids, known for every id up to `farthest` in scan order. */
-  private async through(farthest: number): Promise<ReadonlySet<number>> {
-    const { direction, bounds } = this;
-    if (direction === 1 ? this.reached >= farthest : this.reached <= farthest) return this.ids;
-    // The first read reaches only as far as asked: the scan's start may be far from the
-    // first id (unbounded, or Zulip's "newest" anchor, 10^16), and doubling that would
-    // read every row the user has.
-    const span = this.started ? Math.abs(this.reached - farthest) : 0;
-    this.started = true;
-    const to = direction === 1 ? Math.min(bounds.hi, farthest + span) : Math.max(bounds.lo, farthest - span);
-    const part: Bounds = direction === 1 ? { lo: this.reached + 1, hi: to } : { lo: to, hi: this.reached - 1 };
+  /** The row ids, known for every id from `first` to `last` (in scan order). */
+  private async through(first: number, last: number): Promise<ReadonlySet<number>> {
+    const { direction } = this;
+    if (this.near === undefined) {
+      await this.read(first, last);
+      [this.near, this.far] = [first, last];
+      return this.ids;
+    }
+    if (this.before(first, this.near)) {
+      await this.read(first, this.near - direction);
+      this.near = first;
+    }
+    if (this.before(this.far!, last)) {
+      // Twice as far as asked: the stretch's next batches are likely there too.
+      const span = Math.abs(last - this.far!);
+      const to = direction === 1 ? Math.min(this.bounds.hi, last + span) : Math.max(this.bounds.lo, last - span);
+      await this.read(this.far! + direction, to);
+      this.far = to;
+    }
+    return this.ids;
+  }
+
+  /** Reads the rows from `from` to `to` (inclusive, in scan order). */
+  private async read(from: number, to: number): Promise<void> {
+    const part: Bounds = { lo: Math.min(from, to), hi: Math.max(from, to) };
     const rows = await this.model.personal.rows.findFields(within({ user_id: this.userId }, 'message_id', part), ['message_id']);
     for (const row of rows) this.ids.add(row.message_id as number);
-    this.reached = to;
-    return this.ids;
   }
 }
 
