@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { channelApi, type AdminRights } from '../channel-api';
 import type { ClientStore } from '../store';
 import { knownChannels } from './admin-invites';
-import { Outcome, useAction } from './kit';
+import { Outcome, SubmitRow, useAction } from './kit';
 
 export function AdminChannels({ store, rights }: { store: ClientStore; rights: AdminRights }) {
   const [name, setName] = useState('');
@@ -47,12 +47,7 @@ export function AdminChannels({ store, rights }: { store: ClientStore; rights: A
             <label class="check">
               <input type="checkbox" checked={isPrivate} onChange={(e) => setPrivate(e.currentTarget.checked)} /> Private: only subscribers see it
             </label>
-            <div class="actions-row">
-              <button type="submit" disabled={create.busy || name.trim() === ''}>
-                Create channel
-              </button>
-            </div>
-            <Outcome action={create} id="create-channel-outcome" />
+            <SubmitRow label="Create channel" action={create} disabled={name.trim() === ''} outcomeId="create-channel-outcome" />
           </form>
         </>
       )}

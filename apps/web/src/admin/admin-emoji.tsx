@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type AdminRights } from '../channel-api';
 import type { ClientStore } from '../store';
-import { Outcome, RowError, useAction, useRowActions } from './kit';
+import { RowError, SubmitRow, useAction, useRowActions } from './kit';
 
 interface RealmEmoji {
   id: string;
@@ -53,12 +53,7 @@ export function AdminEmoji({ store, rights }: { store: ClientStore; rights: Admi
           <span>Image file</span>
           <input key={inputKey} type="file" accept="image/png,image/gif,image/jpeg,image/webp" onChange={(e) => setFile(e.currentTarget.files?.[0])} />
         </label>
-        <div class="actions-row">
-          <button type="submit" disabled={upload.busy || !file || name.trim() === ''}>
-            Upload emoji
-          </button>
-        </div>
-        <Outcome action={upload} id="emoji-outcome" />
+        <SubmitRow label="Upload emoji" action={upload} disabled={!file || name.trim() === ''} outcomeId="emoji-outcome" />
       </form>
       <h3 id="emoji-list-heading">The organization’s emoji</h3>
       {emoji.length === 0 && <p class="muted">No custom emoji yet.</p>}

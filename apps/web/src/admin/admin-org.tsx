@@ -8,7 +8,7 @@
 import { useState } from 'preact/hooks';
 import { adminApi, type AdminRights } from '../channel-api';
 import type { ClientStore } from '../store';
-import { Outcome, RowError, useAction, useRowActions } from './kit';
+import { RowError, SubmitRow, useAction, useRowActions } from './kit';
 
 /** `ownerOnly`: the server lets only owners change it; administrators are not offered it. */
 const GROUP_POLICIES: { setting: string; label: string; ownerOnly?: boolean }[] = [
@@ -60,12 +60,7 @@ export function AdminOrganization({ store, rights }: { store: ClientStore; right
               <span>Organization description</span>
               <textarea rows={3} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
             </label>
-            <div class="actions-row">
-              <button type="submit" disabled={profile.busy}>
-                Save profile
-              </button>
-            </div>
-            <Outcome action={profile} id="org-profile-outcome" />
+            <SubmitRow label="Save profile" action={profile} outcomeId="org-profile-outcome" />
           </form>
           <h3 id="org-policies-heading">Policies</h3>
           <div class="admin-form" role="group" aria-labelledby="org-policies-heading">
@@ -130,12 +125,7 @@ function AllowedDomains({ store }: { store: ClientStore }) {
         <label class="check">
           <input type="checkbox" checked={subdomains} onChange={(e) => setSubdomains(e.currentTarget.checked)} /> Its subdomains too
         </label>
-        <div class="actions-row">
-          <button type="submit" disabled={add.busy || domain.trim() === ''}>
-            Add domain
-          </button>
-        </div>
-        <Outcome action={add} id="domain-outcome" />
+        <SubmitRow label="Add domain" action={add} disabled={domain.trim() === ''} outcomeId="domain-outcome" />
       </form>
       {domains.length === 0 && <p class="muted">No allowed domains: any address may be invited.</p>}
       <ul class="admin-list" aria-labelledby="domains-heading">

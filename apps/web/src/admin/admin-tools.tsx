@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { adminApi } from '../channel-api';
 import type { ClientStore } from '../store';
-import { Outcome, RowError, useAction, useRowActions } from './kit';
+import { RowError, SubmitRow, useAction, useRowActions } from './kit';
 
 interface Linkifier {
   id: number;
@@ -51,12 +51,7 @@ export function AdminLinkifiers({ store }: { store: ClientStore }) {
           <span>URL template</span>
           <input type="text" value={template} placeholder="https://tracker.example.com/issues/{id}" onInput={(e) => setTemplate(e.currentTarget.value)} />
         </label>
-        <div class="actions-row">
-          <button type="submit" disabled={add.busy || !pattern || !template}>
-            Add linkifier
-          </button>
-        </div>
-        <Outcome action={add} id="linkifier-outcome" />
+        <SubmitRow label="Add linkifier" action={add} disabled={!pattern || !template} outcomeId="linkifier-outcome" />
       </form>
       <h3 id="linkifier-list-heading">Linkifiers</h3>
       {linkifiers.length === 0 && <p class="muted">No linkifiers yet.</p>}
@@ -112,12 +107,7 @@ export function AdminPlaygrounds({ store }: { store: ClientStore }) {
           <span>URL template</span>
           <input type="text" value={template} placeholder="https://play.example.com/?code={code}" onInput={(e) => setTemplate(e.currentTarget.value)} />
         </label>
-        <div class="actions-row">
-          <button type="submit" disabled={add.busy || !name || !language || !template}>
-            Add playground
-          </button>
-        </div>
-        <Outcome action={add} id="playground-outcome" />
+        <SubmitRow label="Add playground" action={add} disabled={!name || !language || !template} outcomeId="playground-outcome" />
       </form>
       <h3 id="playground-list-heading">Code playgrounds</h3>
       {playgrounds.length === 0 && <p class="muted">No playgrounds yet.</p>}

@@ -62,6 +62,20 @@ export function Outcome({ action, id }: { action: Action; id?: string }) {
   return null;
 }
 
+/** A form's submit button (off while its action runs, or while `disabled`) and the action's outcome under it. */
+export function SubmitRow({ label, action, disabled = false, outcomeId }: { label: string; action: Action; disabled?: boolean; outcomeId: string }) {
+  return (
+    <>
+      <div class="actions-row">
+        <button type="submit" disabled={action.busy || disabled}>
+          {label}
+        </button>
+      </div>
+      <Outcome action={action} id={outcomeId} />
+    </>
+  );
+}
+
 /** One action per row of a list (a user, an invitation), each with its own outcome. */
 export function useRowActions() {
   const [errors, setErrors] = useState<Record<string, string>>({});
