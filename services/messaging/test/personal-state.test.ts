@@ -236,52 +236,49 @@ describe('per-user state without a row per recipient', () => {
     }, 60_000);
   }
 
-  it("reads the user's rows near a page at Zulip's newest anchor, not every row they have", async () => {
-    // User 1 is mentioned in every other message of a busy channel: 1,000 rows.
-    const r = random(11);
-    const facts: Fact[] = [];
-    for (let i = 0; i < 2000; i++) {
+  /** 2,000 messages of a busy channel from user 2 to user 1, user 1 mentioned in every other: 1,000 rows. */
+  function mentionedInEveryOther(seed: number): Fact[] {
+    const r = random(seed);
+    return Array.from({ length: 2000 }, (_, i): Fact => {
       const fact = sentFact(r, 2, { type: 'channel', channel_id: 10, channel_name: 'ten', topic: 'a' }, [1, 2]);
-      facts.push({ ...fact, mentioned_user_ids: i % 2 === 0 ? [1] : [], wildcard_mentioned_user_ids: [], alert_word_user_ids: [], muted_sender_user_ids: [], read_by_sender: true });
-    }
-    const { store, model } = await project(facts);
-    expect(await model.personal.rows.count({ user_id: 1 })).toBe(1000);
-    let rowsRead = 0;
+      return { ...fact, mentioned_user_ids: i % 2 === 0 ? [1] : [], wildcard_mentioned_user_ids: [], alert_word_user_ids: [], muted_sender_user_ids: [], read_by_sender: true };
+    });
+  }
+
+  /** Counts the flag rows the scans read from now on. */
+  function countRowsRead(model: MessagesReadModel): { rows: number } {
+    const count = { rows: 0 };
     const findFields = model.personal.rows.findFields.bind(model.personal.rows);
     model.personal.rows.findFields = (async (...args: Parameters<typeof findFields>) => {
       const rows = await findFields(...args);
-      rowsRead += rows.length;
+      count.rows += rows.length;
       return rows;
     }) as typeof findFields;
+    return count;
+  }
+
+  it("reads the user's rows near a page at Zulip's newest anchor, not every row they have", async () => {
+    const { store, model } = await project(mentionedInEveryOther(11));
+    expect(await model.personal.rows.count({ user_id: 1 })).toBe(1000);
+    const read = countRowsRead(model);
     // The range GET /messages gives for anchor=newest: below 10^16, a finite bound.
     const page = await scanPersonal(model, 1, {}, { $lte: 10_000_000_000_000_000 }, -1, 50);
     expect(page.map((e) => e.message_id)).toEqual(Array.from({ length: 50 }, (_, i) => 2000 - i));
-    expect(rowsRead).toBeLessThan(200);
+    expect(read.rows).toBeLessThan(200);
     await store.close();
   });
 
   it("reads the user's rows near their first unread message, not every row below it", async () => {
-    const r = random(12);
-    const facts: Fact[] = [];
-    for (let i = 0; i < 2000; i++) {
-      const fact = sentFact(r, 2, { type: 'channel', channel_id: 10, channel_name: 'ten', topic: 'a' }, [1, 2]);
-      facts.push({ ...fact, mentioned_user_ids: i % 2 === 0 ? [1] : [], wildcard_mentioned_user_ids: [], alert_word_user_ids: [], muted_sender_user_ids: [], read_by_sender: true });
-    }
     // User 1 reads all but the last 21: their 1,000 mention rows stay (read, mentioned), and the
     // first unread (1980) has no row: the channel's messages are read, and which have a row.
+    const facts = mentionedInEveryOther(12);
     facts.push({ type: 'MessageFlagsUpdated', user_id: 1, op: 'add', flag: 'read', message_ids: Array.from({ length: 1979 }, (_, i) => i + 1) });
     const { store, model } = await project(facts);
-    let rowsRead = 0;
-    const findFields = model.personal.rows.findFields.bind(model.personal.rows);
-    model.personal.rows.findFields = (async (...args: Parameters<typeof findFields>) => {
-      const rows = await findFields(...args);
-      rowsRead += rows.length;
-      return rows;
-    }) as typeof findFields;
+    const read = countRowsRead(model);
     // The first_unread anchor of a channel narrow: from id 0 onward, one message.
     const [first] = await scanPersonal(model, 1, { channel_id: 10, unread: true }, { $gte: 0 }, 1, 1);
     expect(first?.message_id).toBe(1980);
-    expect(rowsRead).toBeLessThan(50);
+    expect(read.rows).toBeLessThan(50);
     await store.close();
   });
 
