@@ -72,8 +72,9 @@ function rows(reads: string[]): Row[] {
 export function table(full: Figures, checkpoint: Figures | undefined): string[] {
   const header = ['figure', 'unit', checkpoint ? `${checkpoint.messages} msgs` : '-', `${full.messages} msgs`, 'growth'];
   const lines = rows(full.reads.map((r) => r.name)).map(({ name, unit, value, digits }) => {
-    const now = value(full);
-    const before = checkpoint ? value(checkpoint) : NaN;
+    // A figure never measured is NaN, which progress.json keeps as null.
+    const now = value(full) ?? NaN;
+    const before = checkpoint ? (value(checkpoint) ?? NaN) : NaN;
     return [name, unit, checkpoint ? before.toFixed(digits) : '-', now.toFixed(digits), checkpoint ? `×${(now / before).toFixed(2)}` : '-'];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
