@@ -2,7 +2,23 @@
 import { stream, unique, type ActionRow } from './convergence-rows';
 import { PNG, uploadFiles } from './uploads-suite';
 
+const avatarRow = (register: Record<string, unknown>): ActionRow => ({
+  name: `upload, replace and remove an avatar (client_gravatar ${String(register.client_gravatar)})`,
+  observers: ['member', 'member2'],
+  register,
+  perform: async ({ clients }) => {
+    await uploadFiles(clients.member, [{ name: 'me.png', bytes: PNG }], '/users/me/avatar');
+    await uploadFiles(clients.member, [{ name: 'me2.png', bytes: PNG }], '/users/me/avatar');
+    const removed = await clients.member.request('DELETE', '/users/me/avatar');
+    await uploadFiles(clients.member2, [{ name: 'mine.png', bytes: PNG }], '/users/me/avatar');
+    return removed;
+  },
+});
+
 export const TOOL_ACTIONS: ActionRow[] = [
+  // Avatars (issue 41): the realm_user update, with and without client_gravatar.
+  avatarRow({ client_gravatar: false }),
+  avatarRow({ client_gravatar: true }),
   // The personal and organization tools (issue 15).
   {
     name: 'save drafts',

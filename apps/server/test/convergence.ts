@@ -113,7 +113,8 @@ export async function verifyAction(
   const poll = async (after: number) => (await observer.get('/events', { queue_id, last_event_id: after, dont_block: true })).body.events as Event[];
   const events = await poll(first.body.last_event_id);
   const state = stateOf(first.body);
-  const options = { self: selfId, includeSubscribers: registerParams.include_subscribers === true || registerParams.include_subscribers === 'true' };
+  const flag = (name: string) => registerParams[name] === true || registerParams[name] === 'true';
+  const options = { self: selfId, includeSubscribers: flag('include_subscribers'), clientGravatar: flag('client_gravatar') };
   for (const event of events) applyEvent(state, event, options);
   const expected = normalize(stateOf(fresh.body));
   const actual = () => {

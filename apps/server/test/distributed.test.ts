@@ -23,6 +23,7 @@ import { emailsPageSuite } from './emails-suite';
 import { systemBotsSuite } from './system-bots-suite';
 import { scheduledSuite } from './scheduled-suite';
 import { uploadsSuite } from './uploads-suite';
+import { avatarSuite } from './avatar-suite';
 import { settingsSuite } from './settings-suite';
 import { startDistributed, tempDataDir, type DistributedServer } from './harness';
 import { webSessionsSuite } from './web-sessions-suite';
@@ -81,6 +82,7 @@ describeWithNats('distributed mode', () => {
   convergenceSuite('distributed', () => startDistributed());
   toolsSuite('distributed', (env) => startDistributed(env));
   uploadsSuite('distributed', (env) => startDistributed(env));
+  avatarSuite('distributed', (env) => startDistributed(env));
   invitesSuite('distributed', (env) => startDistributed(env));
   accountAccessSuite('distributed', () => startDistributed());
   videoCallsUnconfiguredSuite('distributed', () => startDistributed());

@@ -33,6 +33,7 @@ import { fileUrlsSuite } from './file-urls-suite';
 import { userDefaultsSuite } from './user-defaults-suite';
 import { mutedUsersSuite } from './muted-users-suite';
 import { uploadsSuite } from './uploads-suite';
+import { avatarSuite } from './avatar-suite';
 import { settingsSuite } from './settings-suite';
 import { revocationSuite } from './revocation-suite';
 import { widgetsSuite } from './widgets-suite';
@@ -89,6 +90,7 @@ convergenceSuite('embedded', () => startEmbedded());
 toolsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 
 uploadsSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
+avatarSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 invitesSuite('embedded', (env) => startEmbedded(tempDataDir(), env));
 accountAccessSuite('embedded', () => startEmbedded(tempDataDir()));
 

@@ -52,6 +52,8 @@ export interface ReducerOptions {
   self: number;
   /** Whether the registration asked for subscriber lists (include_subscribers). */
   includeSubscribers: boolean;
+  /** Whether the registration computes the provider's avatar URLs itself (client_gravatar). */
+  clientGravatar?: boolean;
 }
 
 /**
@@ -141,7 +143,7 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
     case 'user_group':
       return applyUserGroupEvent(state, event);
     case 'realm_user':
-      return applyRealmUserEvent(state, event, self);
+      return applyRealmUserEvent(state, avatarAsRegistered(event, options.clientGravatar === true), self);
     case 'realm_bot':
       return applyRealmBotEvent(state, event);
     case 'default_streams': {
@@ -234,6 +236,15 @@ function applyEventToState(state: State, event: Event, options: ReducerOptions):
   }
 }
 
+/**
+ * An avatar update carries the URLs whatever the client's client_gravatar; such a client
+ * keeps null for the provider's avatars, as its registration had them.
+ */
+function avatarAsRegistered(event: Event, clientGravatar: boolean): Event {
+  if (event.op !== 'update' || !clientGravatar || event.person.avatar_source !== 'G') return event;
+  return { ...event, person: { ...event.person, avatar_url: null } };
+}
+
 const ROLE_FLAGS = (role: number) => ({ is_owner: role === 100, is_admin: role <= 200, is_guest: role === 600 });
 
 /** As a Zulip client keeps its users: active and deactivated apart, by id; a deactivated user leaves every group. */
@@ -241,7 +252,8 @@ function applyRealmUserEvent(state: State, event: Event, self: number): void {
   if (!('realm_users' in state)) return;
   // The client's own account, beside the lists, as Zulip's apply_events keeps it.
   if (event.op === 'update' && event.person.user_id === self) {
-    const { role, full_name, new_email, delivery_email } = event.person;
+    const { role, full_name, new_email, delivery_email, avatar_source } = event.person;
+    if (avatar_source !== undefined) Object.assign(state, { avatar_source, avatar_url: event.person.avatar_url, avatar_url_medium: event.person.avatar_url_medium });
     if (full_name !== undefined) state.full_name = full_name;
     if (new_email !== undefined) state.email = new_email;
     if (delivery_email !== undefined) state.delivery_email = delivery_email;
@@ -264,7 +276,8 @@ function applyRealmUserEvent(state: State, event: Event, self: number): void {
   const user = all.find((u) => u.user_id === person.user_id);
   if (!user) throw new Error(`realm_user update of a user the state does not hold: ${person.user_id}`);
   // A new API email replaces `email`; a time zone's event carries the (deprecated) email as it was.
-  const { user_id: _id, new_email, ...change } = person;
+  // The source and the medium size are the client's own account's only, not the users'.
+  const { user_id: _id, new_email, avatar_source: _source, avatar_url_medium: _medium, ...change } = person;
   if (new_email !== undefined) change.email = new_email;
   if (person.timezone !== undefined) delete change.email;
   Object.assign(user, change, person.role === undefined ? {} : ROLE_FLAGS(person.role));

@@ -22,6 +22,7 @@ import { MESSAGE_FACTS } from './message-facts';
 import { USER_GROUP_FACTS } from './user-group-facts';
 import { MUTED_USER_FACTS } from './muted-user-facts';
 import { SESSION_FACTS } from './session-facts';
+import { UserAvatarChanged } from './avatars';
 
 // The facts of each domain live in a module of their own; this one assembles the union.
 export * from './people-facts';
@@ -67,6 +68,8 @@ export const streams = {
   devices: 'devices',
   /** accounts: one user's push tokens (FCM and APNs). */
   pushTokens: (userId: number) => `push_tokens-${userId}`,
+  /** accounts: one user's avatar (avatars.ts). */
+  userAvatar: (userId: number) => `user_avatar-${userId}`,
   /** accounts: one user's web sessions (session-facts.ts). */
   sessions: (userId: number) => `sessions-${userId}`,
   /** accounts: the organization's defaults for new users' settings. */
@@ -110,6 +113,7 @@ export const Fact = z.discriminatedUnion('type', [
   ...PASSWORD_FACTS,
   ...MUTED_USER_FACTS,
   ...SESSION_FACTS,
+  UserAvatarChanged,
 ]);
 export type Fact = z.infer<typeof Fact>;
 export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;

@@ -7,6 +7,7 @@ export * from './channel';
 export * from './facts';
 export * from './tools-facts';
 export * from './upload-facts';
+export * from './avatars';
 export * from './settings-facts';
 export * from './password-facts';
 export * from './invite-facts';

@@ -3,7 +3,7 @@
  * GET /messages and the `message` event use it, so a message looks the same however a
  * client receives it.
  */
-import { createHash } from 'node:crypto';
+import { avatarUrlOf, gravatarUrl, type AvatarState, type AvatarUrls } from './avatars';
 import type { ApiMessage } from './client-events';
 import type { FactOf } from './facts';
 import { EMPTY_TOPIC_DISPLAY_NAME } from './limits';
@@ -60,32 +60,6 @@ export interface MessageFormat {
   allow_empty_topic_name: boolean;
 }
 
-/** The avatar URL of a user by email: nobody uploads avatars, so it is their gravatar. */
-export type AvatarUrls = (email: string) => string;
-
-export function gravatarUrl(email: string, avatarVersion = 1): string {
-  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${avatarVersion}`;
-}
-
-/**
- * Gravatar URLs remembered by email, for a renderer that shows the same senders again and
- * again (an MD5 costs several times a lookup). Each renderer owns its own; bounded by
- * clearing.
- */
-export function cachedGravatarUrls(limit = 10_000): AvatarUrls {
-  const urls = new Map<string, string>();
-  return (email) => {
-    let url = urls.get(email);
-    if (url === undefined) {
-      url = gravatarUrl(email);
-      if (urls.size >= limit) urls.clear();
-      urls.set(email, url);
-    }
-    return url;
-  };
-}
-
 export function displayTopic(topic: string, allowEmptyTopicName: boolean): string {
   return topic === '' && !allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : topic;
 }
@@ -97,7 +71,11 @@ function formatEditEntry(entry: EditHistoryEntry, allowEmptyTopicName: boolean):
   return formatted;
 }
 
-export function formatMessage(view: MessageView, format: MessageFormat, avatarUrl: AvatarUrls = gravatarUrl): ApiMessage {
+/**
+ * `senderAvatar`: the sender's avatar where they changed it (absent: the provider's, from
+ * `avatarUrl`, which renderers cache by address).
+ */
+export function formatMessage(view: MessageView, format: MessageFormat, avatarUrl: AvatarUrls = gravatarUrl, senderAvatar?: AvatarState): ApiMessage {
   const channel = view.recipient.type === 'channel' ? view.recipient : null;
   // One object literal with a fixed shape (no spreads): this runs for every message of
   // every GET /messages page and every event.
@@ -107,9 +85,13 @@ export function formatMessage(view: MessageView, format: MessageFormat, avatarUr
     sender_email: view.sender_email,
     sender_full_name: view.sender_full_name,
     sender_realm_str: 'zulip',
-    // Every user's email is visible to everyone here and nobody has uploaded an avatar,
-    // so a client that computes gravatars itself gets null, as the spec allows.
-    avatar_url: format.client_gravatar ? null : avatarUrl(view.sender_email),
+    // A client that computes gravatars itself gets null unless the sender uploaded one, as the spec allows.
+    avatar_url:
+      format.client_gravatar && senderAvatar?.avatar_source !== 'U'
+        ? null
+        : senderAvatar
+          ? avatarUrlOf(view.sender_email, senderAvatar)
+          : avatarUrl(view.sender_email),
     client: view.client,
     content: format.apply_markdown ? view.rendered_content : view.content,
     content_type: format.apply_markdown ? 'text/html' : 'text/x-markdown',

@@ -5,10 +5,12 @@
  * projection in its own read models rather than reading another service's.
  */
 import {
+  avatarStateOf,
   channelFromCreated,
   groupSettingsOf,
   type ChannelGroupSettingName,
   type ChannelGroupSettings,
+  type AvatarState,
   type ChannelView,
   type FactOf,
 } from '@teamchat/contracts';
@@ -30,6 +32,8 @@ export interface UserDoc extends Doc {
   bot_owner_id: number | null;
   timezone: string;
   date_joined: number;
+  /** Absent: never changed (the provider's avatar, version 1). */
+  avatar?: AvatarState;
 }
 
 /**
@@ -133,6 +137,7 @@ export class Directory {
     UserSettingChanged: async (fact) => {
       if (fact.property === 'timezone' && typeof fact.value === 'string') await this.changeUser(fact.user_id, { timezone: fact.value });
     },
+    UserAvatarChanged: (fact) => this.changeUser(fact.user_id, { avatar: avatarStateOf(fact) }),
     UserEmailChanged: async (fact) => {
       // The old address no longer finds the user.
       if (this.userIdByEmail.get(fact.old_email.toLowerCase()) === fact.user_id) this.userIdByEmail.delete(fact.old_email.toLowerCase());

@@ -83,6 +83,8 @@ import * as webSessions from './handlers/sessions';
 import { SessionsReadModel } from './projections/sessions';
 
 import { RealmDomainsReadModel } from './projections/realm-domains';
+import { evolveAvatar, initialAvatar } from './domain/avatar';
+import { avatarEndpoints } from './handlers/avatar';
 import { actorChanges, actorChangesAppended } from './projections/actor-changes';
 
 export async function startAccountsService(deps: ServiceDeps): Promise<RunningService> {
@@ -316,6 +318,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         emailVisibilities,
         realmUri: config.realmUri,
         realmHost: config.realmHost,
+        uploads: config.uploads,
         apiKeyOf: (user: Parameters<typeof keyFor>[1]) => keyFor(authDeps, user),
       };
       // The position is what POST /register's queue leaves out: events the state already holds.
@@ -440,6 +443,12 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
     }),
     serve(api.createVideoCall, async () => ({ value: await createVideoCall(videoCalls) })),
     ...realmUserDefaultsEndpoints(serve, realmUserDefaultsDeps),
+    ...avatarEndpoints(serve, {
+      directory,
+      realmSettings,
+      avatars: new AggregateRepository(store, { initial: initialAvatar, evolve: evolveAvatar }),
+      maxAvatarFileSizeMib: config.uploads.maxAvatarFileSizeMib,
+    }),
     ...deviceEndpoints(serve, { devices: new AggregateRepository(store, { initial: initialDevices, evolve: evolveDevices }), model: devicesModel }),
     ...pushTokenEndpoints(serve, new AggregateRepository(store, { initial: initialPushTokens, evolve: evolvePushTokens })),
     ...navigationViewEndpoints(serve, {

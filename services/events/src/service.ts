@@ -8,12 +8,13 @@
  * fan-out, before the service answers; with no live queue it starts at the store's head,
  * as a fresh queue only wants what happens after it.
  */
-import { endpoints, instanceSubject, presenceReported, typingNotice } from '@teamchat/contracts';
+import { avatarStateOf, endpoints, instanceSubject, presenceReported, typingNotice } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
 import { deriveApiKey } from '@teamchat/policies';
-import { contractServer, Projector, type BusSubscription, type ContractHandler, type RunningService, type ServiceDeps } from '@teamchat/platform';
+import { combineHandlers, contractServer, Projector, type BusSubscription, type ContractHandler, type RunningService, type ServiceDeps } from '@teamchat/platform';
 import { typingEventFor } from './domain/ephemeral-routing';
 import { PresenceBook } from './domain/presence';
+import { AvatarBook } from './projections/avatar-book';
 import { fanOutHandlers } from './projections/fan-out';
 import { getUserPresence, presencesReply, recordPresence, updatePresence, type PresenceDeps } from './queries/presence';
 import { QueueDescriptors } from './queries/queue-descriptors';
@@ -32,6 +33,16 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     ...(deps.instance === undefined ? {} : { instance: deps.instance }),
   });
   const replayAfter = await queues.restore();
+  // Presence needs to know every user (emails, bots, deactivations): a directory of its
+  // own, replayed from the start of the store, unlike the queues' projector. It starts
+  // first: the fan-out's avatars of message senders are seeded from it.
+  const directory = new Directory(deps.readModels);
+  const avatars = new AvatarBook();
+  // Fed by both projectors: a change between the seed and the fan-out's start is not lost.
+  const directoryHandlers = combineHandlers(directory.handlers, { UserAvatarChanged: (fact) => avatars.record(fact.user_id, avatarStateOf(fact)) });
+  const directoryProjector = new Projector({ name: 'events-directory', store, readModels: deps.readModels, log, handlers: directoryHandlers });
+  await directoryProjector.start();
+  for (const user of await directory.allUsers()) if (user.avatar) avatars.record(user._id, user.avatar);
   projector = new Projector({
     name: 'events',
     store,
@@ -41,17 +52,13 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     // Bots' keys reach their owners in `realm_bot` events: derived here as accounts derives them.
     handlers: fanOutHandlers((delivery, position) => queues.deliver(delivery, position), {
       apiKeyOf: (salt) => deriveApiKey(deps.config.serverSecret, salt),
+      avatars,
     }),
   });
   await projector.start();
   if (queues.size > 0) log.info({ queues: queues.size, replayed_after: replayAfter }, 'event queues restored');
   // The queue must not miss what the client itself did just before registering: the
   // projector catches up with the caller's last write before each request.
-  // Presence needs to know every user (emails, bots, deactivations): a directory of its
-  // own, replayed from the start of the store, unlike the queues' projector.
-  const directory = new Directory(deps.readModels);
-  const directoryProjector = new Projector({ name: 'events-directory', store, readModels: deps.readModels, log, handlers: directory.handlers });
-  await directoryProjector.start();
   // A deactivated user's queues answer nothing more, whatever the gateway believed.
   const deactivated = (id: number) => directory.isDeactivated(id);
   const serve = contractServer({ bus, log, readModels: projector, deactivated });

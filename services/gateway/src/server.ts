@@ -80,10 +80,13 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** Fastify's default; no path parameter of the API (ids, short names) comes close. */
 const MAX_PARAM_LENGTH = 100;
 
-/** A multipart body's fields without file contents (an upload's file is not a parameter). */
+/**
+ * A multipart body's fields without file contents (an upload's file is not a parameter,
+ * nor is a field a client calls `file`: the gateway alone describes the stored file).
+ */
 function withoutFileFields(body: unknown): unknown {
   if (!body || typeof body !== 'object') return body;
-  return Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([, value]) => !Buffer.isBuffer(value)));
+  return Object.fromEntries(Object.entries(body as Record<string, unknown>).filter(([name, value]) => !Buffer.isBuffer(value) && name !== 'file'));
 }
 
 const isMultipart = (request: FastifyRequest) => /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '');
@@ -349,7 +352,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       if (fileKind === 'download') return files.send(reply, value as unknown as FileLocation);
       if (position !== undefined) await peers.wrote(actor?.user_id, position);
       // The blob keys are the server's own business: removed here, never shown.
-      const shown = fileKind === 'delete' ? await files.removeBlobs(value as { removed_blobs?: string[] }) : value;
+      const shown = fileKind === 'delete' || fileKind === 'upload' ? await files.removeBlobs(value as { removed_blobs?: string[] }) : value;
       const body = {
         result: 'success',
         msg: '',
@@ -462,6 +465,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   });
   app.addHook('onClose', async () => clearInterval(idleSweep));
   app.get('/user_avatars/:realm_id/emoji/images/:file', { onRequest: checkCaller(undefined) }, (request, reply) => files.sendEmojiImage(request, reply));
+  app.get('/user_avatars/:realm_id/:file', { onRequest: checkCaller(undefined) }, (request, reply) => files.sendAvatarImage(request, reply));
   // The file POST /register names as server_emoji_data_url; public, like the images above.
   app.get(EMOJI_DATA_ROUTE, { onRequest: checkCaller(undefined) }, (request, reply) =>
     sendEmojiData(request, reply) || sendError(reply, { code: 'NOT_FOUND', status: 404, msg: 'File not found' }),

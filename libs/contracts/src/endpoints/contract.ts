@@ -57,9 +57,15 @@ export interface HttpBinding {
    * store and describes to the service as the `file` parameter. `download`: the reply
    * says where a file is (FileLocation), and the gateway answers with its bytes.
    * `delete`: the reply names the blobs whose records the service removed
-   * (`removed_blobs`); the gateway deletes their bytes and answers without the list.
+   * (`removed_blobs`); the gateway deletes their bytes and answers without the list (an
+   * upload's reply may name some too: the file the new one replaced).
    */
   files?: 'upload' | 'download' | 'delete';
+  /**
+   * What an upload is, for its size limit, where its bytes go and the refusals' wording:
+   * a custom emoji's image, a user's avatar, or (absent) a message's attachment.
+   */
+  upload?: 'emoji' | 'avatar';
 }
 
 export interface Endpoint<P extends ZodObject = ZodObject, R extends ZodObject = ZodObject, A extends boolean = boolean> {

@@ -22,7 +22,7 @@ import { linkifiersEndpoints } from './linkifiers';
 import { messageHistoryEndpoints } from './message-history';
 import { navigationViewsEndpoints } from './navigation-views';
 import { devicesEndpoints } from './devices';
-import { emojiEndpoints, uploadsEndpoints } from './uploads';
+import { avatarEndpoints, emojiEndpoints, uploadsEndpoints } from './uploads';
 import { settingsEndpoints } from './settings';
 import { invitesChannelsEndpoints, invitesEndpoints, mailOutboxEndpoints } from './invites';
 import { mutedUsersEndpoints } from './muted-users';
@@ -68,6 +68,7 @@ export const endpoints = {
     ...navigationViewsEndpoints,
     ...devicesEndpoints,
     ...emojiEndpoints,
+    ...avatarEndpoints,
     ...settingsEndpoints,
     ...invitesEndpoints,
     ...mailOutboxEndpoints,

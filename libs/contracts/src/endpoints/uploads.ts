@@ -115,7 +115,7 @@ export const emojiEndpoints = {
   addRealmEmoji: endpoint({
     service: 'accounts',
     subject: 'accounts.add_realm_emoji',
-    http: { method: 'POST', path: '/realm/emoji/{emoji_name}', files: 'upload' },
+    http: { method: 'POST', path: '/realm/emoji/{emoji_name}', files: 'upload', upload: 'emoji' },
     auth: true,
     params: z.object({ emoji_name: z.string(), file: UploadedFile }),
     reply: EmptyReply,
@@ -135,5 +135,29 @@ export const emojiEndpoints = {
     auth: true,
     params: z.object({ emoji_name: z.string() }),
     reply: EmptyReply,
+  }),
+};
+
+/** What an avatar change answers: the new URL (the old file's bytes are the gateway's to delete). */
+const AvatarReply = z.object({ avatar_url: z.string(), removed_blobs: z.array(z.string()) });
+
+export const avatarEndpoints = {
+  /** Uploads the caller's own avatar (one image); Zulip's web client uses this path. */
+  setAvatar: endpoint({
+    service: 'accounts',
+    subject: 'accounts.set_avatar',
+    http: { method: 'POST', path: '/users/me/avatar', files: 'upload', upload: 'avatar' },
+    auth: true,
+    params: z.object({ file: UploadedFile }),
+    reply: AvatarReply,
+  }),
+  /** Back to the external provider's avatar. */
+  deleteAvatar: endpoint({
+    service: 'accounts',
+    subject: 'accounts.delete_avatar',
+    http: { method: 'DELETE', path: '/users/me/avatar', files: 'delete' },
+    auth: true,
+    params: NoParams,
+    reply: AvatarReply,
   }),
 };

@@ -82,12 +82,15 @@ export interface UploadSettings {
   maxFileUploadSizeMib: number;
   /** Zulip's `max_emoji_file_size_mib` (default 5). */
   maxEmojiFileSizeMib: number;
+  /** Zulip's `max_avatar_file_size_mib` (default 5). */
+  maxAvatarFileSizeMib: number;
 }
 
 export function loadUploadSettings(env: NodeJS.ProcessEnv): UploadSettings {
   return {
     maxFileUploadSizeMib: positiveInteger(env, 'TEAMCHAT_MAX_FILE_UPLOAD_SIZE_MIB', 25),
     maxEmojiFileSizeMib: positiveInteger(env, 'TEAMCHAT_MAX_EMOJI_FILE_SIZE_MIB', 5),
+    maxAvatarFileSizeMib: positiveInteger(env, 'TEAMCHAT_MAX_AVATAR_FILE_SIZE_MIB', 5),
   };
 }
 

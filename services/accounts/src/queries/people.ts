@@ -63,8 +63,8 @@ export function personObject(viewer: Pick<UserDoc, '_id' | 'role'>, user: UserDo
     ...profile,
     email: visible ? user.email : dummyEmail(user._id, options.host),
     delivery_email: visible ? user.email : null,
-    // With client_gravatar the client computes Gravatar URLs itself, as Zulip expects.
-    avatar_url: options.client_gravatar ? null : profile.avatar_url,
+    // With client_gravatar the client computes Gravatar URLs itself, as Zulip expects; an uploaded one it cannot.
+    avatar_url: options.client_gravatar && user.avatar?.avatar_source !== 'U' ? null : profile.avatar_url,
     is_billing_admin: false,
   };
 }

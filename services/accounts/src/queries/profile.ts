@@ -1,5 +1,5 @@
 /** The user profile object of the API, built from the directory. */
-import { cachedGravatarUrls, type UserProfile } from '@teamchat/contracts';
+import { avatarUrlOf, cachedGravatarUrls, type UserProfile } from '@teamchat/contracts';
 import type { UserDoc } from '@teamchat/directory';
 import { isAdministrator, isGuest, isOwner } from '@teamchat/policies';
 
@@ -38,8 +38,9 @@ function buildProfile(user: UserDoc): UserProfile {
     bot_owner_id: user.bot_owner_id,
     role: user.role,
     timezone: user.timezone,
-    avatar_url: avatarUrls(user.email),
-    avatar_version: 1,
+    // Most people never change theirs: their provider's URL is remembered by address.
+    avatar_url: user.avatar ? avatarUrlOf(user.email, user.avatar) : avatarUrls(user.email),
+    avatar_version: user.avatar?.avatar_version ?? 1,
     is_imported_stub: false,
   };
 }

@@ -2,14 +2,13 @@
  * Accounts' sections of POST /register: the organization's settings, its users and bots,
  * the system groups and the caller's settings, from accounts' own read models.
  */
-import { SYSTEM_GROUP, USER_SETTING_DEFAULTS, wantsState, type AccountsState, type GroupSettingValue, type RealmSettings, type StateParams } from '@teamchat/contracts';
+import { avatarUrlOf, DEFAULT_MAX_AVATAR_FILE_SIZE_MIB, DEFAULT_MAX_FILE_UPLOAD_SIZE_MIB, shownAvatarUrl, SYSTEM_GROUP, USER_SETTING_DEFAULTS, wantsState, type AccountsState, type GroupSettingValue, type RealmSettings, type StateParams } from '@teamchat/contracts';
 import type { AnnouncementsChannel, Directory, UserDoc, UserGroups } from '@teamchat/directory';
 import { emailDomainOf, isAdministrator, isOwner, isUserInGroupSetting, ORGANIZATION_POLICY, webPublicRefusal, type OrganizationPolicy } from '@teamchat/policies';
 import type { AccountsReadModel } from '../projections/credentials';
 import { serverEmojiDataUrl } from '@teamchat/markdown';
 import { defaultExternalAccounts } from '../domain/profile-fields';
 import { systemBotUsers } from './system-bots';
-import { userProfile } from './profile';
 import { userGroupObjects } from './user-groups';
 import { botObject, botsOf, emailVisibilityOf, personObject } from './people';
 
@@ -31,6 +30,8 @@ export interface AccountsStateDeps {
   userSettings(userId: number): Promise<Record<string, unknown>>;
   /** Every user's own email_address_visibility where they set one. */
   emailVisibilities?: () => Promise<ReadonlyMap<number, number>>;
+  /** The server's size limits (register's max_*_file_size_mib); absent: Zulip's defaults. */
+  uploads?: { maxFileUploadSizeMib: number; maxAvatarFileSizeMib: number };
 }
 
 const ROLE_MODERATOR = 300;
@@ -64,9 +65,9 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
       is_guest: me.role === ROLE_GUEST,
       is_billing_admin: false,
       role: me.role,
-      avatar_source: 'G',
-      avatar_url: params.client_gravatar ? null : userProfile(me).avatar_url,
-      avatar_url_medium: userProfile(me).avatar_url,
+      avatar_source: me.avatar?.avatar_source ?? 'G',
+      avatar_url: shownAvatarUrl(me.email, me.avatar, params.client_gravatar === true),
+      avatar_url_medium: avatarUrlOf(me.email, me.avatar, true),
       ...(await permissionFlags(deps, me)),
       user_list_incomplete: false,
     };
@@ -183,11 +184,12 @@ async function realmSettings(deps: AccountsStateDeps): Promise<Record<string, un
     realm_default_code_block_language: '',
     realm_message_edit_history_visibility_policy: 'all',
     realm_is_me_message_enabled: true,
-    max_avatar_file_size_mib: 5,
-    max_file_upload_size_mib: 0,
+    max_avatar_file_size_mib: deps.uploads?.maxAvatarFileSizeMib ?? DEFAULT_MAX_AVATAR_FILE_SIZE_MIB,
+    max_file_upload_size_mib: deps.uploads?.maxFileUploadSizeMib ?? DEFAULT_MAX_FILE_UPLOAD_SIZE_MIB,
     max_icon_file_size_mib: 5,
     max_logo_file_size_mib: 5,
-    realm_max_file_upload_size_mib: 0,
+    // No plan limits here: the organization's limit is the server's.
+    realm_max_file_upload_size_mib: deps.uploads?.maxFileUploadSizeMib ?? DEFAULT_MAX_FILE_UPLOAD_SIZE_MIB,
     server_avatar_changes_disabled: false,
     server_name_changes_disabled: false,
     server_web_public_streams_enabled: policy.webPublicChannelsEnabled,

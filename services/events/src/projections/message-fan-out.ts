@@ -9,6 +9,7 @@ import {
   formatMessage,
   initialMessageFlags,
   widgetSubmessage,
+  type AvatarState,
   type ClientEvent,
   type FactOf,
   type UpdateMessageFlagsEvent,
@@ -17,10 +18,11 @@ import type { StoredFact } from '@teamchat/platform';
 import { IDS_PER_POSITION } from '../domain/event-queue';
 import { matchesQueueNarrow } from '../domain/queue-narrow';
 import { same, type Delivery } from './delivery';
+import type { FanOutContext } from './people-fan-out';
 
 export const messageFanOut = {
   RecipientAllocated: null,
-  MessageSent: (fact: FactOf<'MessageSent'>, stored: StoredFact) => [messageDelivery(fact, stored.position)],
+  MessageSent: (fact: FactOf<'MessageSent'>, stored: StoredFact, ctx: FanOutContext) => [messageDelivery(fact, stored.position, ctx.avatars?.of(fact.sender_id))],
   ReactionAdded: (fact: FactOf<'ReactionAdded'>) => [reactionDelivery(fact, 'add')],
   ReactionRemoved: (fact: FactOf<'ReactionRemoved'>) => [reactionDelivery(fact, 'remove')],
   SubmessageAdded: (fact: FactOf<'SubmessageAdded'>, stored: StoredFact): Delivery[] => [
@@ -90,7 +92,7 @@ const avatarUrls = cachedGravatarUrls();
  * queue: queues alike share the event object, whose JSON is then made once too
  * (EventQueue.toJson). Only the sender's echo, for the one queue that sent it, is its own.
  */
-function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
+function messageDelivery(fact: FactOf<'MessageSent'>, id: number, senderAvatar: AvatarState | undefined): Delivery {
   const messages = new Map<string, ReturnType<typeof formatMessage>>();
   const events = new Map<string, ClientEvent>();
   return {
@@ -107,6 +109,7 @@ function messageDelivery(fact: FactOf<'MessageSent'>, id: number): Delivery {
           Object.assign({}, fact, { id }, fact.widget ? { submessages: [widgetSubmessage(id, fact.sender_id, fact.widget)] } : undefined),
           { apply_markdown: options.apply_markdown, client_gravatar: options.client_gravatar, allow_empty_topic_name: options.empty_topic_name },
           avatarUrls,
+          senderAvatar,
         );
         messages.set(format, message);
       }

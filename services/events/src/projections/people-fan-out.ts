@@ -5,13 +5,16 @@
  * Audiences come with the facts (accounts decided them); facts stored before they carried
  * audiences announce nothing.
  */
-import { cachedGravatarUrls, type BotSettings, type ClientEvent, type FactOf, type RealmBotEvent } from '@teamchat/contracts';
+import { avatarPerson, avatarStateOf, cachedGravatarUrls, type BotSettings, type ClientEvent, type FactOf, type RealmBotEvent } from '@teamchat/contracts';
+import type { AvatarBook } from './avatar-book';
 import { isAdministrator, isGuest, isOwner, systemGroupOfRole } from '@teamchat/policies';
 import { same, type Delivery } from './delivery';
 
-/** What the fan-out needs beyond the facts: bots' keys, derived from their salt. */
+/** What the fan-out needs beyond the facts: bots' keys, derived from their salt; senders' avatars. */
 export interface FanOutContext {
   apiKeyOf(salt: string): string;
+  /** Absent (tests): every sender has the provider's avatar. */
+  avatars?: AvatarBook;
 }
 
 const avatarUrls = cachedGravatarUrls();
@@ -178,6 +181,12 @@ export function peopleFanOut(ctx: FanOutContext) {
     },
     BotApiKeyRegenerated: (fact: FactOf<'BotApiKeyRegenerated'>): Delivery[] =>
       botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, api_key: ctx.apiKeyOf(fact.api_key_salt) }),
+    // The URLs are given whatever the queue's client_gravatar, as Zulip's avatar update does.
+    UserAvatarChanged: (fact: FactOf<'UserAvatarChanged'>): Delivery[] => {
+      const avatar = avatarStateOf(fact);
+      ctx.avatars?.record(fact.user_id, avatar);
+      return personUpdate(fact.audience_user_ids, avatarPerson(fact.user_id, fact.email, avatar));
+    },
   };
 }
 
@@ -201,6 +210,7 @@ export const peopleFanOutCases = {
   BotOwnerChanged: (fact: FactOf<'BotOwnerChanged'>, _stored: unknown, ctx: FanOutContext) => people(ctx).BotOwnerChanged(fact),
   BotSettingsChanged: (fact: FactOf<'BotSettingsChanged'>, _stored: unknown, ctx: FanOutContext) => people(ctx).BotSettingsChanged(fact),
   BotApiKeyRegenerated: (fact: FactOf<'BotApiKeyRegenerated'>, _stored: unknown, ctx: FanOutContext) => people(ctx).BotApiKeyRegenerated(fact),
+  UserAvatarChanged: (fact: FactOf<'UserAvatarChanged'>, _stored: unknown, ctx: FanOutContext) => people(ctx).UserAvatarChanged(fact),
   // Set only by trusted internal callers (seeding) so far; the organization-settings work
   // announces it as Zulip's realm update of new_stream_announcements_stream_id.
   NewChannelAnnouncementsChannelChanged: null,

@@ -35,10 +35,14 @@ interface ReceivedFile {
   head: Buffer;
 }
 
+/** What an upload route takes: a message's attachment unless its contract says otherwise. */
+const uploadKindOf = (endpoint: Endpoint) => endpoint.http?.upload ?? 'attachment';
+
 /** How large one endpoint's file may be, and what to say above it (Zulip's wording). */
 export function uploadLimitOf(endpoint: Endpoint, settings: UploadSettings): { maxBytes: number; tooLarge: string } {
-  if (endpoint.service === 'accounts') {
-    const mib = settings.maxEmojiFileSizeMib;
+  const kind = uploadKindOf(endpoint);
+  if (kind !== 'attachment') {
+    const mib = kind === 'emoji' ? settings.maxEmojiFileSizeMib : settings.maxAvatarFileSizeMib;
     return { maxBytes: mib * MIB, tooLarge: `Uploaded file is larger than the allowed limit of ${mib} MiB` };
   }
   const mib = settings.maxFileUploadSizeMib;
@@ -107,7 +111,8 @@ export class FileIntake {
       return;
     }
     const random = randomBytes(18).toString('base64url');
-    const blob_key = endpoint.service === 'accounts' ? `emoji/${random}` : `uploads/${randomBytes(1).toString('hex')}/${random}`;
+    const kind = uploadKindOf(endpoint);
+    const blob_key = kind === 'emoji' ? `emoji/${random}` : kind === 'avatar' ? `avatars/${random}` : `uploads/${randomBytes(1).toString('hex')}/${random}`;
     // The type is sniffed once the head is in; downloads take it from the owning service's record.
     const size = await this.blobs.putStream(blob_key, checked(), 'application/octet-stream').catch(async (err: unknown) => {
       if (sourceFailed) throw err;
@@ -145,13 +150,14 @@ export class FileIntake {
   /** Describes the request's one stored file; `discard` removes it again if the service refuses it. */
   async store(request: FastifyRequest, endpoint: Endpoint): Promise<{ file: UploadedFile; discard: () => Promise<void> }> {
     const files = this.received.get(request) ?? [];
-    const emoji = endpoint.service === 'accounts';
+    const kind = uploadKindOf(endpoint);
     const refuse = async (msg: string) => {
       await this.discardUnclaimed(request);
       return badRequest(msg);
     };
-    if (files.length === 0) throw await refuse(emoji ? 'You must upload exactly one file.' : 'You must specify a file to upload');
-    if (files.length > 1) throw await refuse(emoji ? 'You must upload exactly one file.' : 'You may only upload one file at a time');
+    const notOne = kind === 'emoji' ? 'You must upload exactly one file.' : kind === 'avatar' ? 'You must upload exactly one avatar.' : undefined;
+    if (files.length === 0) throw await refuse(notOne ?? 'You must specify a file to upload');
+    if (files.length > 1) throw await refuse(notOne ?? 'You may only upload one file at a time');
     const { filename, blob_key, size, head } = files[0]!;
     const { maxBytes, tooLarge } = uploadLimitOf(endpoint, this.settings);
     if (size > maxBytes) throw await refuse(tooLarge);
@@ -195,6 +201,23 @@ export class FileIntake {
     const name = /^([A-Za-z0-9_-]{24})\.(png|jpg|gif|webp)$/.exec(file);
     if (realm_id !== String(REALM_ID) || !name) throw new ApiError('NOT_FOUND', 'File not found', 404);
     const bytes = await this.read(`emoji/${name[1]}`);
+    if (!bytes) throw new ApiError('NOT_FOUND', 'File not found', 404);
+    const type = sniffContentType(bytes);
+    if (!INLINE_IMAGE_TYPES.has(type)) throw new ApiError('NOT_FOUND', 'File not found', 404);
+    safeFileHeaders(reply, type);
+    return reply.code(200).send(bytes);
+  }
+
+  /**
+   * GET /user_avatars/{realm_id}/{file}: an uploaded avatar, public as Zulip's are (its
+   * name is random); `-medium` names the same picture. The URL's `version` changes with
+   * every avatar change, so a long cache never shows an old one.
+   */
+  async sendAvatarImage(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const { realm_id, file } = request.params as { realm_id: string; file: string };
+    const name = /^([A-Za-z0-9_-]{24})(?:-medium)?\.(png|jpg|gif|webp)$/.exec(file);
+    if (realm_id !== String(REALM_ID) || !name) throw new ApiError('NOT_FOUND', 'File not found', 404);
+    const bytes = await this.read(`avatars/${name[1]}`);
     if (!bytes) throw new ApiError('NOT_FOUND', 'File not found', 404);
     const type = sniffContentType(bytes);
     if (!INLINE_IMAGE_TYPES.has(type)) throw new ApiError('NOT_FOUND', 'File not found', 404);

@@ -144,8 +144,8 @@ function successSchema(endpoint: Endpoint): JsonSchema {
     ignored_parameters_unsupported: { type: 'array', items: { type: 'string' }, description: 'Parameters the request sent that this endpoint does not take.' },
   };
   const required = new Set(['result', 'msg', ...reply.required, ...serialized.required]);
-  // The blobs a delete removed are the server's business: the gateway drops them from the reply.
-  if (endpoint.http?.files === 'delete') {
+  // The blobs a delete (or a replacing upload) removed are the server's business: the gateway drops them from the reply.
+  if (endpoint.http?.files === 'delete' || endpoint.http?.files === 'upload') {
     delete properties.removed_blobs;
     required.delete('removed_blobs');
   }

@@ -2,7 +2,7 @@
  * Messages as the API shows them: the documents with the names of senders and channels
  * as they are now and the requester's flags, as objects or as UTF-8 JSON.
  */
-import { cachedGravatarUrls, formatMessage, type Actor, type ApiMessage, type MessageView, type MessageWithFlags } from '@teamchat/contracts';
+import { cachedGravatarUrls, formatMessage, type Actor, type AvatarState, type ApiMessage, type MessageView, type MessageWithFlags } from '@teamchat/contracts';
 import { replyBytes } from '@teamchat/platform';
 import { highlightHtml, highlightTopic, type SearchTerms } from '../domain/message-history';
 import type { MessageDoc } from '../projections/message-docs';
@@ -18,7 +18,7 @@ interface Prepared {
   docs: MessageDoc[];
   /** The requester's flags of each of `docs` (same index); undefined for a message they never received. */
   flags: (readonly string[] | undefined)[];
-  senders: Map<number, { email: string; full_name: string }>;
+  senders: Map<number, { email: string; full_name: string; avatar?: AvatarState }>;
   channelNames: Map<number, string>;
 }
 
@@ -85,7 +85,7 @@ function present(doc: MessageDoc, prepared: Prepared, format: MessageFormat): Ap
     doc.recipient.type === 'channel'
       ? { ...doc.recipient, channel_name: prepared.channelNames.get(doc.recipient.channel_id) ?? doc.recipient.channel_name }
       : doc.recipient;
-  return formatMessage(viewOf(doc, sender?.email ?? doc.sender_email, sender?.full_name ?? doc.sender_full_name, recipient), format, avatarUrls);
+  return formatMessage(viewOf(doc, sender?.email ?? doc.sender_email, sender?.full_name ?? doc.sender_full_name, recipient), format, avatarUrls, sender?.avatar);
 }
 
 /** The messages as the API shows them, with the requester's flags. */
