@@ -284,12 +284,20 @@ browserSuite('writing more in the web client', (browser) => {
     await box(mark).fill('');
   });
 
-  it('says in words that a file is too large, next to the box, losing nothing typed', async () => {
+  it('says in words that a file is too large, next to the box, before sending it, losing nothing typed', async () => {
     await address(mark, 'files');
     await box(mark).fill('Typed before the big file');
     await box(mark).press('End');
+    // The page knows the limit from POST /register (max_file_upload_size_mib): nothing is sent.
+    let sent = 0;
+    await mark.route('**/json/user_uploads', (route) => {
+      sent++;
+      return route.continue();
+    });
     await mark.locator('input[type=file]').setInputFiles({ name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(LIMIT_MIB * 1024 * 1024 + 100_000, 1) });
-    await eventually(async () => expect(await errors(mark).textContent()).toBe(`“big.bin” was not uploaded: File is larger than this server's configured maximum upload size (${LIMIT_MIB} MiB).`), 15_000);
+    await eventually(async () => expect(await errors(mark).textContent()).toBe(`“big.bin” was not uploaded: it is 1.1 MiB, and this server takes files of up to ${LIMIT_MIB} MiB.`), 15_000);
+    expect(sent).toBe(0);
+    await mark.unroute('**/json/user_uploads');
     expect(await box(mark).inputValue()).toBe('Typed before the big file');
     await expectAccessible(mark, 'upload refused');
     await shoot(mark, 'upload-refused', errors(mark));

@@ -261,12 +261,13 @@ function RecipientHeader({ store, message }: { store: ClientStore; message: Feed
   );
 }
 
-export function Avatar({ url, name, id }: { url: string | null | undefined; name: string; id: number }) {
+export function Avatar({ url, name, id, size }: { url: string | null | undefined; name: string; id: number; size?: 'large' }) {
+  const large = size === 'large';
   // Only the server's own images (the CSP allows no other host): else the initials.
-  if (url && (url.startsWith('/') || url.startsWith(location.origin))) return <img class="avatar" src={url} alt="" width={36} height={36} />;
+  if (url && (url.startsWith('/') || url.startsWith(location.origin))) return <img class={large ? 'avatar large' : 'avatar'} src={url} alt="" width={large ? 64 : 36} height={large ? 64 : 36} />;
   const initials = name.split(/\s+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join('');
   return (
-    <span class={`avatar initials hue${id % 8}`} aria-hidden="true">
+    <span class={`avatar initials hue${id % 8}${large ? ' large' : ''}`} aria-hidden="true">
       {initials}
     </span>
   );

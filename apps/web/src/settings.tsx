@@ -1,6 +1,7 @@
 /**
- * The person's settings: full name, password, time format, theme and notifications, each
- * saved through PATCH /settings as it is changed (a name or a password by its button).
+ * The person's settings: avatar (avatar-settings.tsx), full name, password, time format,
+ * theme and notifications, each saved through PATCH /settings as it is changed (a name or
+ * a password by its button).
  * What the server refuses is said in words under the field, and the field keeps what was
  * typed; what it takes comes back as an event (user_settings, realm_user) and the page
  * follows it, as every other page of the person does.
@@ -11,6 +12,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, json } from './api';
+import { AvatarSetting } from './avatar-settings';
 import { DialogButtons, Modal } from './message-dialogs';
 import { notificationPermission, requestNotificationPermission } from './notifications';
 import type { ClientStore } from './store';
@@ -193,6 +195,7 @@ export function SettingsDialog({ store, onClose }: { store: ClientStore; onClose
     <Modal title="Settings" onClose={onClose}>
       <div class="settings">
         <Section title="Profile">
+          <AvatarSetting store={store} />
           <FullName store={store} />
         </Section>
         <Section title="Password">

@@ -44,31 +44,44 @@ export const writeApi = {
   deleteSnippet: (id: number) => json<unknown>('DELETE', `/saved_snippets/${id}`),
 };
 
-export interface Upload {
-  /** Resolves with the file's address and name; rejects with an ApiError (code ABORTED when cancelled). */
-  done: Promise<{ url: string; filename: string }>;
+const MIB = 1024 * 1024;
+
+/**
+ * Words for a file over a limit the server announced in POST /register (its
+ * `max_*_size_mib`), so that the page refuses it before sending it; undefined: within it,
+ * or no limit known (the server still decides).
+ */
+export function tooLargeFor(file: { size: number }, limitMib: unknown): string | undefined {
+  if (typeof limitMib !== 'number' || limitMib <= 0 || file.size <= limitMib * MIB) return undefined;
+  const size = file.size >= 10 * MIB ? Math.round(file.size / MIB) : Math.round((file.size / MIB) * 10) / 10;
+  return `it is ${size} MiB, and this server takes files of up to ${limitMib} MiB.`;
+}
+
+export interface Sending<T> {
+  /** Resolves with the reply; rejects with an ApiError (code ABORTED when cancelled). */
+  done: Promise<T>;
   cancel: () => void;
 }
 
 /**
- * Sends one file to POST /user_uploads. XMLHttpRequest, not fetch: fetch reports no upload
- * progress. `onProgress` gets the bytes sent and the total.
+ * Sends one file as a multipart POST to `/json{path}`. XMLHttpRequest, not fetch: fetch
+ * reports no upload progress. `onProgress` gets the bytes sent and the total.
  */
-export function uploadFile(file: File, onProgress: (sent: number, total: number) => void): Upload {
+export function sendFile(path: string, file: File, onProgress: (sent: number, total: number) => void): Sending<Record<string, unknown>> {
   const xhr = new XMLHttpRequest();
-  const done = new Promise<{ url: string; filename: string }>((resolve, reject) => {
-    xhr.open('POST', '/json/user_uploads');
+  const done = new Promise<Record<string, unknown>>((resolve, reject) => {
+    xhr.open('POST', `/json${path}`);
     xhr.setRequestHeader('X-CSRFToken', csrf());
     xhr.setRequestHeader('Accept', 'application/json');
     xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
     xhr.onload = () => {
-      let body: { result?: string; msg?: string; code?: string; url?: string; uri?: string; filename?: string } = {};
+      let body: { result?: string; msg?: string; code?: string } & Record<string, unknown> = {};
       try {
         body = JSON.parse(xhr.responseText) as typeof body;
       } catch {
         // A proxy's page: the status says what happened.
       }
-      if (xhr.status >= 200 && xhr.status < 300 && (body.url ?? body.uri)) resolve({ url: (body.url ?? body.uri)!, filename: body.filename ?? file.name });
+      if (xhr.status >= 200 && xhr.status < 300 && body.result === 'success') resolve(body);
       else reject(new ApiError(body.msg ?? (xhr.status === 413 ? 'The file is too large for this server.' : xhr.statusText || `HTTP ${xhr.status}`), body.code ?? `HTTP_${xhr.status}`, xhr.status));
     };
     xhr.onerror = () => reject(new ApiError('network error', 'NETWORK', 0));
@@ -78,4 +91,19 @@ export function uploadFile(file: File, onProgress: (sent: number, total: number)
     xhr.send(form);
   });
   return { done, cancel: () => xhr.abort() };
+}
+
+export type Upload = Sending<{ url: string; filename: string }>;
+
+/** Sends one file to POST /user_uploads. */
+export function uploadFile(file: File, onProgress: (sent: number, total: number) => void): Upload {
+  const { done, cancel } = sendFile('/user_uploads', file, onProgress);
+  return {
+    done: done.then((body) => {
+      const url = (body.url ?? body.uri) as string | undefined;
+      if (!url) throw new ApiError('The server did not say where the file is.', 'BAD_REPLY', 200);
+      return { url, filename: (body.filename as string | undefined) ?? file.name };
+    }),
+    cancel,
+  };
 }

@@ -20,7 +20,7 @@ import { describeError } from './api';
 import { resolveTarget, type Box } from './compose-box';
 import type { ClientStore } from './store';
 import { DraftsDialog, ScheduledDialog, SendLaterDialog, SnippetsDialog } from './write-dialogs';
-import { uploadFile, writeApi } from './write-api';
+import { tooLargeFor, uploadFile, writeApi } from './write-api';
 import './writing.css';
 
 /** The compose box as the tools see it. */
@@ -206,6 +206,12 @@ export function useWriting(store: ClientStore, box: Box) {
   const upload = (files: File[]) => {
     setUploadError('');
     for (const file of files) {
+      // Refused here, in words, rather than after sending it all: the server said its limit.
+      const tooLarge = tooLargeFor(file, store.state.max_file_upload_size_mib);
+      if (tooLarge) {
+        setUploadError(`“${file.name}” was not uploaded: ${tooLarge}`);
+        continue;
+      }
       const key = ++uploadSerial;
       const put = insert(`[Uploading ${file.name}…]()`);
       const gap = put.startsWith(' ') ? ' ' : '';
