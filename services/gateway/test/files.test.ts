@@ -1,6 +1,7 @@
-/** Sniffing a file's type from its bytes, and the download name header (http/sniff.ts, http/files.ts). */
+/** Sniffing a file's type from its bytes, the download name header and the upload limits (http/sniff.ts, http/files.ts). */
 import { describe, expect, it } from '@jest/globals';
-import { contentDisposition } from '../src/http/files';
+import { endpoints } from '@teamchat/contracts';
+import { contentDisposition, uploadLimitOf } from '../src/http/files';
 import { sniffContentType } from '../src/http/sniff';
 
 describe('sniffContentType', () => {
@@ -32,5 +33,17 @@ describe('contentDisposition', () => {
   it('gives an ASCII fallback and the exact name, with quotes and non-ASCII made harmless', () => {
     expect(contentDisposition('report.pdf')).toBe(`attachment; filename="report.pdf"; filename*=UTF-8''report.pdf`);
     expect(contentDisposition('a"b\\c é.txt')).toBe(`attachment; filename="a_b_c _.txt"; filename*=UTF-8''a%22b%5Cc%20%C3%A9.txt`);
+  });
+});
+
+describe('uploadLimitOf', () => {
+  const settings = { maxFileUploadSizeMib: 25, maxEmojiFileSizeMib: 3, maxAvatarFileSizeMib: 2 };
+  it('gives each kind of upload its own limit and Zulip’s words for it', () => {
+    expect(uploadLimitOf(endpoints.messaging.uploadFile, settings)).toEqual({
+      maxBytes: 25 * 1024 * 1024,
+      tooLarge: "File is larger than this server's configured maximum upload size (25 MiB).",
+    });
+    expect(uploadLimitOf(endpoints.accounts.addRealmEmoji, settings)).toEqual({ maxBytes: 3 * 1024 * 1024, tooLarge: 'Uploaded file is larger than the allowed limit of 3 MiB' });
+    expect(uploadLimitOf(endpoints.accounts.setAvatar, settings)).toEqual({ maxBytes: 2 * 1024 * 1024, tooLarge: 'Uploaded file is larger than the allowed limit of 2 MiB' });
   });
 });
