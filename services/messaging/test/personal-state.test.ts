@@ -13,6 +13,9 @@ import { MessagesReadModel } from '../src/projections/messages';
 import { messagesProjection } from '../src/projections/messages-projection';
 import { ReferenceRows } from './reference-rows';
 import { scanPersonal, scanPersonalPlaces } from '../src/queries/personal-scan';
+import { unreadMessages } from '../src/queries/unread-messages';
+import { referenceUnread } from './reference-unread';
+import type { MuteState } from '../src/domain/unread-count';
 
 /** A small deterministic generator (mulberry32), so a failing history can be replayed. */
 function random(seed: number) {
@@ -31,7 +34,8 @@ function random(seed: number) {
 
 const USERS = [1, 2, 3, 4, 5, 6, 7, 8];
 const CHANNELS = [10, 11, 12];
-const TOPICS = ['a', 'b', 'C'];
+// 'A' and 'a' are one topic spelled two ways: register names it as its oldest unread message does.
+const TOPICS = ['a', 'b', 'C', 'A'];
 
 function sentFact(r: ReturnType<typeof random>, sender: number, recipient: FactOf<'MessageSent'>['recipient'], recipients: number[]): FactOf<'MessageSent'> {
   return {
@@ -206,6 +210,27 @@ async function scanDifferences(model: MessagesReadModel, reference: ReferenceRow
   return differences;
 }
 
+/** Mutes that make the unread count leave messages out, and some that let them back in. */
+const MUTES: MuteState[] = [
+  { muted_channel_ids: new Set(), topic_policies: new Map() },
+  { muted_channel_ids: new Set([10]), topic_policies: new Map([['10:b', 2], ['11:a', 1], ['12:c', 3]]) },
+];
+
+/** Register's unread_msgs against the rows', at limits that cut the list and one that does not. */
+async function unreadDifferences(model: MessagesReadModel, reference: ReferenceRows, user: number, round: number): Promise<string[]> {
+  const limit = [1, 4, 50_000][round % 3]!;
+  const mutes = MUTES[round % 2]!;
+  const expected = JSON.stringify(await referenceUnread(reference.rows, model.messages, user, mutes, limit));
+  // From the channels' places in memory, and (on alternate rounds, places dropped) from a scan of the index.
+  const fromPlaces = JSON.stringify(await unreadMessages(model, user, mutes, limit, { wait: true, firstChunk: [1, 2, 2048][round % 3]! }));
+  if (round % 2 === 0) model.places.clear();
+  const fromScan = JSON.stringify(await unreadMessages(model, user, mutes, limit));
+  const differences: string[] = [];
+  if (fromPlaces !== expected) differences.push(`user ${user} unread_msgs from places (limit ${limit}): ${fromPlaces}, rows ${expected}`);
+  if (fromScan !== expected) differences.push(`user ${user} unread_msgs (limit ${limit}): ${fromScan}, rows ${expected}`);
+  return differences;
+}
+
 const allIds = async (model: MessagesReadModel) => (await model.messages.findIds({})) as number[];
 
 describe('per-user state without a row per recipient', () => {
@@ -225,6 +250,7 @@ describe('per-user state without a row per recipient', () => {
             if (JSON.stringify(flags[i]) !== JSON.stringify(rows.get(m._id))) differences.push(`user ${user} reads ${JSON.stringify(flags[i])} on ${m._id}, rows ${JSON.stringify(rows.get(m._id))}`);
           });
           differences.push(...(await scanDifferences(model, reference, user, ids, checked)));
+          differences.push(...(await unreadDifferences(model, reference, user, checked)));
         }
         if (differences.length) throw new Error(`after ${fact.type} ${JSON.stringify(fact)}:\n${differences.join('\n')}`);
       });

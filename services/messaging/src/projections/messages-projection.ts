@@ -70,6 +70,7 @@ async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, store
   await model.messages.put(message);
   await model.personal.sent(fact, message);
   model.recent.remember({ _id: id, ...narrowKeys });
+  model.places.remember({ _id: id, ...narrowKeys });
 }
 
 async function reaction(model: MessagesReadModel, fact: FactOf<'ReactionAdded' | 'ReactionRemoved'>): Promise<void> {
@@ -139,6 +140,8 @@ async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): 
   }
   // Who may not see the private destination loses the messages from their history.
   await model.personal.afterMove(fact.move);
+  // After the documents changed: a load started before this is not kept (ChannelPlaces).
+  model.places.forget([fact.move.prev_channel_id, fact.move.channel_id]);
 }
 
 async function deleted(model: MessagesReadModel, fact: FactOf<'MessageDeleted'>): Promise<void> {
@@ -146,6 +149,7 @@ async function deleted(model: MessagesReadModel, fact: FactOf<'MessageDeleted'>)
   if (message) model.recent.forget(conversationKeysOf(message));
   await model.personal.deleted(fact.message_id);
   await model.messages.delete(fact.message_id);
+  if (message) model.places.forget([message.channel_id]);
 }
 
 type Move = NonNullable<FactOf<'MessageEdited'>['move']>;

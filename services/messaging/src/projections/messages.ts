@@ -5,6 +5,7 @@
  */
 import type { Collection, Filter, ReadModelStore } from '@teamchat/platform';
 import type { MessageDoc, UserTopicDoc } from './message-docs';
+import { ChannelPlaces } from './channel-places';
 import { PersonalState } from './personal-state';
 import { RecentConversationIds, type IdRange } from './recent-ids';
 
@@ -47,8 +48,16 @@ export class MessagesReadModel {
 
   /** The collections the messaging projection writes (emptied before a replay from the start). */
   get collections(): { clear(): Promise<void> }[] {
-    return [this.messages, this.userTopics, ...this.personal.collections];
+    const places = { clear: async () => this.places.clear() };
+    return [this.messages, this.userTopics, ...this.personal.collections, places];
   }
+
+  /** Every message of a channel, id and topic, for the scans that pass thousands (see ChannelPlaces). */
+  readonly places = new ChannelPlaces(async (channelId, after, limit) => {
+    const filter: Filter = after === Number.NEGATIVE_INFINITY ? { channel_id: channelId } : { channel_id: channelId, _id: { $gt: after } };
+    const rows = await this.messages.findFields(filter, ['topic_lc'], { sort: ['_id', 1], limit });
+    return { ids: rows.map((r) => r._id as number), topics: rows.map((r) => r.topic_lc as string | null) };
+  });
 
   /** Recent ids per conversation (see RecentConversationIds). */
   readonly recent = new RecentConversationIds(

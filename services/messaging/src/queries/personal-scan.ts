@@ -15,6 +15,7 @@
 import type { Filter, FieldCondition } from '@teamchat/platform';
 import { flagKeys, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
+import type { Places } from '../projections/channel-places';
 import type { IdRange } from '../projections/recent-ids';
 import type { Interval } from '../projections/receipts';
 import { linkFields } from '../projections/text-features';
@@ -37,7 +38,7 @@ export interface PersonalEntry extends PersonalPlace {
   message?: MessageDoc;
 }
 
-type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'conversationIds'>;
+type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'conversationIds' | 'places'>;
 
 const READ = ['read'];
 const UNREAD: string[] = [];
@@ -219,6 +220,8 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
   const messageFilter: Filter = {};
   for (const field of Object.keys(filter)) if (MESSAGE_FIELDS.has(field)) messageFilter[field] = filter[field]!;
   const channelOnly = Object.keys(messageFilter).length === 0;
+  // What the channel's places in memory can answer: every message, or one topic's.
+  const fromPlaces = channelOnly || (Object.keys(messageFilter).length === 1 && typeof messageFilter.topic_lc === 'string');
   const channelCondition = filter.channel_id;
   const streams: Stream[] = [];
   const marks = await model.personal.marksOf(userId);
@@ -253,7 +256,9 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
       if (ids.length === 0) continue;
       newest = ids[0]!;
     }
-    streams.push(channelStream(model, rowIds, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full, movedIn.get(channelId) ?? NONE));
+    // The channel's places when they are in memory (register's unread listing loads them).
+    const places = fromPlaces ? model.places.peek(channelId) : undefined;
+    streams.push(channelStream(model, rowIds, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full, movedIn.get(channelId) ?? NONE, places));
   }
   return streams;
 }
@@ -278,7 +283,10 @@ function channelStream(
   full: boolean,
   /** Messages moved in from elsewhere: their held rows alone say who has them (a full read's documents say it themselves). */
   movedIn: ReadonlySet<number>,
+  /** The channel's messages in memory, when the filter is one they answer (ChannelPlaces). */
+  placesOf: Places | undefined,
 ): Stream {
+  const topic = typeof messageFilter.topic_lc === 'string' ? messageFilter.topic_lc : undefined;
   let part = 0;
   // Within parts[part], what is left to read.
   let cursor: Bounds = parts[0]!;
@@ -295,9 +303,11 @@ function channelStream(
         const filter = within({ ...messageFilter, channel_id: channelId }, '_id', cursor);
         const sort = { sort: ['_id', direction] as ['_id', 1 | -1], limit: n };
         let places: ({ _id: number | string } & Record<'topic_lc', string | number | null>)[] | undefined;
+        const kept = placesOf;
         let ids = channelOnly ? await model.conversationIds({ channel_id: channelId }, rangeOf(cursor), direction, n) : undefined;
+        if (!ids && full && kept) ids = kept.slice(cursor, direction, n, topic).map((p) => p._id);
         if (!ids && full) ids = (await model.messages.findIds(filter, sort)) as number[];
-        if (!ids) places = await model.messages.findFields(filter, ['topic_lc'], sort);
+        if (!ids) places = kept ? kept.slice(cursor, direction, n, topic) : await model.messages.findFields(filter, ['topic_lc'], sort);
         const count = ids ? ids.length : places!.length;
         if (count < n) {
           part++;

@@ -3,17 +3,16 @@
  * (Zulip's `unread_msgs`), recent direct-message conversations, topic visibility policies
  * and starred messages, from the caller's own rows (what they received or flagged).
  */
-import { wantsState, type MessagingState, type StateParams, type UnreadMsgs } from '@teamchat/contracts';
-import { unreadCount, type MuteState } from '../domain/unread-count';
+import { wantsState, type MessagingState, type StateParams } from '@teamchat/contracts';
+import type { MuteState } from '../domain/unread-count';
 import type { MessagesReadModel } from '../projections/messages';
 import { scanPersonalPlaces, type PersonalPlace } from './personal-scan';
+import { unreadMessages } from './unread-messages';
 
-/** Zulip's limits: unreads beyond the newest 50,000 are reported as missing, not listed. */
-export const MAX_UNREAD_MESSAGES = 50_000;
 /** Recent conversations are taken from the newest 1000 direct messages, as in Zulip. */
 const RECENT_DIRECT_MESSAGES = 1000;
 
-type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'conversationIds' | 'userTopics'>;
+type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'conversationIds' | 'places' | 'userTopics'>;
 
 /** What the unread count needs besides the rows: the channels the user muted and is subscribed to. */
 export interface MuteSources {
@@ -67,72 +66,6 @@ export async function messagingState(model: Model, userId: number, params: State
     state.starred_messages = rows.map((r) => r.message_id as number);
   }
   return state;
-}
-
-export async function unreadMessages(
-  model: Pick<Model, 'messages' | 'personal' | 'conversationIds'>,
-  userId: number,
-  mutes: MuteState = { muted_channel_ids: new Set(), topic_policies: new Map() },
-): Promise<UnreadMsgs> {
-  const newest = await scanPersonalPlaces(model, userId, { unread: true }, {}, -1, MAX_UNREAD_MESSAGES + 1);
-  const missing = newest.length > MAX_UNREAD_MESSAGES;
-  const rows = newest.slice(0, MAX_UNREAD_MESSAGES).reverse();
-  // Topics are listed as written, which only the message has (rows keep the lower-cased
-  // key); a topic takes the spelling of its oldest unread message, so only those are read
-  // (a few hundred documents rather than up to 50,000).
-  // By channel, then topic: no key string built per message (50,000 of them).
-  const firstOfTopic = new Map<number, Map<string | null, number>>();
-  for (const r of rows) {
-    if (r.channel_id === null) continue;
-    let topics = firstOfTopic.get(r.channel_id);
-    if (!topics) firstOfTopic.set(r.channel_id, (topics = new Map()));
-    if (!topics.has(r.topic_lc)) topics.set(r.topic_lc, r.message_id);
-  }
-  const docs = await model.messages.getMany([...firstOfTopic.values()].flatMap((topics) => [...topics.values()]));
-  const topicOf = new Map(docs.map((d) => [d._id, d.recipient.type === 'channel' ? d.recipient.topic : '']));
-
-  type TopicUnreads = { stream_id: number; topic: string; unread_message_ids: number[] };
-  const streams = new Map<number, Map<string, TopicUnreads>>();
-  const pms = new Map<number, { other_user_id: number; sender_id: number; unread_message_ids: number[] }>();
-  const huddles = new Map<string, { user_ids_string: string; unread_message_ids: number[] }>();
-  const mentions: number[] = [];
-  for (const row of rows) {
-    if (row.flags.length > 0 && (row.flags.includes('mentioned') || row.flags.includes('wildcard_mentioned'))) mentions.push(row.message_id);
-    if (row.channel_id !== null) {
-      let topics = streams.get(row.channel_id);
-      if (!topics) streams.set(row.channel_id, (topics = new Map()));
-      let entry = row.topic_lc === null ? undefined : topics.get(row.topic_lc);
-      if (!entry) {
-        const topic = topicOf.get(row.message_id) ?? row.topic_lc ?? '';
-        const key = row.topic_lc ?? topic.toLowerCase();
-        entry = topics.get(key);
-        if (!entry) topics.set(key, (entry = { stream_id: row.channel_id, topic, unread_message_ids: [] }));
-      }
-      entry.unread_message_ids.push(row.message_id);
-      continue;
-    }
-    const participants = participantsOf(row);
-    if (participants.length <= 2) {
-      // A conversation with oneself has oneself as the other user.
-      const other = participants.find((id) => id !== userId) ?? userId;
-      const entry = pms.get(other) ?? { other_user_id: other, sender_id: other, unread_message_ids: [] };
-      entry.unread_message_ids.push(row.message_id);
-      pms.set(other, entry);
-    } else {
-      const key = [...participants].sort(byId).join(',');
-      const entry = huddles.get(key) ?? { user_ids_string: key, unread_message_ids: [] };
-      entry.unread_message_ids.push(row.message_id);
-      huddles.set(key, entry);
-    }
-  }
-  return {
-    count: unreadCount(rows, mutes),
-    pms: [...pms.values()].sort((a, b) => a.other_user_id - b.other_user_id),
-    streams: [...streams.values()].flatMap((topics) => [...topics.values()]).sort((a, b) => a.stream_id - b.stream_id || a.unread_message_ids[0]! - b.unread_message_ids[0]!),
-    huddles: [...huddles.values()].sort((a, b) => a.user_ids_string.localeCompare(b.user_ids_string)),
-    mentions,
-    old_unreads_missing: missing,
-  };
 }
 
 async function recentConversations(model: Pick<Model, 'personal'>, userId: number): Promise<NonNullable<MessagingState['recent_private_conversations']>> {

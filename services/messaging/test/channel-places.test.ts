@@ -1,0 +1,103 @@
+import { describe, expect, it } from '@jest/globals';
+import { ChannelPlaces, Places } from '../src/projections/channel-places';
+
+/** A channel's messages: ids 1..n, topics cycling through a, b, c. */
+const channel = (n: number, offset = 0) => ({
+  ids: Array.from({ length: n }, (_, i) => offset + i + 1),
+  topics: Array.from({ length: n }, (_, i) => 'abc'[i % 3]!),
+});
+
+describe('a channel’s places in memory', () => {
+  it('answers ranges in both directions, by topic, as the index would', () => {
+    const { ids, topics } = channel(10);
+    const places = new Places(ids, topics);
+    expect(places.slice({ lo: 3, hi: 6 }, 1, 10).map((p) => p._id)).toEqual([3, 4, 5, 6]);
+    expect(places.slice({ lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY }, -1, 3).map((p) => p._id)).toEqual([10, 9, 8]);
+    expect(places.slice({ lo: 2, hi: 9 }, 1, 10, 'b')).toEqual([{ _id: 2, topic_lc: 'b' }, { _id: 5, topic_lc: 'b' }, { _id: 8, topic_lc: 'b' }]);
+    expect(places.slice({ lo: 1, hi: 10 }, 1, 10, 'zzz')).toEqual([]);
+    expect(places.topicName(places.topicNumberAt(3))).toBe('a');
+  });
+
+  it('grows past its first arrays as messages arrive, refusing one not past the newest', () => {
+    const places = new Places([], []);
+    for (let id = 1; id <= 500; id++) expect(places.push(id * 2, `t${id % 7}`)).toBe(true);
+    expect(places.length).toBe(500);
+    expect(places.capacity).toBeGreaterThanOrEqual(500);
+    expect(places.push(1000, 't')).toBe(false);
+    expect(places.firstAtLeast(501)).toBe(250);
+    expect(places.idAt(499)).toBe(1000);
+  });
+
+  it('keeps what it loaded, extends it with new messages and loads again after a move or deletion', async () => {
+    let loads = 0;
+    const stored = new Map([[7, channel(5)]]);
+    const kept = new ChannelPlaces(async (channelId) => {
+      loads++;
+      return stored.get(channelId)!;
+    });
+    expect((await kept.of(7)).length).toBe(5);
+    kept.remember({ _id: 6, channel_id: 7, topic_lc: 'new' });
+    stored.get(7)!.ids.push(6);
+    stored.get(7)!.topics.push('new');
+    const places = await kept.of(7);
+    expect([places.length, loads]).toEqual([6, 1]);
+    expect(places.slice({ lo: 6, hi: 6 }, 1, 1)).toEqual([{ _id: 6, topic_lc: 'new' }]);
+    kept.forget([7]);
+    expect(kept.peek(7)).toBeUndefined();
+    await kept.of(7);
+    expect(loads).toBe(2);
+  });
+
+  it('keeps a message that arrives while its channel loads, and reads again after a move or deletion meanwhile', async () => {
+    let release!: () => void;
+    let loads = 0;
+    const stored = channel(3);
+    const kept = new ChannelPlaces(async () => {
+      loads++;
+      await new Promise<void>((resolve) => (release = resolve));
+      return { ids: [...stored.ids], topics: [...stored.topics] };
+    });
+    const loading = kept.of(7);
+    // A new message of channel 7 after its state was read: kept all the same.
+    kept.remember({ _id: 4, channel_id: 7, topic_lc: 'a' });
+    release();
+    expect((await loading).slice({ lo: 1, hi: 10 }, 1, 10).map((p) => p._id)).toEqual([1, 2, 3, 4]);
+    expect(kept.peek(7)?.length).toBe(4);
+    // A deletion while loading: what was read may hold the deleted message, so it is read again.
+    kept.forget([7]);
+    const again = kept.of(7);
+    await new Promise((resolve) => setImmediate(resolve));
+    stored.ids.pop();
+    stored.topics.pop();
+    kept.forget([7]);
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    expect((await again).length).toBe(2);
+    expect(loads).toBe(3);
+  });
+
+  it('loads a channel in chunks, and in the background when asked to warm it', async () => {
+    const stored = channel(10);
+    const asked: number[] = [];
+    const kept = new ChannelPlaces(async (_channelId, after, limit) => {
+      asked.push(after);
+      const ids = stored.ids.filter((id) => id > after).slice(0, limit);
+      return { ids, topics: ids.map((id) => stored.topics[id - 1]!) };
+    }, 1000, 4);
+    kept.warm([7]);
+    expect(kept.peek(7)).toBeUndefined();
+    for (let i = 0; i < 10 && !kept.peek(7); i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(kept.peek(7)?.slice({ lo: 0, hi: 100 }, 1, 100).map((p) => p._id)).toEqual(stored.ids);
+    expect(asked).toEqual([Number.NEGATIVE_INFINITY, 4, 8]);
+  });
+
+  it('drops the least recently used channels past its bound', async () => {
+    const kept = new ChannelPlaces(async (channelId, after) => (after === Number.NEGATIVE_INFINITY ? channel(100, channelId * 1000) : channel(0)), 250);
+    await kept.of(1);
+    await kept.of(2);
+    await kept.of(3);
+    expect(kept.peek(1)).toBeUndefined();
+    expect(kept.peek(3)?.length).toBe(100);
+  });
+});
