@@ -80,7 +80,11 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
 
   const subscriptions: BusSubscription[] = await Promise.all([
     serve(api.register, async (params, { actor }) => ({
-      value: await registerWithState({ bus, queues, fanOut: projector, presences: (options) => presencesReply(presence, options) }, actor, params),
+      value: await registerWithState(
+        { bus, queues, fanOut: projector, presences: (options) => presencesReply(presence, options), checkReplies: deps.config.checkReplies },
+        actor,
+        params,
+      ),
     })),
     serve(api.getEvents, getEvents),
     serve(api.deleteQueue, deleteQueue),
