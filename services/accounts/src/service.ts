@@ -28,7 +28,7 @@ import { evolveUserGroups, initialUserGroups } from './domain/user-groups';
 import { createUserGroup, deactivateUserGroup, updateMembers, updateSubgroups, updateUserGroup } from './handlers/user-groups';
 import { groupMembers, groupSubgroups, userGroupObjects } from './queries/user-groups';
 import { channelSettingGroupIds } from './queries/channel-groups';
-import { accountsState } from './queries/register-state';
+import { accountsState, realmUsersMembers } from './queries/register-state';
 import { serverSettings } from './queries/server-settings';
 import { evolveBotStorage, initialBotStorage } from './domain/bot-storage';
 import { evolvePlaygrounds, initialPlaygrounds } from './domain/playgrounds';
@@ -333,13 +333,16 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         const devices = await devicesState(devicesModel, actor.user_id, params);
         const userDefaults = await realmUserDefaultsState(realmUserDefaultsModel, params);
         const realm_emoji = wantsState(params, 'realm_emoji') ? { realm_emoji: await realmEmojiState(realmEmojiBook) } : {};
-        return withOrgState(
+        const people = await realmUsersMembers(stateDeps, actor.user_id, params, wantsState(params, 'realm_user') ? await org.allValues() : new Map());
+        const sections = await withOrgState(
           { ...state, ...own, ...linkifiers, ...navigationViews, ...devices, ...userDefaults, ...realm_emoji, ...(user_settings ? { user_settings } : {}) },
           { org, realmSettings },
           params,
         );
+        return { sections, people };
       });
-      return { value: { state: value }, position };
+      // The users' list goes already serialized (realmUsersMembers), after the other members.
+      return { value: { state: value.sections }, position, ...(value.people === undefined ? {} : { json: `{${value.people}}` }) };
     }),
     serve(api.addRealmEmoji, async (params, { actor }) => ({ value: {}, position: await addRealmEmoji(emojiDeps, actor, params.emoji_name, params.file) })),
     serve(api.getRealmEmoji, async () => ({ value: { emoji: await realmEmojiState(realmEmojiBook) } })),

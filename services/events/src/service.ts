@@ -79,13 +79,13 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
   };
 
   const subscriptions: BusSubscription[] = await Promise.all([
-    serve(api.register, async (params, { actor }) => ({
-      value: await registerWithState(
+    serve(api.register, (params, { actor }) =>
+      registerWithState(
         { bus, queues, fanOut: projector, presences: (options) => presencesReply(presence, options), checkReplies: deps.config.checkReplies },
         actor,
         params,
       ),
-    })),
+    ),
     serve(api.getEvents, getEvents),
     serve(api.deleteQueue, deleteQueue),
     // A queue lives on this instance: polls and deletions of it come on its own subjects

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { EmptyReply, endpoint } from './contract';
 import { NarrowTerm } from './messaging';
-import { RegisterStateReply } from './register-state';
+import { RealmUsersMembers, RegisterStateReply } from './register-state';
 
 const int = () => z.number().int();
 
@@ -87,6 +87,8 @@ export const eventsEndpoints = {
       realm_empty_topic_display_name: z.string(),
       event_queue_longpoll_timeout_seconds: int(),
     }),
+    /** realm_users and realm_non_active_users follow the reply's members already serialized (BusReply `json`). */
+    serialized: RealmUsersMembers,
   }),
   /** Its `events` follow the reply's members already serialized (BusReply `json`). */
   getEvents: endpoint({

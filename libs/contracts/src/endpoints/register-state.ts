@@ -47,6 +47,9 @@ const UserTopicState = z.object({ stream_id: int(), topic_name: z.string(), last
 /** Settings are not configurable yet: every user has Zulip's defaults, except the time zone. */
 export const UserSettings = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
+/** register's lists of users, which accounts sends already serialized (a BusReply's `json`). */
+export const RealmUsersMembers = z.object({ realm_users: z.array(RealmUser).optional(), realm_non_active_users: z.array(RealmUser).optional() });
+
 /** Accounts' sections. `realm` carries the organization's settings as `realm_*` members. */
 export const AccountsState = z.object({
   realm: z.record(z.string(), z.unknown()).optional(),
@@ -196,7 +199,15 @@ export const wantsState = (params: Pick<StateParams, 'fetch_event_types'>, type:
 const stateReply = <S extends z.ZodObject>(state: S) => z.object({ state });
 
 export const accountsStateEndpoints = {
-  registerState: endpoint({ service: 'accounts', subject: 'accounts.register_state', auth: true, params: StateParams, reply: stateReply(AccountsState) }),
+  registerState: endpoint({
+    service: 'accounts',
+    subject: 'accounts.register_state',
+    auth: true,
+    params: StateParams,
+    reply: stateReply(AccountsState),
+    // The users' lists, already serialized (see services/accounts queries/register-state.ts).
+    serialized: RealmUsersMembers,
+  }),
 };
 export const channelsStateEndpoints = {
   registerState: endpoint({ service: 'channels', subject: 'channels.register_state', auth: true, params: StateParams, reply: stateReply(ChannelsState) }),

@@ -25,10 +25,6 @@ export function realmSettingGroupIds(settings: RealmSettings): number[] {
   });
 }
 
-/** A user's values as `profile_data` gives them: field id → {value}. */
-const profileDataOf = (values: Record<string, string> | undefined) =>
-  Object.fromEntries(Object.entries(values ?? {}).map(([id, value]) => [id, { value }]));
-
 export async function withOrgState(state: AccountsState, deps: OrgStateDeps, params: StateParams): Promise<AccountsState> {
   const want = (type: string) => wantsState(params, type);
   const result: AccountsState = { ...state };
@@ -36,16 +32,6 @@ export async function withOrgState(state: AccountsState, deps: OrgStateDeps, par
     const settings = await deps.realmSettings.current();
     // A data directory older than the settings projection has the name only in the organization's record.
     result.realm = { ...state.realm, ...realmValuesOf(settings), ...(settings.name === '' ? { realm_name: state.realm.realm_name } : {}) };
-  }
-  if (state.realm_users || state.realm_non_active_users) {
-    const values = await deps.org.allValues();
-    // The person objects are this answer's own (personObject builds each afresh): filled in place.
-    const withData = (users: AccountsState['realm_users']) => {
-      for (const user of users ?? []) user.profile_data = profileDataOf(values.get(user.user_id));
-      return users;
-    };
-    if (state.realm_users) result.realm_users = withData(state.realm_users);
-    if (state.realm_non_active_users) result.realm_non_active_users = withData(state.realm_non_active_users);
   }
   if (want('user_status')) result.user_status = await deps.org.allStatuses();
   if (want('custom_profile_fields')) {

@@ -10,7 +10,7 @@ import { serverEmojiDataUrl } from '@teamchat/markdown';
 import { defaultExternalAccounts } from '../domain/profile-fields';
 import { systemBotUsers } from './system-bots';
 import { userGroupObjects } from './user-groups';
-import { botObject, botsOf, emailVisibilityOf, personObject } from './people';
+import { botObject, botsOf, emailVisibilityOf, personJsonHead } from './people';
 
 export { systemGroups } from './user-groups';
 
@@ -46,12 +46,7 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
   const users = needUsers ? (await deps.directory.allUsers()).sort((a, b) => a._id - b._id) : [];
   if (want('realm')) state.realm = await realmSettings(deps);
   if (want('realm_user')) {
-    const emailVisibility = await emailVisibilityOf(deps, users.map((u) => u._id));
-    const options = { client_gravatar: params.client_gravatar === true, host: emailDomainOf(deps.realmHost), emailVisibility };
-    // Custom profile fields are not built yet: every user's profile data is empty.
-    const realmUser = (user: UserDoc) => Object.assign(personObject(me, user, options), { profile_data: {} });
-    state.realm_users = users.filter((u) => u.is_active).map(realmUser);
-    state.realm_non_active_users = users.filter((u) => !u.is_active).map(realmUser);
+    // realm_users and realm_non_active_users come as JSON (realmUsersMembers).
     // The system bots (notification, welcome), users outside the organization, as Zulip lists its cross-realm bots.
     state.cross_realm_bots = systemBotUsers(params.client_gravatar === true);
     state.me = {
@@ -83,6 +78,38 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
   if (want('user_settings') || want('update_display_settings') || want('update_global_notifications')) state.user_settings = defaultUserSettings(me);
   return state;
 }
+
+/**
+ * register's realm_users and realm_non_active_users as JSON members
+ * (`"realm_users":[…],"realm_non_active_users":[…]`), each user with their custom profile
+ * field values: each person's JSON is kept per user document (personJsonHead), so at
+ * 10,000 users no person object is built or serialized per registration. Undefined when
+ * the section is not wanted.
+ */
+export async function realmUsersMembers(
+  deps: Pick<AccountsStateDeps, 'directory' | 'realmHost' | 'realmSettings' | 'userSettings' | 'emailVisibilities'>,
+  userId: number,
+  params: StateParams,
+  profileValues: ReadonlyMap<number, Readonly<Record<string, string>>>,
+): Promise<string | undefined> {
+  if (!wantsState(params, 'realm_user')) return undefined;
+  const me = await deps.directory.userById(userId);
+  if (!me) return undefined;
+  const users = (await deps.directory.allUsers()).sort((a, b) => a._id - b._id);
+  const emailVisibility = await emailVisibilityOf(deps, users.map((u) => u._id));
+  const options = { client_gravatar: params.client_gravatar === true, host: emailDomainOf(deps.realmHost), emailVisibility };
+  const active: string[] = [];
+  const inactive: string[] = [];
+  for (const user of users) {
+    const values = profileValues.get(user._id);
+    const person = `${personJsonHead(me, user, options)},"profile_data":${values ? JSON.stringify(profileDataOf(values)) : '{}'}}`;
+    (user.is_active ? active : inactive).push(person);
+  }
+  return `"realm_users":[${active.join(',')}],"realm_non_active_users":[${inactive.join(',')}]`;
+}
+
+/** A user's values as `profile_data` gives them: field id → {value}. */
+export const profileDataOf = (values: Readonly<Record<string, string>>) => Object.fromEntries(Object.entries(values).map(([id, value]) => [id, { value }]));
 
 /** The user's can_* flags, from the organization's settings as they stand (Zulip's legacy register fields). */
 async function permissionFlags(deps: AccountsStateDeps, me: UserDoc) {

@@ -174,6 +174,8 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
   });
   const states: OwnerStates = {};
   const positions = new Map<OwnerName, number>();
+  // Members an owner sent already serialized (accounts' users list), passed on as they are.
+  let json: string | Uint8Array | undefined;
   const asked = { accounts: accountsParamsOf(state, params), channels: state, messaging: state };
   try {
     await Promise.all(
@@ -182,6 +184,7 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
         // An owner always answers at or after `after`; without a position nothing could be left out safely.
         positions.set(owner, reply.position ?? after);
         (states as Record<OwnerName, unknown>)[owner] = reply.value.state;
+        if (reply.json !== undefined) json = reply.json;
       }),
     );
   } catch (err) {
@@ -192,7 +195,7 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
   }
   deps.queues.releaseWithState(queue.queue_id, cutoffsOf(state, positions));
   const { realm, me, user_settings, ...accountSections } = states.accounts ?? {};
-  return {
+  const value = {
     ...realm,
     ...me,
     ...accountSections,
@@ -211,4 +214,5 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
     ...queue,
     zulip_merge_base: ZULIP_VERSION,
   };
+  return { value, ...(json === undefined ? {} : { json }) };
 }
