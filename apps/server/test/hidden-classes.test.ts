@@ -58,12 +58,13 @@ describe('hidden classes on the request path (embedded, V8 map log)', () => {
   it('creates none per request, on any thread', async () => {
     const few = await classesCreated(FEW);
     const many = await classesCreated(MANY);
-    // Startup and the first run of timed work (a WAL checkpoint in each store's worker)
-    // differ from run to run: by 20–60 classes alone, and up to 129 (0.258 a round) with
-    // jest running another file beside this one (two workers). One class per request on a
-    // single route would be at least 1 a round; with the spreads, a round of four requests
-    // created about 21. Half a class a round (250) leaves room for the noise and still
-    // fails on any per-request class.
-    expect((many - few) / (MANY - FEW)).toBeLessThan(0.5);
+    // Startup and the first run of timed work (a WAL checkpoint in each store's worker,
+    // projectors saving their position within a second) differ from run to run: by 20–60
+    // classes alone, up to 129 (0.258 a round) with jest running another file beside this
+    // one, and once 255 (0.51 a round) in the whole suite on a loaded machine. One class
+    // per request on a single route would be at least 1 a round; with the spreads, a
+    // round of four requests created about 21. 0.8 a round (400) leaves room for the
+    // noise and still fails on any per-request class.
+    expect((many - few) / (MANY - FEW)).toBeLessThan(0.8);
   }, 180_000);
 });
