@@ -290,5 +290,32 @@ export function invitesSuite(mode: string, start: (env: Record<string, string>) 
         expect((await statusOf(link))).toBe(410);
       });
     });
+
+    // Last: it spends the organization's daily limit (20 here), which later tests would need.
+    describe('the daily limit', () => {
+      it('a resend mails the invitation again and counts against the limit: at the limit it is refused, mailing and changing nothing', async () => {
+        await admin.post('/invites', { invitee_emails: 'resent@example.org', stream_ids: [] });
+        const resent = (await invites()).find((i) => i.email === 'resent@example.org');
+        const mails = (await outbox()).length;
+        expect((await admin.post(`/invites/${resent.id}/resend`)).body.result).toBe('success');
+        expect(await outbox()).toHaveLength(mails + 1);
+        expect((await outbox()).at(-1)?.to).toBe('resent@example.org');
+        // Fill the day's limit with new invitations, then resend: refused in Zulip's words.
+        for (let i = 0; ; i++) {
+          const reply = await admin.post('/invites', { invitee_emails: `filler${i}@example.org`, stream_ids: [] });
+          if (reply.body.result !== 'success') {
+            expect(reply.body.daily_limit_reached).toBe(true);
+            break;
+          }
+          if (i > 25) throw new Error('the daily limit was never reached');
+        }
+        const before = { mails: (await outbox()).length, listed: (await invites()).find((i) => i.id === resent.id) };
+        const refused = await admin.post(`/invites/${resent.id}/resend`);
+        refusedWith(refused, 'INVITATION_FAILED');
+        expect(refused.body).toMatchObject({ daily_limit_reached: true, sent_invitations: false });
+        expect(await outbox()).toHaveLength(before.mails);
+        expect((await invites()).find((i) => i.id === resent.id)).toEqual(before.listed);
+      });
+    });
   });
 }

@@ -218,12 +218,13 @@ describe('invitations', () => {
 
   describe('the state machine', () => {
     const pending = created(invitation(1, 'ann@example.org', { invited_by_user_id: 4 }), [1, 2, 4]);
-    const manage = (actor: { user_id: number; role: number }, over: { now?: number; is_multiuse?: boolean } = {}) => ({
+    const manage = (actor: { user_id: number; role: number }, over: { now?: number; is_multiuse?: boolean; daily_limit?: number } = {}) => ({
       actor: { ...actor, date_joined: 0 },
       invitation_id: 1,
       is_multiuse: false,
       administrator_ids: [1, 2],
       now: NOW,
+      daily_limit: 100,
       ...over,
     });
     const fold = (facts: Fact[]) => facts.reduce(evolveInvitations, initialInvitations());
@@ -252,6 +253,19 @@ describe('invitations', () => {
       const { facts } = decideResendInvitation(fold([pending]), manage(admin, { now: NOW + 60_000 }));
       expect(facts).toEqual([{ type: 'InvitationResent', invitation_id: 1, invited: SECONDS + 60, audience_user_ids: [1, 2, 4] }]);
       expect(fold([pending, ...facts]).invitations.get(1)).toMatchObject({ invited: SECONDS + 60, expiry_date: SECONDS + 14_400 * 60 });
+    });
+
+    it('resending counts against the daily limit: refused when the last 24 hours already reach it, counted once at its new time', () => {
+      const second = created(invitation(2, 'bob@example.org', { invited_by_user_id: 4 }), [1, 2, 4]);
+      // Two sent now, limit 2: a resend would be a third email today.
+      expect(() => decideResendInvitation(fold([pending, second]), manage(admin, { now: NOW + 60_000, daily_limit: 2 }))).toThrow(
+        expect.objectContaining({ code: 'INVITATION_FAILED', extra: expect.objectContaining({ daily_limit_reached: true, sent_invitations: false }) }),
+      );
+      expect(decideResendInvitation(fold([pending, second]), manage(admin, { now: NOW + 60_000, daily_limit: 3 })).facts).toHaveLength(1);
+      // A day later the first two no longer count: resending one makes it the only one today.
+      const later = NOW + 86_401_000;
+      const { facts } = decideResendInvitation(fold([pending, second]), manage(admin, { now: later, daily_limit: 1 }));
+      expect(() => decideResendInvitation(fold([pending, second, ...facts]), { ...manage(admin, { now: later, daily_limit: 1 }), invitation_id: 2 })).toThrow('limit on invitations per day');
     });
 
     it('pending → accepted once; a reusable link stays pending; expired and revoked links are refused', () => {

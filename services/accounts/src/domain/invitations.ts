@@ -293,9 +293,21 @@ export function decideRevokeInvitation(state: InvitationsState, cmd: ManageInvit
   return [{ type: 'InvitationRevoked', invitation_id: record.id, audience_user_ids: audienceOfInvitation(cmd.administrator_ids, record.invited_by_user_id) }];
 }
 
-export function decideResendInvitation(state: InvitationsState, cmd: ManageInvitation): { facts: Fact[]; invitation: InvitationRecord } {
+/**
+ * POST /invites/{id}/resend mails the invitation again, so it counts against the daily
+ * limit as a new one would (Zulip's): refused when the organization's count of invitations
+ * sent in the last 24 hours is already at the limit. The resent invitation is then counted
+ * once, at its new time.
+ */
+export function decideResendInvitation(state: InvitationsState, cmd: ManageInvitation & { daily_limit: number }): { facts: Fact[]; invitation: InvitationRecord } {
   const record = manageable(state, { ...cmd, is_multiuse: false });
   const invited = Math.floor(cmd.now / 1000);
+  if (invitedToday(state, invited) + 1 > cmd.daily_limit) {
+    throw invitationFailed('To protect users, this organization has a limit on invitations per day. Please try again tomorrow or invite fewer people.', [], {
+      sent_invitations: false,
+      daily_limit_reached: true,
+    });
+  }
   return {
     facts: [{ type: 'InvitationResent', invitation_id: record.id, invited, audience_user_ids: audienceOfInvitation(cmd.administrator_ids, record.invited_by_user_id) }],
     invitation: record,

@@ -249,7 +249,7 @@ export async function resendInvite(deps: InvitationDeps, actor: Actor, invitatio
   const viewer = await inviterOf(deps, actor);
   const administrator_ids = await administratorIds(deps);
   const { result, append } = await deps.invitations.execute(streams.invitations, (state) => {
-    const decided = decideResendInvitation(state, { actor: viewer, invitation_id: invitationId, is_multiuse: false, administrator_ids, now: Date.now() });
+    const decided = decideResendInvitation(state, { actor: viewer, invitation_id: invitationId, is_multiuse: false, administrator_ids, now: Date.now(), daily_limit: deps.dailyLimit });
     return { facts: decided.facts, result: decided.invitation };
   });
   const inviter = await deps.directory.userById(result.invited_by_user_id);
