@@ -56,7 +56,7 @@ browserSuite('the web client: administration', (browser) => {
     const page = await logIn(context, base, ADMIN);
     await page.getByRole('link', { name: 'Administration' }).click();
     await page.getByRole('heading', { name: 'Administration', level: 2 }).waitFor();
-    expect(await sectionNames(page)).toEqual(['Organization', 'Invitations', 'Channels', 'Users', 'Custom emoji', 'Linkifiers', 'Code playgrounds']);
+    expect(await sectionNames(page)).toEqual(['Organization', 'Invitations', 'Channels', 'Default channels', 'Users', 'Profile fields', 'Custom emoji', 'Linkifiers', 'Code playgrounds']);
     await section(page, 'Invitations');
     await page.getByLabel('Join as').selectOption({ label: 'Member' });
     await page.getByRole('checkbox', { name: '#engineering' }).check();
@@ -125,7 +125,7 @@ browserSuite('the web client: administration', (browser) => {
     await checkA11y(page);
     await markRole.selectOption({ label: 'Administrator' });
     // Mark's page follows the realm_user event: the administrators' sections appear.
-    await eventually(async () => expect(await sectionNames(markPage)).toEqual(['Organization', 'Invitations', 'Channels', 'Users', 'Custom emoji', 'Linkifiers', 'Code playgrounds']));
+    await eventually(async () => expect(await sectionNames(markPage)).toEqual(['Organization', 'Invitations', 'Channels', 'Default channels', 'Users', 'Profile fields', 'Custom emoji', 'Linkifiers', 'Code playgrounds']));
     expect(await markRole.inputValue()).toBe('200');
     await markRole.selectOption({ label: 'Member' });
     await eventually(async () => expect(await sectionNames(markPage)).toEqual(['Channels', 'Custom emoji']));

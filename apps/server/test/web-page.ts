@@ -25,8 +25,10 @@ export async function startWebServer(name: string) {
   ensureBuilt();
   mkdirSync(SHOTS, { recursive: true });
   process.env.LOG_LEVEL ??= 'silent';
-  const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: tempDataDir(), TEAMCHAT_HEARTBEAT_SECONDS: '2' });
-  return startEmbeddedServer(config, createLogger(name), { host: '127.0.0.1', port: await freePort() });
+  const dataDir = tempDataDir();
+  const config = loadConfig({ ...process.env, TEAMCHAT_DATA_DIR: dataDir, TEAMCHAT_HEARTBEAT_SECONDS: '2' });
+  // The data directory too: a test reads the development outbox there (the mails sent).
+  return Object.assign(await startEmbeddedServer(config, createLogger(name), { host: '127.0.0.1', port: await freePort() }), { dataDir });
 }
 
 /** A user's API access, as a script has it (Basic auth with the dev API key). */

@@ -129,17 +129,42 @@ browserSuite('the web client: people', (browser) => {
     await person(page, maryId).waitFor();
     await page.screenshot({ path: join(SHOTS, 'people-list-375.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
+    // The list is an overlay there: picking a person closes it and opens their card.
     await person(page, maryId).click();
     await card.waitFor();
+    expect(await page.locator('#people').isVisible()).toBe(false);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
     await page.screenshot({ path: join(SHOTS, 'people-card-375.png') });
     const width = await page.evaluate<number>(`document.querySelector('dialog[open]').getBoundingClientRect().right`);
     expect(width).toBeLessThanOrEqual(375);
     await page.keyboard.press('Escape');
     await eventually(async () => expect(await card.count()).toBe(0));
-    // The focus goes back to the person it was opened from; Esc closes the list.
-    await eventually(async () => expect(await page.evaluate<string>(`document.activeElement.outerHTML.slice(0, 80)`)).toContain(`data-user-id="${maryId}"`));
+    // The focus goes back to the People button (the person's row went with the list).
+    await eventually(async () => expect(await page.evaluate<string>(`document.activeElement.className`)).toBe('people-button'));
+    // Its close button (named) closes it, the focus back on the People button.
+    await toggle.click();
+    await page.getByRole('button', { name: 'Close the people list' }).click();
+    await eventually(async () => expect(await page.locator('#people').isVisible()).toBe(false));
+    expect(await page.evaluate<string>(`document.activeElement.className`)).toBe('people-button');
+    // Esc closes it.
+    await toggle.click();
+    await person(page, maryId).waitFor();
     await page.keyboard.press('Escape');
     await eventually(async () => expect(await page.locator('#people').isVisible()).toBe(false));
+    // Moving elsewhere in the client closes it.
+    await toggle.click();
+    await person(page, maryId).waitFor();
+    await page.evaluate(`location.hash = '#narrow/is/starred'`);
+    await eventually(async () => expect(await page.locator('#people').isVisible()).toBe(false));
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    // On a wide screen the list is beside the feed: it has no close button and stays open when moving on.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await toggle.click();
+    await person(page, maryId).waitFor();
+    expect(await page.getByRole('button', { name: 'Close the people list' }).isVisible()).toBe(false);
+    await page.evaluate(`location.hash = '#narrow/is/mentioned'`);
+    await page.waitForTimeout(300);
+    expect(await page.locator('#people').isVisible()).toBe(true);
     await context.close();
   }, 60_000);
 

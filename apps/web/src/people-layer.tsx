@@ -1,7 +1,8 @@
 /**
  * What the People features add to the page, kept out of app.tsx: the presence reporter,
- * the user list's open state (open beside the feed on wide screens, closed behind its
- * button on narrow ones), the header's People and Settings buttons, and the dialogs
+ * the user list's open state (open beside the feed on wide screens; on narrow ones an
+ * overlay behind its button, closed by its close button, Esc, picking a person or moving
+ * elsewhere), the header's People and Settings buttons, and the dialogs
  * (a user card, one's status, the settings), the theme and the desktop notifications.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -49,9 +50,32 @@ export function usePeople(store: ClientStore) {
     return () => document.removeEventListener('keydown', onKey);
   }, []);
 
+  // On a narrow screen the list is an overlay: moving elsewhere in the client closes it.
+  useEffect(() => {
+    const onNavigate = () => {
+      if (window.matchMedia(NARROW_SCREEN).matches) setListOpen(false);
+    };
+    window.addEventListener('hashchange', onNavigate);
+    return () => window.removeEventListener('hashchange', onNavigate);
+  }, []);
+
   const open = (next: Dialog) => {
     opener.current = document.activeElement as HTMLElement | null;
     setDialog(next);
+  };
+  /** A person picked in the list: their card opens; on a narrow screen the list closes, and the card gives the focus back to the People button. */
+  const pick = (userId: number) => {
+    if (window.matchMedia(NARROW_SCREEN).matches) {
+      setListOpen(false);
+      opener.current = listButton.current;
+      setDialog({ kind: 'card', userId });
+      return;
+    }
+    open({ kind: 'card', userId });
+  };
+  const closeList = () => {
+    setListOpen(false);
+    listButton.current?.focus();
   };
   useEffect(() => {
     const onCard = (e: Event) => open({ kind: 'card', userId: (e as CustomEvent<number>).detail });
@@ -66,7 +90,7 @@ export function usePeople(store: ClientStore) {
       if (document.activeElement === document.body || document.activeElement === null) back?.focus?.({ preventScroll: true });
     });
   };
-  return { presence, listOpen, setListOpen, listButton, dialog, open, close };
+  return { presence, listOpen, setListOpen, listButton, dialog, open, pick, closeList, close };
 }
 
 export type People = ReturnType<typeof usePeople>;
@@ -95,9 +119,15 @@ export function PeoplePanel({ store, people }: { store: ClientStore; people: Peo
   // Always in the page (the button controls it), filled only while open: a closed list costs no rendering.
   return (
     <aside id="people" class="people" aria-label="People" hidden={!people.listOpen}>
-      {people.listOpen && store.ready && (
-        <UserList store={store} presence={people.presence} onOpen={(userId) => people.open({ kind: 'card', userId })} onSetStatus={() => people.open({ kind: 'status' })} />
+      {people.listOpen && (
+        <div class="people-close-row">
+          <button type="button" class="people-close" onClick={people.closeList}>
+            <span aria-hidden="true">×</span>
+            <span class="visually-hidden">Close the people list</span>
+          </button>
+        </div>
       )}
+      {people.listOpen && store.ready && <UserList store={store} presence={people.presence} onOpen={people.pick} onSetStatus={() => people.open({ kind: 'status' })} />}
     </aside>
   );
 }

@@ -15,6 +15,7 @@ import { describeError, json } from './api';
 import { AvatarSetting } from './avatar-settings';
 import { DialogButtons, Modal } from './message-dialogs';
 import { notificationPermission, requestNotificationPermission } from './notifications';
+import { ProfileFieldsSetting } from './profile-settings';
 import type { ClientStore } from './store';
 
 type Settings = Record<string, unknown>;
@@ -197,6 +198,7 @@ export function SettingsDialog({ store, onClose }: { store: ClientStore; onClose
         <Section title="Profile">
           <AvatarSetting store={store} />
           <FullName store={store} />
+          <ProfileFieldsSetting store={store} />
         </Section>
         <Section title="Password">
           <Password />

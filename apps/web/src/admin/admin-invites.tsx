@@ -6,7 +6,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { adminApi, ROLES, roleName, roleOf, type AdminRights, type Invitation } from '../channel-api';
 import type { ClientStore } from '../store';
-import { Outcome, RowError, useAction, useRowActions } from './kit';
+import { moreAdminApi } from './admin-api';
+import { Outcome, RowDone, RowError, useAction, useRowActions } from './kit';
 
 const EXPIRY: { minutes: number | null; label: string }[] = [
   { minutes: 24 * 60, label: '1 day' },
@@ -144,7 +145,13 @@ export function AdminInvites({ store, rights }: { store: ClientStore; rights: Ad
                     {invite.stream_ids.length > 0 && `; joins ${invite.stream_ids.map((id) => `#${store.channel(id)?.name ?? id}`).join(', ')}`}
                   </p>
                   <RowError text={rows.errorOf(key)} />
+                  <RowDone text={rows.doneOf(key)} />
                 </div>
+                {!invite.is_multiuse && (
+                  <button type="button" disabled={rows.busy === key} aria-label={`Resend the invitation: ${who}`} onClick={() => void rows.run(key, () => moreAdminApi.resendInvite(invite.id), 'Not sent again', `Sent again to ${who}.`)}>
+                    Resend
+                  </button>
+                )}
                 <button type="button" class="danger-button" disabled={rows.busy === key} aria-label={`Revoke the invitation: ${who}`} onClick={() => void rows.run(key, () => adminApi.revoke(invite), 'Not revoked').then((ok) => ok && load())}>
                   Revoke
                 </button>

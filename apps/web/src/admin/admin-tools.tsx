@@ -1,18 +1,12 @@
 /**
- * Linkifiers (POST/DELETE /realm/filters) and code playgrounds (POST/DELETE
- * /realm/playgrounds): each listed from the registration (kept by realm_linkifiers and
- * realm_playgrounds events), added by a form, removed from its row.
+ * Code playgrounds (POST/DELETE /realm/playgrounds): listed from the registration (kept by
+ * realm_playgrounds events), added by a form, removed from its row. (Linkifiers are in
+ * admin-linkifiers.tsx.)
  */
 import { useState } from 'preact/hooks';
 import { adminApi } from '../channel-api';
 import type { ClientStore } from '../store';
 import { RowError, SubmitRow, useAction, useRowActions } from './kit';
-
-interface Linkifier {
-  id: number;
-  pattern: string;
-  url_template: string;
-}
 
 interface Playground {
   id: number;
@@ -20,56 +14,6 @@ interface Playground {
   pygments_language?: string;
   lexer_language?: string;
   url_template: string;
-}
-
-export function AdminLinkifiers({ store }: { store: ClientStore }) {
-  const [pattern, setPattern] = useState('');
-  const [template, setTemplate] = useState('');
-  const add = useAction();
-  const rows = useRowActions();
-  const linkifiers = (store.state.realm_linkifiers ?? []) as Linkifier[];
-  return (
-    <div>
-      <h3 id="linkifier-add-heading">Add a linkifier</h3>
-      <p class="muted">Text matching the pattern becomes a link, as “#123” to an issue tracker.</p>
-      <form
-        class="admin-form"
-        aria-labelledby="linkifier-add-heading"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          if (await add.run(() => adminApi.addLinkifier(pattern, template), 'Linkifier not added', 'Linkifier added.')) {
-            setPattern('');
-            setTemplate('');
-          }
-        }}
-      >
-        <label class="field">
-          <span>Pattern (a regular expression, with named groups)</span>
-          <input type="text" value={pattern} placeholder="#(?P<id>[0-9]+)" aria-describedby="linkifier-outcome" onInput={(e) => setPattern(e.currentTarget.value)} />
-        </label>
-        <label class="field">
-          <span>URL template</span>
-          <input type="text" value={template} placeholder="https://tracker.example.com/issues/{id}" onInput={(e) => setTemplate(e.currentTarget.value)} />
-        </label>
-        <SubmitRow label="Add linkifier" action={add} disabled={!pattern || !template} outcomeId="linkifier-outcome" />
-      </form>
-      <h3 id="linkifier-list-heading">Linkifiers</h3>
-      {linkifiers.length === 0 && <p class="muted">No linkifiers yet.</p>}
-      <ul class="admin-list" aria-labelledby="linkifier-list-heading">
-        {linkifiers.map((l) => (
-          <li key={l.id}>
-            <div class="info">
-              <code>{l.pattern}</code> → <code>{l.url_template}</code>
-              <RowError text={rows.errorOf(String(l.id))} />
-            </div>
-            <button type="button" class="danger-button" disabled={rows.busy === String(l.id)} aria-label={`Remove linkifier ${l.pattern}`} onClick={() => void rows.run(String(l.id), () => adminApi.removeLinkifier(l.id), 'Not removed')}>
-              Remove
-            </button>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
 }
 
 export function AdminPlaygrounds({ store }: { store: ClientStore }) {

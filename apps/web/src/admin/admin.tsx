@@ -10,7 +10,10 @@ import { AdminChannels } from './admin-channels';
 import { AdminEmoji } from './admin-emoji';
 import { AdminInvites } from './admin-invites';
 import { AdminOrganization } from './admin-org';
-import { AdminLinkifiers, AdminPlaygrounds } from './admin-tools';
+import { AdminDefaultChannels } from './admin-default-channels';
+import { AdminLinkifiers } from './admin-linkifiers';
+import { AdminProfileFields } from './admin-profile-fields';
+import { AdminPlaygrounds } from './admin-tools';
 import { AdminUsers } from './admin-users';
 
 interface Section {
@@ -24,7 +27,9 @@ const SECTIONS: Section[] = [
   { key: 'organization', label: 'Organization', allowed: (r) => r.organization || r.domains, view: (store, rights) => <AdminOrganization store={store} rights={rights} /> },
   { key: 'invitations', label: 'Invitations', allowed: (r) => r.invite || r.inviteLink, view: (store, rights) => <AdminInvites store={store} rights={rights} /> },
   { key: 'channels', label: 'Channels', allowed: (r) => r.createChannel || r.manageChannels || r.subscribeOthers, view: (store, rights) => <AdminChannels store={store} rights={rights} /> },
+  { key: 'default-channels', label: 'Default channels', allowed: (r) => r.manageChannels, view: (store) => <AdminDefaultChannels store={store} /> },
   { key: 'users', label: 'Users', allowed: (r) => r.users, view: (store, rights) => <AdminUsers store={store} rights={rights} /> },
+  { key: 'profile-fields', label: 'Profile fields', allowed: (r) => r.organization, view: (store) => <AdminProfileFields store={store} /> },
   { key: 'emoji', label: 'Custom emoji', allowed: (r) => r.emoji, view: (store, rights) => <AdminEmoji store={store} rights={rights} /> },
   { key: 'linkifiers', label: 'Linkifiers', allowed: (r) => r.linkifiers, view: (store) => <AdminLinkifiers store={store} /> },
   { key: 'playgrounds', label: 'Code playgrounds', allowed: (r) => r.playgrounds, view: (store) => <AdminPlaygrounds store={store} /> },

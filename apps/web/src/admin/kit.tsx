@@ -79,15 +79,19 @@ export function SubmitRow({ label, action, disabled = false, outcomeId }: { labe
 /** One action per row of a list (a user, an invitation), each with its own outcome. */
 export function useRowActions() {
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [dones, setDones] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState<string | undefined>();
   return {
     busy,
     errorOf: (key: string) => errors[key] ?? '',
-    run: async (key: string, request: () => Promise<unknown>, failure: string) => {
+    doneOf: (key: string) => dones[key] ?? '',
+    run: async (key: string, request: () => Promise<unknown>, failure: string, success = '') => {
       setBusy(key);
       setErrors((all) => ({ ...all, [key]: '' }));
+      setDones((all) => ({ ...all, [key]: '' }));
       try {
         await request();
+        setDones((all) => ({ ...all, [key]: success }));
         return true;
       } catch (e) {
         setErrors((all) => ({ ...all, [key]: `${failure}: ${describeError(e)}` }));
@@ -97,6 +101,14 @@ export function useRowActions() {
       }
     },
   };
+}
+
+export function RowDone({ text }: { text: string }) {
+  return text ? (
+    <p class="field-done" role="status">
+      {text}
+    </p>
+  ) : null;
 }
 
 export function RowError({ text }: { text: string }) {

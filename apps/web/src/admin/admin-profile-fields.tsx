@@ -1,0 +1,179 @@
+/**
+ * Custom profile fields: the organization's fields from the registration in their order
+ * (custom_profile_fields, kept by its event), one created by a form (POST
+ * /realm/profile_fields), each edited in its row (PATCH /realm/profile_fields/{id}), moved
+ * (PATCH /realm/profile_fields with the whole `order`) and deleted. Administrators only,
+ * as the server checks; a refusal is said beside the form that asked and the text stays.
+ */
+import { useState } from 'preact/hooks';
+import type { ClientStore } from '../store';
+import { choicesData, choicesOf, FIELD_TYPES, moreAdminApi, moved, type ProfileField } from './admin-api';
+import { Outcome, RowError, SubmitRow, useAction, useRowActions } from './kit';
+
+type Rows = ReturnType<typeof useRowActions>;
+
+const typeLabel = (type: number) => FIELD_TYPES.find((t) => t.id === type)?.label ?? `Type ${type}`;
+
+export const sortedFields = (store: ClientStore) => ((store.state.custom_profile_fields ?? []) as ProfileField[]).slice().sort((a, b) => a.order - b.order || a.id - b.id);
+
+export function AdminProfileFields({ store }: { store: ClientStore }) {
+  const [name, setName] = useState('');
+  const [type, setType] = useState(1);
+  const [hint, setHint] = useState('');
+  const [choices, setChoices] = useState('');
+  const [subtype, setSubtype] = useState('github');
+  const add = useAction();
+  const rows = useRowActions();
+  const fields = sortedFields(store);
+  const ids = fields.map((f) => f.id);
+  const fieldData = () => (type === 3 ? { field_data: choicesData(choices) } : type === 7 ? { field_data: { subtype } } : {});
+  return (
+    <div>
+      <h3 id="field-add-heading">Add a profile field</h3>
+      <p class="muted">Everyone’s profile shows these fields; people fill them in their settings.</p>
+      <form
+        class="admin-form"
+        aria-labelledby="field-add-heading"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (await add.run(() => moreAdminApi.createProfileField({ field_type: type, name: name.trim(), hint: hint.trim(), ...fieldData() }), 'Field not added', 'Field added.')) {
+            setName('');
+            setHint('');
+            setChoices('');
+          }
+        }}
+      >
+        <label class="field">
+          <span>Field type</span>
+          <select value={type} onChange={(e) => setType(Number(e.currentTarget.value))}>
+            {FIELD_TYPES.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {type !== 7 && (
+          <label class="field">
+            <span>Field name</span>
+            <input type="text" value={name} aria-describedby="field-outcome" onInput={(e) => setName(e.currentTarget.value)} />
+          </label>
+        )}
+        {type !== 7 && (
+          <label class="field">
+            <span>Hint (shown to people filling it)</span>
+            <input type="text" value={hint} onInput={(e) => setHint(e.currentTarget.value)} />
+          </label>
+        )}
+        {type === 3 && (
+          <label class="field">
+            <span>Options (one a line)</span>
+            <textarea rows={3} value={choices} onInput={(e) => setChoices(e.currentTarget.value)} />
+          </label>
+        )}
+        {type === 7 && (
+          <label class="field">
+            <span>Account</span>
+            <select value={subtype} onChange={(e) => setSubtype(e.currentTarget.value)}>
+              <option value="github">GitHub</option>
+              <option value="twitter">Twitter</option>
+            </select>
+          </label>
+        )}
+        <SubmitRow label="Add field" action={add} disabled={type !== 7 && name.trim() === ''} outcomeId="field-outcome" />
+      </form>
+      <h3 id="field-list-heading">Profile fields</h3>
+      {fields.length === 0 && <p class="muted">No profile fields yet.</p>}
+      <ol class="admin-list" aria-labelledby="field-list-heading">
+        {fields.map((f, index) => (
+          <FieldRow key={f.id} field={f} index={index} ids={ids} rows={rows} />
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+function FieldRow({ field: f, index, ids, rows }: { field: ProfileField; index: number; ids: number[]; rows: Rows }) {
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(f.name);
+  const [hint, setHint] = useState(f.hint);
+  const [choices, setChoices] = useState('');
+  const save = useAction();
+  const key = String(f.id);
+  const outcomeId = `field-${f.id}-outcome`;
+  const move = (step: -1 | 1) => void rows.run(key, () => moreAdminApi.reorderProfileFields(moved(ids, index, step)), 'Not moved');
+  const startEditing = () => {
+    setName(f.name);
+    setHint(f.hint);
+    setChoices(
+      choicesOf(f)
+        .map((c) => c.text)
+        .join('\n'),
+    );
+    save.clear();
+    setEditing(true);
+  };
+  return (
+    <li class="field-row" data-field-id={f.id}>
+      <div class="info">
+        {editing ? (
+          <form
+            class="admin-form inline-edit"
+            aria-label={`Edit the field ${f.name}`}
+            onSubmit={async (e) => {
+              e.preventDefault();
+              const change = { name: name.trim(), hint: hint.trim(), ...(f.type === 3 ? { field_data: choicesData(choices) } : {}) };
+              if (await save.run(() => moreAdminApi.updateProfileField(f.id, change), 'Field not saved')) setEditing(false);
+            }}
+          >
+            <label class="field">
+              <span>Name of the field {f.name}</span>
+              <input type="text" value={name} aria-describedby={outcomeId} onInput={(e) => setName(e.currentTarget.value)} />
+            </label>
+            <label class="field">
+              <span>Hint of the field {f.name}</span>
+              <input type="text" value={hint} onInput={(e) => setHint(e.currentTarget.value)} />
+            </label>
+            {f.type === 3 && (
+              <label class="field">
+                <span>Options of the field {f.name} (one a line)</span>
+                <textarea rows={3} value={choices} onInput={(e) => setChoices(e.currentTarget.value)} />
+              </label>
+            )}
+            <div class="actions-row">
+              <button type="submit" disabled={save.busy}>
+                Save
+              </button>
+              <button type="button" onClick={() => setEditing(false)}>
+                Cancel
+              </button>
+            </div>
+            <Outcome action={save} id={outcomeId} />
+          </form>
+        ) : (
+          <>
+            <strong>{f.name}</strong> <span class="muted">({typeLabel(f.type)})</span>
+            {f.hint && <p class="muted">{f.hint}</p>}
+          </>
+        )}
+        <RowError text={rows.errorOf(key)} />
+      </div>
+      <div class="controls">
+        <button type="button" disabled={rows.busy !== undefined || index === 0} aria-label={`Move the field ${f.name} up`} onClick={() => move(-1)}>
+          ↑
+        </button>
+        <button type="button" disabled={rows.busy !== undefined || index === ids.length - 1} aria-label={`Move the field ${f.name} down`} onClick={() => move(1)}>
+          ↓
+        </button>
+        {!editing && (
+          <button type="button" aria-label={`Edit the field ${f.name}`} onClick={startEditing}>
+            Edit
+          </button>
+        )}
+        <button type="button" class="danger-button" disabled={rows.busy === key} aria-label={`Delete the field ${f.name}`} onClick={() => void rows.run(key, () => moreAdminApi.deleteProfileField(f.id), 'Not deleted')}>
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}
