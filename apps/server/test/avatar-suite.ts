@@ -136,6 +136,14 @@ export function avatarSuite(mode: string, start: (env: Record<string, string>) =
         await refused(() => uploadAvatar(member2, [{ name: 'me.png', bytes: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), type: 'image/png' }]), 'Could not decode image; did you upload an image file?');
         await refused(() => uploadAvatar(member2, [{ name: 'me.png', bytes: Buffer.from('%PDF-1.4 not a picture'), type: 'image/png' }]), 'Could not decode image; did you upload an image file?');
       });
+      it('a picture whose header is broken, and one of more pixels than Zulip takes', async () => {
+        const corrupt = Buffer.concat([PNG.subarray(0, 8), Buffer.from('a signature and nothing after it')]);
+        await refused(() => uploadAvatar(member2, [{ name: 'corrupt.png', bytes: corrupt }]), 'Could not decode image; did you upload an image file?');
+        const huge = Buffer.from(PNG);
+        huge.writeUInt32BE(10_000, 16);
+        huge.writeUInt32BE(10_000, 20);
+        await refused(() => uploadAvatar(member2, [{ name: 'huge.png', bytes: huge }]), 'Image size exceeds limit.');
+      });
       it('too large', () =>
         refused(() => uploadAvatar(member2, [{ name: 'big.png', bytes: Buffer.concat([PNG, Buffer.alloc(1024 * 1024, 7)]) }]), 'Uploaded file is larger than the allowed limit of 1 MiB'));
       it('no file, two files, an empty file', async () => {

@@ -7,7 +7,7 @@ import { AVATAR_CHANGES_DISABLED, decideDeleteAvatar, decideSetAvatar, evolveAva
 const KEY = 'abcdefghijklmnopqrstuvwx';
 const KEY2 = 'ABCDEFGHIJKLMNOPQRSTUVWX';
 const AUDIENCE = [2, 7, 8];
-const png = { blob_key: `avatars/${KEY}`, name: 'me.png', size: 10, content_type: 'image/png' };
+const png = { blob_key: `avatars/${KEY}`, name: 'me.png', size: 10, content_type: 'image/png', image: { width: 64, height: 64 } };
 const base = { user_id: 7, email: 'u7@example.com', may_change: true, audience_user_ids: AUDIENCE };
 const uploaded = (version: number, key = KEY, ext = 'png', type = 'image/png'): Fact => ({
   type: 'UserAvatarChanged',
@@ -37,6 +37,14 @@ describe('uploading', () => {
     for (const content_type of ['text/plain; charset=utf-8', 'application/octet-stream', 'application/pdf', 'image/svg+xml']) {
       set.given([]).when({ file: { ...png, content_type } }).thenThrows({ msg: 'Could not decode image; did you upload an image file?' });
     }
+  });
+  it('refuses a picture whose header the gateway could not read, and one of more pixels than Zulip takes', () => {
+    const { image: _none, ...broken } = png;
+    set.given([]).when({ file: broken }).thenThrows({ msg: 'Could not decode image; did you upload an image file?' });
+    set.given([]).when({ file: { ...png, image: { width: 10_000, height: 9_001 } } }).thenThrows({ msg: 'Image size exceeds limit.' });
+    set.given([]).when({ file: { ...png, image: { width: 10_000, height: 9_000 } } }).then([uploaded(2)]);
+    // A JPEG whose frame header is past what the gateway read: well formed, size unknown.
+    set.given([]).when({ file: { ...png, content_type: 'image/jpeg', image: {} } }).then([uploaded(2, KEY, 'jpg', 'image/jpeg')]);
   });
   it('refuses a file over the limit, and one the gateway did not store as an avatar', () => {
     set.given([]).when({ file: { ...png, size: 101 } }).thenThrows({ msg: 'Uploaded file is larger than the allowed limit of 1 MiB' });

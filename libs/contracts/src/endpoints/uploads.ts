@@ -27,6 +27,12 @@ export const UploadedFile = z.object({
   size: int().nonnegative(),
   /** Sniffed from the bytes by the gateway. */
   content_type: z.string(),
+  /**
+   * For a picture whose header the gateway could read (http/image-header.ts): present when
+   * the header is well formed, with the size where the first bytes give it. Absent: no
+   * picture, or a broken one.
+   */
+  image: z.object({ width: int().positive().optional(), height: int().positive().optional() }).optional(),
 });
 export type UploadedFile = z.infer<typeof UploadedFile>;
 

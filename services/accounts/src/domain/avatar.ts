@@ -33,6 +33,9 @@ export interface SetAvatar extends AvatarCommand {
   maxMib: number;
 }
 
+/** Zulip's bound on a picture's pixels. */
+export const IMAGE_BOMB_TOTAL_PIXELS = 90_000_000;
+
 /** Zulip's refusal where the organization disabled avatar changes. */
 export const AVATAR_CHANGES_DISABLED = 'Avatar changes are disabled in this organization.';
 
@@ -41,7 +44,10 @@ export function decideSetAvatar(state: AvatarAggregate, cmd: SetAvatar): Fact[] 
   if (cmd.file.size > cmd.maxBytes) throw badRequest(`Uploaded file is larger than the allowed limit of ${cmd.maxMib} MiB`);
   // The type was sniffed from the bytes by the gateway: a declared type is never trusted.
   const extension = AVATAR_IMAGE_TYPES[cmd.file.content_type];
-  if (!extension) throw badRequest('Could not decode image; did you upload an image file?');
+  if (!extension || !cmd.file.image) throw badRequest('Could not decode image; did you upload an image file?');
+  const { width = 0, height = 0 } = cmd.file.image;
+  // Browsers decode what the server does not: a picture too large to show is refused, as Zulip refuses it.
+  if (width * height > IMAGE_BOMB_TOTAL_PIXELS) throw badRequest('Image size exceeds limit.');
   const key = /^avatars\/([A-Za-z0-9_-]{24})$/.exec(cmd.file.blob_key);
   if (!key) throw badRequest('Invalid upload');
   const avatar_file = { blob_key: cmd.file.blob_key, file_name: `${key[1]}.${extension}`, content_type: cmd.file.content_type };

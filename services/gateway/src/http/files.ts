@@ -17,6 +17,7 @@ import { isBlobKey, type BlobStore, type UploadSettings } from '@teamchat/platfo
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { imageHeaderOf } from './image-header';
 import { INLINE_IMAGE_TYPES, SNIFF_HEAD_BYTES, sniffContentType } from './sniff';
 
 const MIB = 1024 * 1024;
@@ -164,8 +165,10 @@ export class FileIntake {
     if (size === 0 || !blob_key) throw await refuse('Uploaded file is empty');
     // Handed over: from here the handler's `discard` decides.
     this.received.delete(request);
+    const content_type = sniffContentType(head);
+    const image = imageHeaderOf(head, content_type, size <= head.length);
     return {
-      file: { blob_key, name: filename || 'uploaded-file', size, content_type: sniffContentType(head) },
+      file: { blob_key, name: filename || 'uploaded-file', size, content_type, ...(image ? { image } : {}) },
       discard: () => this.blobs.delete(blob_key).catch(() => undefined),
     };
   }
