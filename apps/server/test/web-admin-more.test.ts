@@ -4,7 +4,7 @@
  * default channels listed, one added and removed, a private one refused in words; custom
  * profile fields created, edited, reordered and deleted, and a person filling their own
  * in the settings (a refused value said, the text kept); an invitation resent (mailed
- * again); a person renamed and a bot's owner changed from the users section. Each refusal
+ * again, and refused in words once the day's limit is reached); a person renamed and a bot's owner changed from the users section. Each refusal
  * is said beside its control with what was typed kept. Screenshots:
  * apps/web/screenshots/admin-*.png at desktop and 375 px; axe finds no serious or
  * critical violation.
@@ -26,7 +26,13 @@ browserSuite('the web client: administration, part 2', (browser) => {
   let admin: Awaited<ReturnType<typeof apiUser>>;
 
   beforeAll(async () => {
-    server = await startWebServer('web-admin-more');
+    // A small daily limit of invitations, so that a resend can reach it (read once, at the start).
+    process.env.TEAMCHAT_INVITES_DAILY_LIMIT = '3';
+    try {
+      server = await startWebServer('web-admin-more');
+    } finally {
+      delete process.env.TEAMCHAT_INVITES_DAILY_LIMIT;
+    }
     base = server.url;
     admin = await apiUser(base, ADMIN);
   }, 120_000);
@@ -138,6 +144,23 @@ browserSuite('the web client: administration, part 2', (browser) => {
     expect(await page.locator('#field-outcome').innerText()).toMatch(/^Field not added: .*already exists/);
     expect(await page.getByLabel('Field name').inputValue()).toBe('Team');
     expect((await fields()).map((f) => f.name)).toEqual(['Team', 'Office']);
+    // A long text cannot be in the profile summary: refused in words, the form kept.
+    await page.getByLabel('Field type').selectOption({ label: 'Text (long)' });
+    await page.getByLabel('Field name').fill('About');
+    await page.getByLabel('Shown in the profile summary').check();
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await eventually(async () => expect(await page.locator('#field-outcome').innerText()).toMatch(/^Field not added: Field type not supported for display in profile summary/));
+    expect(await page.getByLabel('Field name').inputValue()).toBe('About');
+    expect(await page.getByLabel('Shown in the profile summary').isChecked()).toBe(true);
+    await page.getByLabel('Shown in the profile summary').uncheck();
+    // A field only administrators set.
+    await page.getByLabel('Field type').selectOption({ label: 'Text (short)' });
+    await page.getByLabel('Field name').fill('Badge');
+    await page.getByLabel('People may edit their own value').uncheck();
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await page.getByRole('button', { name: 'Edit the field Badge' }).waitFor();
+    expect((await fields()).find((f) => f.name === 'Badge')).toMatchObject({ editable_by_user: false });
+    await page.getByRole('button', { name: 'Delete the field Badge' }).waitFor();
 
     // Edit: Team becomes Squad; the Office list gets a third choice.
     await page.getByRole('button', { name: 'Edit the field Team' }).click();
@@ -153,8 +176,8 @@ browserSuite('the web client: administration, part 2', (browser) => {
     expect(Object.values(JSON.parse(office.field_data) as Record<string, { text: string }>).map((c) => c.text)).toEqual(['Berlin', 'Tokyo', 'Lima']);
     // Reorder: Office first.
     await page.getByRole('button', { name: 'Move the field Office up' }).click();
-    await eventually(async () => expect((await fields()).map((f) => f.name)).toEqual(['Office', 'Squad']));
-    await eventually(async () => expect(await page.locator('.field-row strong').allInnerTexts()).toEqual(['Office', 'Squad']));
+    await eventually(async () => expect((await fields()).map((f) => f.name)).toEqual(['Office', 'Squad', 'Badge']));
+    await eventually(async () => expect(await page.locator('.field-row strong').allInnerTexts()).toEqual(['Office', 'Squad', 'Badge']));
     await shoot(page, 'admin-profile-fields-desktop');
     await checkA11y(page);
 
@@ -163,6 +186,8 @@ browserSuite('the web client: administration, part 2', (browser) => {
     const mark = await logIn(markContext, base, MARK);
     await mark.getByRole('button', { name: 'Settings' }).click();
     const squad = mark.getByLabel('Squad', { exact: true });
+    // The field only administrators set is shown, not editable.
+    expect(await mark.getByLabel('Badge', { exact: true }).isDisabled()).toBe(true);
     await squad.fill('x'.repeat(60));
     await mark.getByLabel('Office', { exact: true }).selectOption({ label: 'Tokyo' });
     await mark.getByRole('button', { name: 'Save profile fields' }).click();
@@ -182,7 +207,7 @@ browserSuite('the web client: administration, part 2', (browser) => {
     await markContext.close();
 
     await page.getByRole('button', { name: 'Delete the field Squad' }).click();
-    await eventually(async () => expect((await fields()).map((f) => f.name)).toEqual(['Office']));
+    await eventually(async () => expect((await fields()).map((f) => f.name)).toEqual(['Office', 'Badge']));
     await page.getByRole('button', { name: 'Delete the field Squad' }).waitFor({ state: 'detached' });
     await desktop.close();
     await atPhone('/#admin/profile-fields', (p) => p.getByRole('button', { name: 'Edit the field Office' }).waitFor(), 'admin-profile-fields-375');
@@ -203,7 +228,18 @@ browserSuite('the web client: administration, part 2', (browser) => {
     expect(await page.getByRole('button', { name: /^Resend the invitation: Reusable link/ }).count()).toBe(0);
     await shoot(page, 'admin-invite-resent-desktop');
     await checkA11y(page);
+    // Two more make the day's three: resending now is refused, said on its row, nothing mailed.
+    await admin.call('POST', '/invites', { invitee_emails: 'more1@example.org, more2@example.org', stream_ids: '[]' });
+    await eventually(async () => expect(await page.locator('.admin-list .invite').count()).toBe(4));
+    await page.getByRole('button', { name: 'Resend the invitation: again@example.org' }).click();
+    const row = page.locator('.admin-list .invite', { hasText: 'again@example.org' });
+    await row.locator('.error').waitFor();
+    expect(await row.locator('.error').innerText()).toMatch(/^Not sent again: .*limit on invitations per day/);
+    expect(await mailsTo()).toBe(2);
+    await shoot(page, 'admin-invite-resend-refused-desktop');
+    await checkA11y(page);
     await desktop.close();
+    await atPhone('/#admin/invitations', (p) => p.getByRole('button', { name: 'Resend the invitation: again@example.org' }).waitFor(), 'admin-invite-resend-375');
   }, 60_000);
 
   it('renames a person (a refused name is said and kept) and changes a bot’s owner; a member sees none of it', async () => {

@@ -12,6 +12,31 @@ import { Outcome, RowError, SubmitRow, useAction, useRowActions } from './kit';
 
 type Rows = ReturnType<typeof useRowActions>;
 
+interface Flags {
+  editable_by_user: boolean;
+  required: boolean;
+  display_in_profile_summary: boolean;
+}
+
+const flagsOf = (f?: ProfileField): Flags => ({ editable_by_user: f?.editable_by_user !== false, required: f?.required === true, display_in_profile_summary: f?.display_in_profile_summary === true });
+
+/** The field's three switches; `of` names the field in the labels of a row's form (each label unique on the page). */
+function FlagBoxes({ flags, onChange, of = '' }: { flags: Flags; onChange: (next: Flags) => void; of?: string }) {
+  const box = (key: keyof Flags, label: string) => (
+    <label class="check">
+      <input type="checkbox" checked={flags[key]} onChange={(e) => onChange({ ...flags, [key]: e.currentTarget.checked })} /> {label}
+      {of}
+    </label>
+  );
+  return (
+    <>
+      {box('editable_by_user', 'People may edit their own value')}
+      {box('required', 'Required')}
+      {box('display_in_profile_summary', 'Shown in the profile summary')}
+    </>
+  );
+}
+
 const typeLabel = (type: number) => FIELD_TYPES.find((t) => t.id === type)?.label ?? `Type ${type}`;
 
 export const sortedFields = (store: ClientStore) => ((store.state.custom_profile_fields ?? []) as ProfileField[]).slice().sort((a, b) => a.order - b.order || a.id - b.id);
@@ -22,6 +47,7 @@ export function AdminProfileFields({ store }: { store: ClientStore }) {
   const [hint, setHint] = useState('');
   const [choices, setChoices] = useState('');
   const [subtype, setSubtype] = useState('github');
+  const [flags, setFlags] = useState<Flags>(flagsOf());
   const add = useAction();
   const rows = useRowActions();
   const fields = sortedFields(store);
@@ -36,10 +62,11 @@ export function AdminProfileFields({ store }: { store: ClientStore }) {
         aria-labelledby="field-add-heading"
         onSubmit={async (e) => {
           e.preventDefault();
-          if (await add.run(() => moreAdminApi.createProfileField({ field_type: type, name: name.trim(), hint: hint.trim(), ...fieldData() }), 'Field not added', 'Field added.')) {
+          if (await add.run(() => moreAdminApi.createProfileField({ field_type: type, name: name.trim(), hint: hint.trim(), ...flags, ...fieldData() }), 'Field not added', 'Field added.')) {
             setName('');
             setHint('');
             setChoices('');
+            setFlags(flagsOf());
           }
         }}
       >
@@ -80,6 +107,7 @@ export function AdminProfileFields({ store }: { store: ClientStore }) {
             </select>
           </label>
         )}
+        <FlagBoxes flags={flags} onChange={setFlags} />
         <SubmitRow label="Add field" action={add} disabled={type !== 7 && name.trim() === ''} outcomeId="field-outcome" />
       </form>
       <h3 id="field-list-heading">Profile fields</h3>
@@ -98,6 +126,7 @@ function FieldRow({ field: f, index, ids, rows }: { field: ProfileField; index: 
   const [name, setName] = useState(f.name);
   const [hint, setHint] = useState(f.hint);
   const [choices, setChoices] = useState('');
+  const [flags, setFlags] = useState<Flags>(flagsOf(f));
   const save = useAction();
   const key = String(f.id);
   const outcomeId = `field-${f.id}-outcome`;
@@ -105,6 +134,7 @@ function FieldRow({ field: f, index, ids, rows }: { field: ProfileField; index: 
   const startEditing = () => {
     setName(f.name);
     setHint(f.hint);
+    setFlags(flagsOf(f));
     setChoices(
       choicesOf(f)
         .map((c) => c.text)
@@ -122,7 +152,7 @@ function FieldRow({ field: f, index, ids, rows }: { field: ProfileField; index: 
             aria-label={`Edit the field ${f.name}`}
             onSubmit={async (e) => {
               e.preventDefault();
-              const change = { name: name.trim(), hint: hint.trim(), ...(f.type === 3 ? { field_data: choicesData(choices) } : {}) };
+              const change = { name: name.trim(), hint: hint.trim(), ...flags, ...(f.type === 3 ? { field_data: choicesData(choices) } : {}) };
               if (await save.run(() => moreAdminApi.updateProfileField(f.id, change), 'Field not saved')) setEditing(false);
             }}
           >
@@ -140,6 +170,7 @@ function FieldRow({ field: f, index, ids, rows }: { field: ProfileField; index: 
                 <textarea rows={3} value={choices} onInput={(e) => setChoices(e.currentTarget.value)} />
               </label>
             )}
+            <FlagBoxes flags={flags} onChange={setFlags} of={` (${f.name})`} />
             <div class="actions-row">
               <button type="submit" disabled={save.busy}>
                 Save
@@ -152,7 +183,7 @@ function FieldRow({ field: f, index, ids, rows }: { field: ProfileField; index: 
           </form>
         ) : (
           <>
-            <strong>{f.name}</strong> <span class="muted">({typeLabel(f.type)})</span>
+            <strong>{f.name}</strong> <span class="muted">({[typeLabel(f.type), f.required ? 'required' : '', f.editable_by_user === false ? 'set by administrators' : '', f.display_in_profile_summary ? 'in the summary' : ''].filter(Boolean).join(', ')})</span>
             {f.hint && <p class="muted">{f.hint}</p>}
           </>
         )}
