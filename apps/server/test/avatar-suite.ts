@@ -24,7 +24,7 @@ export function avatarSuite(mode: string, start: (env: Record<string, string>) =
   const USERS = ['owner', 'admin', 'moderator', 'member', 'member2', 'guest'] as const;
   type User = (typeof USERS)[number];
   describe(`avatars (${mode})`, () => {
-    const { clients, ids } = suiteServer(() => start(AVATAR_ENV), USERS, 120_000);
+    const { clients, ids } = suiteServer(() => start(AVATAR_ENV), [...USERS, 'bot'] as const, 120_000);
     let member: Client;
     let member2: Client;
     let guest: Client;
@@ -128,6 +128,19 @@ export function avatarSuite(mode: string, start: (env: Record<string, string>) =
       expect(await avatarOf(member)).toEqual({ avatar_url: gravatarUrl(email, 4), avatar_version: 4 });
       expect((await person(member2, ids.member, true)).avatar_url).toBeNull();
       expect((await member.post('/register', { fetch_event_types: ['realm_user'] })).body.avatar_source).toBe('G');
+    });
+
+    it("a bot changes its own too: its administrators' bot lists follow, and they hear of it (realm_bot)", async () => {
+      const queues = await Promise.all([clients.admin, member2].map(async (c) => (await c.post('/register', { event_types: ['realm_bot'] })).body.queue_id as string));
+      const reply = await uploadAvatar(clients.bot, [{ name: 'bot.png', bytes: PNG }]);
+      expect(reply.body.avatar_url).toMatch(AVATAR_URL);
+      const heard = await eventsUntil(clients.admin, queues[0]!, (e) => e.some((x) => x.type === 'realm_bot'));
+      expect(heard.find((e) => e.type === 'realm_bot')).toMatchObject({ op: 'update', bot: { user_id: ids.bot, avatar_url: reply.body.avatar_url } });
+      // Not the bot's administrator: no realm_bot event (the realm_user one, as for everyone).
+      expect((await eventsUntil(member2, queues[1]!, () => false)).filter((e) => e.type === 'realm_bot')).toEqual([]);
+      const listed = (await clients.admin.get('/bots')).body.bots.find((b: any) => b.user_id === ids.bot);
+      expect(listed.avatar_url).toBe(reply.body.avatar_url);
+      expect((await clients.admin.post('/register', { fetch_event_types: ['realm_bot'] })).body.realm_bots.find((b: any) => b.user_id === ids.bot).avatar_url).toBe(reply.body.avatar_url);
     });
 
     describe('bad input changes nothing', () => {

@@ -1,5 +1,6 @@
 /** Convergence rows (convergence-suite.ts): the personal and organization tools: drafts, scheduled messages and reminders, snippets, alert words, new users' defaults, navigation views, devices, linkifiers, code playgrounds, custom emoji, uploads. */
 import { stream, unique, type ActionRow } from './convergence-rows';
+import { Client } from './harness';
 import { PNG, uploadFiles } from './uploads-suite';
 
 const avatarRow = (register: Record<string, unknown>): ActionRow => ({
@@ -19,6 +20,11 @@ export const TOOL_ACTIONS: ActionRow[] = [
   // Avatars (issue 41): the realm_user update, with and without client_gravatar.
   avatarRow({ client_gravatar: false }),
   avatarRow({ client_gravatar: true }),
+  {
+    name: "a bot's avatar (realm_user and, for its administrators, realm_bot)",
+    observers: ['owner', 'member'],
+    perform: async ({ base }) => uploadFiles(await Client.login(`${base}/api/v1`, 'echo-bot@example.com'), [{ name: 'bot.png', bytes: PNG }], '/users/me/avatar'),
+  },
   // The personal and organization tools (issue 15).
   {
     name: 'save drafts',

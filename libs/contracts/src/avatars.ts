@@ -70,6 +70,8 @@ export const UserAvatarChanged = z.object({
   avatar_file: AvatarFile.nullable(),
   /** Every active user who may see the user: they get the `realm_user` update. */
   audience_user_ids: z.array(int()),
+  /** A bot's: its active administrators and owner, who get the `realm_bot` update. */
+  bot_audience_user_ids: z.array(int()).optional(),
 });
 
 /** What a user's avatar is; absent (never changed): the provider's, version 1. */

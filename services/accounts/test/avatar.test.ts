@@ -50,6 +50,8 @@ describe('uploading', () => {
     set.given([]).when({ file: { ...png, size: 101 } }).thenThrows({ msg: 'Uploaded file is larger than the allowed limit of 1 MiB' });
     for (const blob_key of [`emoji/${KEY}`, `uploads/0a/${KEY}`, 'avatars/short', `avatars/${KEY}/x`]) set.given([]).when({ file: { ...png, blob_key } }).thenThrows({ msg: 'Invalid upload' });
   });
+  it("a bot's change names its administrators too, for the realm_bot update", () =>
+    set.given([]).when({ bot_audience_user_ids: [2] }).then([{ ...uploaded(2), bot_audience_user_ids: [2] } as Fact]));
   it('refuses a person the organization does not let change it', () =>
     set.given([uploaded(2)]).when({ may_change: false }).thenThrows({ msg: AVATAR_CHANGES_DISABLED }));
 });

@@ -69,6 +69,12 @@ describe('an avatar change', () => {
     expect(removed.person).toEqual({ user_id: 4, avatar_url: gravatarUrl('mark@acme.example', 3), avatar_source: 'G', avatar_url_medium: gravatarUrl('mark@acme.example', 3), avatar_version: 3 });
   });
 
+  it("of a bot is also a realm_bot update to the bot's administrators", () => {
+    const events = eventsOf({ ...changed(2), bot_audience_user_ids: [1] }, { apiKeyOf: String }, false);
+    expect(events[1]).toEqual({ user_ids: [1], event: { type: 'realm_bot', op: 'update', bot: { user_id: 4, avatar_url: `/user_avatars/2/${KEY}.png?version=2` } } });
+    expect(events).toHaveLength(2);
+  });
+
   it("teaches the book, so that the sender's next message carries the upload, even with client_gravatar", () => {
     const ctx = { apiKeyOf: String, avatars: new AvatarBook() };
     const avatarOf = (clientGravatar: boolean) => (eventsOf(sent, ctx, clientGravatar)[0]!.event as unknown as { message: { avatar_url: string | null } }).message.avatar_url;

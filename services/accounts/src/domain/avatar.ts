@@ -25,6 +25,8 @@ interface AvatarCommand {
   /** Whether the organization lets this person change their avatar (the handler asks the settings and the role). */
   may_change: boolean;
   audience_user_ids: number[];
+  /** For a bot: who administers it. */
+  bot_audience_user_ids?: number[];
 }
 
 export interface SetAvatar extends AvatarCommand {
@@ -69,5 +71,6 @@ function changed(state: AvatarAggregate, cmd: AvatarCommand, avatar_source: 'G' 
     avatar_version: state.version + 1,
     avatar_file,
     audience_user_ids: cmd.audience_user_ids,
+    ...(cmd.bot_audience_user_ids ? { bot_audience_user_ids: cmd.bot_audience_user_ids } : {}),
   };
 }

@@ -24,12 +24,16 @@ async function contextOf(deps: AvatarDeps, actor: Actor) {
   const user = await deps.directory.userById(actor.user_id);
   if (!user || !user.is_active) throw badRequest('Authentication required');
   const disabled = (await deps.realmSettings.current()).avatar_changes_disabled;
-  const audience = new Set((await deps.directory.activeUsers()).map((u) => u._id)).add(user._id);
+  const active = await deps.directory.activeUsers();
+  const sorted = (ids: Iterable<number>) => [...new Set(ids)].sort((a, b) => a - b);
+  // A bot's administrators: the organization's and its owner, as its realm_bot events go.
+  const botAudience = user.is_bot ? sorted(active.filter((u) => isAdministrator(u.role) || u._id === user.bot_owner_id).map((u) => u._id)) : undefined;
   return {
     user_id: user._id,
     email: user.email,
     may_change: !disabled || isAdministrator(user.role),
-    audience_user_ids: [...audience].sort((a, b) => a - b),
+    audience_user_ids: sorted([...active.map((u) => u._id), user._id]),
+    ...(botAudience ? { bot_audience_user_ids: botAudience } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
  * /register's realm_users and realm_bots), each for one viewer: who may see a real email
  * address follows the organization's email visibility setting.
  */
-import { badRequest, cachedGravatarUrls, type PersonObject } from '@teamchat/contracts';
+import { avatarUrlOf, badRequest, cachedGravatarUrls, type PersonObject } from '@teamchat/contracts';
 import type { Directory, UserDoc } from '@teamchat/directory';
 import { dummyEmail, isAdministrator, maySeeRealEmail, ORGANIZATION_POLICY } from '@teamchat/policies';
 import type { AccountsReadModel } from '../projections/credentials';
@@ -125,7 +125,7 @@ export async function botObject(deps: BotQueryDeps, bot: UserDoc) {
     is_active: bot.is_active,
     owner_id: bot.bot_owner_id,
     api_key: await deps.apiKeyOf(bot),
-    avatar_url: avatarUrls(bot.email),
+    avatar_url: bot.avatar ? avatarUrlOf(bot.email, bot.avatar) : avatarUrls(bot.email),
     default_sending_stream: await channelName(settings?.default_sending_stream_id, settings?.default_sending_stream),
     default_events_register_stream: await channelName(settings?.default_events_register_stream_id, settings?.default_events_register_stream),
     default_all_public_streams: settings?.default_all_public_streams ?? false,

@@ -185,7 +185,8 @@ export function peopleFanOut(ctx: FanOutContext) {
     UserAvatarChanged: (fact: FactOf<'UserAvatarChanged'>): Delivery[] => {
       const avatar = avatarStateOf(fact);
       ctx.avatars?.record(fact.user_id, avatar);
-      return personUpdate(fact.audience_user_ids, avatarPerson(fact.user_id, fact.email, avatar));
+      const person = avatarPerson(fact.user_id, fact.email, avatar);
+      return [...personUpdate(fact.audience_user_ids, person), ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, avatar_url: person.avatar_url })];
     },
   };
 }
