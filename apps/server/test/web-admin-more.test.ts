@@ -181,6 +181,10 @@ browserSuite('the web client: administration, part 2', (browser) => {
     await shoot(page, 'admin-profile-fields-desktop');
     await checkA11y(page);
 
+    // A field of people (made over the API, as a script would).
+    const mentors = (await admin.call('POST', '/realm/profile_fields', { name: 'Mentors', field_type: '6' })).id as number;
+    const maryId = (await apiUser(base, 'member2@example.com')).user_id;
+
     // A member fills their own: a value too long is refused in words and kept; then saved.
     const markContext = await context();
     const mark = await logIn(markContext, base, MARK);
@@ -195,6 +199,10 @@ browserSuite('the web client: administration, part 2', (browser) => {
     expect(await mark.locator('#settings-fields-outcome').innerText()).toMatch(/^Not saved: Squad is too long/);
     expect(await squad.inputValue()).toBe('x'.repeat(60));
     await checkA11y(mark);
+    await mark.getByLabel('Mentors', { exact: true }).fill('mar');
+    await mark.getByRole('button', { name: 'Add Mary Member' }).click();
+    await mark.getByRole('button', { name: 'Remove Mary Member from Mentors' }).waitFor();
+    expect(await mark.getByRole('button', { name: /^Add / }).count()).toBe(0);
     await squad.fill('Platform');
     await mark.getByRole('button', { name: 'Save profile fields' }).click();
     await mark.getByText('Saved.').first().waitFor();
@@ -203,11 +211,20 @@ browserSuite('the web client: administration, part 2', (browser) => {
     const tokyo = Object.entries(JSON.parse(office.field_data) as Record<string, { text: string }>).find(([, c]) => c.text === 'Tokyo')![0];
     expect(data[String(office.id)]?.value).toBe(tokyo);
     expect(data[String((await fields()).find((f) => f.name === 'Squad')!.id)]?.value).toBe('Platform');
+    expect(JSON.parse(data[String(mentors)]!.value)).toEqual([maryId]);
+    // Removing the last person removes the value.
+    await mark.getByRole('button', { name: 'Remove Mary Member from Mentors' }).click();
+    await mark.getByRole('button', { name: 'Save profile fields' }).click();
+    await eventually(async () => expect(((await admin.call('GET', `/users/${markApi.user_id}`, { include_custom_profile_fields: 'true' })).user.profile_data as Record<string, unknown>)[String(mentors)]).toBeUndefined());
     await shoot(mark, 'settings-profile-fields-desktop');
+    await mark.setViewportSize({ width: 375, height: 740 });
+    await mark.getByLabel('Mentors', { exact: true }).scrollIntoViewIfNeeded();
+    await mark.screenshot({ path: join(SHOTS, 'settings-profile-fields-375.png') });
+    await checkA11y(mark);
     await markContext.close();
 
     await page.getByRole('button', { name: 'Delete the field Squad' }).click();
-    await eventually(async () => expect((await fields()).map((f) => f.name)).toEqual(['Office', 'Badge']));
+    await eventually(async () => expect((await fields()).map((f) => f.name)).toEqual(['Office', 'Badge', 'Mentors']));
     await page.getByRole('button', { name: 'Delete the field Squad' }).waitFor({ state: 'detached' });
     await desktop.close();
     await atPhone('/#admin/profile-fields', (p) => p.getByRole('button', { name: 'Edit the field Office' }).waitFor(), 'admin-profile-fields-375');

@@ -50,6 +50,14 @@ export function usePeople(store: ClientStore) {
     return () => document.removeEventListener('keydown', onKey);
   }, []);
 
+  // The list follows the width: beside the feed when the window widens, closed when it narrows (it would cover the page).
+  useEffect(() => {
+    const query = window.matchMedia(NARROW_SCREEN);
+    const onChange = () => setListOpen(!query.matches);
+    query.addEventListener('change', onChange);
+    return () => query.removeEventListener('change', onChange);
+  }, []);
+
   // On a narrow screen the list is an overlay: moving elsewhere in the client closes it.
   useEffect(() => {
     const onNavigate = () => {

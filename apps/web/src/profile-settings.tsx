@@ -8,18 +8,28 @@
 import { useState } from 'preact/hooks';
 import { describeError } from './api';
 import { choicesOf, moreAdminApi, type ProfileField } from './admin/admin-api';
+import { PeoplePicker } from './people-picker';
 import type { ClientStore } from './store';
 
-/** Users fields (a list of people) are not edited here yet: they are shown, set through the API. */
-const EDITABLE_TYPES = new Set([1, 2, 3, 4, 5, 7, 8]);
+const USERS = 6;
 
-/** A users field's value (a JSON list of ids) as names. */
-function namesOf(store: ClientStore, value: string): string {
+/** A users field's value (a JSON list of ids, as stored) as ids. */
+function idsOf(value: string): number[] {
   try {
-    return (JSON.parse(value || '[]') as number[]).map((id) => store.userName(id)).join(', ');
+    const ids = JSON.parse(value || '[]') as unknown;
+    return Array.isArray(ids) ? ids.filter((id): id is number => typeof id === 'number') : [];
   } catch {
-    return value;
+    return [];
   }
+}
+
+/** What is sent for a field: null for an emptied one (removed), ids for a users field. */
+function wireValue(type: number, text: string): string | number[] | null {
+  if (type === USERS) {
+    const ids = idsOf(text);
+    return ids.length === 0 ? null : ids;
+  }
+  return text.trim() === '' ? null : text.trim();
 }
 
 export function ProfileFieldsSetting({ store }: { store: ClientStore }) {
@@ -33,14 +43,14 @@ export function ProfileFieldsSetting({ store }: { store: ClientStore }) {
   const [state, setState] = useState<{ busy: boolean; error: string; saved: boolean }>({ busy: false, error: '', saved: false });
   if (fields.length === 0) return null;
   const admin = (store.state.is_admin as boolean | undefined) === true;
-  const editable = fields.filter((f) => EDITABLE_TYPES.has(f.type) && (f.editable_by_user !== false || admin));
+  const editable = fields.filter((f) => f.editable_by_user !== false || admin);
   const valueOf = (f: ProfileField) => values[f.id] ?? current(f.id);
   const save = async () => {
     const changed = editable.filter((f) => values[f.id] !== undefined && values[f.id] !== current(f.id));
     if (changed.length === 0) return;
     setState({ busy: true, error: '', saved: false });
     try {
-      await moreAdminApi.setOwnProfileData(changed.map((f) => ({ id: f.id, value: values[f.id]!.trim() === '' ? null : values[f.id]!.trim() })));
+      await moreAdminApi.setOwnProfileData(changed.map((f) => ({ id: f.id, value: wireValue(f.type, values[f.id]!) })));
       setState({ busy: false, error: '', saved: true });
     } catch (e) {
       setState({ busy: false, error: `Not saved: ${describeError(e)}`, saved: false });
@@ -74,11 +84,13 @@ export function ProfileFieldsSetting({ store }: { store: ClientStore }) {
                   </option>
                 ))}
               </select>
+            ) : f.type === USERS ? (
+              <PeoplePicker store={store} id={id} label={f.name} ids={idsOf(valueOf(f))} disabled={readOnly} onChange={(ids) => set(f.id, JSON.stringify(ids))} />
             ) : (
-              <input {...common} type={(f.type === 4 ? 'date' : f.type === 5 ? 'url' : 'text') as 'text'} value={f.type === 6 ? namesOf(store, current(f.id)) : valueOf(f)} placeholder={f.hint || undefined} onInput={(e) => set(f.id, e.currentTarget.value)} />
+              <input {...common} type={(f.type === 4 ? 'date' : f.type === 5 ? 'url' : 'text') as 'text'} value={valueOf(f)} placeholder={f.hint || undefined} onInput={(e) => set(f.id, e.currentTarget.value)} />
             )}
             {f.hint && f.type !== 1 && <p class="muted">{f.hint}</p>}
-            {readOnly && <p class="muted">{f.type === 6 ? 'Set through the API for now.' : 'Only administrators change this field.'}</p>}
+            {readOnly && <p class="muted">Only administrators change this field.</p>}
           </div>
         );
       })}
