@@ -75,6 +75,22 @@ describe('an avatar change', () => {
     expect(events).toHaveLength(2);
   });
 
+  it('a bot shown to a new administrator comes with the avatar it changed to', () => {
+    const ctx = { apiKeyOf: String, avatars: new AvatarBook() };
+    eventsOf(changed(2), ctx, false);
+    const settings = { default_sending_stream_id: null, default_sending_stream: null, default_events_register_stream_id: null, default_events_register_stream: null, default_all_public_streams: false, services: [] };
+    const promoted: FactOf<'UserRoleChanged'> = {
+      type: 'UserRoleChanged',
+      user_id: 1,
+      role: 200,
+      old_role: 400,
+      audience_user_ids: [1],
+      bots_shown: [{ user_id: 4, email: 'mark@acme.example', full_name: 'Bot', bot_type: 1, is_active: true, owner_id: 6, api_key_salt: 'salt', bot_settings: settings }],
+    };
+    const added = eventsOf(promoted, ctx, false).find((d) => d.event?.type === 'realm_bot')!.event as unknown as { bot: { avatar_url: string } };
+    expect(added.bot.avatar_url).toBe(`/user_avatars/2/${KEY}.png?version=2`);
+  });
+
   it("teaches the book, so that the sender's next message carries the upload, even with client_gravatar", () => {
     const ctx = { apiKeyOf: String, avatars: new AvatarBook() };
     const avatarOf = (clientGravatar: boolean) => (eventsOf(sent, ctx, clientGravatar)[0]!.event as unknown as { message: { avatar_url: string | null } }).message.avatar_url;

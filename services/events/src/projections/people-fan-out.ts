@@ -5,7 +5,7 @@
  * Audiences come with the facts (accounts decided them); facts stored before they carried
  * audiences announce nothing.
  */
-import { avatarPerson, avatarStateOf, cachedGravatarUrls, type BotSettings, type ClientEvent, type FactOf, type RealmBotEvent } from '@teamchat/contracts';
+import { avatarPerson, avatarStateOf, avatarUrlOf, cachedGravatarUrls, type BotSettings, type ClientEvent, type FactOf, type RealmBotEvent } from '@teamchat/contracts';
 import type { AvatarBook } from './avatar-book';
 import { isAdministrator, isGuest, isOwner, systemGroupOfRole } from '@teamchat/policies';
 import { same, type Delivery } from './delivery';
@@ -55,7 +55,8 @@ function botAdded(bot: BotView, ctx: FanOutContext): RealmBotEvent {
       default_sending_stream: settings?.default_sending_stream ?? null,
       default_events_register_stream: settings?.default_events_register_stream ?? null,
       default_all_public_streams: settings?.default_all_public_streams ?? false,
-      avatar_url: avatarUrls(bot.email),
+      // A bot shown again (a new administrator) may have changed its avatar since it was made.
+      avatar_url: avatarUrlOf(bot.email, ctx.avatars?.of(bot.user_id)),
       owner_id: bot.owner_id,
       services: settings?.services ?? [],
     },
