@@ -91,6 +91,8 @@ export function UserRow({ store, rights, rows, person: u, owners, own }: RowProp
             <span class="visually-hidden">Owner of {u.full_name}</span>
             <select value={u.bot_owner_id ?? ''} disabled={rows.busy === key} onChange={(e) => void rows.run(key, () => moreAdminApi.setBotOwner(u.user_id, Number(e.currentTarget.value)), `${u.full_name}’s owner was not changed`)}>
               {(u.bot_owner_id === null || u.bot_owner_id === undefined) && <option value="">No owner</option>}
+              {/* An owner no longer active is still shown as the owner, not silently replaced by the first name. */}
+              {typeof u.bot_owner_id === 'number' && !owners.some((o) => o.user_id === u.bot_owner_id) && <option value={u.bot_owner_id}>{store.userName(u.bot_owner_id)}</option>}
               {owners.map((o) => (
                 <option key={o.user_id} value={o.user_id}>
                   {o.full_name}
