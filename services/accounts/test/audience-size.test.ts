@@ -12,7 +12,7 @@ const NOW = 1_700_000_000_000;
 
 /** An organization of `size` users (the first its owner), built directly: folding 10,000 facts here would test nothing more. */
 function organizationOf(size: number): OrganizationState {
-  const state = initialOrganization();
+  let state = initialOrganization();
   for (let id = 1; id <= size; id++) {
     const user: RegisteredUser = {
       user_id: id,
@@ -29,8 +29,7 @@ function organizationOf(size: number): OrganizationState {
       can_change_user_emails: false,
       can_create_users: false,
     };
-    state.usersById.set(id, user);
-    state.usersByEmail.set(user.email, user);
+    state = { ...state, usersById: state.usersById.with(id, user), usersByEmail: state.usersByEmail.with(user.email, user) };
   }
   return { ...state, exists: true, lastUserId: size };
 }
@@ -58,7 +57,7 @@ describe('the stored size of an audience of everyone', () => {
     for (const user_id of [10, 20, 30]) {
       const [deactivated] = decideDeactivateUser(state, { actor: owner, user_id });
       expect(upcast(storedFactData(deactivated!))).toEqual(deactivated);
-      state = { ...state, usersById: new Map(state.usersById).set(user_id, { ...state.usersById.get(user_id)!, is_active: false }) };
+      state = { ...state, usersById: state.usersById.with(user_id, { ...state.usersById.get(user_id)!, is_active: false }) };
     }
     const fact = newUser(state);
     expect(fact.audience_user_ids).toHaveLength(10_001 - 3);

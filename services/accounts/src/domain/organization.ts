@@ -7,6 +7,7 @@ import { badRequest, isSystemBotEmail, ROLE, ROLES, type Actor, type BotSettings
 import { codePointLength, isAdministrator, isOwner, systemGroupOfRole } from '@teamchat/policies';
 import { addressRefusal, type AddressRules } from './invitations';
 import { evolvePasswordLinks, type PasswordLink } from './password-link-state';
+import { VersionedMap } from './versioned-map';
 
 export interface RegisteredUser {
   user_id: number;
@@ -30,9 +31,12 @@ export interface RegisteredUser {
 
 export interface OrganizationState {
   exists: boolean;
-  /** By lower-cased email. */
-  usersByEmail: Map<string, RegisteredUser>;
-  usersById: Map<number, RegisteredUser>;
+  /**
+   * By lower-cased email. Versioned maps: a new user adds to them without copying every
+   * user before it (versioned-map.ts).
+   */
+  usersByEmail: VersionedMap<string, RegisteredUser>;
+  usersById: VersionedMap<number, RegisteredUser>;
   lastUserId: number;
   /** Email changes waiting for their link to be opened, by the SHA-256 of the link's key. */
   pendingEmailChanges: ReadonlyMap<string, { user_id: number; new_email: string; requested_at: number }>;
@@ -44,8 +48,8 @@ export interface OrganizationState {
 
 export const initialOrganization = (): OrganizationState => ({
   exists: false,
-  usersByEmail: new Map(),
-  usersById: new Map(),
+  usersByEmail: VersionedMap.empty(),
+  usersById: VersionedMap.empty(),
   lastUserId: 0,
   pendingEmailChanges: new Map(),
   passwordLinks: new Map(),
@@ -72,8 +76,8 @@ export function evolveOrganization(state: OrganizationState, fact: Fact): Organi
         can_change_user_emails: false,
         can_create_users: false,
       };
-      const usersByEmail = new Map(state.usersByEmail).set(fact.email.toLowerCase(), user);
-      const usersById = new Map(state.usersById).set(fact.user_id, user);
+      const usersByEmail = state.usersByEmail.with(fact.email.toLowerCase(), user);
+      const usersById = state.usersById.with(fact.user_id, user);
       return { ...state, usersByEmail, usersById, lastUserId: Math.max(state.lastUserId, fact.user_id) };
     }
     case 'UserDeactivated':
@@ -101,11 +105,9 @@ export function evolveOrganization(state: OrganizationState, fact: Fact): Organi
       const user = state.usersById.get(fact.user_id);
       if (!user) return state;
       const updated = { ...user, email: fact.new_email };
-      const usersByEmail = new Map(state.usersByEmail);
-      usersByEmail.delete(user.email.toLowerCase());
-      usersByEmail.set(fact.new_email.toLowerCase(), updated);
+      const usersByEmail = state.usersByEmail.without(user.email.toLowerCase()).with(fact.new_email.toLowerCase(), updated);
       const pending = new Map([...state.pendingEmailChanges].filter(([, p]) => p.user_id !== fact.user_id));
-      return { ...state, usersByEmail, usersById: new Map(state.usersById).set(fact.user_id, updated), pendingEmailChanges: pending };
+      return { ...state, usersByEmail, usersById: state.usersById.with(fact.user_id, updated), pendingEmailChanges: pending };
     }
     case 'ServerPermissionChanged':
       return changeUser(state, fact.user_id, { [fact.permission]: fact.granted });
@@ -134,8 +136,8 @@ function changeUser(state: OrganizationState, userId: number, change: Partial<Re
   const updated = { ...user, ...change };
   return {
     ...state,
-    usersById: new Map(state.usersById).set(userId, updated),
-    usersByEmail: new Map(state.usersByEmail).set(user.email.toLowerCase(), updated),
+    usersById: state.usersById.with(userId, updated),
+    usersByEmail: state.usersByEmail.with(user.email.toLowerCase(), updated),
   };
 }
 
