@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { ROLE, storedFactData, upcast, type Fact } from '@teamchat/contracts';
-import { decideCreateUser, decideDeactivateUser, initialOrganization, type OrganizationState, type RegisteredUser } from '../src/domain/organization';
+import { decideCreateUser, decideDeactivateUser, evolveOrganization, initialOrganization, type OrganizationState, type RegisteredUser } from '../src/domain/organization';
 
 const credentials = { api_key_salt: 'salt', api_key_hash: 'hash' };
 const NOW = 1_700_000_000_000;
@@ -29,7 +29,7 @@ function organizationOf(size: number): OrganizationState {
       can_change_user_emails: false,
       can_create_users: false,
     };
-    state = { ...state, usersById: state.usersById.with(id, user), usersByEmail: state.usersByEmail.with(user.email, user) };
+    state = { ...state, usersById: state.usersById.with(id, user), usersByEmail: state.usersByEmail.with(user.email, user), activeUserIds: state.activeUserIds.with(id) };
   }
   return { ...state, exists: true, lastUserId: size };
 }
@@ -57,7 +57,7 @@ describe('the stored size of an audience of everyone', () => {
     for (const user_id of [10, 20, 30]) {
       const [deactivated] = decideDeactivateUser(state, { actor: owner, user_id });
       expect(upcast(storedFactData(deactivated!))).toEqual(deactivated);
-      state = { ...state, usersById: state.usersById.with(user_id, { ...state.usersById.get(user_id)!, is_active: false }) };
+      state = evolveOrganization(state, deactivated!);
     }
     const fact = newUser(state);
     expect(fact.audience_user_ids).toHaveLength(10_001 - 3);

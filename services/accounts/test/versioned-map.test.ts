@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ROLE, type Fact } from '@teamchat/contracts';
-import { decideCreateUser, evolveOrganization, initialOrganization, type OrganizationState } from '../src/domain/organization';
-import { VersionedMap } from '../src/domain/versioned-map';
+import { decideCreateUser, decideDeactivateUser, decideReactivateUser, evolveOrganization, initialOrganization, personAudience, type OrganizationState } from '../src/domain/organization';
+import { AscendingIds, VersionedMap } from '../src/domain/versioned-map';
 
 /** A small seeded generator, so that a failure can be replayed. */
 function random(seed: number) {
@@ -70,6 +70,32 @@ describe('VersionedMap', () => {
   });
 });
 
+describe('AscendingIds', () => {
+  it('holds at every version what a sorted array would, whichever version a change is made from', () => {
+    const pick = random(41);
+    const plain: number[][] = [[]];
+    const versioned: AscendingIds[] = [AscendingIds.empty()];
+    for (let step = 0; step < 800; step++) {
+      const from = pick(10) === 0 ? pick(plain.length) : plain.length - 1;
+      const base = plain[from]!;
+      // Mostly a new highest id (a new user), sometimes any id in or out (deactivations, reactivations).
+      const id = pick(3) === 0 ? pick(60) : (base.at(-1) ?? 0) + 1 + pick(3);
+      if (pick(4) === 0) {
+        plain.push(base.filter((x) => x !== id));
+        versioned.push(versioned[from]!.without(id));
+      } else {
+        plain.push([...new Set([...base, id])].sort((a, b) => a - b));
+        versioned.push(versioned[from]!.with(id));
+      }
+    }
+    for (let v = 0; v < plain.length; v++) {
+      expect(versioned[v]!.toArray()).toEqual(plain[v]);
+      expect(versioned[v]!.length).toBe(plain[v]!.length);
+      for (const id of [0, 5, 30, plain[v]!.at(-1) ?? 1]) expect(versioned[v]!.has(id)).toBe(plain[v]!.includes(id));
+    }
+  });
+});
+
 describe("the organization's registry", () => {
   const realMap = globalThis.Map;
   afterEach(() => {
@@ -120,5 +146,37 @@ describe("the organization's registry", () => {
     expect(before.usersById.size).toBe(halfway);
     expect(before.usersById.has(halfway + 1)).toBe(false);
     expect([...before.usersById.keys()]).toEqual(Array.from({ length: halfway }, (_, i) => i + 1));
+  });
+
+  it("announces a change to a person to exactly the active users, as a pass over the users finds them", () => {
+    const pick = random(42);
+    let state: OrganizationState = evolveOrganization(initialOrganization(), { type: 'OrganizationCreated', name: 'Acme', host: 'acme.example', date_created: 1 });
+    const owner = { user_id: 1, email: 'u0@example.com', full_name: 'U 0', role: ROLE.owner, is_bot: false, client: 'test' };
+    const fold = (facts: Fact[]) => {
+      for (const fact of facts) state = evolveOrganization(state, fact);
+    };
+    const byPass = (s: OrganizationState) =>
+      [...s.usersById.values()]
+        .filter((u) => u.is_active)
+        .map((u) => u.user_id)
+        .sort((a, b) => a - b);
+    for (let i = 0; i < 300; i++) {
+      const ids = [...state.usersById.keys()].filter((id) => id !== 1);
+      const target = ids.length > 0 ? state.usersById.get(ids[pick(ids.length)]!)! : undefined;
+      const move = pick(6);
+      if (!target || move < 3) {
+        // Some of them bots owned by a member, deactivated with their owner.
+        const bot = i > 0 && pick(4) === 0;
+        const user = { email: `u${i}@example.com`, full_name: `U ${i}`, role: i === 0 ? ROLE.owner : ROLE.member, ...(bot ? { is_bot: true, bot_owner_id: target?.user_id ?? 1 } : {}) };
+        fold(decideCreateUser(state, { actor: undefined, user, credentials, now: 1_000 }));
+      } else if (move < 5 && target.is_active) {
+        fold(decideDeactivateUser(state, { actor: owner, user_id: target.user_id }));
+      } else if (!target.is_active) {
+        fold(decideReactivateUser(state, { actor: owner, user_id: target.user_id }));
+      }
+      expect(personAudience(state)).toEqual(byPass(state));
+      expect(personAudience(state, [999])).toEqual([...byPass(state), 999]);
+    }
+    expect(byPass(state).length).toBeLessThan(state.usersById.size);
   });
 });

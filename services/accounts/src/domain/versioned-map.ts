@@ -121,3 +121,65 @@ export class VersionedMap<K, V> implements ReadonlyMap<K, V> {
     return copy;
   }
 }
+
+/**
+ * Ids in ascending order, versioned as VersionedMap is: a version is a prefix of one shared
+ * array, so adding an id above every other one to the newest version is O(1); any other
+ * change copies (deactivations and reactivations, rare).
+ */
+export class AscendingIds {
+  private constructor(
+    private readonly shared: number[],
+    readonly length: number,
+  ) {}
+
+  static empty(): AscendingIds {
+    return new AscendingIds([], 0);
+  }
+
+  has(id: number): boolean {
+    return this.indexOf(id) >= 0;
+  }
+
+  with(id: number): AscendingIds {
+    const newest = this.length === this.shared.length;
+    if (newest && (this.length === 0 || this.shared[this.length - 1]! < id)) {
+      this.shared.push(id);
+      return new AscendingIds(this.shared, this.length + 1);
+    }
+    if (this.has(id)) return this;
+    const ids = this.toArray();
+    ids.splice(this.insertionPoint(id), 0, id);
+    return new AscendingIds(ids, ids.length);
+  }
+
+  without(id: number): AscendingIds {
+    const at = this.indexOf(id);
+    if (at < 0) return this;
+    const ids = this.toArray();
+    ids.splice(at, 1);
+    return new AscendingIds(ids, ids.length);
+  }
+
+  /** A new array: the caller may keep or change it. */
+  toArray(): number[] {
+    return this.shared.slice(0, this.length);
+  }
+
+  private indexOf(id: number): number {
+    const at = this.insertionPoint(id);
+    return at < this.length && this.shared[at] === id ? at : -1;
+  }
+
+  /** The first index whose id is not below `id`. */
+  private insertionPoint(id: number): number {
+    let low = 0;
+    let high = this.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.shared[middle]! < id) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+}
