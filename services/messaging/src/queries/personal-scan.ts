@@ -36,6 +36,8 @@ export interface PersonalEntry extends PersonalPlace {
   sender_id: number;
   /** The message's document when the scan read it (derived entries always have it). */
   message?: MessageDoc;
+  /** Within the scan: a derived entry whose document (and sender) is read once it is kept. */
+  deferred?: true;
 }
 
 type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'conversationIds' | 'places'>;
@@ -179,7 +181,24 @@ async function merge(model: Model, userId: number, filter: Filter, range: IdRang
     if (best.taken >= best.buffer.length && best.exhausted) heap.pop();
     else heap.topChanged();
   }
-  return found;
+  return full ? withDocuments(model, found) : found;
+}
+
+/** The deferred entries' documents and senders, read for the entries kept; one gone since (a deletion) is left out. */
+async function withDocuments(model: Model, found: PersonalEntry[]): Promise<PersonalEntry[]> {
+  const deferred: number[] = [];
+  for (const entry of found) if (entry.deferred) deferred.push(entry.message_id);
+  if (deferred.length === 0) return found;
+  const documents = new Map((await model.messages.getMany(deferred)).map((m) => [m._id, m]));
+  const complete: PersonalEntry[] = [];
+  for (const entry of found) {
+    if (!entry.deferred) complete.push(entry);
+    else {
+      const message = documents.get(entry.message_id);
+      if (message) complete.push(entryOf(message, entry.flags));
+    }
+  }
+  return complete;
 }
 
 /** The user's rows meeting the filter, read through the rows' indexes. */
@@ -227,10 +246,11 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
   const marks = await model.personal.marksOf(userId);
   const rowIds = new RowIds(model, userId, bounds, direction, wholeRows);
   const received = await model.personal.receipts.allIntervals(userId);
-  // A places scan needs the messages moved in from elsewhere (their held rows alone say who
-  // has them): read for every channel at once, from the index of such messages.
+  // A scan from places (the index's or memory's) needs the messages moved in from elsewhere
+  // (their held rows alone say who has them): read for every channel at once, from the
+  // index of such messages.
   const movedIn = new Map<number, Set<number>>();
-  if (!full) {
+  if (!full || fromPlaces) {
     const channelIds = [...received.keys()].filter((id) => channelCondition === undefined || meetsFilter({ channel_id: id }, { channel_id: channelCondition }));
     const moved = channelIds.length === 0 ? [] : await model.messages.findFields({ own_receipts: true, channel_id: { $in: channelIds } }, ['channel_id']);
     for (const message of moved) {
@@ -239,6 +259,7 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
       movedIn.get(channelId)!.add(message._id as number);
     }
   }
+  const unloaded: number[] = [];
   for (const [channelId, intervals] of received) {
     if (channelCondition !== undefined && !meetsFilter({ channel_id: channelId }, { channel_id: channelCondition })) continue;
     const mark = marks.get(channelId) ?? 0;
@@ -256,10 +277,13 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
       if (ids.length === 0) continue;
       newest = ids[0]!;
     }
-    // The channel's places when they are in memory (register's unread listing loads them).
+    // The channel's places when they are in memory; else they are loaded in the background
+    // for the next scans (a deep page of the combined feed reads each channel's index).
     const places = fromPlaces ? model.places.peek(channelId) : undefined;
+    if (fromPlaces && !places) unloaded.push(channelId);
     streams.push(channelStream(model, rowIds, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full, movedIn.get(channelId) ?? NONE, places));
   }
+  if (unloaded.length > 0) model.places.warm(unloaded);
   return streams;
 }
 
@@ -304,9 +328,11 @@ function channelStream(
         const sort = { sort: ['_id', direction] as ['_id', 1 | -1], limit: n };
         let places: ({ _id: number | string } & Record<'topic_lc', string | number | null>)[] | undefined;
         const kept = placesOf;
-        let ids = channelOnly ? await model.conversationIds({ channel_id: channelId }, rangeOf(cursor), direction, n) : undefined;
-        if (!ids && full && kept) ids = kept.slice(cursor, direction, n, topic).map((p) => p._id);
-        if (!ids && full) ids = (await model.messages.findIds(filter, sort)) as number[];
+        // A full read of a channel in memory takes its places too: the merge reads the
+        // documents of the messages it keeps, not of every one a stream offered.
+        const deferred = full && channelOnly && kept !== undefined;
+        let ids = channelOnly && !deferred ? await model.conversationIds({ channel_id: channelId }, rangeOf(cursor), direction, n) : undefined;
+        if (!ids && full && !deferred) ids = (await model.messages.findIds(filter, sort)) as number[];
         if (!ids) places = kept ? kept.slice(cursor, direction, n, topic) : await model.messages.findFields(filter, ['topic_lc'], sort);
         const count = ids ? ids.length : places!.length;
         if (count < n) {
@@ -325,7 +351,9 @@ function channelStream(
           for (const place of places) {
             const id = place._id as number;
             if (withRow.has(id) || movedIn.has(id)) continue;
-            stream.buffer.push({ message_id: id, flags: id <= mark ? READ : UNREAD, channel_id: channelId, topic_lc: place.topic_lc as string | null, dm_key: null } as PersonalEntry);
+            const entry = { message_id: id, flags: id <= mark ? READ : UNREAD, channel_id: channelId, topic_lc: place.topic_lc as string | null, dm_key: null } as PersonalEntry;
+            if (deferred) entry.deferred = true;
+            stream.buffer.push(entry);
           }
           continue;
         }
