@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { ChannelPlaces, Places } from '../src/projections/channel-places';
+import { ChannelPlaces, Places, type PlacesSource } from '../src/projections/channel-places';
+
+/** A source of places without moved-in messages. */
+const source = (chunk: PlacesSource['chunk']): PlacesSource => ({ chunk, movedIn: async () => [] });
 
 /** A channel's messages: ids 1..n, topics cycling through a, b, c. */
 const channel = (n: number, offset = 0) => ({
@@ -31,10 +34,10 @@ describe('a channel’s places in memory', () => {
   it('keeps what it loaded, extends it with new messages and loads again after a move or deletion', async () => {
     let loads = 0;
     const stored = new Map([[7, channel(5)]]);
-    const kept = new ChannelPlaces(async (channelId) => {
+    const kept = new ChannelPlaces(source(async (channelId) => {
       loads++;
       return stored.get(channelId)!;
-    });
+    }));
     expect((await kept.of(7)).length).toBe(5);
     kept.remember({ _id: 6, channel_id: 7, topic_lc: 'new' });
     stored.get(7)!.ids.push(6);
@@ -52,11 +55,11 @@ describe('a channel’s places in memory', () => {
     let release!: () => void;
     let loads = 0;
     const stored = channel(3);
-    const kept = new ChannelPlaces(async () => {
+    const kept = new ChannelPlaces(source(async () => {
       loads++;
       await new Promise<void>((resolve) => (release = resolve));
       return { ids: [...stored.ids], topics: [...stored.topics] };
-    });
+    }));
     const loading = kept.of(7);
     // A new message of channel 7 after its state was read: kept all the same.
     kept.remember({ _id: 4, channel_id: 7, topic_lc: 'a' });
@@ -80,11 +83,11 @@ describe('a channel’s places in memory', () => {
   it('loads a channel in chunks, and in the background when asked to warm it', async () => {
     const stored = channel(10);
     const asked: number[] = [];
-    const kept = new ChannelPlaces(async (_channelId, after, limit) => {
+    const kept = new ChannelPlaces(source(async (_channelId, after, limit) => {
       asked.push(after);
       const ids = stored.ids.filter((id) => id > after).slice(0, limit);
       return { ids, topics: ids.map((id) => stored.topics[id - 1]!) };
-    }, 1000, 4);
+    }), 1000, 4);
     kept.warm([7]);
     expect(kept.peek(7)).toBeUndefined();
     for (let i = 0; i < 10 && !kept.peek(7); i++) await new Promise((resolve) => setImmediate(resolve));
@@ -93,7 +96,7 @@ describe('a channel’s places in memory', () => {
   });
 
   it('drops the least recently used channels past its bound', async () => {
-    const kept = new ChannelPlaces(async (channelId, after) => (after === Number.NEGATIVE_INFINITY ? channel(100, channelId * 1000) : channel(0)), 250);
+    const kept = new ChannelPlaces(source(async (channelId, after) => (after === Number.NEGATIVE_INFINITY ? channel(100, channelId * 1000) : channel(0))), 250);
     await kept.of(1);
     await kept.of(2);
     await kept.of(3);

@@ -21,8 +21,15 @@ const FIRST_CAPACITY = 64;
 /** Ids read per query while loading a channel. */
 const LOAD_CHUNK = 16_384;
 
-/** What loading a channel reads: up to `limit` of its message ids after `after`, ascending, each with its topic. */
-export type LoadPlaces = (channelId: number, after: number, limit: number) => Promise<{ ids: number[]; topics: (string | null)[] }>;
+/**
+ * What loading a channel reads: up to `limit` of its message ids after `after`, ascending,
+ * each with its topic; and (`after` and `limit` absent) the ids of its messages moved in
+ * from another channel (`own_receipts`).
+ */
+export interface PlacesSource {
+  chunk(channelId: number, after: number, limit: number): Promise<{ ids: number[]; topics: (string | null)[] }>;
+  movedIn(channelId: number): Promise<number[]>;
+}
 
 /** A channel's messages in id order. */
 export class Places {
@@ -32,6 +39,12 @@ export class Places {
   private readonly topicNames: (string | null)[] = [];
   private readonly numberOf = new Map<string | null, number>();
   length = 0;
+  /**
+   * Its messages moved in from another channel: theirs who hold a row for them, not
+   * everyone whose receipts cover them (personal-state.ts). Only a move changes them, and
+   * a move drops the channel's places.
+   */
+  movedIn: ReadonlySet<number> = new Set();
 
   constructor(ids: readonly number[], topics: readonly (string | null)[]) {
     const capacity = Math.max(FIRST_CAPACITY, ids.length);
@@ -133,7 +146,7 @@ export class ChannelPlaces {
   private warming = false;
 
   constructor(
-    private readonly load: LoadPlaces,
+    private readonly source: PlacesSource,
     /** Messages kept in all channels (array slots, counting room to grow). */
     maxPlaces = MAX_PLACES,
     /** Ids read per query while loading: between chunks other work runs. */
@@ -189,12 +202,13 @@ export class ChannelPlaces {
       try {
         const places = new Places([], []);
         for (let after = Number.NEGATIVE_INFINITY; ; ) {
-          const { ids, topics } = await this.load(channelId, after, this.chunk);
+          const { ids, topics } = await this.source.chunk(channelId, after, this.chunk);
           for (let i = 0; i < ids.length; i++) places.push(ids[i]!, topics[i] ?? null);
           if (ids.length < this.chunk) break;
           after = ids.at(-1)!;
           await nextTurn();
         }
+        places.movedIn = new Set(await this.source.movedIn(channelId));
         if (loading.stale) return undefined;
         // Arrivals the last chunk did not read: ids only grow, so they come after it.
         for (const [id, topic] of loading.arrivals) places.push(id, topic);

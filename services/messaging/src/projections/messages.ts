@@ -25,7 +25,8 @@ export class MessagesReadModel {
   /** Each user's messages and flags, without a row per recipient (personal-state.ts). */
   readonly personal: PersonalState;
 
-  constructor(readModels: ReadModelStore) {
+  /** `recentIdsPerConversation`: fewer than the usual 200 (tests, so that pages reach past them). */
+  constructor(readModels: ReadModelStore, options: { recentIdsPerConversation?: number } = {}) {
     // Every narrow that GET /messages serves from an index has one whose fields are the
     // narrow's equalities followed by the id it pages on (see queries/narrow-plan.ts).
     // Recent messages stay in memory: pages of GET /messages are mostly recent.
@@ -44,6 +45,10 @@ export class MessagesReadModel {
     ], { cacheSize: MESSAGE_CACHE_SIZE });
     this.userTopics = readModels.collection<UserTopicDoc>('user_topics', [{ fields: ['user_id'] }]);
     this.personal = new PersonalState(readModels, this.messages);
+    this.recent = new RecentConversationIds(
+      async (filter, limit) => (await this.messages.findIds(filter, { sort: ['_id', -1], limit })) as number[],
+      options.recentIdsPerConversation,
+    );
   }
 
   /** The collections the messaging projection writes (emptied before a replay from the start). */
@@ -53,16 +58,17 @@ export class MessagesReadModel {
   }
 
   /** Every message of a channel, id and topic, for the scans that pass thousands (see ChannelPlaces). */
-  readonly places = new ChannelPlaces(async (channelId, after, limit) => {
-    const filter: Filter = after === Number.NEGATIVE_INFINITY ? { channel_id: channelId } : { channel_id: channelId, _id: { $gt: after } };
-    const rows = await this.messages.findFields(filter, ['topic_lc'], { sort: ['_id', 1], limit });
-    return { ids: rows.map((r) => r._id as number), topics: rows.map((r) => r.topic_lc as string | null) };
+  readonly places = new ChannelPlaces({
+    chunk: async (channelId, after, limit) => {
+      const filter: Filter = after === Number.NEGATIVE_INFINITY ? { channel_id: channelId } : { channel_id: channelId, _id: { $gt: after } };
+      const rows = await this.messages.findFields(filter, ['topic_lc'], { sort: ['_id', 1], limit });
+      return { ids: rows.map((r) => r._id as number), topics: rows.map((r) => r.topic_lc as string | null) };
+    },
+    movedIn: async (channelId) => (await this.messages.findIds({ own_receipts: true, channel_id: channelId })) as number[],
   });
 
   /** Recent ids per conversation (see RecentConversationIds). */
-  readonly recent = new RecentConversationIds(
-    async (filter, limit) => (await this.messages.findIds(filter, { sort: ['_id', -1], limit })) as number[],
-  );
+  readonly recent: RecentConversationIds;
 
   /** See RecentConversationIds.ids. */
   conversationIds(filter: Filter, range: IdRange, direction: 1 | -1, limit: number): Promise<number[] | undefined> {

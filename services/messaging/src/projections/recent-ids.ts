@@ -44,8 +44,11 @@ export const conversationKeysOf = (m: Pick<MessageDoc, 'channel_id' | 'topic_lc'
 export class RecentConversationIds {
   private readonly recent = new LRUCache<string, RecentIds>({ max: 10_000 });
 
-  /** `newest`: the conversation's newest ids, newest first, from the index. */
-  constructor(private readonly newest: (filter: Filter, limit: number) => Promise<number[]>) {}
+  /** `newest`: the conversation's newest ids, newest first, from the index; `kept`: ids kept per conversation. */
+  constructor(
+    private readonly newest: (filter: Filter, limit: number) => Promise<number[]>,
+    private readonly kept = RECENT_IDS_PER_CONVERSATION,
+  ) {}
 
   /**
    * Up to `limit` ids of the conversation `filter` names within `range`, nearest the
@@ -57,8 +60,8 @@ export class RecentConversationIds {
     if (key === undefined) return undefined;
     let entry = this.recent.get(key);
     if (!entry) {
-      const newest = await this.newest(filter, RECENT_IDS_PER_CONVERSATION);
-      entry = { ids: newest.reverse(), complete: newest.length < RECENT_IDS_PER_CONVERSATION };
+      const newest = await this.newest(filter, this.kept);
+      entry = { ids: newest.reverse(), complete: newest.length < this.kept };
       this.recent.set(key, entry);
     }
     const oldestKept = entry.ids[0] ?? Number.POSITIVE_INFINITY;
@@ -86,7 +89,7 @@ export class RecentConversationIds {
       const entry = this.recent.get(key);
       if (!entry) continue;
       entry.ids.push(message._id);
-      if (entry.ids.length > RECENT_IDS_PER_CONVERSATION) {
+      if (entry.ids.length > this.kept) {
         entry.ids.shift();
         entry.complete = false;
       }

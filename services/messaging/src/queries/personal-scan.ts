@@ -247,16 +247,27 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
   const rowIds = new RowIds(model, userId, bounds, direction, wholeRows);
   const received = await model.personal.receipts.allIntervals(userId);
   // A scan from places (the index's or memory's) needs the messages moved in from elsewhere
-  // (their held rows alone say who has them): read for every channel at once, from the
-  // index of such messages.
-  const movedIn = new Map<number, Set<number>>();
-  if (!full || fromPlaces) {
-    const channelIds = [...received.keys()].filter((id) => channelCondition === undefined || meetsFilter({ channel_id: id }, { channel_id: channelCondition }));
-    const moved = channelIds.length === 0 ? [] : await model.messages.findFields({ own_receipts: true, channel_id: { $in: channelIds } }, ['channel_id']);
+  // (their held rows alone say who has them): kept with a channel's places in memory, else
+  // read for every other channel at once, from the index of such messages (a full read of
+  // documents sees `own_receipts` itself).
+  const movedIn = new Map<number, ReadonlySet<number>>();
+  const kept = new Map<number, Places>();
+  const unkept: number[] = [];
+  // A full read asks a channel's places only once it reads past its recent ids (below).
+  if (!full) for (const channelId of received.keys()) {
+    if (channelCondition !== undefined && !meetsFilter({ channel_id: channelId }, { channel_id: channelCondition })) continue;
+    const places = fromPlaces ? model.places.peek(channelId) : undefined;
+    if (places) {
+      kept.set(channelId, places);
+      movedIn.set(channelId, places.movedIn);
+    } else unkept.push(channelId);
+  }
+  if (!full && unkept.length > 0) {
+    const moved = await model.messages.findFields({ own_receipts: true, channel_id: { $in: unkept } }, ['channel_id']);
     for (const message of moved) {
       const channelId = message.channel_id as number;
       if (!movedIn.has(channelId)) movedIn.set(channelId, new Set());
-      movedIn.get(channelId)!.add(message._id as number);
+      (movedIn.get(channelId) as Set<number>).add(message._id as number);
     }
   }
   const unloaded: number[] = [];
@@ -279,9 +290,15 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
     }
     // The channel's places when they are in memory; else they are loaded in the background
     // for the next scans (a deep page of the combined feed reads each channel's index).
-    const places = fromPlaces ? model.places.peek(channelId) : undefined;
-    if (fromPlaces && !places) unloaded.push(channelId);
-    streams.push(channelStream(model, rowIds, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full, movedIn.get(channelId) ?? NONE, places));
+    let places: Places | undefined | null = full ? null : kept.get(channelId);
+    if (!full && fromPlaces && !places) unloaded.push(channelId);
+    const placesOf = () => {
+      if (places !== null) return places;
+      places = fromPlaces ? model.places.peek(channelId) : undefined;
+      if (fromPlaces && !places) model.places.warm([channelId]);
+      return places;
+    };
+    streams.push(channelStream(model, rowIds, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full, movedIn.get(channelId) ?? NONE, placesOf));
   }
   if (unloaded.length > 0) model.places.warm(unloaded);
   return streams;
@@ -308,7 +325,7 @@ function channelStream(
   /** Messages moved in from elsewhere: their held rows alone say who has them (a full read's documents say it themselves). */
   movedIn: ReadonlySet<number>,
   /** The channel's messages in memory, when the filter is one they answer (ChannelPlaces). */
-  placesOf: Places | undefined,
+  placesOf: () => Places | undefined,
 ): Stream {
   const topic = typeof messageFilter.topic_lc === 'string' ? messageFilter.topic_lc : undefined;
   let part = 0;
@@ -327,11 +344,12 @@ function channelStream(
         const filter = within({ ...messageFilter, channel_id: channelId }, '_id', cursor);
         const sort = { sort: ['_id', direction] as ['_id', 1 | -1], limit: n };
         let places: ({ _id: number | string } & Record<'topic_lc', string | number | null>)[] | undefined;
-        const kept = placesOf;
-        // A full read of a channel in memory takes its places too: the merge reads the
-        // documents of the messages it keeps, not of every one a stream offered.
-        const deferred = full && channelOnly && kept !== undefined;
-        let ids = channelOnly && !deferred ? await model.conversationIds({ channel_id: channelId }, rangeOf(cursor), direction, n) : undefined;
+        // Recent ids (and their documents, mostly cached) first; past them, a full read of a
+        // channel in memory takes its places too, and the merge reads the documents of the
+        // messages it keeps, not of every one a stream offered (a deep page).
+        let ids = channelOnly ? await model.conversationIds({ channel_id: channelId }, rangeOf(cursor), direction, n) : undefined;
+        const kept = ids ? undefined : placesOf();
+        const deferred = !ids && full && channelOnly && kept !== undefined;
         if (!ids && full && !deferred) ids = (await model.messages.findIds(filter, sort)) as number[];
         if (!ids) places = kept ? kept.slice(cursor, direction, n, topic) : await model.messages.findFields(filter, ['topic_lc'], sort);
         const count = ids ? ids.length : places!.length;
@@ -350,7 +368,7 @@ function channelStream(
           const withRow = await rowIds.among(rowIds.whole ? [] : places.map((p) => p._id as number));
           for (const place of places) {
             const id = place._id as number;
-            if (withRow.has(id) || movedIn.has(id)) continue;
+            if (withRow.has(id) || movedIn.has(id) || (deferred && kept!.movedIn.has(id))) continue;
             const entry = { message_id: id, flags: id <= mark ? READ : UNREAD, channel_id: channelId, topic_lc: place.topic_lc as string | null, dm_key: null } as PersonalEntry;
             if (deferred) entry.deferred = true;
             stream.buffer.push(entry);

@@ -66,7 +66,6 @@ export async function unreadMessages(
   // counting by bisection in each stretch, so nothing is merged message by message. The
   // user's rows matter only from there on: read newest first, in growing chunks, until
   // what is known (every row from `known` up) settles it.
-  const movedIn = await model.messages.findFields({ own_receipts: true, channel_id: { $in: [...received.keys()] } }, ['channel_id']);
   const unreadRows = new RowChunks(model, { user_id: userId, unread: true });
   // `$gte: 0` rather than `$ne: null`: only channel rows, still read by (user, message) id.
   const channelRows = new RowChunks(model, { user_id: userId, channel_id: { $gte: 0 } });
@@ -76,7 +75,7 @@ export async function unreadMessages(
   for (let size = options.firstChunk ?? FIRST_CHUNK; ; size *= 2) {
     await Promise.all([unreadRows.read(size), channelRows.read(size)]);
     const known = Math.max(unreadRows.known, channelRows.known);
-    channels = channelUnreads(marks, received, kept, channelRows.rows, movedIn);
+    channels = channelUnreads(marks, received, kept, channelRows.rows);
     from = firstListed(unreadRows.ids, channels, limit);
     if (known === Number.NEGATIVE_INFINITY) {
       more = countFrom(unreadRows.ids, channels, Number.NEGATIVE_INFINITY) > limit;
@@ -271,7 +270,6 @@ function channelUnreads(
   received: ReadonlyMap<number, readonly Interval[]>,
   kept: ReadonlyMap<number, Places>,
   withRow: readonly { id: number; channel: number | null }[],
-  movedIn: readonly { _id: number | string; channel_id: string | number | null }[],
 ): ChannelUnread[] {
   // Per channel, ascending: the walk is split around them.
   const skipped = new Map<number, number[]>();
@@ -281,7 +279,7 @@ function channelUnreads(
     else skipped.set(channelId, [id]);
   };
   for (const row of withRow) if (row.channel !== null) skip(row.channel, row.id);
-  for (const message of movedIn) skip(message.channel_id as number, message._id as number);
+  for (const [channelId, places] of kept) for (const id of places.movedIn) skip(channelId, id);
   for (const ids of skipped.values()) ids.sort(byId);
 
   const unreads: ChannelUnread[] = [];
