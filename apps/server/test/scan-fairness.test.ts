@@ -113,10 +113,15 @@ describe('a request nobody waits for', () => {
     const gone = new AbortController();
     const url = `${server!.api}/messages?${new URLSearchParams({ anchor: 'newest', num_before: '50', num_after: '0', narrow: JSON.stringify(expensive('newest').narrow) })}`;
     const authorization = `Basic ${Buffer.from(`${hostile.email}:${hostile.apiKey}`).toString('base64')}`;
+    // The same user's searches first, answered in turn (their lane): the one whose client
+    // leaves is still waiting for its turn when it leaves, however fast a search has become.
+    const ahead = Array.from({ length: 8 }, (_, i) => hostile.get('/messages', expensive(1_000_000 - i)));
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const request = fetch(url, { headers: { authorization }, signal: gone.signal }).catch((err: unknown) => err);
     await new Promise((resolve) => setTimeout(resolve, 5));
     gone.abort();
     await request;
+    await Promise.all(ahead);
     const until = Date.now() + 5000;
     while (cancelled.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(cancelled).toHaveLength(1);
