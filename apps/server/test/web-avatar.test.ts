@@ -8,10 +8,10 @@
  * apps/web/screenshots/avatar-*.png at desktop and 375 px; axe finds no serious violation.
  */
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
+import { png } from './png';
 import { browserSuite } from './browser';
 import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
@@ -21,29 +21,8 @@ const MARY = 'member2@example.com';
 const LIMIT_MIB = 1;
 
 /** A `size`-pixel square PNG of concentric rings: an avatar a person can tell apart in a screenshot. */
-function rings(size: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(size, 0);
-  header.writeUInt32BE(size, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const palette = [[214, 69, 65], [250, 200, 70], [40, 120, 200]];
-  const rows = Buffer.alloc((size * 3 + 1) * size);
-  for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size; x++) {
-      const ring = Math.floor(Math.hypot(x - size / 2, y - size / 2) / (size / 10));
-      rows.set(palette[ring % 3]!, y * (size * 3 + 1) + 1 + x * 3);
-    }
-  }
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
-}
+const RING_COLOURS = [[214, 69, 65], [250, 200, 70], [40, 120, 200]];
+const rings = (size: number): Buffer => png(size, size, (x, y) => RING_COLOURS[Math.floor(Math.hypot(x - size / 2, y - size / 2) / (size / 10)) % 3]!);
 
 browserSuite('avatars in the web client', (browser) => {
   let server: Awaited<ReturnType<typeof startWebServer>> | undefined;

@@ -13,34 +13,18 @@
  * photographed at 1280 and 375 px wide into apps/web/screenshots/write-*.png.
  */
 import { join } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
+import { png } from './png';
 import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 jest.setTimeout(90_000);
 
 /** A PNG of w×h pixels in stripes of colour, so that its preview is seen in the screenshots. */
-function stripes(w: number, h: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(w, 0);
-  header.writeUInt32BE(h, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const colours = [[47, 95, 179], [230, 160, 40], [60, 170, 90]];
-  const rows = Buffer.alloc((w * 3 + 1) * h);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) rows.set(colours[Math.floor((x + y) / 12) % 3]!, y * (w * 3 + 1) + 1 + x * 3);
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
-}
+const STRIPE_COLOURS = [[47, 95, 179], [230, 160, 40], [60, 170, 90]];
+const stripes = (w: number, h: number): Buffer => png(w, h, (x, y) => STRIPE_COLOURS[Math.floor((x + y) / 12) % 3]!);
 
 /** The server's upload limit in this test, so that "too large" needs only a small file. */
 const LIMIT_MIB = 1;
