@@ -22,7 +22,7 @@ import {
 } from '../domain/people';
 import type { AddressRules } from '../domain/invitations';
 import type { AccountsReadModel } from '../projections/credentials';
-import { botObject, botsOf, emailVisibilityOf, personObject, userByIdOrEmail } from '../queries/people';
+import { botObject, botsOf, emailVisibilityOf, personObject, profileDataOf, userByIdOrEmail } from '../queries/people';
 
 export interface PeopleDeps {
   organization: AggregateRepository<OrganizationState>;
@@ -73,7 +73,6 @@ function decide(deps: PeopleDeps, run: (state: OrganizationState) => Fact[]) {
 // --- Reads -----------------------------------------------------------------------------
 
 /** `profile_data` as GET /users gives it: field id → {value}. */
-const profileDataOf = (values: Record<string, string> | undefined) => Object.fromEntries(Object.entries(values ?? {}).map(([id, value]) => [id, { value }]));
 
 export async function listUsers(deps: PeopleDeps, actor: Actor, params: Params<'listUsers'>) {
   const me = await viewerOf(deps, actor);

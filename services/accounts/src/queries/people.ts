@@ -69,6 +69,10 @@ export function personObject(viewer: Pick<UserDoc, '_id' | 'role'>, user: UserDo
   };
 }
 
+/** A user's custom profile field values as `profile_data` gives them: field id → {value}. */
+export const profileDataOf = (values: Readonly<Record<string, string>> | undefined) =>
+  Object.fromEntries(Object.entries(values ?? {}).map(([id, value]) => [id, { value }]));
+
 /**
  * personObject as JSON, without its closing brace (register adds `profile_data`), kept
  * per user document and per form: whether the viewer sees the real address, and

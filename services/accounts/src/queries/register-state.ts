@@ -10,7 +10,7 @@ import { serverEmojiDataUrl } from '@teamchat/markdown';
 import { defaultExternalAccounts } from '../domain/profile-fields';
 import { systemBotUsers } from './system-bots';
 import { userGroupObjects } from './user-groups';
-import { botObject, botsOf, emailVisibilityOf, personJsonHead } from './people';
+import { botObject, botsOf, emailVisibilityOf, personJsonHead, profileDataOf } from './people';
 
 export { systemGroups } from './user-groups';
 
@@ -107,9 +107,6 @@ export async function realmUsersMembers(
   }
   return `"realm_users":[${active.join(',')}],"realm_non_active_users":[${inactive.join(',')}]`;
 }
-
-/** A user's values as `profile_data` gives them: field id → {value}. */
-export const profileDataOf = (values: Readonly<Record<string, string>>) => Object.fromEntries(Object.entries(values).map(([id, value]) => [id, { value }]));
 
 /** The user's can_* flags, from the organization's settings as they stand (Zulip's legacy register fields). */
 async function permissionFlags(deps: AccountsStateDeps, me: UserDoc) {

@@ -21,7 +21,7 @@ import { isMutedUnread, type MuteState } from '../domain/unread-count';
 type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'places' | 'conversationIds'>;
 
 /** Zulip's limits: unreads beyond the newest 50,000 are reported as missing, not listed. */
-export const MAX_UNREAD_MESSAGES = 50_000;
+const MAX_UNREAD_MESSAGES = 50_000;
 
 const NO_MUTES: MuteState = { muted_channel_ids: new Set(), topic_policies: new Map() };
 const byId = (a: number, b: number) => a - b;
@@ -75,7 +75,7 @@ export async function unreadMessages(
   for (let size = options.firstChunk ?? FIRST_CHUNK; ; size *= 2) {
     await Promise.all([unreadRows.read(size), channelRows.read(size)]);
     const known = Math.max(unreadRows.known, channelRows.known);
-    channels = channelUnreads(marks, received, kept, channelRows.rows);
+    channels = channelUnreads(marks, received, kept, channelRows);
     from = firstListed(unreadRows.ids, channels, limit);
     if (known === Number.NEGATIVE_INFINITY) {
       more = countFrom(unreadRows.ids, channels, Number.NEGATIVE_INFINITY) > limit;
@@ -236,10 +236,10 @@ function firstListed(rowIds: readonly number[], channels: readonly ChannelUnread
 /** Ids read at first from each list of the user's rows (then twice as many each time). */
 const FIRST_CHUNK = 2_048;
 
-/** The user's rows meeting a filter, newest first, read in chunks: their ids and channels. */
+/** The user's rows meeting a filter, newest first, read in chunks: their ids and (at the same index) channels. */
 class RowChunks {
   readonly ids: number[] = [];
-  readonly rows: { id: number; channel: number | null }[] = [];
+  readonly channels: (number | null)[] = [];
   /** Every row from this id up has been read (minus infinity: all). */
   known = Number.POSITIVE_INFINITY;
 
@@ -254,7 +254,7 @@ class RowChunks {
     const found = await this.model.personal.rows.findFields(filter, ['message_id', 'channel_id'], { sort: ['message_id', -1], limit });
     for (const row of found) {
       this.ids.push(row.message_id as number);
-      this.rows.push({ id: row.message_id as number, channel: row.channel_id as number | null });
+      this.channels.push(row.channel_id as number | null);
     }
     this.known = found.length < limit ? Number.NEGATIVE_INFINITY : this.ids.at(-1)!;
   }
@@ -269,7 +269,7 @@ function channelUnreads(
   marks: ReadonlyMap<number, number>,
   received: ReadonlyMap<number, readonly Interval[]>,
   kept: ReadonlyMap<number, Places>,
-  withRow: readonly { id: number; channel: number | null }[],
+  withRow: Pick<RowChunks, 'ids' | 'channels'>,
 ): ChannelUnread[] {
   // Per channel, ascending: the walk is split around them.
   const skipped = new Map<number, number[]>();
@@ -278,7 +278,10 @@ function channelUnreads(
     if (ids) ids.push(id);
     else skipped.set(channelId, [id]);
   };
-  for (const row of withRow) if (row.channel !== null) skip(row.channel, row.id);
+  withRow.ids.forEach((id, i) => {
+    const channelId = withRow.channels[i];
+    if (channelId !== null && channelId !== undefined) skip(channelId, id);
+  });
   for (const [channelId, places] of kept) for (const id of places.movedIn) skip(channelId, id);
   for (const ids of skipped.values()) ids.sort(byId);
 
