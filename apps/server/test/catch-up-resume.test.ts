@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, startEmbedded } from './harness';
 import { dropReadModels, scratchDataDirs } from './suite-kit';
@@ -132,14 +133,21 @@ describe('a rebuild killed midway', () => {
     expect(read.headers.get('retry-after')).toBe('5');
     expect(read.body).toMatchObject({ result: 'error', code: 'SERVICE_UNAVAILABLE', msg: expect.stringMatching(/The server is starting: .*catching up with the stored history/) });
 
-    // Killed once the messaging rebuild is a quarter through (its progress lines say where).
+    // Killed once the messaging rebuild is a quarter through (its progress lines say where)
+    // and has committed a checkpoint (read from its read-model file, as another process may):
+    // a fast machine reaches the quarter before the first group commit (100 ms).
     const begun = await first.until('rebuild start', () => first.projectorLines(MESSAGING).find((line) => line.from !== undefined));
     expect(begun.from).toBe(0);
     const head = begun.head!;
     const reached = await first.until('a quarter of the rebuild', () =>
       first.projectorLines(MESSAGING).find((line) => line.position !== undefined && line.position >= head / 4 && line.position < head),
     );
+    const committed = await first.until('a committed checkpoint', () => {
+      const position = committedCheckpoint();
+      return position > 0 ? position : undefined;
+    });
     await first.kill();
+    expect(committed).toBeLessThan(head);
     const applied = Math.max(...first.projectorLines(MESSAGING).map((line) => line.position ?? 0));
 
     const second = startProcess();
@@ -148,7 +156,7 @@ describe('a rebuild killed midway', () => {
     const from = resumed.from!;
     const reRead = Math.max(0, applied - from);
     console.log(
-      `${MESSAGING}: rebuild of ${head} facts killed after ${reached.position} (last reported ${applied}); ` +
+      `${MESSAGING}: rebuild of ${head} facts killed past ${reached.position} (last reported ${applied}, committed ${committed}); ` +
         `the next start resumed from ${from}, reading ${resumed.head! - from} facts, ${reRead} of them read before the kill`,
     );
     expect(from).toBeGreaterThan(0);
@@ -166,5 +174,20 @@ describe('a rebuild killed midway', () => {
     await second.stop();
   }, 300_000);
 });
+
+/** The messaging projector's checkpoint as committed in its read-model file (0 before the first commit). */
+function committedCheckpoint(): number {
+  const file = join(dataDir, 'messaging.read-models.sqlite');
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    const row = db.prepare('SELECT position FROM _checkpoints WHERE projector = ?').get(MESSAGING) as { position: number } | undefined;
+    return row?.position ?? 0;
+  } catch {
+    return 0; // not created yet, or its schema not yet committed
+  } finally {
+    db?.close();
+  }
+}
 
 const byNumber = (a: string, b: string) => Number(a.split(' ')[1]) - Number(b.split(' ')[1]);
