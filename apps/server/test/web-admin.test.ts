@@ -6,13 +6,18 @@
  * the other person's open page (sections appear); an administrator's change to an owner's
  * role refused by the server and said on the row; channels created, renamed, described,
  * others subscribed, archived; allowed domains, custom emoji, linkifiers, playgrounds and
- * the organization's name; a member and a guest see none of the administrators' controls.
+ * the organization's name; a member and a guest see none of the administrators' controls;
+ * an administrator sets another person's profile fields (a refused value said, the text
+ * kept) and an owner changes a person's email, refused in words until the operator's
+ * permission is given.
  * Screenshots: apps/web/screenshots/admin-*.png; axe finds no serious or critical
  * violation on each section.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
+import { endpoints } from '@teamchat/contracts';
+import { callContract } from '@teamchat/platform';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
 import { PNG } from './uploads-suite';
@@ -22,6 +27,7 @@ const ADMIN = 'admin@example.com';
 const MARK = 'member@example.com';
 const GUEST = 'guest@example.com';
 const OWNER = 'owner@example.com';
+const MARY = 'member2@example.com';
 
 browserSuite('the web client: administration', (browser) => {
   let server: Awaited<ReturnType<typeof startWebServer>> | undefined;
@@ -270,4 +276,73 @@ browserSuite('the web client: administration', (browser) => {
     await checkA11y(mark);
     await markContext.close();
   });
+
+  it("edits another person's profile fields (a refused value said and kept); an owner changes a person's email once the server permits it", async () => {
+    const mary = await apiUser(base, MARY);
+    // A field people may not set themselves: an administrator sets it for them.
+    const desk = (await admin.call('POST', '/realm/profile_fields', { name: 'Desk', field_type: '1', editable_by_user: 'false' })).id as number;
+    const valuesOf = async () => (await admin.call('GET', `/users/${mary.user_id}`, { include_custom_profile_fields: 'true' })).user.profile_data as Record<string, { value: string }>;
+    const context = await desktop();
+    const page = await logIn(context, base, ADMIN, '/#admin/users');
+    const row = page.locator(`.user-row[data-user-id="${mary.user_id}"]`);
+    await page.getByRole('button', { name: 'Profile fields of Mary Member' }).click();
+    const deskField = page.getByLabel('Desk of Mary Member', { exact: true });
+    expect(await deskField.isDisabled()).toBe(false);
+    await deskField.fill('D'.repeat(60));
+    await page.getByRole('button', { name: 'Save profile fields of Mary Member' }).click();
+    const outcome = row.locator(`#user-${mary.user_id}-fields-outcome`);
+    await row.locator(`#user-${mary.user_id}-fields-outcome.error`).waitFor();
+    expect(await outcome.innerText()).toMatch(/^Not saved: Desk is too long/);
+    expect(await deskField.inputValue()).toBe('D'.repeat(60));
+    expect((await valuesOf())[String(desk)]).toBeUndefined();
+    await page.screenshot({ path: join(SHOTS, 'admin-user-fields-refused-desktop.png'), fullPage: true });
+    await checkA11y(page);
+    await deskField.fill('B-12');
+    await page.getByRole('button', { name: 'Save profile fields of Mary Member' }).click();
+    await eventually(async () => expect(await outcome.innerText()).toBe('Saved.'));
+    expect((await valuesOf())[String(desk)]?.value).toBe('B-12');
+    // An administrator who is not an owner is offered no email change.
+    expect(await page.getByRole('button', { name: /^Change email of / }).count()).toBe(0);
+    await context.close();
+
+    // The owner: the form is offered; without the operator's permission the server refuses, said under it, the address kept.
+    const ownerContext = await desktop();
+    const owner = await logIn(ownerContext, base, OWNER, '/#admin/users');
+    const maryRow = owner.locator(`.user-row[data-user-id="${mary.user_id}"]`);
+    await owner.getByRole('button', { name: 'Change email of Mary Member' }).click();
+    const emailField = owner.getByLabel('New email of Mary Member');
+    await emailField.fill('mary.moved@example.com');
+    await owner.getByRole('button', { name: 'Change email', exact: true }).click();
+    await maryRow.locator(`#user-${mary.user_id}-email-outcome.error`).waitFor();
+    expect(await maryRow.locator(`#user-${mary.user_id}-email-outcome`).innerText()).toBe('The email of Mary Member was not changed: User not authorized to change user emails');
+    expect(await emailField.inputValue()).toBe('mary.moved@example.com');
+    await owner.screenshot({ path: join(SHOTS, 'admin-user-email-refused-desktop.png'), fullPage: true });
+    await checkA11y(owner);
+    const permit = (granted: boolean) => callContract(server!.bus, endpoints.accounts.changeServerPermission, { params: { email: OWNER, permission: 'can_change_user_emails', granted } });
+    await permit(true);
+    try {
+      await owner.getByRole('button', { name: 'Change email', exact: true }).click();
+      await emailField.waitFor({ state: 'detached' });
+      // The row follows the realm_user event.
+      await eventually(async () => expect(await maryRow.locator('p.muted').first().innerText()).toContain('mary.moved@example.com'));
+      expect((await admin.call('GET', `/users/${mary.user_id}`)).user.email).toBe('mary.moved@example.com');
+      // Back to the old address, so that later tests find Mary where she was.
+      await (await apiUser(base, OWNER)).call('PATCH', `/users/${mary.user_id}`, { new_email: MARY });
+    } finally {
+      await permit(false);
+    }
+    await ownerContext.close();
+
+    // At phone width: both forms open on Mary's row.
+    const phone = await browser().newContext({ viewport: { width: 375, height: 740 } });
+    phone.setDefaultTimeout(10_000);
+    const small = await logIn(phone, base, OWNER, '/#admin/users');
+    await small.getByRole('button', { name: 'Profile fields of Mary Member' }).click();
+    await small.getByRole('button', { name: 'Change email of Mary Member' }).click();
+    await small.getByLabel('New email of Mary Member').fill('mary@example');
+    await small.getByLabel('Desk of Mary Member', { exact: true }).scrollIntoViewIfNeeded();
+    await small.screenshot({ path: join(SHOTS, 'admin-user-edit-375.png') });
+    await checkA11y(small);
+    await phone.close();
+  }, 60_000);
 });

@@ -17,7 +17,24 @@ interface Person {
   is_bot?: boolean;
 }
 
-export function PeoplePicker({ store, id, label, ids, disabled, onChange }: { store: ClientStore; id: string; label: string; ids: number[]; disabled: boolean; onChange: (ids: number[]) => void }) {
+export function PeoplePicker({
+  store,
+  id,
+  label,
+  ids,
+  disabled,
+  describedBy,
+  onChange,
+}: {
+  store: ClientStore;
+  id: string;
+  label: string;
+  ids: number[];
+  disabled: boolean;
+  /** The form's outcome, where a refusal of the value is said. */
+  describedBy: string;
+  onChange: (ids: number[]) => void;
+}) {
   const [query, setQuery] = useState('');
   const wanted = query.trim().toLowerCase();
   const offered: Person[] = [];
@@ -45,7 +62,7 @@ export function PeoplePicker({ store, id, label, ids, disabled, onChange }: { st
           ))}
         </ul>
       )}
-      <input id={id} type="search" value={query} disabled={disabled} placeholder="Type a name to add someone" aria-describedby="settings-fields-outcome" onInput={(e) => setQuery(e.currentTarget.value)} />
+      <input id={id} type="search" value={query} disabled={disabled} placeholder="Type a name to add someone" aria-describedby={describedBy} onInput={(e) => setQuery(e.currentTarget.value)} />
       {offered.length > 0 && (
         <ul class="offered" aria-label={`People to add to ${label}`}>
           {offered.map((u) => (

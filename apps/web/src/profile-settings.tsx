@@ -1,9 +1,11 @@
 /**
- * One's own values of the organization's custom profile fields, in the settings' Profile
- * section: one input per field by its type, saved together (PATCH /users/me/profile_data;
- * an emptied field is removed, as Zulip's null). Fields the organization does not let
- * people edit are shown read-only. A refusal is said under the form and what was typed
- * stays; the saved values come back as realm_user events, as on every page of the person.
+ * Values of the organization's custom profile fields: one's own in the settings' Profile
+ * section (PATCH /users/me/profile_data), and anyone's from an administrator's users
+ * section (PATCH /users/{id} with profile_data). One input per field by its type, saved
+ * together; an emptied field is removed, as Zulip's null. For one's own, fields the
+ * organization does not let people edit are shown read-only (administrators edit every
+ * field). A refusal is said under the form and what was typed stays; the saved values
+ * come back as realm_user events, as on every page of the person.
  */
 import { useState } from 'preact/hooks';
 import { describeError } from './api';
@@ -32,25 +34,43 @@ function wireValue(type: number, text: string): string | number[] | null {
   return text.trim() === '' ? null : text.trim();
 }
 
-export function ProfileFieldsSetting({ store }: { store: ClientStore }) {
+type ProfileDataItem = { id: number; value: string | number[] | null };
+
+interface FormProps {
+  store: ClientStore;
+  /** Whose values. */
+  userId: number;
+  /** Prefix of the inputs' ids and of the outcome's (unique on the page). */
+  idPrefix: string;
+  /** The form's accessible name. */
+  label: string;
+  /** Added (not shown) to each field's name in its label, when the page may hold more than one such form. */
+  whose?: string;
+  submitLabel: string;
+  /** Every field editable (an administrator editing someone), else those people may edit. */
+  allEditable: boolean;
+  send: (data: ProfileDataItem[]) => Promise<unknown>;
+}
+
+export function ProfileFieldsForm({ store, userId, idPrefix, label, whose = '', submitLabel, allEditable, send }: FormProps) {
   const fields = ((store.state.custom_profile_fields ?? []) as ProfileField[]).slice().sort((a, b) => a.order - b.order || a.id - b.id);
-  const own = (store.users.get(store.self) as { profile_data?: Record<string, { value: unknown }> } | undefined)?.profile_data ?? {};
+  const saved = (store.users.get(userId) as { profile_data?: Record<string, { value: unknown }> } | undefined)?.profile_data ?? {};
   const current = (id: number) => {
-    const value = own[String(id)]?.value;
+    const value = saved[String(id)]?.value;
     return typeof value === 'string' ? value : '';
   };
   const [values, setValues] = useState<Record<number, string>>({});
   const [state, setState] = useState<{ busy: boolean; error: string; saved: boolean }>({ busy: false, error: '', saved: false });
   if (fields.length === 0) return null;
-  const admin = (store.state.is_admin as boolean | undefined) === true;
-  const editable = fields.filter((f) => f.editable_by_user !== false || admin);
+  const editable = fields.filter((f) => allEditable || f.editable_by_user !== false);
+  const outcomeId = `${idPrefix}-outcome`;
   const valueOf = (f: ProfileField) => values[f.id] ?? current(f.id);
   const save = async () => {
     const changed = editable.filter((f) => values[f.id] !== undefined && values[f.id] !== current(f.id));
     if (changed.length === 0) return;
     setState({ busy: true, error: '', saved: false });
     try {
-      await moreAdminApi.setOwnProfileData(changed.map((f) => ({ id: f.id, value: wireValue(f.type, values[f.id]!) })));
+      await send(changed.map((f) => ({ id: f.id, value: wireValue(f.type, values[f.id]!) })));
       setState({ busy: false, error: '', saved: true });
     } catch (e) {
       setState({ busy: false, error: `Not saved: ${describeError(e)}`, saved: false });
@@ -60,19 +80,22 @@ export function ProfileFieldsSetting({ store }: { store: ClientStore }) {
   return (
     <form
       class="settings-field profile-fields"
-      aria-label="Profile fields"
+      aria-label={label}
       onSubmit={(e) => {
         e.preventDefault();
         void save();
       }}
     >
       {fields.map((f) => {
-        const id = `settings-field-${f.id}`;
+        const id = `${idPrefix}-${f.id}`;
         const readOnly = !editable.includes(f);
-        const common = { id, disabled: readOnly, 'aria-describedby': 'settings-fields-outcome' };
+        const common = { id, disabled: readOnly, 'aria-describedby': outcomeId };
         return (
           <div key={f.id} class="profile-field">
-            <label for={id}>{f.name}</label>
+            <label for={id}>
+              {f.name}
+              {whose && <span class="visually-hidden"> {whose}</span>}
+            </label>
             {f.type === 2 ? (
               <textarea {...common} rows={2} value={valueOf(f)} onInput={(e) => set(f.id, e.currentTarget.value)} />
             ) : f.type === 3 ? (
@@ -85,7 +108,7 @@ export function ProfileFieldsSetting({ store }: { store: ClientStore }) {
                 ))}
               </select>
             ) : f.type === USERS ? (
-              <PeoplePicker store={store} id={id} label={f.name} ids={idsOf(valueOf(f))} disabled={readOnly} onChange={(ids) => set(f.id, JSON.stringify(ids))} />
+              <PeoplePicker store={store} id={id} label={whose ? `${f.name} ${whose}` : f.name} ids={idsOf(valueOf(f))} disabled={readOnly} describedBy={outcomeId} onChange={(ids) => set(f.id, JSON.stringify(ids))} />
             ) : (
               <input {...common} type={(f.type === 4 ? 'date' : f.type === 5 ? 'url' : 'text') as 'text'} value={valueOf(f)} placeholder={f.hint || undefined} onInput={(e) => set(f.id, e.currentTarget.value)} />
             )}
@@ -95,11 +118,18 @@ export function ProfileFieldsSetting({ store }: { store: ClientStore }) {
         );
       })}
       <button type="submit" disabled={state.busy || editable.length === 0}>
-        Save profile fields
+        {submitLabel}
+        {whose && <span class="visually-hidden"> {whose}</span>}
       </button>
-      <p id="settings-fields-outcome" class={`field-outcome${state.error ? ' error' : ''}`} role={state.error ? 'alert' : 'status'}>
+      <p id={outcomeId} class={`field-outcome${state.error ? ' error' : ''}`} role={state.error ? 'alert' : 'status'}>
         {state.error || (state.saved ? 'Saved.' : '')}
       </p>
     </form>
   );
+}
+
+/** One's own values, in the settings. */
+export function ProfileFieldsSetting({ store }: { store: ClientStore }) {
+  const admin = (store.state.is_admin as boolean | undefined) === true;
+  return <ProfileFieldsForm store={store} userId={store.self} idPrefix="settings-fields" label="Profile fields" submitLabel="Save profile fields" allEditable={admin} send={moreAdminApi.setOwnProfileData} />;
 }

@@ -18,6 +18,8 @@ export const moreAdminApi = {
   deleteProfileField: (id: number) => json<unknown>('DELETE', `/realm/profile_fields/${id}`),
   reorderProfileFields: (ids: number[]) => json<unknown>('PATCH', '/realm/profile_fields', { order: ids }),
   setOwnProfileData: (data: { id: number; value: string | number[] | null }[]) => json<unknown>('PATCH', '/users/me/profile_data', { data }),
+  setProfileData: (userId: number, data: { id: number; value: string | number[] | null }[]) => json<unknown>('PATCH', `/users/${userId}`, { profile_data: data }),
+  setEmail: (userId: number, email: string) => json<unknown>('PATCH', `/users/${userId}`, { new_email: email }),
 };
 
 export interface ProfileFieldSettings {

@@ -1,6 +1,7 @@
 /**
  * One person's row of the users section: their role (the list offers "Owner" only to
- * owners, as Zulip's), their full name (a form opened by "Rename"), a bot's owner, and
+ * owners, as Zulip's), their full name (a form opened by "Rename"), their profile field
+ * values and (owners) their email (admin-user-edits.tsx), a bot's owner, and
  * deactivation or reactivation. Each control shows only where the role may use it; the
  * server still decides, and its refusal is said on the row, the typed name kept.
  */
@@ -8,6 +9,7 @@ import { useState } from 'preact/hooks';
 import { adminApi, ROLES, type AdminRights } from '../channel-api';
 import type { ClientStore } from '../store';
 import { moreAdminApi } from './admin-api';
+import { UserEmailEditor, UserProfileEditor } from './admin-user-edits';
 import { Outcome, RowError, useAction, useRowActions } from './kit';
 
 export interface Person {
@@ -31,12 +33,15 @@ interface RowProps {
 
 export function UserRow({ store, rights, rows, person: u, owners, own }: RowProps) {
   const [renaming, setRenaming] = useState(false);
+  const [editingFields, setEditingFields] = useState(false);
+  const [editingEmail, setEditingEmail] = useState(false);
   const [name, setName] = useState(u.full_name);
   const rename = useAction();
   const active = u.is_active !== false;
   const key = String(u.user_id);
   const role = u.role ?? 400;
   const nameOutcome = `user-${u.user_id}-name-outcome`;
+  const hasFields = ((store.state.custom_profile_fields ?? []) as unknown[]).length > 0;
   return (
     <li class={`user-row${active ? '' : ' deactivated'}`} data-user-id={u.user_id}>
       <div class="info">
@@ -71,6 +76,8 @@ export function UserRow({ store, rights, rows, person: u, owners, own }: RowProp
             <Outcome action={rename} id={nameOutcome} />
           </form>
         )}
+        {editingFields && <UserProfileEditor store={store} person={u} onClose={() => setEditingFields(false)} />}
+        {editingEmail && <UserEmailEditor person={u} onClose={() => setEditingEmail(false)} />}
         <RowError text={rows.errorOf(key)} />
       </div>
       <div class="controls">
@@ -112,6 +119,16 @@ export function UserRow({ store, rights, rows, person: u, owners, own }: RowProp
             }}
           >
             Rename
+          </button>
+        )}
+        {rights.users && active && !u.is_bot && hasFields && !editingFields && (
+          <button type="button" aria-label={`Profile fields of ${u.full_name}`} onClick={() => setEditingFields(true)}>
+            Profile fields
+          </button>
+        )}
+        {rights.owner && active && !u.is_bot && !editingEmail && (
+          <button type="button" aria-label={`Change email of ${u.full_name}`} onClick={() => setEditingEmail(true)}>
+            Change email
           </button>
         )}
         {rights.users && u.user_id !== store.self && (
