@@ -3,9 +3,11 @@
  * the embedded server: a linkifier edited in its row and the linkifiers reordered; the
  * default channels listed, one added and removed, a private one refused in words; custom
  * profile fields created, edited, reordered and deleted, and a person filling their own
- * in the settings (a refused value said, the text kept); an invitation resent (mailed
- * again, and refused in words once the day's limit is reached); a person renamed and a bot's owner changed from the users section. Each refusal
- * is said beside its control with what was typed kept. Screenshots:
+ * in the settings (a refused value said, the text kept); external account fields (a
+ * preset, a custom one with its URL pattern) shown as links on the user card; an
+ * invitation resent (mailed again, and refused in words once the day's limit is
+ * reached); a person renamed and a bot's owner changed from the users section. Each
+ * refusal is said beside its control with what was typed kept. Screenshots:
  * apps/web/screenshots/admin-*.png at desktop and 375 px; axe finds no serious or
  * critical violation.
  */
@@ -301,4 +303,60 @@ browserSuite('the web client: administration, part 2', (browser) => {
     expect(await markPage.getByLabel(/^Owner of /).count()).toBe(0);
     await markContext.close();
   }, 90_000);
+
+  it('creates external account fields (a preset, and a custom one whose malformed URL pattern is refused in words); the user card links to the account', async () => {
+    const desktop = await context();
+    const page = await logIn(desktop, base, ADMIN, '/#admin/profile-fields');
+    await page.getByLabel('Field type').selectOption({ label: 'External account' });
+    // A preset is named after its service: no name asked.
+    expect(await page.getByLabel('Field name').count()).toBe(0);
+    await page.getByLabel('Service').selectOption({ label: 'GitHub' });
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await page.getByRole('button', { name: 'Edit the field GitHub' }).waitFor();
+    await page.getByLabel('Service').selectOption({ label: 'Custom (another site)' });
+    await page.getByLabel('Field name').fill('Fediverse');
+    const pattern = page.getByLabel('URL pattern');
+    await pattern.fill('https://social.example.com/@user');
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await page.locator('#field-outcome.error').waitFor();
+    expect(await page.locator('#field-outcome').innerText()).toBe('Field not added: Malformed URL pattern.');
+    expect(await pattern.inputValue()).toBe('https://social.example.com/@user');
+    expect(await page.getByLabel('Field name').inputValue()).toBe('Fediverse');
+    await shoot(page, 'admin-external-field-refused-desktop');
+    await checkA11y(page);
+    await pattern.fill('https://social.example.com/@%(username)s');
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await page.getByRole('button', { name: 'Edit the field Fediverse' }).waitFor();
+    const rowOf = (name: string) => page.locator('.field-row', { has: page.locator('strong', { hasText: name }) });
+    expect(await rowOf('Fediverse').innerText()).toContain('External account, https://social.example.com/@%(username)s');
+    expect(await rowOf('GitHub').innerText()).toContain('External account, GitHub');
+    const made = ((await admin.call('GET', '/realm/profile_fields')).custom_fields as { id: number; name: string; type: number; field_data: string }[]).filter((f) => f.type === 7);
+    const idOf = (name: string) => made.find((f) => f.name === name)!.id;
+    expect(made.map((f) => [f.name, JSON.parse(f.field_data)])).toEqual([
+      ['GitHub', { subtype: 'github' }],
+      ['Fediverse', { subtype: 'custom', url_pattern: 'https://social.example.com/@%(username)s' }],
+    ]);
+
+    // Mark fills his usernames; his card shows each as a link to the account.
+    const mark = await apiUser(base, MARK);
+    await mark.call('PATCH', '/users/me/profile_data', { data: JSON.stringify([{ id: idOf('GitHub'), value: 'mark-m' }, { id: idOf('Fediverse'), value: 'mark' }]) });
+    const card = page.getByRole('dialog', { name: 'Mark Member' });
+    await page.locator(`#people .person[data-user-id="${mark.user_id}"]`).click();
+    await card.waitFor();
+    await eventually(async () => expect(await card.getByRole('link', { name: 'mark-m' }).getAttribute('href')).toBe('https://github.com/mark-m'));
+    expect(await card.getByRole('link', { name: 'mark', exact: true }).getAttribute('href')).toBe('https://social.example.com/@mark');
+    await shoot(page, 'people-card-external-desktop');
+    await checkA11y(page);
+    await desktop.close();
+
+    await atPhone(
+      '/#admin/profile-fields',
+      async (p) => {
+        await p.getByLabel('Field type').selectOption({ label: 'External account' });
+        await p.getByLabel('Service').selectOption({ label: 'Custom (another site)' });
+        await p.getByLabel('URL pattern').fill('https://code.example.org/%(username)s');
+      },
+      'admin-external-field-375',
+    );
+  }, 60_000);
 });

@@ -139,6 +139,36 @@ function fieldText(store: ClientStore, field: ProfileField, value: string): stri
   return value;
 }
 
+/**
+ * An external account's page: its field's URL pattern (a preset's from the registration's
+ * realm_default_external_accounts, a custom one's from field_data) with the username in
+ * it; undefined when there is no usable pattern.
+ */
+function externalAccountUrl(store: ClientStore, field: ProfileField, username: string): string | undefined {
+  let data: { subtype?: string; url_pattern?: string };
+  try {
+    data = JSON.parse(field.field_data || '{}') as typeof data;
+  } catch {
+    return undefined;
+  }
+  const presets = (store.state.realm_default_external_accounts ?? {}) as Record<string, { url_pattern?: string } | undefined>;
+  const pattern = data.subtype === 'custom' ? data.url_pattern : presets[data.subtype ?? '']?.url_pattern;
+  if (typeof pattern !== 'string' || !/^https?:\/\//.test(pattern) || !pattern.includes('%(username)s')) return undefined;
+  return pattern.replace('%(username)s', encodeURIComponent(username.trim()));
+}
+
+/** A field's value on the card: a link for a link field and an external account, else its text. */
+function FieldValue({ store, field, text }: { store: ClientStore; field: ProfileField; text: string }) {
+  const href = field.type === 5 && /^https?:\/\//.test(text) ? text : field.type === 7 ? externalAccountUrl(store, field, text) : undefined;
+  return href ? (
+    <a href={href} target="_blank" rel="noopener noreferrer">
+      {text}
+    </a>
+  ) : (
+    <>{text}</>
+  );
+}
+
 /** Starts a direct message to a person: their conversation opens and the compose box is addressed to them. */
 export function messagePerson(store: ClientStore, userId: number): void {
   location.hash = hrefOf({ kind: 'dm', userIds: userId === store.self ? [] : [userId] });
@@ -194,7 +224,9 @@ export function UserCard({ store, presence, userId, onClose }: { store: ClientSt
           {fields.map(({ field, text }) => (
             <>
               <dt key={`n${field.id}`}>{field.name}</dt>
-              <dd key={`v${field.id}`}>{field.type === 5 && /^https?:\/\//.test(text) ? <a href={text} target="_blank" rel="noopener noreferrer">{text}</a> : text}</dd>
+              <dd key={`v${field.id}`}>
+                <FieldValue store={store} field={field} text={text} />
+              </dd>
             </>
           ))}
         </dl>

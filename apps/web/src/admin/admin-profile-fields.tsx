@@ -1,7 +1,8 @@
 /**
  * Custom profile fields: the organization's fields from the registration in their order
  * (custom_profile_fields, kept by its event), one created by a form (POST
- * /realm/profile_fields), each edited in its row (PATCH /realm/profile_fields/{id}), moved
+ * /realm/profile_fields; an external account is a preset service, named after it, or a
+ * custom one with its own name and URL pattern), each edited in its row (PATCH /realm/profile_fields/{id}), moved
  * (PATCH /realm/profile_fields with the whole `order`) and deleted. Administrators only,
  * as the server checks; a refusal is said beside the form that asked and the text stays.
  */
@@ -37,7 +38,27 @@ function FlagBoxes({ flags, onChange, of = '' }: { flags: Flags; onChange: (next
   );
 }
 
-const typeLabel = (type: number) => FIELD_TYPES.find((t) => t.id === type)?.label ?? `Type ${type}`;
+/** The preset external accounts as the registration lists them (realm_default_external_accounts), GitHub and Twitter when it does not. */
+function presetAccounts(store: ClientStore): { subtype: string; text: string }[] {
+  const listed = Object.entries((store.state.realm_default_external_accounts ?? {}) as Record<string, { text?: string }>).map(([subtype, p]) => ({ subtype, text: p.text ?? subtype }));
+  return listed.length > 0 ? listed : [
+    { subtype: 'github', text: 'GitHub' },
+    { subtype: 'twitter', text: 'Twitter' },
+  ];
+}
+
+/** A field's type in words; an external account says which (a custom one its URL pattern). */
+function typeLabel(store: ClientStore, field: ProfileField): string {
+  const label = FIELD_TYPES.find((t) => t.id === field.type)?.label ?? `Type ${field.type}`;
+  if (field.type !== 7) return label;
+  try {
+    const data = JSON.parse(field.field_data || '{}') as { subtype?: string; url_pattern?: string };
+    if (data.subtype === 'custom') return `${label}, ${data.url_pattern ?? 'custom'}`;
+    return `${label}, ${presetAccounts(store).find((p) => p.subtype === data.subtype)?.text ?? data.subtype}`;
+  } catch {
+    return label;
+  }
+}
 
 export const sortedFields = (store: ClientStore) => ((store.state.custom_profile_fields ?? []) as ProfileField[]).slice().sort((a, b) => a.order - b.order || a.id - b.id);
 
@@ -47,12 +68,16 @@ export function AdminProfileFields({ store }: { store: ClientStore }) {
   const [hint, setHint] = useState('');
   const [choices, setChoices] = useState('');
   const [subtype, setSubtype] = useState('github');
+  const [urlPattern, setUrlPattern] = useState('');
   const [flags, setFlags] = useState<Flags>(flagsOf());
   const add = useAction();
   const rows = useRowActions();
   const fields = sortedFields(store);
   const ids = fields.map((f) => f.id);
-  const fieldData = () => (type === 3 ? { field_data: choicesData(choices) } : type === 7 ? { field_data: { subtype } } : {});
+  const custom = type === 7 && subtype === 'custom';
+  // A preset external account is named after its service (as Zulip's settings do): no name or hint asked.
+  const named = type !== 7 || custom;
+  const fieldData = () => (type === 3 ? { field_data: choicesData(choices) } : type === 7 ? { field_data: { subtype, ...(custom ? { url_pattern: urlPattern.trim() } : {}) } } : {});
   return (
     <div>
       <h3 id="field-add-heading">Add a profile field</h3>
@@ -62,10 +87,12 @@ export function AdminProfileFields({ store }: { store: ClientStore }) {
         aria-labelledby="field-add-heading"
         onSubmit={async (e) => {
           e.preventDefault();
-          if (await add.run(() => moreAdminApi.createProfileField({ field_type: type, name: name.trim(), hint: hint.trim(), ...flags, ...fieldData() }), 'Field not added', 'Field added.')) {
+          const texts = named ? { name: name.trim(), hint: hint.trim() } : { name: '', hint: '' };
+          if (await add.run(() => moreAdminApi.createProfileField({ field_type: type, ...texts, ...flags, ...fieldData() }), 'Field not added', 'Field added.')) {
             setName('');
             setHint('');
             setChoices('');
+            setUrlPattern('');
             setFlags(flagsOf());
           }
         }}
@@ -80,13 +107,26 @@ export function AdminProfileFields({ store }: { store: ClientStore }) {
             ))}
           </select>
         </label>
-        {type !== 7 && (
+        {type === 7 && (
+          <label class="field">
+            <span>Service</span>
+            <select value={subtype} onChange={(e) => setSubtype(e.currentTarget.value)}>
+              {presetAccounts(store).map((p) => (
+                <option key={p.subtype} value={p.subtype}>
+                  {p.text}
+                </option>
+              ))}
+              <option value="custom">Custom (another site)</option>
+            </select>
+          </label>
+        )}
+        {named && (
           <label class="field">
             <span>Field name</span>
             <input type="text" value={name} aria-describedby="field-outcome" onInput={(e) => setName(e.currentTarget.value)} />
           </label>
         )}
-        {type !== 7 && (
+        {named && (
           <label class="field">
             <span>Hint (shown to people filling it)</span>
             <input type="text" value={hint} onInput={(e) => setHint(e.currentTarget.value)} />
@@ -98,30 +138,32 @@ export function AdminProfileFields({ store }: { store: ClientStore }) {
             <textarea rows={3} value={choices} onInput={(e) => setChoices(e.currentTarget.value)} />
           </label>
         )}
-        {type === 7 && (
-          <label class="field">
-            <span>Account</span>
-            <select value={subtype} onChange={(e) => setSubtype(e.currentTarget.value)}>
-              <option value="github">GitHub</option>
-              <option value="twitter">Twitter</option>
-            </select>
-          </label>
+        {custom && (
+          <>
+            <label class="field">
+              <span>URL pattern</span>
+              <input type="text" inputMode="url" spellcheck={false} value={urlPattern} placeholder="https://example.com/people/%(username)s" aria-describedby="field-pattern-help field-outcome" onInput={(e) => setUrlPattern(e.currentTarget.value)} />
+            </label>
+            <p class="muted" id="field-pattern-help">
+              The link to a person’s account: %(username)s stands for the username they fill in.
+            </p>
+          </>
         )}
         <FlagBoxes flags={flags} onChange={setFlags} />
-        <SubmitRow label="Add field" action={add} disabled={type !== 7 && name.trim() === ''} outcomeId="field-outcome" />
+        <SubmitRow label="Add field" action={add} disabled={(named && name.trim() === '') || (custom && urlPattern.trim() === '')} outcomeId="field-outcome" />
       </form>
       <h3 id="field-list-heading">Profile fields</h3>
       {fields.length === 0 && <p class="muted">No profile fields yet.</p>}
       <ol class="admin-list" aria-labelledby="field-list-heading">
         {fields.map((f, index) => (
-          <FieldRow key={f.id} field={f} index={index} ids={ids} rows={rows} />
+          <FieldRow key={f.id} field={f} typeText={typeLabel(store, f)} index={index} ids={ids} rows={rows} />
         ))}
       </ol>
     </div>
   );
 }
 
-function FieldRow({ field: f, index, ids, rows }: { field: ProfileField; index: number; ids: number[]; rows: Rows }) {
+function FieldRow({ field: f, typeText, index, ids, rows }: { field: ProfileField; typeText: string; index: number; ids: number[]; rows: Rows }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(f.name);
   const [hint, setHint] = useState(f.hint);
@@ -183,7 +225,7 @@ function FieldRow({ field: f, index, ids, rows }: { field: ProfileField; index: 
           </form>
         ) : (
           <>
-            <strong>{f.name}</strong> <span class="muted">({[typeLabel(f.type), f.required ? 'required' : '', f.editable_by_user === false ? 'set by administrators' : '', f.display_in_profile_summary ? 'in the summary' : ''].filter(Boolean).join(', ')})</span>
+            <strong>{f.name}</strong> <span class="muted">({[typeText, f.required ? 'required' : '', f.editable_by_user === false ? 'set by administrators' : '', f.display_in_profile_summary ? 'in the summary' : ''].filter(Boolean).join(', ')})</span>
             {f.hint && <p class="muted">{f.hint}</p>}
           </>
         )}
