@@ -21,6 +21,7 @@ export * from './message';
 export * from './widgets';
 export * from './upcast';
 export * from './stored-ids';
+export * from './audiences';
 export * from './client-events';
 export * from './feature-events';
 export * from './queue-ids';

@@ -4,6 +4,7 @@
  * its new-channel announcements channel.
  */
 import { z } from 'zod';
+import { NamedAudience } from './audiences';
 
 export const OrganizationCreated = z.object({
   type: z.literal('OrganizationCreated'),
@@ -14,11 +15,13 @@ export const OrganizationCreated = z.object({
 
 /**
  * Who a change to a user is announced to, decided by accounts from the organization as it
- * stood: `audience_user_ids` every active user who may access the user (`realm_user` and
- * the system groups' `user_group` events), `bot_audience_user_ids` for a bot its active
+ * stood: `audience` (named, audiences.ts) or, in facts stored before it, `audience_user_ids`:
+ * every active user who may access the user, and the user (`realm_user` and the system
+ * groups' `user_group` events); `bot_audience_user_ids` for a bot its active
  * administrators and owner (`realm_bot`). Absent from facts stored before people events.
  */
 const PersonAudience = {
+  audience: NamedAudience.optional(),
   audience_user_ids: z.array(z.number().int()).optional(),
   bot_audience_user_ids: z.array(z.number().int()).optional(),
 };

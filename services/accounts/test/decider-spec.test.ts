@@ -33,7 +33,7 @@ const spec = deciderSpec<OrganizationState, Deactivate>({
 
 describe('deciderSpec', () => {
   it('passes when the decided facts are the expected ones', () => {
-    expect(() => spec.given(history).when({ actor: admin, user_id: 3 }).then([{ type: 'UserDeactivated', user_id: 3, audience_user_ids: [1, 2, 3] }])).not.toThrow();
+    expect(() => spec.given(history).when({ actor: admin, user_id: 3 }).then([{ type: 'UserDeactivated', user_id: 3, audience: 'active_users' }])).not.toThrow();
   });
 
   it('folds the given facts through evolve before deciding', () => {
@@ -118,7 +118,7 @@ describe('deciderSpec', () => {
       let passed: unknown = 'not run';
       let failed: unknown = null;
       try {
-        when.then([{ type: 'UserDeactivated', user_id: 3, audience_user_ids: [1, 2, 3] }]);
+        when.then([{ type: 'UserDeactivated', user_id: 3, audience: 'active_users' }]);
         passed = null;
         when.then([{ type: 'UserDeactivated', user_id: 4 }]);
       } catch (err) {

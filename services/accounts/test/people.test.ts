@@ -58,7 +58,6 @@ const member = actor(4, ROLE.member);
 const guest = actor(5, ROLE.guest);
 const member6 = actor(6, ROLE.member);
 const bot = actor(7, ROLE.member, true);
-const EVERYONE = [1, 2, 3, 4, 5, 6, 7];
 const BOT_SETTINGS = {
   default_sending_stream_id: null,
   default_sending_stream: null,
@@ -94,40 +93,41 @@ describe('decideUpdateUser', () => {
 
   it('changes a role, telling everyone active', () =>
     when({ actor: admin, user_id: 4, role: ROLE.moderator }).then([
-      { type: 'UserRoleChanged', user_id: 4, role: 300, old_role: 400, audience_user_ids: EVERYONE },
+      { type: 'UserRoleChanged', user_id: 4, role: 300, old_role: 400, audience: 'active_users' },
     ]));
 
   it('changes a full name, trimmed; a bot\'s name is also told to its owner and the administrators', () => {
     when({ actor: admin, user_id: 6, full_name: '  Six Renamed ' }).then([
-      { type: 'UserFullNameChanged', user_id: 6, full_name: 'Six Renamed', audience_user_ids: EVERYONE },
+      { type: 'UserFullNameChanged', user_id: 6, full_name: 'Six Renamed', audience: 'active_users' },
     ]);
     when({ actor: owner, user_id: 7, full_name: 'Bot Renamed' }).then([
-      { type: 'UserFullNameChanged', user_id: 7, full_name: 'Bot Renamed', audience_user_ids: EVERYONE, bot_audience_user_ids: [1, 2, 4] },
+      { type: 'UserFullNameChanged', user_id: 7, full_name: 'Bot Renamed', audience: 'active_users', bot_audience_user_ids: [1, 2, 4] },
     ]);
   });
 
   it('changes name and role in one request, name first', () =>
     when({ actor: owner, user_id: 6, full_name: 'Six', role: ROLE.administrator }).then([
-      { type: 'UserFullNameChanged', user_id: 6, full_name: 'Six', audience_user_ids: EVERYONE },
-      { type: 'UserRoleChanged', user_id: 6, role: 200, old_role: 400, audience_user_ids: EVERYONE, bots_shown: [BOT_7] },
+      { type: 'UserFullNameChanged', user_id: 6, full_name: 'Six', audience: 'active_users' },
+      { type: 'UserRoleChanged', user_id: 6, role: 200, old_role: 400, audience: 'active_users', bots_shown: [BOT_7] },
     ]));
 
   it("shows a new administrator the others' bots and hides them again, but not their own", () => {
     when({ actor: owner, user_id: 4, role: ROLE.administrator }).then([
-      { type: 'UserRoleChanged', user_id: 4, role: 200, old_role: 400, audience_user_ids: EVERYONE, bots_shown: [] },
+      { type: 'UserRoleChanged', user_id: 4, role: 200, old_role: 400, audience: 'active_users', bots_shown: [] },
     ]);
     when({ actor: owner, user_id: 2, role: ROLE.moderator }).then([
-      { type: 'UserRoleChanged', user_id: 2, role: 300, old_role: 200, audience_user_ids: EVERYONE, bots_hidden: [7] },
+      { type: 'UserRoleChanged', user_id: 2, role: 300, old_role: 200, audience: 'active_users', bots_hidden: [7] },
     ]);
     // Between administrator and owner nothing changes.
-    when({ actor: owner, user_id: 2, role: ROLE.owner }).then([{ type: 'UserRoleChanged', user_id: 2, role: 100, old_role: 200, audience_user_ids: EVERYONE }]);
+    when({ actor: owner, user_id: 2, role: ROLE.owner }).then([{ type: 'UserRoleChanged', user_id: 2, role: 100, old_role: 200, audience: 'active_users' }]);
   });
 
   it('decides nothing when nothing changes', () => when({ actor: admin, user_id: 6, role: 400, full_name: 'User 6' }).then([]));
 
-  it('tells only active users', () =>
+  // Who is active when it is announced is the events service's to resolve (roster.ts).
+  it('names its audience rather than listing the active users', () =>
     when({ actor: admin, user_id: 6, role: ROLE.moderator }, [...acme, { type: 'UserDeactivated', user_id: 3 }]).then([
-      { type: 'UserRoleChanged', user_id: 6, role: 300, old_role: 400, audience_user_ids: [1, 2, 4, 5, 6, 7] },
+      { type: 'UserRoleChanged', user_id: 6, role: 300, old_role: 400, audience: 'active_users' },
     ]));
 
   it.each([
@@ -140,12 +140,12 @@ describe('decideUpdateUser', () => {
   it('lets only owners give the owner role and take it', () => {
     when({ actor: admin, user_id: 6, role: ROLE.owner }).thenThrows({ msg: 'Must be an organization owner' });
     when({ actor: owner, user_id: 6, role: ROLE.owner }).then([
-      { type: 'UserRoleChanged', user_id: 6, role: 100, old_role: 400, audience_user_ids: EVERYONE, bots_shown: [BOT_7] },
+      { type: 'UserRoleChanged', user_id: 6, role: 100, old_role: 400, audience: 'active_users', bots_shown: [BOT_7] },
     ]);
     const twoOwners = [...acme, { type: 'UserRoleChanged', user_id: 6, role: 100, old_role: 400 } as Fact];
     when({ actor: admin, user_id: 6, role: ROLE.member }, twoOwners).thenThrows({ msg: 'Must be an organization owner' });
     when({ actor: owner, user_id: 6, role: ROLE.member }, twoOwners).then([
-      { type: 'UserRoleChanged', user_id: 6, role: 400, old_role: 100, audience_user_ids: EVERYONE, bots_hidden: [7] },
+      { type: 'UserRoleChanged', user_id: 6, role: 400, old_role: 100, audience: 'active_users', bots_hidden: [7] },
     ]);
   });
 
@@ -158,7 +158,7 @@ describe('decideUpdateUser', () => {
   it('refuses to make a guest an administrator or an owner, but lets a guest become a member', () => {
     when({ actor: owner, user_id: 5, role: ROLE.administrator }).thenThrows({ msg: 'Guests cannot be organization administrators' });
     when({ actor: owner, user_id: 5, role: ROLE.owner }).thenThrows({ msg: 'Guests cannot be organization administrators' });
-    when({ actor: admin, user_id: 5, role: ROLE.member }).then([{ type: 'UserRoleChanged', user_id: 5, role: 400, old_role: 600, audience_user_ids: EVERYONE }]);
+    when({ actor: admin, user_id: 5, role: ROLE.member }).then([{ type: 'UserRoleChanged', user_id: 5, role: 400, old_role: 600, audience: 'active_users' }]);
   });
 
   it.each([0, 150, 250, 700])('refuses the role %d', (role) => when({ actor: owner, user_id: 6, role }).thenThrows({ msg: `Invalid role ${role}` }));
@@ -175,7 +175,7 @@ describe('decideUpdateUser', () => {
 
   it('accepts a full name of 100 code points, astral ones counting once', () =>
     when({ actor: admin, user_id: 6, full_name: '😀'.repeat(100) }).then([
-      { type: 'UserFullNameChanged', user_id: 6, full_name: '😀'.repeat(100), audience_user_ids: EVERYONE },
+      { type: 'UserFullNameChanged', user_id: 6, full_name: '😀'.repeat(100), audience: 'active_users' },
     ]));
 
   it('refuses a new email from an administrator who is not an owner', () =>
@@ -225,18 +225,18 @@ describe('decideDeactivateOwnAccount', () => {
   const leave = spec<{ actor: Actor }>(decideDeactivateOwnAccount);
 
   it('lets anyone leave, telling everyone active', () =>
-    leave.given(acme).when({ actor: guest }).then([{ type: 'UserDeactivated', user_id: 5, audience_user_ids: EVERYONE }]));
+    leave.given(acme).when({ actor: guest }).then([{ type: 'UserDeactivated', user_id: 5, audience: 'active_users' }]));
 
   it('tells a bot\'s owner and the administrators when a bot leaves', () =>
-    leave.given(acme).when({ actor: bot }).then([{ type: 'UserDeactivated', user_id: 7, audience_user_ids: EVERYONE, bot_audience_user_ids: [1, 2, 4] }]));
+    leave.given(acme).when({ actor: bot }).then([{ type: 'UserDeactivated', user_id: 7, audience: 'active_users', bot_audience_user_ids: [1, 2, 4] }]));
 
   it("takes the user's active bots along, as Zulip does", () =>
     leave
       .given(acme)
       .when({ actor: member })
       .then([
-        { type: 'UserDeactivated', user_id: 4, audience_user_ids: EVERYONE },
-        { type: 'UserDeactivated', user_id: 7, audience_user_ids: EVERYONE, bot_audience_user_ids: [1, 2, 4] },
+        { type: 'UserDeactivated', user_id: 4, audience: 'active_users' },
+        { type: 'UserDeactivated', user_id: 7, audience: 'active_users', bot_audience_user_ids: [1, 2, 4] },
       ]));
 
   it('refuses the only owner', () => leave.given(acme).when({ actor: owner }).thenThrows({ msg: 'Cannot deactivate the only organization owner' }));
@@ -245,7 +245,7 @@ describe('decideDeactivateOwnAccount', () => {
     leave
       .given([...acme, { type: 'UserRoleChanged', user_id: 6, role: 100, old_role: 400 }])
       .when({ actor: owner })
-      .then([{ type: 'UserDeactivated', user_id: 1, audience_user_ids: EVERYONE }]));
+      .then([{ type: 'UserDeactivated', user_id: 1, audience: 'active_users' }]));
 });
 
 describe('decideCreateBot', () => {
@@ -274,7 +274,7 @@ describe('decideCreateBot', () => {
     timezone: '',
     date_joined: 1_700_000_000,
     ...credentials,
-    audience_user_ids: [...EVERYONE, 8],
+    audience: 'active_users',
     bot_audience_user_ids: [1, 2, 4],
     bot_settings: BOT_SETTINGS,
     ...extra,
@@ -352,7 +352,7 @@ describe('decideUpdateBot', () => {
           user_id: 7,
           bot_owner_id: 6,
           old_owner_id: 4,
-          audience_user_ids: EVERYONE,
+          audience: 'active_users',
           bot_audience_user_ids: [1, 2, 6],
           bot: { email: 'user7@acme.example', full_name: 'User 7', bot_type: 1, is_active: true, api_key_salt: 'salt-7' },
           bot_settings: BOT_SETTINGS,
@@ -374,7 +374,7 @@ describe('decideUpdateBot', () => {
 
   it('lets an administrator change anyone\'s bot; refuses others', () => {
     update.given(acme).when({ ...base, actor: admin, full_name: 'Renamed' }).then([
-      { type: 'UserFullNameChanged', user_id: 7, full_name: 'Renamed', audience_user_ids: EVERYONE, bot_audience_user_ids: [1, 2, 4] },
+      { type: 'UserFullNameChanged', user_id: 7, full_name: 'Renamed', audience: 'active_users', bot_audience_user_ids: [1, 2, 4] },
     ]);
     update.given(acme).when({ ...base, actor: member6, full_name: 'Renamed' }).thenThrows({ msg: 'Insufficient permission' });
     update.given(acme).when({ ...base, actor: moderator, full_name: 'Renamed' }).thenThrows({ msg: 'Insufficient permission' });
@@ -397,7 +397,7 @@ describe('decideDeactivateBot and decideRegenerateBotKey', () => {
   const regenerate = spec<{ actor: Actor; bot_id: number; credentials: typeof credentials }>(decideRegenerateBotKey);
 
   it('deactivates a bot for its owner', () =>
-    deactivate.given(acme).when({ actor: member, bot_id: 7 }).then([{ type: 'UserDeactivated', user_id: 7, audience_user_ids: EVERYONE, bot_audience_user_ids: [1, 2, 4] }]));
+    deactivate.given(acme).when({ actor: member, bot_id: 7 }).then([{ type: 'UserDeactivated', user_id: 7, audience: 'active_users', bot_audience_user_ids: [1, 2, 4] }]));
 
   it('refuses a bot already deactivated, and others\' bots', () => {
     deactivate.given([...acme, { type: 'UserDeactivated', user_id: 7 }]).when({ actor: member, bot_id: 7 }).thenThrows({ msg: 'User is already deactivated' });

@@ -139,7 +139,6 @@ const actor = (user_id: number, role: number): Actor => ({ user_id, email: `user
 const USERS = [userCreated(1, ROLE.owner), userCreated(2, ROLE.administrator), userCreated(3, ROLE.member), userCreated(4, ROLE.guest)];
 const member = actor(3, ROLE.member);
 const admin = actor(2, ROLE.administrator);
-const EVERYONE = [1, 2, 3, 4];
 
 const account = org((state, cmd: Partial<AccountChanges> & { actor: Actor }) =>
   decideAccountChanges(state, { nameChangesDisabled: false, emailChangesDisabled: false, ...cmd }),
@@ -147,7 +146,7 @@ const account = org((state, cmd: Partial<AccountChanges> & { actor: Actor }) =>
 
 describe('decideAccountChanges', () => {
   it('changes the own name, told to everyone', () =>
-    account.given(USERS).when({ actor: member, full_name: '  Marge ' }).then([{ type: 'UserFullNameChanged', user_id: 3, full_name: 'Marge', audience_user_ids: EVERYONE }]));
+    account.given(USERS).when({ actor: member, full_name: '  Marge ' }).then([{ type: 'UserFullNameChanged', user_id: 3, full_name: 'Marge', audience: 'active_users' }]));
 
   it('refuses a name change the organization forbids, and changes nothing else of the request', () =>
     account
@@ -156,7 +155,7 @@ describe('decideAccountChanges', () => {
       .thenThrows({ msg: 'Name changes are disabled in this organization. Contact an administrator to change your name.' }));
 
   it('lets administrators change their name when the organization forbids it', () =>
-    account.given(USERS).when({ actor: admin, full_name: 'Ada', nameChangesDisabled: true }).then([{ type: 'UserFullNameChanged', user_id: 2, full_name: 'Ada', audience_user_ids: EVERYONE }]));
+    account.given(USERS).when({ actor: admin, full_name: 'Ada', nameChangesDisabled: true }).then([{ type: 'UserFullNameChanged', user_id: 2, full_name: 'Ada', audience: 'active_users' }]));
 
   it.each([
     ['', 'Name too short!'],

@@ -15,6 +15,7 @@ import { combineHandlers, contractServer, Projector, type BusSubscription, type 
 import { typingEventFor } from './domain/ephemeral-routing';
 import { PresenceBook } from './domain/presence';
 import { AvatarBook } from './projections/avatar-book';
+import { Roster } from './projections/roster';
 import { fanOutHandlers } from './projections/fan-out';
 import { getUserPresence, presencesReply, recordPresence, updatePresence, type PresenceDeps } from './queries/presence';
 import { QueueDescriptors } from './queries/queue-descriptors';
@@ -42,7 +43,11 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
   const directoryHandlers = combineHandlers(directory.handlers, { UserAvatarChanged: (fact) => avatars.record(fact.user_id, avatarStateOf(fact)) });
   const directoryProjector = new Projector({ name: 'events-directory', store, readModels: deps.readModels, log, handlers: directoryHandlers });
   await directoryProjector.start();
-  for (const user of await directory.allUsers()) if (user.avatar) avatars.record(user._id, user.avatar);
+  // Who is active, for audiences facts name rather than list; the fan-out keeps it up to date.
+  const roster = new Roster();
+  const users = await directory.allUsers();
+  for (const user of users) if (user.avatar) avatars.record(user._id, user.avatar);
+  roster.seed(users);
   projector = new Projector({
     name: 'events',
     store,
@@ -53,6 +58,7 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
     handlers: fanOutHandlers((delivery, position) => queues.deliver(delivery, position), {
       apiKeyOf: (salt) => deriveApiKey(deps.config.serverSecret, salt),
       avatars,
+      roster,
     }),
   });
   await projector.start();

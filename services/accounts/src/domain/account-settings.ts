@@ -7,7 +7,7 @@
  */
 import { badRequest, isSystemBotEmail, type Actor, type Fact, type FactOf } from '@teamchat/contracts';
 import { isAdministrator } from '@teamchat/policies';
-import { audiencesOf, checkFullName, EMAIL, type OrganizationState, type RegisteredUser } from './organization';
+import { audiencesOf, checkFullName, personAudience, EMAIL, type OrganizationState, type RegisteredUser } from './organization';
 
 /** How long an email-change link works (Zulip's confirmation links: a day). */
 export const EMAIL_CHANGE_LINK_VALIDITY_MS = 24 * 3600 * 1000;
@@ -103,7 +103,7 @@ export function decideConfirmEmailChange(
   const user = activeUser(state, pending.user_id);
   const email = checkNewEmail(state, user, pending.new_email);
   if (email === undefined) return [];
-  const { audience_user_ids, ...bots } = audiencesOf(state, user);
-  const viewers = audience_user_ids.filter((id) => cmd.maySeeRealEmail(state.usersById.get(id)!, user));
+  const { audience: _everyone, ...bots } = audiencesOf(state, user);
+  const viewers = personAudience(state, [user.user_id]).filter((id) => cmd.maySeeRealEmail(state.usersById.get(id)!, user));
   return [{ type: 'UserEmailChanged', user_id: user.user_id, old_email: user.email, new_email: email, audience_user_ids: viewers, ...bots }];
 }

@@ -3,7 +3,7 @@
  * holds both because user ids and email uniqueness need one consistency boundary.
  * Pure: the clock, ids and key material come in with the command.
  */
-import { badRequest, isSystemBotEmail, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
+import { ACTIVE_USERS, badRequest, isSystemBotEmail, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
 import { codePointLength, isAdministrator, isOwner, systemGroupOfRole } from '@teamchat/policies';
 import { addressRefusal, type AddressRules } from './invitations';
 import { evolvePasswordLinks, type PasswordLink } from './password-link-state';
@@ -37,7 +37,7 @@ export interface OrganizationState {
    */
   usersByEmail: VersionedMap<string, RegisteredUser>;
   usersById: VersionedMap<number, RegisteredUser>;
-  /** The active users' ids: everyone a change to a person is announced to (personAudience). */
+  /** The active users' ids: who may be told of an email change (personAudience, then filtered). */
   activeUserIds: AscendingIds;
   lastUserId: number;
   /** Email changes waiting for their link to be opened, by the SHA-256 of the link's key. */
@@ -147,7 +147,10 @@ function changeUser(state: OrganizationState, userId: number, change: Partial<Re
   };
 }
 
-/** Every active user: who is told of a change to a user (nobody's access is restricted yet). */
+/**
+ * Every active user and `also`, listed: for the audiences filtered user by user (who may
+ * see an address). A change everyone is told of names its audience instead (audiencesOf).
+ */
 export function personAudience(state: OrganizationState, also: number[] = []): number[] {
   // Decided for every new user: a copy of the active ids kept ready, no pass over the
   // users (the sort has next to nothing to do: `also` is usually the new user, the last).
@@ -169,10 +172,14 @@ export function botAudience(state: OrganizationState, ownerId: number | null): n
 
 const sortedUnique = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b);
 
-/** The audiences of a change to `user`, as a fact carries them. */
+/**
+ * The audiences of a change to `user`, as a fact carries them: every active user and the
+ * user, named (nobody's access is restricted yet), so that the fact and its decision cost
+ * the same at any size; a bot's administrators and owner, listed.
+ */
 export function audiencesOf(state: OrganizationState, user: Pick<RegisteredUser, 'user_id' | 'is_bot' | 'bot_owner_id'>) {
   return {
-    audience_user_ids: personAudience(state, [user.user_id]),
+    audience: ACTIVE_USERS,
     ...(user.is_bot ? { bot_audience_user_ids: botAudience(state, user.bot_owner_id) } : {}),
   };
 }

@@ -6,7 +6,7 @@
  * hashes, the channels a bot may default to and the groups come in with the command.
  */
 import type { ServerPermission } from '@teamchat/contracts';
-import { badRequest, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
+import { ACTIVE_USERS, badRequest, ROLE, ROLES, type Actor, type BotSettings, type Fact, type FactOf } from '@teamchat/contracts';
 import { isAdministrator, isGuest, isOwner, isUserInGroupSetting, ORGANIZATION_POLICY, type GroupDirectory, type OrganizationPolicy } from '@teamchat/policies';
 import { checkNewEmail } from './account-settings';
 import {
@@ -73,9 +73,9 @@ export function decideUpdateUser(state: OrganizationState, cmd: UpdateUser): Fac
     if (!state.usersById.get(actor.user_id)?.can_change_user_emails) throw badRequest('User not authorized to change user emails');
     const email = checkNewEmail(state, target, cmd.new_email);
     if (email !== undefined) {
-      const { audience_user_ids, ...bots } = audiencesOf(state, target);
+      const { audience: _everyone, ...bots } = audiencesOf(state, target);
       const maySee = cmd.maySeeRealEmail ?? (() => false);
-      const viewers = audience_user_ids.filter((id) => maySee(state.usersById.get(id)!, target));
+      const viewers = personAudience(state, [target.user_id]).filter((id) => maySee(state.usersById.get(id)!, target));
       facts.push({ type: 'UserEmailChanged', user_id: target.user_id, old_email: target.email, new_email: email, audience_user_ids: viewers, ...bots });
     }
   }
@@ -289,7 +289,7 @@ export function decideUpdateBot(state: OrganizationState, cmd: UpdateBot): Fact[
       user_id: bot.user_id,
       bot_owner_id: owner.user_id,
       old_owner_id: bot.bot_owner_id,
-      audience_user_ids: personAudience(state, [bot.user_id]),
+      audience: ACTIVE_USERS,
       bot_audience_user_ids: botAudience(state, owner.user_id),
       bot: { email: bot.email, full_name: facts.length ? (cmd.full_name ?? bot.full_name).trim() : bot.full_name, bot_type: bot.bot_type, is_active: bot.is_active, api_key_salt: bot.api_key_salt },
       bot_settings: bot.bot_settings ?? NO_BOT_SETTINGS,

@@ -8,26 +8,44 @@
 import { avatarPerson, avatarStateOf, avatarUrlOf, cachedGravatarUrls, type BotSettings, type ClientEvent, type FactOf, type RealmBotEvent } from '@teamchat/contracts';
 import type { AvatarBook } from './avatar-book';
 import { isAdministrator, isGuest, isOwner, systemGroupOfRole } from '@teamchat/policies';
-import { same, type Delivery } from './delivery';
+import { factRecipients, reaches, same, type Delivery, type Recipients } from './delivery';
+import type { Roster } from './roster';
 
 /** What the fan-out needs beyond the facts: bots' keys, derived from their salt; senders' avatars. */
 export interface FanOutContext {
   apiKeyOf(salt: string): string;
   /** Absent (tests): every sender has the provider's avatar. */
   avatars?: AvatarBook;
+  /** Who is active, for named audiences; absent (tests): every user with a queue. */
+  roster?: Roster;
 }
 
 const avatarUrls = cachedGravatarUrls();
-const to = (user_ids: number[] | undefined, event: ClientEvent): Delivery[] => (user_ids?.length ? [{ user_ids, eventFor: same(event) }] : []);
+/** A listed audience (or none) as recipients. */
+const listed = (user_ids: number[] | undefined): Recipients | undefined => (user_ids?.length ? { user_ids } : undefined);
 
-const personUpdate = (user_ids: number[] | undefined, person: Record<string, unknown> & { user_id: number }): Delivery[] =>
-  to(user_ids, { type: 'realm_user', op: 'update', person } as ClientEvent);
+const to = (recipients: Recipients | undefined, event: ClientEvent): Delivery[] => (recipients ? [{ ...recipients, eventFor: same(event) }] : []);
+
+const personUpdate = (recipients: Recipients | undefined, person: Record<string, unknown> & { user_id: number }): Delivery[] =>
+  to(recipients, { type: 'realm_user', op: 'update', person } as ClientEvent);
 
 const botUpdate = (user_ids: number[] | undefined, bot: Record<string, unknown> & { user_id: number }): Delivery[] =>
-  to(user_ids, { type: 'realm_bot', op: 'update', bot } as RealmBotEvent);
+  to(listed(user_ids), { type: 'realm_bot', op: 'update', bot } as RealmBotEvent);
 
-const membership = (user_ids: number[] | undefined, op: 'add_members' | 'remove_members', groupId: number, userId: number): Delivery[] =>
-  to(user_ids, { type: 'user_group', op, group_id: groupId, user_ids: [userId] });
+const membership = (recipients: Recipients | undefined, op: 'add_members' | 'remove_members', groupId: number, userId: number): Delivery[] =>
+  to(recipients, { type: 'user_group', op, group_id: groupId, user_ids: [userId] });
+
+/**
+ * Who hears of a change to a person: every active user and the person, named (the
+ * person even when the change deactivates them), or as a fact stored before listed them.
+ * The roster takes the fact first, so a new or reactivated user is among their own audience.
+ */
+function personRecipients(fact: PersonFact, ctx: FanOutContext): Recipients | undefined {
+  ctx.roster?.record(fact);
+  return factRecipients('audience' in fact ? fact : { audience_user_ids: fact.audience_user_ids }, ctx.roster, [fact.user_id]);
+}
+
+type PersonFact = FactOf<'UserCreated' | 'UserDeactivated' | 'UserReactivated' | 'UserRoleChanged' | 'UserFullNameChanged' | 'BotOwnerChanged' | 'UserAvatarChanged'>;
 
 interface BotView {
   user_id: number;
@@ -63,8 +81,9 @@ function botAdded(bot: BotView, ctx: FanOutContext): RealmBotEvent {
   };
 }
 
-function userAdded(fact: FactOf<'UserCreated'>): Delivery[] {
-  if (!fact.audience_user_ids?.length) return [];
+function userAdded(fact: FactOf<'UserCreated'>, ctx: FanOutContext): Delivery[] {
+  const recipients = personRecipients(fact, ctx);
+  if (!recipients) return [];
   const person = {
     user_id: fact.user_id,
     email: fact.email,
@@ -89,7 +108,7 @@ function userAdded(fact: FactOf<'UserCreated'>): Delivery[] {
   const events = new Map<boolean, ClientEvent>();
   return [
     {
-      user_ids: fact.audience_user_ids,
+      ...recipients,
       // With client_gravatar the client computes the Gravatar URL itself.
       eventFor: (queue) => {
         const gravatar = queue.options.client_gravatar;
@@ -101,17 +120,17 @@ function userAdded(fact: FactOf<'UserCreated'>): Delivery[] {
         return event;
       },
     },
-    ...membership(fact.audience_user_ids, 'add_members', systemGroupOfRole(fact.role), fact.user_id),
+    ...membership(recipients, 'add_members', systemGroupOfRole(fact.role), fact.user_id),
   ];
 }
 
 export function peopleFanOut(ctx: FanOutContext) {
   return {
     UserCreated: (fact: FactOf<'UserCreated'>): Delivery[] => [
-      ...userAdded(fact),
+      ...userAdded(fact, ctx),
       ...(fact.is_bot && fact.bot_audience_user_ids?.length
         ? to(
-            fact.bot_audience_user_ids,
+            listed(fact.bot_audience_user_ids),
             botAdded(
               {
                 user_id: fact.user_id,
@@ -130,32 +149,36 @@ export function peopleFanOut(ctx: FanOutContext) {
     ],
     // Clients take a deactivated user out of every group themselves.
     UserDeactivated: (fact: FactOf<'UserDeactivated'>): Delivery[] => [
-      ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, is_active: false }),
+      ...personUpdate(personRecipients(fact, ctx), { user_id: fact.user_id, is_active: false }),
       ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, is_active: false }),
     ],
-    UserReactivated: (fact: FactOf<'UserReactivated'>): Delivery[] => [
-      ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, is_active: true }),
-      ...(fact.group_ids ?? []).flatMap((groupId) => membership(fact.audience_user_ids, 'add_members', groupId, fact.user_id)),
-      ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, is_active: true }),
-    ],
+    UserReactivated: (fact: FactOf<'UserReactivated'>): Delivery[] => {
+      const recipients = personRecipients(fact, ctx);
+      return [
+        ...personUpdate(recipients, { user_id: fact.user_id, is_active: true }),
+        ...(fact.group_ids ?? []).flatMap((groupId) => membership(recipients, 'add_members', groupId, fact.user_id)),
+        ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, is_active: true }),
+      ];
+    },
     UserRoleChanged: (fact: FactOf<'UserRoleChanged'>): Delivery[] => {
       const before = systemGroupOfRole(fact.old_role);
       const after = systemGroupOfRole(fact.role);
-      const self = fact.audience_user_ids?.includes(fact.user_id) ? [fact.user_id] : [];
+      const recipients = personRecipients(fact, ctx);
+      const self = listed(reaches(recipients, fact.user_id) ? [fact.user_id] : []);
       return [
-        ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, role: fact.role }),
+        ...personUpdate(recipients, { user_id: fact.user_id, role: fact.role }),
         ...(fact.bots_shown ?? []).flatMap(({ bot_settings, ...bot }) => to(self, botAdded({ ...bot, settings: bot_settings }, ctx))),
         ...(fact.bots_hidden ?? []).flatMap((user_id) => to(self, { type: 'realm_bot', op: 'delete', bot: { user_id } })),
         ...(before === after
           ? []
           : [
-              ...membership(fact.audience_user_ids, 'remove_members', before, fact.user_id),
-              ...membership(fact.audience_user_ids, 'add_members', after, fact.user_id),
+              ...membership(recipients, 'remove_members', before, fact.user_id),
+              ...membership(recipients, 'add_members', after, fact.user_id),
             ]),
       ];
     },
     UserFullNameChanged: (fact: FactOf<'UserFullNameChanged'>): Delivery[] => [
-      ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, full_name: fact.full_name }),
+      ...personUpdate(personRecipients(fact, ctx), { user_id: fact.user_id, full_name: fact.full_name }),
       ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, full_name: fact.full_name }),
     ],
     /**
@@ -165,13 +188,14 @@ export function peopleFanOut(ctx: FanOutContext) {
     BotOwnerChanged: (fact: FactOf<'BotOwnerChanged'>): Delivery[] => {
       const admins = new Set(fact.bot_audience_user_ids ?? []);
       admins.delete(fact.bot_owner_id);
-      const oldOwnerLoses = fact.old_owner_id !== null && !admins.has(fact.old_owner_id) && (fact.audience_user_ids ?? []).includes(fact.old_owner_id);
+      const recipients = personRecipients(fact, ctx);
+      const oldOwnerLoses = fact.old_owner_id !== null && !admins.has(fact.old_owner_id) && reaches(recipients, fact.old_owner_id);
       const newOwnerGains = !admins.has(fact.bot_owner_id);
       return [
-        ...personUpdate(fact.audience_user_ids, { user_id: fact.user_id, bot_owner_id: fact.bot_owner_id }),
-        ...(oldOwnerLoses ? to([fact.old_owner_id!], { type: 'realm_bot', op: 'delete', bot: { user_id: fact.user_id } }) : []),
+        ...personUpdate(recipients, { user_id: fact.user_id, bot_owner_id: fact.bot_owner_id }),
+        ...(oldOwnerLoses ? to(listed([fact.old_owner_id!]), { type: 'realm_bot', op: 'delete', bot: { user_id: fact.user_id } }) : []),
         ...(newOwnerGains
-          ? to([fact.bot_owner_id], botAdded({ user_id: fact.user_id, ...fact.bot, owner_id: fact.bot_owner_id, settings: fact.bot_settings }, ctx))
+          ? to(listed([fact.bot_owner_id]), botAdded({ user_id: fact.user_id, ...fact.bot, owner_id: fact.bot_owner_id, settings: fact.bot_settings }, ctx))
           : []),
         ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, owner_id: fact.bot_owner_id }),
       ];
@@ -187,7 +211,7 @@ export function peopleFanOut(ctx: FanOutContext) {
       const avatar = avatarStateOf(fact);
       ctx.avatars?.record(fact.user_id, avatar);
       const person = avatarPerson(fact.user_id, fact.email, avatar);
-      return [...personUpdate(fact.audience_user_ids, person), ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, avatar_url: person.avatar_url })];
+      return [...personUpdate(personRecipients(fact, ctx), person), ...botUpdate(fact.bot_audience_user_ids, { user_id: fact.user_id, avatar_url: person.avatar_url })];
     },
   };
 }

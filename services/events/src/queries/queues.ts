@@ -260,14 +260,23 @@ export class QueueRegistry {
    */
   deliver(delivery: Delivery, position?: number): void {
     if (position !== undefined) this.delivered = Math.max(this.delivered, position);
-    for (const userId of delivery.user_ids) {
-      for (const entry of this.byUser.get(userId) ?? []) {
-        const { queue } = entry;
-        // Before formatting: a replay after a restart passes facts a queue already had.
-        if (position !== undefined && !queue.takes(position)) continue;
-        const event = delivery.eventFor(queue);
-        if (event && this.initialState.admit(queue.id, event, position)) this.push(entry, event, position);
-      }
+    const { everyone } = delivery;
+    if (everyone) {
+      // A named audience: resolved over the users with queues, however many users there are.
+      const listed = new Set(delivery.user_ids);
+      for (const [userId, entries] of this.byUser) if (listed.has(userId) || everyone(userId)) this.deliverTo(entries, delivery, position);
+      return;
+    }
+    for (const userId of delivery.user_ids) this.deliverTo(this.byUser.get(userId), delivery, position);
+  }
+
+  private deliverTo(entries: Set<Entry> | undefined, delivery: Delivery, position: number | undefined): void {
+    for (const entry of entries ?? []) {
+      const { queue } = entry;
+      // Before formatting: a replay after a restart passes facts a queue already had.
+      if (position !== undefined && !queue.takes(position)) continue;
+      const event = delivery.eventFor(queue);
+      if (event && this.initialState.admit(queue.id, event, position)) this.push(entry, event, position);
     }
   }
 
@@ -325,7 +334,10 @@ export class QueueRegistry {
     if (this.entries.get(queue.id) !== entry) return;
     this.entries.delete(queue.id);
     this.initialState.forget(queue.id);
-    this.byUser.get(descriptor.user_id)?.delete(entry);
+    const mine = this.byUser.get(descriptor.user_id);
+    mine?.delete(entry);
+    // Named audiences walk the users with queues: one whose last queue went is not one.
+    if (mine?.size === 0) this.byUser.delete(descriptor.user_id);
     queue.release();
     this.options.log?.debug({ queue_id: queue.id, user_id: descriptor.user_id, why }, 'event queue dropped');
     this.persist(this.options.descriptors?.remove(queue.id));
