@@ -65,6 +65,31 @@ describe('a request budget', () => {
     expect(Math.max(...gaps)).toBeLessThanOrEqual(1);
   });
 
+  it('sizes a scan\'s batches to half a slice from the pace of the last one, so that a slice is not a whole batch', async () => {
+    const budget = new RequestBudget(10_000);
+    await budget.enter();
+    // Items of 20 µs: a batch of 2,000, as a search's round reads, would hold the thread 40 ms.
+    const itemMs = 0.02;
+    let batch = 2000;
+    const batchMs: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const started = performance.now();
+      work(batch * itemMs);
+      batchMs.push(performance.now() - started);
+      batch = budget.paced(Math.min(2000, batch * 2), batch, 10);
+      await budget.turn();
+    }
+    // The first batch ran its 40 ms; those after it about 2 ms (a batch the machine
+    // interrupts looks slow, and the next is sized down for it: the median is compared).
+    const later = batchMs.slice(1).sort((a, b) => a - b);
+    expect(later[Math.floor(later.length / 2)]).toBeLessThan(SCAN_SLICE_MS);
+    expect(batchMs[0]).toBeGreaterThanOrEqual(40);
+    // A scan whose batches are quick reads what it wanted; none reads less than its minimum.
+    await budget.turn();
+    expect(budget.paced(2000, 1_000_000, 10)).toBe(2000);
+    expect(new RequestBudget(10_000).paced(5, 0, 10)).toBe(10);
+  });
+
   it("answers a request whose budget runs out while it waits for its caller's other scans", async () => {
     // Ahead in the lane: batches of 60 ms, longer than the budget of the request behind.
     const long = scan(new RequestBudget(10_000, 3), 2, 60);

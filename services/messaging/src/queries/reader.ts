@@ -97,8 +97,10 @@ export class Reader implements MatchContext {
       if (candidates.length < batch) return found;
       const last = candidates.at(-1)!.id;
       bound = direction === 1 ? { ...without(bound, '$gte'), $gt: last } : { ...without(bound, '$lte'), $lt: last };
-      batch = SCAN_BATCH;
-      if (this.budget) await this.budget.turn();
+      if (this.budget) {
+        batch = this.budget.paced(SCAN_BATCH, candidates.length, FIRST_SCAN_BATCH_MIN);
+        await this.budget.turn();
+      } else batch = SCAN_BATCH;
     }
   }
 

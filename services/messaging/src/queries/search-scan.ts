@@ -55,8 +55,8 @@ export async function scanWithText(
   range: IdRange,
   direction: 1 | -1,
   limit: number,
-  /** Between rounds: stops a request out of time, lets other requests run (RequestBudget). */
-  budget?: { enter(): Promise<void>; turn(): Promise<void> },
+  /** Between rounds: stops a request out of time, lets other requests run, sizes the next round to a slice (RequestBudget). */
+  budget?: { enter(): Promise<void>; turn(): Promise<void>; paced(wanted: number, done: number, min: number): number },
 ): Promise<Candidate[]> {
   if (budget) await budget.enter();
   let batch = Math.min(MAX_BATCH, Math.max(limit + 1, MIN_BATCH));
@@ -94,8 +94,12 @@ export async function scanWithText(
     }
     if (driving.length < batch) return found;
     bound = past(bound, driving[batch - 1]!, direction);
+    const done = batch;
     batch = Math.min(MAX_BATCH, batch * 2);
-    if (budget) await budget.turn();
+    if (budget) {
+      batch = budget.paced(batch, done, MIN_BATCH);
+      await budget.turn();
+    }
   }
 }
 
