@@ -17,7 +17,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
 import { mailOf } from './suite-kit';
-import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {apiUser, clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 const ADMIN = 'admin@example.com';
 const MARK = 'member@example.com';
@@ -49,7 +49,7 @@ browserSuite('the web client: administration, part 2', (browser) => {
     return made;
   };
   const checkA11y = async (page: Page) => expect(describeViolations(await seriousViolations(page))).toEqual([]);
-  const shoot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  const shoot = (page: Page, name: string) => page.screenshot({ ...clocksMasked(page), path: join(SHOTS, `${name}.png`), fullPage: true });
   /** The same screen at phone width, checked too. */
   const atPhone = async (path: string, ready: (page: Page) => Promise<unknown>, name: string) => {
     const phone = await context(375, 740);
@@ -221,7 +221,7 @@ browserSuite('the web client: administration, part 2', (browser) => {
     await shoot(mark, 'settings-profile-fields-desktop');
     await mark.setViewportSize({ width: 375, height: 740 });
     await mark.getByLabel('Mentors', { exact: true }).scrollIntoViewIfNeeded();
-    await mark.screenshot({ path: join(SHOTS, 'settings-profile-fields-375.png') });
+    await mark.screenshot({ ...clocksMasked(mark), path: join(SHOTS, 'settings-profile-fields-375.png') });
     await checkA11y(mark);
     await markContext.close();
 

@@ -21,7 +21,7 @@ import { callContract } from '@teamchat/platform';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
 import { PNG } from './uploads-suite';
-import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {apiUser, clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 const ADMIN = 'admin@example.com';
 const MARK = 'member@example.com';
@@ -95,7 +95,7 @@ browserSuite('the web client: administration', (browser) => {
     await page.getByRole('button', { name: 'Send invitations' }).click();
     await page.getByText('Invitations sent.').waitFor();
     await eventually(async () => expect((await page.locator('.admin-list .invite').allInnerTexts()).join('\n')).toContain('newbie@example.org'));
-    await page.screenshot({ path: join(SHOTS, 'admin-invitations-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'admin-invitations-desktop.png') });
     await checkA11y(page);
     await page.getByRole('button', { name: 'Revoke the invitation: newbie@example.org' }).click();
     await eventually(async () => expect((await page.locator('.admin-list .invite').allInnerTexts()).join('\n')).not.toContain('newbie@example.org'));
@@ -108,7 +108,7 @@ browserSuite('the web client: administration', (browser) => {
     await refusal.waitFor();
     expect(await refusal.innerText()).toMatch(/^No invitation sent: .*\S/);
     expect(await page.getByLabel('Email addresses (separated by commas or new lines)').inputValue()).toBe(MARK);
-    await page.screenshot({ path: join(SHOTS, 'admin-invite-refused-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'admin-invite-refused-desktop.png') });
     await checkA11y(page);
     await context.close();
   });
@@ -127,7 +127,7 @@ browserSuite('the web client: administration', (browser) => {
     const markRole = page.getByLabel('Role of Mark Member');
     await markRole.waitFor();
     expect(await markRole.inputValue()).toBe('400');
-    await page.screenshot({ path: join(SHOTS, 'admin-users-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'admin-users-desktop.png') });
     await checkA11y(page);
     await markRole.selectOption({ label: 'Administrator' });
     // Mark's page follows the realm_user event: the administrators' sections appear.
@@ -147,7 +147,7 @@ browserSuite('the web client: administration', (browser) => {
     expect(await row.locator('.error').innerText()).toMatch(/^Olivia Owner’s role was not changed: .*\S/);
     expect(await ownerRole.inputValue()).toBe('100');
     expect((await owner.call('GET', '/users/me')).role).toBe(100);
-    await page.screenshot({ path: join(SHOTS, 'admin-role-refused-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'admin-role-refused-desktop.png') });
     await checkA11y(page);
 
     // Deactivate and reactivate.
@@ -182,7 +182,7 @@ browserSuite('the web client: administration', (browser) => {
     await renamed.getByText('Mary Member is subscribed to #design-team.').waitFor();
     const mary = await apiUser(base, 'member2@example.com');
     expect(((await mary.call('GET', '/users/me/subscriptions')).subscriptions as { name: string }[]).map((s) => s.name)).toContain('design-team');
-    await page.screenshot({ path: join(SHOTS, 'admin-channels-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'admin-channels-desktop.png') });
     await checkA11y(page);
 
     await renamed.getByRole('button', { name: 'Archive #design-team' }).click();
@@ -210,7 +210,7 @@ browserSuite('the web client: administration', (browser) => {
     await page.getByRole('button', { name: 'Save profile' }).click();
     await page.getByText('Saved.').waitFor();
     expect((await admin.call('POST', '/register', { fetch_event_types: JSON.stringify(['realm']) })).realm_name).toBe('Example Org Renamed');
-    await page.screenshot({ path: join(SHOTS, 'admin-organization-desktop.png'), fullPage: true });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'admin-organization-desktop.png'), fullPage: true });
     await checkA11y(page);
     await page.getByRole('button', { name: 'Remove example.org' }).click();
     await eventually(async () => expect(await page.getByRole('button', { name: 'Remove example.org' }).count()).toBe(0));
@@ -249,11 +249,11 @@ browserSuite('the web client: administration', (browser) => {
     const phone = await browser().newContext({ viewport: { width: 375, height: 740 } });
     const small = await logIn(phone, base, ADMIN, '/#admin/invitations');
     await small.getByRole('button', { name: 'Create invitation link' }).waitFor();
-    await small.screenshot({ path: join(SHOTS, 'admin-invitations-375.png') });
+    await small.screenshot({ ...clocksMasked(small), path: join(SHOTS, 'admin-invitations-375.png') });
     await checkA11y(small);
     await small.goto(`${base}/#admin/users`);
     await small.getByLabel('Role of Mark Member').waitFor();
-    await small.screenshot({ path: join(SHOTS, 'admin-users-375.png') });
+    await small.screenshot({ ...clocksMasked(small), path: join(SHOTS, 'admin-users-375.png') });
     await checkA11y(small);
     await phone.close();
   });
@@ -272,7 +272,7 @@ browserSuite('the web client: administration', (browser) => {
     await mark.getByText('That section is not open to your role').waitFor();
     expect(await mark.getByLabel(/^Role of /).count()).toBe(0);
     expect(await mark.getByRole('button', { name: /^Deactivate / }).count()).toBe(0);
-    await mark.screenshot({ path: join(SHOTS, 'admin-member-desktop.png') });
+    await mark.screenshot({ ...clocksMasked(mark), path: join(SHOTS, 'admin-member-desktop.png') });
     await checkA11y(mark);
     await markContext.close();
   });
@@ -295,7 +295,7 @@ browserSuite('the web client: administration', (browser) => {
     expect(await outcome.innerText()).toMatch(/^Not saved: Desk is too long/);
     expect(await deskField.inputValue()).toBe('D'.repeat(60));
     expect((await valuesOf())[String(desk)]).toBeUndefined();
-    await page.screenshot({ path: join(SHOTS, 'admin-user-fields-refused-desktop.png'), fullPage: true });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'admin-user-fields-refused-desktop.png'), fullPage: true });
     await checkA11y(page);
     await deskField.fill('B-12');
     await page.getByRole('button', { name: 'Save profile fields of Mary Member' }).click();
@@ -316,7 +316,7 @@ browserSuite('the web client: administration', (browser) => {
     await maryRow.locator(`#user-${mary.user_id}-email-outcome.error`).waitFor();
     expect(await maryRow.locator(`#user-${mary.user_id}-email-outcome`).innerText()).toBe('The email of Mary Member was not changed: User not authorized to change user emails');
     expect(await emailField.inputValue()).toBe('mary.moved@example.com');
-    await owner.screenshot({ path: join(SHOTS, 'admin-user-email-refused-desktop.png'), fullPage: true });
+    await owner.screenshot({ ...clocksMasked(owner), path: join(SHOTS, 'admin-user-email-refused-desktop.png'), fullPage: true });
     await checkA11y(owner);
     const permit = (granted: boolean) => callContract(server!.bus, endpoints.accounts.changeServerPermission, { params: { email: OWNER, permission: 'can_change_user_emails', granted } });
     await permit(true);
@@ -341,7 +341,7 @@ browserSuite('the web client: administration', (browser) => {
     await small.getByRole('button', { name: 'Change email of Mary Member' }).click();
     await small.getByLabel('New email of Mary Member').fill('mary@example');
     await small.getByLabel('Desk of Mary Member', { exact: true }).scrollIntoViewIfNeeded();
-    await small.screenshot({ path: join(SHOTS, 'admin-user-edit-375.png') });
+    await small.screenshot({ ...clocksMasked(small), path: join(SHOTS, 'admin-user-edit-375.png') });
     await checkA11y(small);
     await phone.close();
   }, 60_000);

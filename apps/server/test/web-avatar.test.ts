@@ -13,7 +13,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
 import { png } from './png';
 import { browserSuite } from './browser';
-import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {apiUser, clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 const MARK = 'member@example.com';
 const MARY = 'member2@example.com';
@@ -59,11 +59,11 @@ browserSuite('avatars in the web client', (browser) => {
     expect({ what, violations: describeViolations(await seriousViolations(page)) }).toEqual({ what, violations: [] });
   }
   async function shoot(page: Page, name: string, target?: Locator) {
-    await page.screenshot({ path: join(SHOTS, `avatar-${name}-desktop.png`) });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, `avatar-${name}-desktop.png`) });
     await page.setViewportSize({ width: 375, height: 740 });
     await target?.scrollIntoViewIfNeeded();
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
-    await page.screenshot({ path: join(SHOTS, `avatar-${name}-375.png`) });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, `avatar-${name}-375.png`) });
     await page.setViewportSize({ width: 1280, height: 800 });
   }
   const settings = async (page: Page) => {

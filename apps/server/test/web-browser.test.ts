@@ -19,7 +19,7 @@ import { createLogger, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServer } from '../src/embedded';
 import { browserSuite } from './browser';
 import { freePort, tempDataDir } from './harness';
-import { DIST, ensureBuilt, SHOTS } from './web-page';
+import {clocksMasked, DIST, ensureBuilt, SHOTS } from './web-page';
 
 
 /** The embedded server on a fixed port, so that a restart keeps the page's origin. */
@@ -126,7 +126,7 @@ browserSuite('the web client in a headless browser', (browser) => {
     const before = await countOf(maryPage, /^#general/);
     const topicLink = nav(maryPage).getByRole('link', { name: /^lunch\s*\d+ unread/ });
     await topicLink.waitFor();
-    await maryPage.screenshot({ path: join(SHOTS, 'unread-counts-desktop.png') });
+    await maryPage.screenshot({ ...clocksMasked(maryPage), path: join(SHOTS, 'unread-counts-desktop.png') });
 
     // She opens the topic: the message is on screen, marked read, and the counts clear.
     await topicLink.click();
@@ -146,17 +146,17 @@ browserSuite('the web client in a headless browser', (browser) => {
     await article(maryPage, 'Mark Member', 'the soup is cold').waitFor();
     await send(maryPage, 'Mark Member', null, 'Thanks for the warning');
     await nav(markPage).getByRole('link', { name: /^Mary Member/ }).first().waitFor();
-    await maryPage.screenshot({ path: join(SHOTS, 'dm-desktop.png') });
+    await maryPage.screenshot({ ...clocksMasked(maryPage), path: join(SHOTS, 'dm-desktop.png') });
 
     // Phone width.
     await maryPage.setViewportSize({ width: 375, height: 740 });
     await expectFitsWidth(maryPage, 375);
-    await maryPage.screenshot({ path: join(SHOTS, 'dm-375.png') });
+    await maryPage.screenshot({ ...clocksMasked(maryPage), path: join(SHOTS, 'dm-375.png') });
     const menu = maryPage.getByRole('button', { name: 'Channels and conversations' });
     await menu.click();
     await nav(maryPage).getByRole('link', { name: /^#general/ }).waitFor();
     await expectFitsWidth(maryPage, 375);
-    await maryPage.screenshot({ path: join(SHOTS, 'sidebar-375.png') });
+    await maryPage.screenshot({ ...clocksMasked(maryPage), path: join(SHOTS, 'sidebar-375.png') });
     // Esc closes the menu and gives focus back to its button.
     await maryPage.keyboard.press('Escape');
     await nav(maryPage).waitFor({ state: 'hidden' });
@@ -176,7 +176,7 @@ browserSuite('the web client in a headless browser', (browser) => {
     await maryPage.getByRole('alert').filter({ hasText: /Cannot reach|unavailable|stopped answering/i }).first().waitFor({ timeout: 30_000 });
     await maryPage.getByRole('alert').filter({ hasText: /was not sent/ }).waitFor({ timeout: 30_000 });
     await expect(maryPage.getByRole('textbox', { name: 'Message' }).inputValue()).resolves.toContain('Typed while the server was down');
-    await maryPage.screenshot({ path: join(SHOTS, 'server-down-desktop.png') });
+    await maryPage.screenshot({ ...clocksMasked(maryPage), path: join(SHOTS, 'server-down-desktop.png') });
     // The server comes back on the same port and data directory: the open page reconnects by
     // itself (new registration, no reload), the text typed while it was down is sent, and
     // Mark, logging in again, receives it; then a message from Mark reaches Mary's open page live.
@@ -197,7 +197,7 @@ browserSuite('the web client in a headless browser', (browser) => {
     await send(markAgain, 'Mary Member', null, 'Welcome back');
     await article(maryPage, 'Mark Member', 'Welcome back').waitFor({ timeout: 15_000 });
     expect(pageLoads).toEqual([]);
-    await maryPage.screenshot({ path: join(SHOTS, 'after-restart-desktop.png') });
+    await maryPage.screenshot({ ...clocksMasked(maryPage), path: join(SHOTS, 'after-restart-desktop.png') });
     await mark.close();
     await mary.close();
   }, 200_000);
@@ -214,7 +214,7 @@ browserSuite('the web client in a headless browser', (browser) => {
     await page.getByRole('button', { name: 'Log in', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'Wrong email or password' }).waitFor();
     await expect(page.getByLabel('Email').inputValue()).resolves.toBe('member@example.com');
-    await page.screenshot({ path: join(SHOTS, 'login-error-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'login-error-desktop.png') });
 
     const app = await logIn(context, 'member@example.com');
     // A request without the CSRF token is refused (403).
@@ -316,7 +316,7 @@ browserSuite('the web client in a headless browser', (browser) => {
     await article(page, 'Mark Member', 'Sent from the keyboard').waitFor({ timeout: 15_000 });
     await expect(box.inputValue()).resolves.toBe('');
     await expectFitsWidth(page, 375);
-    await page.screenshot({ path: join(SHOTS, 'topic-375.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'topic-375.png') });
     await context.close();
   }, 90_000);
 
@@ -343,7 +343,7 @@ browserSuite('the web client in a headless browser', (browser) => {
     expect(registrations.length).toBeGreaterThanOrEqual(1);
     await article(page, 'Mark Member', 'Sent while the queue expired').waitFor({ timeout: 15_000 });
     await expect(page.getByRole('textbox', { name: 'Message' }).inputValue()).resolves.toBe('Half a thought');
-    await page.screenshot({ path: join(SHOTS, 'queue-expired-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'queue-expired-desktop.png') });
     // Live again on the new queue.
     await send(other, '#general', 'queues', 'And after it');
     await article(page, 'Mark Member', 'And after it').waitFor({ timeout: 15_000 });
@@ -393,7 +393,7 @@ browserSuite('the web client in a headless browser', (browser) => {
     }
     expect(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.locator('.rendered script, .rendered iframe, .rendered svg, .rendered img[onerror], .rendered a[href^="javascript"]').count()).toBe(0);
-    await page.screenshot({ path: join(SHOTS, 'xss-as-text-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'xss-as-text-desktop.png') });
     await context.close();
   }, 90_000);
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
-import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {apiUser, clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 const MARK = 'member@example.com';
 const OWNER = 'owner@example.com';
@@ -60,7 +60,7 @@ browserSuite('the web client: topics and channels', (browser) => {
     await owner.sendToChannel('general', 'deploys', 'Release 1.3 is coming');
     await eventually(async () => expect(await feedText(page)).toContain('Release 1.3 is coming'));
     expect(await feedText(page)).not.toContain('Or sushi instead');
-    await page.screenshot({ path: join(SHOTS, 'channels-topic-muted-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'channels-topic-muted-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     // Unmuted, its messages come back; followed, the menu offers to unfollow.
@@ -99,7 +99,7 @@ browserSuite('the web client: topics and channels', (browser) => {
     // A private channel Mark is not in is not offered.
     expect((await rows.allInnerTexts()).join('\n')).not.toContain('leadership');
     expect(await page.locator('.channel-row.subscribed').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('#general')]));
-    await page.screenshot({ path: join(SHOTS, 'channels-browse-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'channels-browse-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     await page.getByRole('button', { name: 'Subscribe to #random' }).click();
@@ -119,7 +119,7 @@ browserSuite('the web client: topics and channels', (browser) => {
     const small = await logIn(phone, base, MARK, '/#channels');
     await small.getByRole('heading', { name: 'All channels', level: 2 }).waitFor();
     await small.getByRole('button', { name: 'Leave #random' }).waitFor();
-    await small.screenshot({ path: join(SHOTS, 'channels-browse-375.png') });
+    await small.screenshot({ ...clocksMasked(small), path: join(SHOTS, 'channels-browse-375.png') });
     expect(describeViolations(await seriousViolations(small))).toEqual([]);
     await phone.close();
   });
@@ -143,7 +143,7 @@ browserSuite('the web client: topics and channels', (browser) => {
     await eventually(async () => expect((await subscription('engineering'))?.desktop_notifications).toBe(false));
     expect(await dialog.getByLabel('Desktop notifications').inputValue()).toBe('off');
     expect((await subscription('engineering'))?.pin_to_top).toBe(true);
-    await page.screenshot({ path: join(SHOTS, 'channels-settings-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'channels-settings-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     await dialog.getByRole('button', { name: 'Leave #engineering' }).click();
@@ -157,7 +157,7 @@ browserSuite('the web client: topics and channels', (browser) => {
     await small.getByRole('button', { name: 'Options for channel #general' }).click();
     await small.getByRole('menuitem', { name: 'Channel settings' }).click();
     await small.getByRole('dialog', { name: '#general settings' }).waitFor();
-    await small.screenshot({ path: join(SHOTS, 'channels-settings-375.png') });
+    await small.screenshot({ ...clocksMasked(small), path: join(SHOTS, 'channels-settings-375.png') });
     expect(describeViolations(await seriousViolations(small))).toEqual([]);
     await phone.close();
   });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
-import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {apiUser, clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 const MARK = 'member@example.com';
 const MARY = 'member2@example.com';
@@ -79,7 +79,7 @@ browserSuite('the web client: keyboard shortcuts', (browser) => {
     expect(await value(page, 'compose-content')).toBe('jk rcx n/?');
     expect(await page.getByRole('dialog').count()).toBe(0);
     expect((await focused(page)).id).toBe('compose-content');
-    await page.screenshot({ path: join(SHOTS, 'keys-reply-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'keys-reply-desktop.png') });
 
     // Esc leaves the box for the message being read; the text stays.
     await page.keyboard.press('Escape');
@@ -132,7 +132,7 @@ browserSuite('the web client: keyboard shortcuts', (browser) => {
     await page.getByText('second topic, unread').waitFor();
 
     await page.keyboard.press('j');
-    await page.screenshot({ path: join(SHOTS, 'keys-selected-375.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'keys-selected-375.png') });
     await page.keyboard.press('?');
     const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await dialog.waitFor();
@@ -141,9 +141,9 @@ browserSuite('the web client: keyboard shortcuts', (browser) => {
     const before = page.url();
     await page.keyboard.press('n');
     expect(page.url()).toBe(before);
-    await page.screenshot({ path: join(SHOTS, 'keys-help-375.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'keys-help-375.png') });
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.screenshot({ path: join(SHOTS, 'keys-help-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'keys-help-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
     await page.keyboard.press('Escape');
     await eventually(async () => expect(await dialog.count()).toBe(0));

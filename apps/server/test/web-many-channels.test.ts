@@ -12,7 +12,7 @@ import { endpoints, ROLE } from '@teamchat/contracts';
 import { callContract } from '@teamchat/platform';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
-import { eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 const CHANNELS = 300;
 const PEOPLE = 200;
@@ -46,7 +46,7 @@ browserSuite('the web client with many channels', (browser) => {
       await eventually(async () => expect(await rows.count()).toBeGreaterThan(0));
       const first = await rows.count();
       expect(first).toBeLessThan(CHANNELS);
-      await page.screenshot({ path: join(SHOTS, 'many-channels-desktop.png') });
+      await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'many-channels-desktop.png') });
       expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
       // Scrolled to its end again and again: every channel comes, in order.
@@ -75,7 +75,7 @@ browserSuite('the web client with many channels', (browser) => {
       const open = page.locator('nav#sidebar a.entry.channel[aria-current="page"]');
       await eventually(async () => expect(await open.textContent()).toContain(name(CHANNELS - 1)));
       expect(await page.locator('nav#sidebar a.entry.channel').count()).toBeGreaterThanOrEqual(CHANNELS);
-      await page.screenshot({ path: join(SHOTS, 'many-channels-375.png') });
+      await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'many-channels-375.png') });
       expect(describeViolations(await seriousViolations(page))).toEqual([]);
     } finally {
       await context.close();

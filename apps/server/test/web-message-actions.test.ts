@@ -19,7 +19,7 @@ import { startEmbeddedServer } from '../src/embedded';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
 import { freePort, tempDataDir } from './harness';
-import { DIST, ensureBuilt, SHOTS } from './web-page';
+import {clocksMasked, DIST, ensureBuilt, SHOTS } from './web-page';
 
 
 it('loads the emoji picker apart from the first load', () => {
@@ -80,11 +80,11 @@ browserSuite('message actions in the web client', (browser) => {
     expect({ what, violations: describeViolations(violations) }).toEqual({ what, violations: [] });
   }
   async function shoot(page: Page, name: string, target?: Locator) {
-    await page.screenshot({ path: join(SHOTS, `actions-${name}-desktop.png`) });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, `actions-${name}-desktop.png`) });
     await page.setViewportSize({ width: 375, height: 740 });
     await target?.scrollIntoViewIfNeeded();
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
-    await page.screenshot({ path: join(SHOTS, `actions-${name}-375.png`) });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, `actions-${name}-375.png`) });
     await page.setViewportSize({ width: 1280, height: 800 });
   }
 

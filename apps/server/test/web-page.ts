@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { createLogger, loadConfig } from '@teamchat/platform';
 import { startEmbeddedServer } from '../src/embedded';
 import { freePort, tempDataDir } from './harness';
@@ -72,4 +72,19 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000)
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/**
+ * What a screenshot masks: every time of day or date the page shows (messages', drafts',
+ * invitations' and the like as <time> elements, a user card's local time, a date-and-time
+ * input), which differ on every run. The rest of the picture stays the same from one run
+ * to the next, so a changed screenshot is a changed screen. (Fixing the browser's clock
+ * with page.clock would not do: message times come from the server's clock, and a frozen
+ * Date.now would stop the presence, typing and draft timers these tests follow.)
+ */
+export const CLOCKS = 'time, .local-time, input[type="datetime-local"]';
+
+/** Screenshot options masking the page's clocks (spread before `path`). */
+export function clocksMasked(page: Page): { mask: Locator[]; maskColor: string } {
+  return { mask: [page.locator(CLOCKS)], maskColor: '#8a8f98' };
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
-import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {apiUser, clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 const MARK = 'member@example.com';
 const MARY = 'member2@example.com';
@@ -59,7 +59,7 @@ browserSuite('the web client: people', (browser) => {
     // Active people come first, after oneself.
     const order = await mark.locator('#people .person').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-user-id'))));
     expect(order.slice(0, 2)).toEqual([markId, maryId]);
-    await mark.screenshot({ path: join(SHOTS, 'people-list-desktop.png') });
+    await mark.screenshot({ ...clocksMasked(mark), path: join(SHOTS, 'people-list-desktop.png') });
     expect(describeViolations(await seriousViolations(mark))).toEqual([]);
 
     // Her window loses the focus (the browser says so): her page reports idle at once, then active again once back and used.
@@ -77,7 +77,7 @@ browserSuite('the web client: people', (browser) => {
     await owner.call('POST', '/users/me/presence', { status: 'idle', slim_presence: 'true' });
     await eventually(async () => expect(await person(mark, owner.user_id).getAttribute('data-presence')).toBe('idle'));
     expect(await person(mark, owner.user_id).textContent()).toContain('idle');
-    await mark.screenshot({ path: join(SHOTS, 'people-presence-desktop.png') });
+    await mark.screenshot({ ...clocksMasked(mark), path: join(SHOTS, 'people-presence-desktop.png') });
     await maryContext.close();
     await markContext.close();
   }, 60_000);
@@ -109,7 +109,7 @@ browserSuite('the web client: people', (browser) => {
     expect(localTime).toContain('(Asia/Tokyo)');
     const now = Date.now();
     expect([tokyo.format(now), tokyo.format(now - 60_000), tokyo.format(now + 60_000)].some((t) => localTime.startsWith(t))).toBe(true);
-    await page.screenshot({ path: join(SHOTS, 'people-card-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'people-card-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     await card.getByRole('button', { name: 'Send a message' }).click();
@@ -127,14 +127,14 @@ browserSuite('the web client: people', (browser) => {
     expect(await page.locator('#people').isVisible()).toBe(false);
     await toggle.click();
     await person(page, maryId).waitFor();
-    await page.screenshot({ path: join(SHOTS, 'people-list-375.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'people-list-375.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
     // The list is an overlay there: picking a person closes it and opens their card.
     await person(page, maryId).click();
     await card.waitFor();
     expect(await page.locator('#people').isVisible()).toBe(false);
     expect(await toggle.getAttribute('aria-expanded')).toBe('false');
-    await page.screenshot({ path: join(SHOTS, 'people-card-375.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'people-card-375.png') });
     const width = await page.evaluate<number>(`document.querySelector('dialog[open]').getBoundingClientRect().right`);
     expect(width).toBeLessThanOrEqual(375);
     await page.keyboard.press('Escape');
@@ -189,7 +189,7 @@ browserSuite('the web client: people', (browser) => {
     await dialog.getByRole('button', { name: 'Save status' }).click();
     await eventually(async () => expect(await dialog.getByRole('alert').textContent()).toMatch(/^Your status was not saved: .+/));
     expect(await dialog.getByRole('textbox', { name: 'Status text' }).inputValue()).toBe(long);
-    await mark.screenshot({ path: join(SHOTS, 'people-status-refused-desktop.png') });
+    await mark.screenshot({ ...clocksMasked(mark), path: join(SHOTS, 'people-status-refused-desktop.png') });
     expect(describeViolations(await seriousViolations(mark))).toEqual([]);
 
     // Any emoji, from the picker (its own chunk, loaded when opened).
@@ -207,7 +207,7 @@ browserSuite('the web client: people', (browser) => {
     // Mary's page, another browser: Mark's entry has the status, with its emoji.
     await eventually(async () => expect(await person(mary, markId).textContent()).toContain('In a meeting'));
     expect(await person(mary, markId).locator('.status-emoji').textContent()).toBe('📆');
-    await mary.screenshot({ path: join(SHOTS, 'people-status-seen-375.png') });
+    await mary.screenshot({ ...clocksMasked(mary), path: join(SHOTS, 'people-status-seen-375.png') });
     expect(describeViolations(await seriousViolations(mary))).toEqual([]);
 
     // Cleared: gone from her page too.

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
-import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {apiUser, clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 const MARK = 'member@example.com';
 const MARY = 'member2@example.com';
@@ -57,7 +57,7 @@ browserSuite('the web client: search', (browser) => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Search: channel:general -topic:lunch kiwi');
     const url = page.url();
     expect(new URL(url).hash).toBe(`#narrow/channel/${generalId}-general/-topic/lunch/search/kiwi`);
-    await page.screenshot({ path: join(SHOTS, 'search-results-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'search-results-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     // The address opened in a new page: the same narrow, its query in the box.
@@ -83,7 +83,7 @@ browserSuite('the web client: search', (browser) => {
     await searchBox(page).press('Enter');
     await eventually(async () => expect(await feedIds(page)).toEqual([ids.link]));
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
-    await page.screenshot({ path: join(SHOTS, 'search-results-375.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'search-results-375.png') });
     await context.close();
   }, 60_000);
 
@@ -109,7 +109,7 @@ browserSuite('the web client: search', (browser) => {
     expect(await box.inputValue()).toBe('channel:general ');
     await box.pressSequentially('topic:kiw');
     await eventually(async () => expect(await options.allTextContents()).toEqual(['topic:kiwi harvest']));
-    await page.screenshot({ path: join(SHOTS, 'search-suggestions-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'search-suggestions-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
     await box.press('ArrowDown');
     await box.press('Enter');
@@ -137,7 +137,7 @@ browserSuite('the web client: search', (browser) => {
     await eventually(async () => expect(await error.textContent()).toMatch(/could not be made.*unknown channel 'nosuchchannel'/));
     expect(await searchBox(page).getAttribute('aria-describedby')).toBe('search-error');
     expect(await searchBox(page).inputValue()).toBe('channel:nosuchchannel kiwi');
-    await page.screenshot({ path: join(SHOTS, 'search-error-375.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'search-error-375.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     // Fixed and searched again: the error goes.

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
-import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {apiUser, clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 const MARK = 'member@example.com';
 const MARY = 'member2@example.com';
@@ -88,7 +88,7 @@ browserSuite('the web client: settings and desktop notifications', (browser) => 
     await dialog.getByRole('button', { name: 'Change password' }).click();
     await eventually(async () => expect(await dialog.locator('#settings-password-outcome').textContent()).toMatch(/^Not saved: .+/));
     expect(await dialog.getByLabel('New password').inputValue()).toBe('a new long password 123');
-    await page.screenshot({ path: join(SHOTS, 'settings-refused-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'settings-refused-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     await name.fill('Mark Marker');
@@ -110,11 +110,11 @@ browserSuite('the web client: settings and desktop notifications', (browser) => 
     await eventually(async () => expect(await page.evaluate<string | undefined>(`document.documentElement.dataset.theme`)).toBe('dark'));
     expect(await background()).toBe('rgb(23, 25, 30)');
     await eventually(async () => expect(await dialog.locator('#settings-theme-outcome').textContent()).toBe('Saved.'));
-    await page.screenshot({ path: join(SHOTS, 'settings-dark-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'settings-dark-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
     await page.keyboard.press('Escape');
     await eventually(async () => expect(await dialog.count()).toBe(0));
-    await page.screenshot({ path: join(SHOTS, 'people-dark-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'people-dark-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
 
     await page.setViewportSize({ width: 375, height: 740 });
@@ -123,7 +123,7 @@ browserSuite('the web client: settings and desktop notifications', (browser) => 
     await eventually(async () => expect(await background()).toBe('rgb(23, 25, 30)'));
     expect(await page.locator('.feed time').first().textContent()).toMatch(/^\d\d:\d\d$/);
     await openSettings(page);
-    await page.screenshot({ path: join(SHOTS, 'settings-dark-375.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'settings-dark-375.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
     const right = await page.evaluate<number>(`document.querySelector('dialog[open]').getBoundingClientRect().right`);
     expect(right).toBeLessThanOrEqual(375);
@@ -162,7 +162,7 @@ browserSuite('the web client: settings and desktop notifications', (browser) => 
     expect(await dialog.getByText('This browser has not been allowed to show notifications yet.').count()).toBe(1);
     await dialog.getByRole('button', { name: 'Allow desktop notifications' }).click();
     await dialog.getByText('This browser shows desktop notifications from this page.').waitFor();
-    await page.screenshot({ path: join(SHOTS, 'settings-notifications-desktop.png') });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, 'settings-notifications-desktop.png') });
     expect(describeViolations(await seriousViolations(page))).toEqual([]);
     await page.keyboard.press('Escape');
     expect(await notes()).toEqual([]);

@@ -18,7 +18,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from './axe';
 import { browserSuite } from './browser';
 import { png } from './png';
-import { apiUser, eventually, logIn, SHOTS, startWebServer } from './web-page';
+import {apiUser, clocksMasked, eventually, logIn, SHOTS, startWebServer } from './web-page';
 
 jest.setTimeout(90_000);
 
@@ -43,11 +43,11 @@ browserSuite('writing more in the web client', (browser) => {
     expect({ what, violations: describeViolations(violations) }).toEqual({ what, violations: [] });
   }
   async function shoot(page: Page, name: string, target?: Locator) {
-    await page.screenshot({ path: join(SHOTS, `write-${name}-desktop.png`) });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, `write-${name}-desktop.png`) });
     await page.setViewportSize({ width: 375, height: 740 });
     await target?.scrollIntoViewIfNeeded();
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
-    await page.screenshot({ path: join(SHOTS, `write-${name}-375.png`) });
+    await page.screenshot({ ...clocksMasked(page), path: join(SHOTS, `write-${name}-375.png`) });
     await page.setViewportSize({ width: 1280, height: 800 });
   }
 

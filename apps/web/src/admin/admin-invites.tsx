@@ -141,7 +141,13 @@ export function AdminInvites({ store, rights }: { store: ClientStore; rights: Ad
                 <div class="info">
                   <strong>{who}</strong>
                   <p class="muted">
-                    As {roleName(invite.invited_as).toLowerCase()}, by {store.userName(invite.invited_by_user_id)}; {invite.expiry_date === null ? 'never expires' : `expires ${dateFormat.format(new Date(invite.expiry_date * 1000))}`}
+                    As {roleName(invite.invited_as).toLowerCase()}, by {store.userName(invite.invited_by_user_id)}; {invite.expiry_date === null ? (
+                      'never expires'
+                    ) : (
+                      <>
+                        expires <time dateTime={new Date(invite.expiry_date * 1000).toISOString()}>{dateFormat.format(new Date(invite.expiry_date * 1000))}</time>
+                      </>
+                    )}
                     {invite.stream_ids.length > 0 && `; joins ${invite.stream_ids.map((id) => `#${store.channel(id)?.name ?? id}`).join(', ')}`}
                   </p>
                   <RowError text={rows.errorOf(key)} />
