@@ -85,9 +85,24 @@ describe('a request budget', () => {
     expect(later[Math.floor(later.length / 2)]).toBeLessThan(SCAN_SLICE_MS);
     expect(batchMs[0]).toBeGreaterThanOrEqual(40);
     // A scan whose batches are quick reads what it wanted; none reads less than its minimum.
-    await budget.turn();
-    expect(budget.paced(2000, 1_000_000, 10)).toBe(2000);
+    const quick = new RequestBudget(10_000);
+    await quick.enter();
+    expect(quick.paced(2000, 1_000_000, 10)).toBe(2000);
     expect(new RequestBudget(10_000).paced(5, 0, 10)).toBe(10);
+  });
+
+  it('does not shrink the batches for one slow batch among quick ones', async () => {
+    const budget = new RequestBudget(10_000);
+    await budget.enter();
+    const sizes: number[] = [];
+    // Batches of 1,000 items in 0.5 ms (a batch of 4,000 would fit half a slice), then one
+    // interrupted for 100 ms (as if 20 fitted), then quick again: the scan keeps asking 100.
+    for (const ms of [0.5, 0.5, 100, 0.5]) {
+      work(ms);
+      sizes.push(budget.paced(100, 1000, 10));
+      await budget.turn();
+    }
+    expect(sizes).toEqual([100, 100, 100, 100]);
   });
 
   it("answers a request whose budget runs out while it waits for its caller's other scans", async () => {

@@ -39,6 +39,8 @@ export class RequestBudget {
   private sliceStart: number;
   /** When the scan's current batch began (its last turn, or its entry). */
   private batchStart: number;
+  /** Milliseconds per item of the scan's last batches (paced). */
+  private readonly paces: number[] = [];
   private holding = false;
   private aborted = false;
   /** Ends a wait in the lane early (the client left). */
@@ -134,7 +136,14 @@ export class RequestBudget {
   paced(wanted: number, done: number, min: number): number {
     const ms = performance.now() - this.batchStart;
     if (done <= 0 || ms <= 0) return Math.max(min, wanted);
-    return Math.max(min, Math.min(wanted, Math.floor((done * SCAN_SLICE_MS) / 2 / ms)));
+    // The median pace of the last three batches: one the machine interrupted (another
+    // process, a collection) would otherwise shrink the next batches to the minimum, and
+    // a scan of small batches pays each batch's fixed cost more often.
+    const paces = this.paces;
+    paces.push(ms / done);
+    if (paces.length > 3) paces.shift();
+    const pace = [...paces].sort((a, b) => a - b)[paces.length >> 1]!;
+    return Math.max(min, Math.min(wanted, Math.floor(SCAN_SLICE_MS / 2 / pace)));
   }
 
   /** The request is answered: the next scan of its lane may run. */
