@@ -186,7 +186,34 @@ describe('SqliteReadModelStore', () => {
         )
         .all(1)
     ).map((row) => row.detail);
-    expect(plan.join(' ')).toContain('ix:rows:user_id,message_id:where:unread=true:col');
+    expect(plan.join(' ')).toContain('COVERING INDEX ix:rows:user_id,message_id:where:unread=true:cover');
+    // Ordered by the index, not sorted afterwards.
+    expect(plan.join(' ')).not.toContain('TEMP B-TREE');
+    // Each entry is taken as it is: no seek into the table to check the condition.
+    const opcodes = (store as unknown as { db: { prepare(sql: string): { all(...params: unknown[]): { opcode: string }[] } } }).db
+      .prepare(`EXPLAIN SELECT "f_message_id" FROM "c_rows" WHERE "f_user_id" = ? AND "f_unread" = 1 ORDER BY "f_message_id" DESC, _id DESC`)
+      .all(1)
+      .map((row) => row.opcode);
+    expect(opcodes).not.toContain('NotFound');
+  });
+
+  it('replaces a partial index without its condition columns (the earlier form)', async () => {
+    const db = (store as unknown as { db: { exec(sql: string): void; prepare(sql: string): { all(): { name: string }[] } } }).db;
+    const first = store.collection<Doc>('flags', [{ fields: ['user_id'] }]);
+    await first.put({ _id: 1, user_id: 1, message_id: 5, unread: true });
+    await first.put({ _id: 2, user_id: 1, message_id: 6, unread: false });
+    db.exec(`ALTER TABLE "c_flags" ADD COLUMN "f_message_id" ANY; ALTER TABLE "c_flags" ADD COLUMN "f_unread" ANY;
+      UPDATE "c_flags" SET "f_message_id" = json_extract(doc, '$.message_id'), "f_unread" = json_extract(doc, '$.unread');
+      CREATE INDEX "ix:flags:user_id,message_id:where:unread=true:col" ON "c_flags" ("f_user_id", "f_message_id") WHERE "f_unread" = 1;`);
+    await store.close();
+    store = SqliteReadModelStore.open(file);
+    const flags = store.collection<Doc>('flags', [{ fields: ['user_id'] }, { fields: ['user_id', 'message_id'], where: { unread: true } }]);
+    expect(await flags.findIds({ user_id: 1, unread: true }, { sort: ['message_id', -1] })).toEqual([1]);
+    const names = (store as unknown as { db: typeof db }).db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'c_flags' ORDER BY name`)
+      .all()
+      .map((row) => row.name);
+    expect(names).toEqual(['ix:flags:user_id,message_id:where:unread=true:cover', 'ix:flags:user_id:col']);
   });
 
   it('scans an index without reading the table when only ids are wanted', async () => {
@@ -217,7 +244,7 @@ describe('SqliteReadModelStore', () => {
       .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'c_old' ORDER BY name`)
       .all()
       .map((row) => row.name);
-    expect(names).toEqual(['ix:old:a:col', 'ix:old:a:where:flag=true:col']);
+    expect(names).toEqual(['ix:old:a:col', 'ix:old:a:where:flag=true:cover']);
   });
 
   it('keeps each column what json_extract reads from the document', async () => {

@@ -108,7 +108,14 @@ export class CollectionSchema {
           this.populateMultikey(db, spec.fields[0]!);
           continue;
         }
-        const columns = spec.fields.map((f) => this.column(f)).join(', ');
+        // A partial index leads with the columns of its own condition. Without them SQLite
+        // cannot tell from the index alone that an entry meets the query's condition, and
+        // looks each one up in the table (a B-tree descent per entry: 29,000 unread rows
+        // of one user cost 24,000 page reads rather than 300). Leading rather than
+        // trailing, they are equalities the ORDER BY skips, so order still comes from
+        // the index.
+        const conditions = Object.keys(spec.where ?? {});
+        const columns = [...conditions, ...spec.fields].map((f) => this.column(f)).join(', ');
         const where = Object.entries(spec.where ?? {}).map(([field, value]) => `${this.column(field)} = ${value ? 1 : 0}`);
         db.exec(
           `CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${indexName(this.name, spec)} ON ${this.table} (${columns})` +
@@ -180,5 +187,6 @@ function indexKey(spec: IndexSpec): string {
   return `${spec.fields.join(',')}${spec.unique ? ':unique' : ''}${spec.multikey ? ':multikey' : ''}${where ? `:where:${where}` : ''}`;
 }
 
-// ":col": built on columns. Indexes of the earlier expression form are dropped as undeclared.
-const indexName = (collection: string, spec: IndexSpec) => `"ix:${collection}:${indexKey(spec)}:col"`;
+// ":col": built on columns. Indexes of the earlier expression form are dropped as undeclared,
+// as are partial indexes of the form without their condition's columns (":col" alone).
+const indexName = (collection: string, spec: IndexSpec) => `"ix:${collection}:${indexKey(spec)}:${spec.where ? 'cover' : 'col'}"`;

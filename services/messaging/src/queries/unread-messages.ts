@@ -66,9 +66,10 @@ export async function unreadMessages(
   // counting by bisection in each stretch, so nothing is merged message by message. The
   // user's rows matter only from there on: read newest first, in growing chunks, until
   // what is known (every row from `known` up) settles it.
-  const unreadRows = new RowChunks(model, { user_id: userId, unread: true });
+  // Ids alone: the unread index holds them, so its entries are all that is read.
+  const unreadRows = new RowChunks(model, { user_id: userId, unread: true }, false);
   // `$gte: 0` rather than `$ne: null`: only channel rows, still read by (user, message) id.
-  const channelRows = new RowChunks(model, { user_id: userId, channel_id: { $gte: 0 } });
+  const channelRows = new RowChunks(model, { user_id: userId, channel_id: { $gte: 0 } }, true);
   let channels: ChannelUnread[];
   let from: number;
   let more: boolean;
@@ -236,7 +237,10 @@ function firstListed(rowIds: readonly number[], channels: readonly ChannelUnread
 /** Ids read at first from each list of the user's rows (then twice as many each time). */
 const FIRST_CHUNK = 2_048;
 
-/** The user's rows meeting a filter, newest first, read in chunks: their ids and (at the same index) channels. */
+/**
+ * The user's rows meeting a filter, newest first, read in chunks: their ids and, with
+ * `withChannels`, (at the same index) their channels.
+ */
 class RowChunks {
   readonly ids: number[] = [];
   readonly channels: (number | null)[] = [];
@@ -246,15 +250,17 @@ class RowChunks {
   constructor(
     private readonly model: Model,
     private readonly filter: Filter,
+    private readonly withChannels: boolean,
   ) {}
 
   async read(limit: number): Promise<void> {
     if (this.known === Number.NEGATIVE_INFINITY) return;
     const filter = this.known === Number.POSITIVE_INFINITY ? this.filter : { ...this.filter, message_id: { $lt: this.known } };
-    const found = await this.model.personal.rows.findFields(filter, ['message_id', 'channel_id'], { sort: ['message_id', -1], limit });
+    const fields = this.withChannels ? ['message_id', 'channel_id'] : ['message_id'];
+    const found = await this.model.personal.rows.findFields(filter, fields, { sort: ['message_id', -1], limit });
     for (const row of found) {
       this.ids.push(row.message_id as number);
-      this.channels.push(row.channel_id as number | null);
+      if (this.withChannels) this.channels.push(row.channel_id as number | null);
     }
     this.known = found.length < limit ? Number.NEGATIVE_INFINITY : this.ids.at(-1)!;
   }
