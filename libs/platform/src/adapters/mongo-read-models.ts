@@ -264,6 +264,16 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
     });
   }
 
+  async findColumns(filter: Filter, fields: string[], options?: FindOptions): Promise<(string | number | null)[][]> {
+    const query = await this.query(filter, options);
+    if (query === null) return [];
+    await this.ready;
+    const projection: Document = { _id: 0 };
+    for (const field of fields) projection[field] = 1;
+    const stored = await this.collection.find(query, { sort: toMongoSort(options), limit: toMongoLimit(options), projection, ...this.options() }).toArray();
+    return stored.map((doc) => fields.map((field) => (doc[field] ?? null) as string | number | null));
+  }
+
   async count(filter: Filter): Promise<number> {
     const query = await this.query(filter);
     if (query === null) return 0;

@@ -217,6 +217,17 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
+  findColumns(filter: Filter, fields: string[], options: FindOptions = {}): Promise<(string | number | null)[][]> {
+    return this.run(() => {
+      for (const field of fields) {
+        if (!this.schema.columns.includes(field)) throw new Error(`collection ${this.schema.name}: no index names ${field}`);
+      }
+      if (fields.length === 0) throw new Error(`collection ${this.schema.name}: findColumns needs fields`);
+      // The statement's rows as they come (arrays): nothing built per entry.
+      return this.select(fields.map((f) => this.schema.column(f)).join(', '), filter, options) as (string | number | null)[][];
+    });
+  }
+
   private select(columns: string, filter: Filter, options: FindOptions): unknown[] {
     const text = textQuery(this.schema, filter, (sql) => this.store.statement(sql));
     if (text === null) return [];

@@ -119,6 +119,12 @@ export interface Collection<T extends Doc> {
    * answer without reading documents.
    */
   findFields<K extends string>(filter: Filter, fields: K[], options?: FindOptions): Promise<({ _id: DocId } & Record<K, string | number | null>)[]>;
+  /**
+   * findFields without `_id`, each document as the array of its fields' values in the order
+   * given: for reads of thousands of entries, where an object and an id string per entry
+   * cost more than reading the index (a user's unread ids at registration).
+   */
+  findColumns(filter: Filter, fields: string[], options?: FindOptions): Promise<(string | number | null)[][]>;
   count(filter: Filter): Promise<number>;
   /**
    * Deletes every document; the collection and its indexes stay. For a projection that

@@ -217,6 +217,18 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         expect(await users.findFields({ name: 'Nobody' }, ['role'])).toEqual([]);
       });
 
+      it('finds indexed fields as arrays without ids, in the order and number find would return', async () => {
+        for (const [filter, options] of [
+          [{ role: 400 }, { sort: ['_id', -1], limit: 2 }],
+          [{}, { sort: ['name', 1] }],
+          [{ active: true, role: { $gte: 200 } }, {}],
+        ] as [Filter, FindOptions][]) {
+          const expected = (await users.find(filter, options)).map((u) => [u.role, u.name, u.email ?? null]);
+          expect(await users.findColumns(filter, ['role', 'name', 'email'], options)).toEqual(expected);
+        }
+        expect(await users.findColumns({ name: 'Nobody' }, ['role'])).toEqual([]);
+      });
+
       it('finds through a partial index exactly what a plain filter finds', async () => {
         const partial = store.collection<UserDoc>('partial_users', [{ fields: ['role', '_id'], where: { active: true } }]);
         for (const user of everyone) await partial.put(user);

@@ -62,8 +62,8 @@ export async function messagingState(model: Model, userId: number, params: State
   if (want('starred_messages')) {
     // Only a row holds a star (personal-state.ts).
     // From the index alone: a user may have starred thousands.
-    const rows = await model.personal.rows.findFields({ user_id: userId, starred: true }, ['message_id'], { sort: ['message_id', 1] });
-    state.starred_messages = rows.map((r) => r.message_id as number);
+    const rows = await model.personal.rows.findColumns({ user_id: userId, starred: true }, ['message_id'], { sort: ['message_id', 1] });
+    state.starred_messages = rows.map(([id]) => id as number);
   }
   return state;
 }
