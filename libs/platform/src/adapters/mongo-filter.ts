@@ -63,7 +63,7 @@ export function toMongoSort(options: FindOptions = {}): [string, 1 | -1][] {
   const [field, direction] = options.sort;
   checkName('field', field);
   if (direction !== 1 && direction !== -1) throw new Error(`sort direction must be 1 or -1, got ${String(direction)}`);
-  return field === '_id' ? [['_id', direction]] : [[field, direction], ['_id', direction]];
+  return field === '_id' || options.sortDistinct ? [[field, direction]] : [[field, direction], ['_id', direction]];
 }
 
 export function toMongoLimit(options: FindOptions = {}): number {

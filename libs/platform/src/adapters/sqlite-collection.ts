@@ -247,7 +247,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       const order = direction === -1 ? 'DESC' : 'ASC';
       // _id breaks ties so pages are stable; index entries end with it, so an index on
       // the sort field still serves the ORDER BY.
-      sql += field === '_id' ? ` ORDER BY _id ${order}` : ` ORDER BY ${this.schema.column(field)} ${order}, _id ${order}`;
+      sql += field === '_id' ? ` ORDER BY _id ${order}` : ` ORDER BY ${this.schema.column(field)} ${order}${options.sortDistinct ? '' : `, _id ${order}`}`;
     }
     const limit = options.limit;
     // MongoDB reads a limit of 0 as "no limit".

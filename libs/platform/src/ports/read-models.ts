@@ -56,6 +56,12 @@ export type Filter = { [field: string]: FieldCondition };
 export interface FindOptions {
   /** Field and direction: 1 ascending, -1 descending. */
   sort?: [string, 1 | -1];
+  /**
+   * The sort field's values are distinct among the documents the filter selects (a user's
+   * rows by message id), so ties need no breaking by `_id`: an index with more columns
+   * after that field still gives the order, rather than a sort after reading.
+   */
+  sortDistinct?: boolean;
   limit?: number;
 }
 

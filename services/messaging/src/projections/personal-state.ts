@@ -87,7 +87,9 @@ export class PersonalState {
       { fields: ['user_id', 'message_id'] },
       // A channel's rows of the user, apart from the rest (personal-scan.ts: a channel's unread, its topics).
       { fields: ['user_id', 'channel_id', 'message_id'] },
-      { fields: ['user_id', 'message_id'], where: { unread: true } },
+      // Unread ones carry what register's unread listing reads of them, so it reads the
+      // index alone (unread-messages.ts), not tens of thousands of documents.
+      { fields: ['user_id', 'message_id', 'channel_id', 'topic_lc', 'dm_key', 'mentioned'], where: { unread: true } },
       { fields: ['user_id', 'message_id'], where: { starred: true } },
       { fields: ['user_id', 'message_id'], where: { direct: true } },
     ]);

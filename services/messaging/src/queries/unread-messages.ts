@@ -87,10 +87,21 @@ export async function unreadMessages(
       break;
     }
   }
-  // Only the listed rows are read whole (a user may hold tens of thousands of unread rows).
-  const rows = from === Number.NEGATIVE_INFINITY
-    ? await model.personal.rows.find({ user_id: userId, unread: true }, { sort: ['message_id', -1] })
-    : await model.personal.rows.find({ user_id: userId, unread: true, message_id: { $gte: from } }, { sort: ['message_id', -1] });
+  // Only the listed rows, and only what the listing needs of them: the unread index holds
+  // it (personal-state.ts), so no document is read.
+  const listedRows = await model.personal.rows.findColumns(
+    from === Number.NEGATIVE_INFINITY ? { user_id: userId, unread: true } : { user_id: userId, unread: true, message_id: { $gte: from } },
+    ['message_id', 'channel_id', 'topic_lc', 'dm_key', 'mentioned'],
+    { sort: ['message_id', -1], sortDistinct: true },
+  );
+  const rows = listedRows.map(([message_id, channel_id, topic_lc, dm_key, mentioned]): Listed => ({
+    message_id: message_id as number,
+    channel_id: channel_id as number | null,
+    topic_lc: topic_lc as string | null,
+    dm_key: dm_key as string | null,
+    // SQLite keeps booleans as 1 and 0.
+    mentioned: mentioned === 1 || (mentioned as unknown) === true,
+  }));
 
   const topics: TopicLists = new Map();
   let listed = 0;
@@ -114,7 +125,19 @@ export async function unreadMessages(
 /** As a personal scan lists them, newest first (before the channels' places are in memory). */
 async function fromScan(model: Model, userId: number, mutes: MuteState, limit: number): Promise<UnreadMsgs> {
   const newest = await scanPersonalPlaces(model, userId, { unread: true }, {}, -1, limit + 1);
-  return grouped(model, userId, mutes, new Map(), 0, newest.slice(0, limit), newest.length > limit);
+  const listed = newest.slice(0, limit).map(({ message_id, channel_id, topic_lc, dm_key, flags }): Listed => ({
+    message_id,
+    channel_id,
+    topic_lc,
+    dm_key,
+    mentioned: flags.includes('mentioned') || flags.includes('wildcard_mentioned'),
+  }));
+  return grouped(model, userId, mutes, new Map(), 0, listed, newest.length > limit);
+}
+
+/** A listed message one by one (a row, or a scan's place): where it is, and whether it mentions the user. */
+interface Listed extends Omit<PersonalPlace, 'flags'> {
+  mentioned: boolean;
 }
 
 function listOf(topics: TopicLists, channelId: number, topic: string): number[] {
@@ -129,15 +152,15 @@ function listOf(topics: TopicLists, channelId: number, topic: string): number[] 
  * Zulip's unread_msgs from the listed messages: `topics` already grouped (`counted` of
  * them), and `places` one by one, newest first (rows, or a scan's places).
  */
-async function grouped(model: Model, userId: number, mutes: MuteState, topics: TopicLists, counted: number, places: readonly PersonalPlace[], more: boolean): Promise<UnreadMsgs> {
+async function grouped(model: Model, userId: number, mutes: MuteState, topics: TopicLists, counted: number, places: readonly Listed[], more: boolean): Promise<UnreadMsgs> {
   let count = counted + places.length;
-  const direct: PersonalPlace[] = [];
+  const direct: Listed[] = [];
   const mentions: number[] = [];
   // Lists that had ids before these places: sorted again once all are in.
   const mixed = new Set<number[]>();
   for (let i = places.length - 1; i >= 0; i--) {
     const place = places[i]!;
-    if (place.flags.includes('mentioned') || place.flags.includes('wildcard_mentioned')) mentions.push(place.message_id);
+    if (place.mentioned) mentions.push(place.message_id);
     if (place.channel_id === null) {
       direct.push(place);
       continue;
@@ -249,7 +272,8 @@ class RowChunks {
   async read(limit: number): Promise<void> {
     if (this.known === Number.NEGATIVE_INFINITY) return;
     const filter = this.known === Number.POSITIVE_INFINITY ? this.filter : { ...this.filter, message_id: { $lt: this.known } };
-    const found = await this.model.personal.rows.findColumns(filter, ['message_id'], { sort: ['message_id', -1], limit });
+    // A user has one row per message: ordered by the unread index (personal-state.ts) as it is.
+    const found = await this.model.personal.rows.findColumns(filter, ['message_id'], { sort: ['message_id', -1], sortDistinct: true, limit });
     for (const [id] of found) this.ids.push(id as number);
     this.known = found.length < limit ? Number.NEGATIVE_INFINITY : this.ids.at(-1)!;
   }
