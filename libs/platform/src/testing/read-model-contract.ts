@@ -229,6 +229,13 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         expect(await users.findColumns({ name: 'Nobody' }, ['role'])).toEqual([]);
       });
 
+      it('sorts by a field declared distinct as by the same field with ties broken by id', async () => {
+        for (const options of [{ sort: ['name', 1] }, { sort: ['name', -1], limit: 3 }] as FindOptions[]) {
+          expect(ids(await users.find({}, { ...options, sortDistinct: true }))).toEqual(ids(await users.find({}, options)));
+          expect(await users.findColumns({}, ['name'], { ...options, sortDistinct: true })).toEqual(await users.findColumns({}, ['name'], options));
+        }
+      });
+
       it('finds through a partial index exactly what a plain filter finds', async () => {
         const partial = store.collection<UserDoc>('partial_users', [{ fields: ['role', '_id'], where: { active: true } }]);
         for (const user of everyone) await partial.put(user);
