@@ -18,7 +18,7 @@ import { GroupAccessReactor } from './projections/group-access';
 import { UserActivity } from './projections/user-activity';
 import { SubscriptionSettingsModel } from './projections/subscription-settings';
 import { getChannel, getChannelId, getChannels, getSubscribers, getSubscriptions, getSubscriptionStatus } from './queries/channels';
-import { channelsState } from './queries/register-state';
+import { channelsState, serializedLists } from './queries/register-state';
 
 export async function startChannelsService(deps: ServiceDeps): Promise<RunningService> {
   const { bus, log, store, readModels } = deps;
@@ -69,7 +69,8 @@ export async function startChannelsService(deps: ServiceDeps): Promise<RunningSe
     serve(api.registerState, async (params, { actor }) => {
       // The position is what POST /register's queue leaves out: events the state already holds.
       const { value, position } = await projector.snapshot(() => channelsState({ directory, userGroups, messages, settings, folders, partial }, actor.user_id, params));
-      return { value: { state: value }, position };
+      const { state, json } = serializedLists(value);
+      return { value: { state }, position, ...(json === undefined ? {} : { json }) };
     }),
     serve(api.createChannel, async (params) => {
       const { channelId, position } = await createChannel(commands, params);

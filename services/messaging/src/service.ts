@@ -216,7 +216,9 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
         ...(wantsState(params, 'reminders') ? { reminders: await scheduledModel.remindersOf(actor.user_id) } : {}),
         ...(wantsState(params, 'muted_users') ? { muted_users: await mutedUsers.of(actor.user_id) } : {}),
       }));
-      return { value: { state: value }, position };
+      // Serialized here: in the embedded mode this is the messaging thread, so the thread
+      // that answers neither copies the sections' objects across nor serializes them.
+      return { value: { state: {} }, position, json: JSON.stringify(value) };
     }),
     serve(api.sendMessage, async (params, { actor }) => {
       const { position, ...value } = await sendMessage({ directory, userGroups, model, recipients, messages, userTopicStreams, renderer, alertWords, linkifiers, policy, mutedUsers }, actor, params);

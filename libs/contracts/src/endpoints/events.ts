@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { EmptyReply, endpoint } from './contract';
 import { NarrowTerm } from './messaging';
-import { RealmUsersMembers, RegisterStateReply } from './register-state';
+import { ChannelsState, MessagingState, RealmUsersMembers, RegisterStateReply } from './register-state';
 
 const int = () => z.number().int();
 
@@ -87,8 +87,8 @@ export const eventsEndpoints = {
       realm_empty_topic_display_name: z.string(),
       event_queue_longpoll_timeout_seconds: int(),
     }),
-    /** realm_users and realm_non_active_users follow the reply's members already serialized (BusReply `json`). */
-    serialized: RealmUsersMembers,
+    /** realm_users, realm_non_active_users, channels' lists and messaging's sections follow the reply's members already serialized (BusReply `json`). */
+    serialized: RealmUsersMembers.extend(MessagingState.shape).extend(ChannelsState.pick({ streams: true, never_subscribed: true }).shape),
   }),
   /** Its `events` follow the reply's members already serialized (BusReply `json`). */
   getEvents: endpoint({

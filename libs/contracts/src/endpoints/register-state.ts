@@ -210,10 +210,27 @@ export const accountsStateEndpoints = {
   }),
 };
 export const channelsStateEndpoints = {
-  registerState: endpoint({ service: 'channels', subject: 'channels.register_state', auth: true, params: StateParams, reply: stateReply(ChannelsState) }),
+  registerState: endpoint({
+    service: 'channels',
+    subject: 'channels.register_state',
+    auth: true,
+    params: StateParams,
+    reply: stateReply(ChannelsState),
+    // `streams` and `never_subscribed`, kept serialized per channel (services/channels queries/register-state.ts).
+    serialized: ChannelsState.pick({ streams: true, never_subscribed: true }),
+  }),
 };
 export const messagingStateEndpoints = {
-  registerState: endpoint({ service: 'messaging', subject: 'messaging.register_state', auth: true, params: StateParams, reply: stateReply(MessagingState) }),
+  registerState: endpoint({
+    service: 'messaging',
+    subject: 'messaging.register_state',
+    auth: true,
+    params: StateParams,
+    reply: stateReply(MessagingState),
+    // Its sections, serialized in the messaging thread rather than in the one that answers
+    // (up to 50,000 unread ids; see services/messaging service.ts).
+    serialized: MessagingState,
+  }),
 };
 
 /** POST /register's reply beyond the queue: every section, each present when its event type was fetched. */

@@ -91,6 +91,31 @@ function plainObject(channel: ChannelView, first: number | null, count: number):
   return object;
 }
 
+/** The JSON of each shared plain object (plainObject), written once. */
+const plainJson = new WeakMap<object, string>();
+
+const jsonOf = (object: object): string => {
+  const kept = plainJson.get(object);
+  if (kept !== undefined) return kept;
+  const json = JSON.stringify(object);
+  // Only shared objects are kept: others are built for one registration.
+  if (Object.isFrozen(object)) plainJson.set(object, json);
+  return json;
+};
+
+/**
+ * The state with `streams` and `never_subscribed` taken out as serialized members (a
+ * BusReply's `json`): at 1,000 channels they are most of the section, the same objects
+ * for every registration, so their JSON is kept with them rather than written each time.
+ */
+export function serializedLists(state: ChannelsState): { state: ChannelsState; json?: string } {
+  const { streams, never_subscribed, ...rest } = state;
+  const members: string[] = [];
+  if (streams) members.push(`"streams":[${streams.map(jsonOf).join(',')}]`);
+  if (never_subscribed) members.push(`"never_subscribed":[${never_subscribed.map(jsonOf).join(',')}]`);
+  return members.length === 0 ? { state } : { state: rest, json: `{${members.join(',')}}` };
+}
+
 /** How a channel's subscribers are listed: whole, or in part for large channels when the client asked for 'partial'. */
 async function subscriberLists(deps: ChannelsStateDeps, params: StateParams) {
   if (params.include_subscribers !== 'partial' || !deps.partial) return (ids: number[]) => ({ subscribers: ids });

@@ -19,7 +19,7 @@ import {
   type ServiceName,
   type StateParams,
 } from '@teamchat/contracts';
-import { callContract, type Bus } from '@teamchat/platform';
+import { callContract, releaseLent, type Bus } from '@teamchat/platform';
 import type { Cutoffs } from '../domain/state-cutoffs';
 import type { QueueRegistry } from './queues';
 
@@ -174,8 +174,9 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
   });
   const states: OwnerStates = {};
   const positions = new Map<OwnerName, number>();
-  // Members an owner sent already serialized (accounts' users list), passed on as they are.
-  let json: string | Uint8Array | undefined;
+  // Members owners sent already serialized (accounts' users lists, messaging's sections),
+  // passed on as they are.
+  const serialized: (string | Uint8Array)[] = [];
   const asked = { accounts: accountsParamsOf(state, params), channels: state, messaging: state };
   try {
     await Promise.all(
@@ -184,13 +185,14 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
         // An owner always answers at or after `after`; without a position nothing could be left out safely.
         positions.set(owner, reply.position ?? after);
         (states as Record<OwnerName, unknown>)[owner] = reply.value.state;
-        if (reply.json !== undefined) json = reply.json;
+        if (reply.json !== undefined) serialized.push(reply.json);
       }),
     );
   } catch (err) {
     // The client is told of the failure, not of the removal: a queue whose removal a crash
     // undid has an id nobody knows, and expires.
     deps.queues.delete(actor, queue.queue_id).catch(() => undefined);
+    serialized.forEach(releaseLent);
     throw err;
   }
   deps.queues.releaseWithState(queue.queue_id, cutoffsOf(state, positions));
@@ -214,5 +216,19 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
     ...queue,
     zulip_merge_base: ZULIP_VERSION,
   };
+  const json = joinedMembers(serialized);
   return { value, ...(json === undefined ? {} : { json }) };
+}
+
+/** Several owners' serialized members as one object's (one alone goes as it came, bytes or text). */
+function joinedMembers(pieces: readonly (string | Uint8Array)[]): string | Uint8Array | undefined {
+  if (pieces.length <= 1) return pieces[0];
+  const members: string[] = [];
+  for (const piece of pieces) {
+    const text = typeof piece === 'string' ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('utf8');
+    releaseLent(piece);
+    const inner = text.trim().slice(1, -1).trim();
+    if (inner) members.push(inner);
+  }
+  return `{${members.join(',')}}`;
 }
