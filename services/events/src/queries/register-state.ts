@@ -223,12 +223,15 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
 /** Several owners' serialized members as one object's (one alone goes as it came, bytes or text). */
 function joinedMembers(pieces: readonly (string | Uint8Array)[]): string | Uint8Array | undefined {
   if (pieces.length <= 1) return pieces[0];
-  const members: string[] = [];
+  // Owners write their members compactly, `{` first and `}` last: slices and concatenation
+  // keep the megabytes where they are until the reply is written, rather than copying
+  // them once per step (trimming or joining a list flattens each piece).
+  let members = '';
   for (const piece of pieces) {
     const text = typeof piece === 'string' ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('utf8');
     releaseLent(piece);
-    const inner = text.trim().slice(1, -1).trim();
-    if (inner) members.push(inner);
+    const inner = text.slice(1, -1);
+    if (inner) members = members ? members + ',' + inner : inner;
   }
-  return `{${members.join(',')}}`;
+  return '{' + members + '}';
 }
