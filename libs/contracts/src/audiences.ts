@@ -20,3 +20,12 @@ export const NamedAudience = z.enum(['active_users']);
 export type NamedAudience = z.infer<typeof NamedAudience>;
 
 export const ACTIVE_USERS: NamedAudience = 'active_users';
+
+/**
+ * The audience of a fact told to the whole organization: named (`audience`) since
+ * audiences were named, listed (`audience_user_ids`) in facts stored before.
+ */
+export const OrganizationAudience = {
+  audience: NamedAudience.optional(),
+  audience_user_ids: z.array(z.number().int()).optional(),
+};

@@ -6,6 +6,7 @@
  * invitation's `key_salt`, as API keys are, so the store never holds a usable secret.
  */
 import { z } from 'zod';
+import { OrganizationAudience } from './audiences';
 
 const int = () => z.number().int();
 
@@ -15,9 +16,9 @@ export type StoredRealmDomain = z.infer<typeof StoredRealmDomain>;
 /** Everyone hears of an allowed domain (Zulip sends realm_domains to the whole organization). */
 const Audience = { audience_user_ids: z.array(int()) };
 
-export const RealmDomainAdded = z.object({ type: z.literal('RealmDomainAdded'), realm_domain: StoredRealmDomain, ...Audience });
-export const RealmDomainChanged = z.object({ type: z.literal('RealmDomainChanged'), realm_domain: StoredRealmDomain, ...Audience });
-export const RealmDomainRemoved = z.object({ type: z.literal('RealmDomainRemoved'), realm_domain: StoredRealmDomain, ...Audience });
+export const RealmDomainAdded = z.object({ type: z.literal('RealmDomainAdded'), realm_domain: StoredRealmDomain, ...OrganizationAudience });
+export const RealmDomainChanged = z.object({ type: z.literal('RealmDomainChanged'), realm_domain: StoredRealmDomain, ...OrganizationAudience });
+export const RealmDomainRemoved = z.object({ type: z.literal('RealmDomainRemoved'), realm_domain: StoredRealmDomain, ...OrganizationAudience });
 
 /** An invitation as stored: what POST /invites (or /invites/multiuse) decided. */
 export const StoredInvitation = z.object({

@@ -5,6 +5,7 @@
  * the list after the change and the active users who hear of it.
  */
 import { z } from 'zod';
+import { OrganizationAudience } from './audiences';
 
 const int = () => z.number().int();
 
@@ -12,7 +13,7 @@ const int = () => z.number().int();
 export const StoredLinkifier = z.object({ id: int(), pattern: z.string(), url_template: z.string() });
 export type StoredLinkifier = z.infer<typeof StoredLinkifier>;
 
-const ListAfter = { linkifiers: z.array(StoredLinkifier), audience_user_ids: z.array(int()) };
+const ListAfter = { linkifiers: z.array(StoredLinkifier), ...OrganizationAudience };
 
 export const LinkifierAdded = z.object({ type: z.literal('LinkifierAdded'), linkifier: StoredLinkifier, ...ListAfter });
 export const LinkifierUpdated = z.object({ type: z.literal('LinkifierUpdated'), linkifier: StoredLinkifier, ...ListAfter });

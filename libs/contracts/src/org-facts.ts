@@ -1,13 +1,14 @@
 /**
  * Facts of the organization's settings, user status and custom profile fields (accounts'
- * streams). Each carries its audience: every active user when it was decided, as Zulip
+ * streams). Each carries its audience: every active user (named, audiences.ts), as Zulip
  * sends `realm`, `user_status` and `custom_profile_fields` events to the whole organization.
  */
 import { z } from 'zod';
+import { OrganizationAudience } from './audiences';
 import { RealmSettingValue } from './realm-settings';
 
 const int = () => z.number().int();
-const audience = { audience_user_ids: z.array(int()) };
+const audience = OrganizationAudience;
 
 /** Streams of accounts' organization features. */
 export const orgStreams = {

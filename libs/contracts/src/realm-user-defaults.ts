@@ -5,6 +5,7 @@
  * created afterwards starts with them.
  */
 import { z } from 'zod';
+import { OrganizationAudience } from './audiences';
 import { USER_SETTING_DEFAULTS, type UserSettingName, type UserSettingValue } from './user-settings';
 
 const int = () => z.number().int();
@@ -81,8 +82,8 @@ export const RealmUserSettingsDefaultChanged = z.object({
   type: z.literal('RealmUserSettingsDefaultChanged'),
   property: z.string(),
   value: z.union([z.boolean(), int(), z.string()]),
-  /** Active users, who hear of the change. */
-  audience_user_ids: z.array(int()),
+  /** Active users, who hear of the change (named, audiences.ts). */
+  ...OrganizationAudience,
 });
 
 type Schemas = { [N in RealmUserSettingName]: z.ZodOptional<z.ZodBoolean | z.ZodNumber | z.ZodString> };

@@ -5,6 +5,7 @@
  * messages), so each fact carries what those readers need.
  */
 import { z } from 'zod';
+import { OrganizationAudience } from './audiences';
 
 const int = () => z.number().int();
 
@@ -82,13 +83,13 @@ export const PlaygroundAdded = z.object({
   type: z.literal('PlaygroundAdded'),
   playground: StoredPlayground,
   playgrounds: z.array(StoredPlayground),
-  audience_user_ids: z.array(int()),
+  ...OrganizationAudience,
 });
 export const PlaygroundRemoved = z.object({
   type: z.literal('PlaygroundRemoved'),
   playground_id: int(),
   playgrounds: z.array(StoredPlayground),
-  audience_user_ids: z.array(int()),
+  ...OrganizationAudience,
 });
 
 export const TOOLS_FACTS = [

@@ -5,6 +5,7 @@
  * port of libs/platform); a fact names them by `blob_key`, never holds them.
  */
 import { z } from 'zod';
+import { OrganizationAudience } from './audiences';
 
 const int = () => z.number().int();
 
@@ -90,14 +91,14 @@ export const RealmEmojiAdded = z.object({
   type: z.literal('RealmEmojiAdded'),
   emoji: StoredRealmEmoji,
   realm_emoji: z.array(StoredRealmEmoji),
-  audience_user_ids: z.array(int()),
+  ...OrganizationAudience,
 });
 /** Deactivated, not deleted: old messages and reactions keep showing it. */
 export const RealmEmojiDeactivated = z.object({
   type: z.literal('RealmEmojiDeactivated'),
   emoji_id: z.string(),
   realm_emoji: z.array(StoredRealmEmoji),
-  audience_user_ids: z.array(int()),
+  ...OrganizationAudience,
 });
 
 export const UPLOAD_FACTS = [AttachmentUploaded, AttachmentClaimed, AttachmentReleased, AttachmentRemoved, RealmEmojiAdded, RealmEmojiDeactivated] as const;

@@ -3,6 +3,7 @@
  * subgroups, and deactivated.
  */
 import { z } from 'zod';
+import { OrganizationAudience } from './audiences';
 import { GroupSettingValue, USER_GROUP_SETTINGS } from './groups';
 
 const int = () => z.number().int();
@@ -11,10 +12,10 @@ type UserGroupSettingsShape = Record<(typeof USER_GROUP_SETTINGS)[number], typeo
 const userGroupSettingsShape = Object.fromEntries(USER_GROUP_SETTINGS.map((name) => [name, GroupSettingValue])) as UserGroupSettingsShape;
 
 /**
- * User group facts carry their audience: every active user of the organization when the
- * change was decided (Zulip sends `user_group` events to the whole realm).
+ * User group facts carry their audience: every active user of the organization (named,
+ * audiences.ts; Zulip sends `user_group` events to the whole realm).
  */
-const GroupAudience = { audience_user_ids: z.array(int()) };
+const GroupAudience = OrganizationAudience;
 
 export const UserGroupCreated = z.object({
   type: z.literal('UserGroupCreated'),

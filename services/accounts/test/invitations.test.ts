@@ -41,35 +41,35 @@ describe('allowed domains', () => {
   const spec = <C>(decide: (state: RealmDomainsState, cmd: C) => Fact[]) =>
     deciderSpec<RealmDomainsState, C>({ initial: initialRealmDomains, evolve: evolveRealmDomains, decide: (cmd, state) => decide(state, cmd) });
   const add = spec((state, cmd: { actor: Actor; domain: string; allow_subdomains?: boolean }) =>
-    decideAddRealmDomain(state, { allow_subdomains: false, audience_user_ids: [1, 4], ...cmd }).facts,
+    decideAddRealmDomain(state, { allow_subdomains: false, ...cmd }).facts,
   );
   const acme = { id: 1, domain: 'acme.example', allow_subdomains: false };
-  const added: Fact = { type: 'RealmDomainAdded', realm_domain: acme, audience_user_ids: [1, 4] };
+  const added: Fact = { type: 'RealmDomainAdded', realm_domain: acme, audience: 'active_users' };
 
   it('adds a normalised domain with the next id; refuses duplicates and non-owners', () => {
     add.given([]).when({ actor: owner, domain: ' ACME.Example ' }).then([added]);
     add.given([added]).when({ actor: owner, domain: 'acme.example' }).thenThrows({ code: 'BAD_REQUEST', msg: /already a part/ });
     add.given([]).when({ actor: admin, domain: 'acme.example' }).thenThrows({ msg: 'Must be an organization owner' });
     add.given([added]).when({ actor: owner, domain: 'b.example', allow_subdomains: true }).then([
-      { type: 'RealmDomainAdded', realm_domain: { id: 2, domain: 'b.example', allow_subdomains: true }, audience_user_ids: [1, 4] },
+      { type: 'RealmDomainAdded', realm_domain: { id: 2, domain: 'b.example', allow_subdomains: true }, audience: 'active_users' },
     ]);
   });
 
   it('changes and removes known domains only, owners only', () => {
-    const change = spec((state, cmd: { actor: Actor; domain: string }) => decideChangeRealmDomain(state, { ...cmd, allow_subdomains: true, audience_user_ids: [1] }));
-    change.given([added]).when({ actor: owner, domain: 'ACME.example' }).then([{ type: 'RealmDomainChanged', realm_domain: { ...acme, allow_subdomains: true }, audience_user_ids: [1] }]);
+    const change = spec((state, cmd: { actor: Actor; domain: string }) => decideChangeRealmDomain(state, { ...cmd, allow_subdomains: true }));
+    change.given([added]).when({ actor: owner, domain: 'ACME.example' }).then([{ type: 'RealmDomainChanged', realm_domain: { ...acme, allow_subdomains: true }, audience: 'active_users' }]);
     change.given([added]).when({ actor: owner, domain: 'x.example' }).thenThrows({ msg: 'No entry found for domain: x.example.' });
     change.given([added]).when({ actor: member, domain: 'acme.example' }).thenThrows({ msg: 'Must be an organization owner' });
-    const remove = spec((state, cmd: { actor: Actor; domain: string }) => decideRemoveRealmDomain(state, { ...cmd, audience_user_ids: [1] }).facts);
-    remove.given([added]).when({ actor: owner, domain: 'acme.example' }).then([{ type: 'RealmDomainRemoved', realm_domain: acme, audience_user_ids: [1] }]);
-    remove.given([added, { type: 'RealmDomainRemoved', realm_domain: acme, audience_user_ids: [1] }]).when({ actor: owner, domain: 'acme.example' }).thenThrows({ code: 'BAD_REQUEST' });
+    const remove = spec((state, cmd: { actor: Actor; domain: string }) => decideRemoveRealmDomain(state, { ...cmd }).facts);
+    remove.given([added]).when({ actor: owner, domain: 'acme.example' }).then([{ type: 'RealmDomainRemoved', realm_domain: acme, audience: 'active_users' }]);
+    remove.given([added, { type: 'RealmDomainRemoved', realm_domain: acme, audience: 'active_users' }]).when({ actor: owner, domain: 'acme.example' }).thenThrows({ code: 'BAD_REQUEST' });
   });
 
   it('tells whether a removal empties the list (which lifts the restriction to the domains)', () => {
     const stateOf = (facts: Fact[]) => facts.reduce(evolveRealmDomains, initialRealmDomains());
-    const other: Fact = { type: 'RealmDomainAdded', realm_domain: { id: 2, domain: 'other.example', allow_subdomains: false }, audience_user_ids: [1] };
-    expect(decideRemoveRealmDomain(stateOf([added]), { actor: owner, domain: 'acme.example', audience_user_ids: [1] }).last).toBe(true);
-    expect(decideRemoveRealmDomain(stateOf([added, other]), { actor: owner, domain: 'acme.example', audience_user_ids: [1] }).last).toBe(false);
+    const other: Fact = { type: 'RealmDomainAdded', realm_domain: { id: 2, domain: 'other.example', allow_subdomains: false }, audience: 'active_users' };
+    expect(decideRemoveRealmDomain(stateOf([added]), { actor: owner, domain: 'acme.example' }).last).toBe(true);
+    expect(decideRemoveRealmDomain(stateOf([added, other]), { actor: owner, domain: 'acme.example' }).last).toBe(false);
   });
 
   it('validates domains as Zulip does', () => {

@@ -17,27 +17,27 @@ const owner: Actor = { ...admin, user_id: 1, role: ROLE.owner };
 const moderator: Actor = { ...admin, user_id: 3, role: ROLE.moderator };
 const member: Actor = { ...admin, user_id: 4, role: ROLE.member };
 const guest: Actor = { ...admin, user_id: 6, role: ROLE.guest };
-const audience_user_ids = [1, 2];
+const audience = 'active_users' as const;
 
 type Input = { actor: Actor; pattern: string; url_template: string; id?: number };
 const spec = <C>(decide: (state: LinkifiersState, cmd: C) => Fact[]) =>
   deciderSpec<LinkifiersState, C>({ initial: initialLinkifiers, evolve: evolveLinkifiers, decide: (cmd, state) => decide(state, cmd) });
-const add = spec<Input>((state, cmd) => decideAddLinkifier(state, { ...cmd, audience_user_ids }).facts);
-const update = spec<Input>((state, cmd) => decideUpdateLinkifier(state, { ...cmd, linkifier_id: cmd.id ?? 1, audience_user_ids }));
-const remove = spec<{ actor: Actor; id: number }>((state, cmd) => decideRemoveLinkifier(state, { actor: cmd.actor, linkifier_id: cmd.id, audience_user_ids }));
-const reorder = spec<{ actor: Actor; ids: number[] }>((state, cmd) => decideReorderLinkifiers(state, { actor: cmd.actor, ordered_linkifier_ids: cmd.ids, audience_user_ids }));
+const add = spec<Input>((state, cmd) => decideAddLinkifier(state, { ...cmd }).facts);
+const update = spec<Input>((state, cmd) => decideUpdateLinkifier(state, { ...cmd, linkifier_id: cmd.id ?? 1 }));
+const remove = spec<{ actor: Actor; id: number }>((state, cmd) => decideRemoveLinkifier(state, { actor: cmd.actor, linkifier_id: cmd.id }));
+const reorder = spec<{ actor: Actor; ids: number[] }>((state, cmd) => decideReorderLinkifiers(state, { actor: cmd.actor, ordered_linkifier_ids: cmd.ids }));
 
 const issues = { id: 1, pattern: '#(?P<id>[0-9]+)', url_template: 'https://t.example/issues/{id}' };
 const tickets = { id: 2, pattern: 'T-(?P<n>[0-9]+)', url_template: 'https://t.example/t/{n}' };
-const first: Fact = { type: 'LinkifierAdded', linkifier: issues, linkifiers: [issues], audience_user_ids };
-const second: Fact = { type: 'LinkifierAdded', linkifier: tickets, linkifiers: [issues, tickets], audience_user_ids };
+const first: Fact = { type: 'LinkifierAdded', linkifier: issues, linkifiers: [issues], audience };
+const second: Fact = { type: 'LinkifierAdded', linkifier: tickets, linkifiers: [issues, tickets], audience };
 
 describe('linkifiers', () => {
   it('adds a linkifier with the next id (ids are never reused) and the whole list after it', () => {
     add.given([first]).when({ actor: admin, pattern: tickets.pattern, url_template: tickets.url_template }).then([second]);
-    const removed: Fact = { type: 'LinkifierRemoved', linkifier_id: 2, linkifiers: [issues], audience_user_ids };
+    const removed: Fact = { type: 'LinkifierRemoved', linkifier_id: 2, linkifiers: [issues], audience };
     add.given([first, second, removed]).when({ actor: owner, pattern: ' X(?P<n>[0-9]+) ', url_template: 'https://x.example/{n}' }).then([
-      { type: 'LinkifierAdded', linkifier: { id: 3, pattern: 'X(?P<n>[0-9]+)', url_template: 'https://x.example/{n}' }, linkifiers: [issues, { id: 3, pattern: 'X(?P<n>[0-9]+)', url_template: 'https://x.example/{n}' }], audience_user_ids },
+      { type: 'LinkifierAdded', linkifier: { id: 3, pattern: 'X(?P<n>[0-9]+)', url_template: 'https://x.example/{n}' }, linkifiers: [issues, { id: 3, pattern: 'X(?P<n>[0-9]+)', url_template: 'https://x.example/{n}' }], audience },
     ]);
   });
 
@@ -66,18 +66,18 @@ describe('linkifiers', () => {
   it('updates a linkifier in its place, and refuses an unknown one', () => {
     const edited = { id: 1, pattern: 'GH-(?P<id>[0-9]+)', url_template: 'https://g.example/{id}' };
     update.given([first, second]).when({ actor: admin, id: 1, pattern: edited.pattern, url_template: edited.url_template }).then([
-      { type: 'LinkifierUpdated', linkifier: edited, linkifiers: [edited, tickets], audience_user_ids },
+      { type: 'LinkifierUpdated', linkifier: edited, linkifiers: [edited, tickets], audience },
     ]);
     update.given([first]).when({ actor: admin, ...issues, id: 9 }).thenThrows({ code: 'BAD_REQUEST', msg: 'Linkifier not found.' });
   });
 
   it('removes a linkifier, and refuses an unknown one', () => {
-    remove.given([first, second]).when({ actor: admin, id: 1 }).then([{ type: 'LinkifierRemoved', linkifier_id: 1, linkifiers: [tickets], audience_user_ids }]);
+    remove.given([first, second]).when({ actor: admin, id: 1 }).then([{ type: 'LinkifierRemoved', linkifier_id: 1, linkifiers: [tickets], audience }]);
     remove.given([first]).when({ actor: admin, id: 2 }).thenThrows({ code: 'BAD_REQUEST', msg: 'Linkifier not found.' });
   });
 
   it('reorders when the order names every linkifier once; the same order changes nothing', () => {
-    reorder.given([first, second]).when({ actor: admin, ids: [2, 1] }).then([{ type: 'LinkifiersReordered', linkifiers: [tickets, issues], audience_user_ids }]);
+    reorder.given([first, second]).when({ actor: admin, ids: [2, 1] }).then([{ type: 'LinkifiersReordered', linkifiers: [tickets, issues], audience }]);
     reorder.given([first, second]).when({ actor: admin, ids: [1, 2] }).then([]);
     reorder.given([first, second]).when({ actor: admin, ids: [1, 1] }).thenThrows({ code: 'BAD_REQUEST', msg: 'The ordered list must not contain duplicated linkifiers' });
     reorder.given([first, second]).when({ actor: admin, ids: [1] }).thenThrows({ code: 'BAD_REQUEST' });

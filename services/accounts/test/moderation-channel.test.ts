@@ -14,7 +14,6 @@ const OWNER = 1;
 const ADMIN = 2;
 const MODERATOR = 3;
 const MEMBER = 4;
-const ACTIVE = [OWNER, ADMIN, MODERATOR, MEMBER];
 const PRIVATE = 10;
 const PUBLIC = 11;
 const ARCHIVED = 12;
@@ -47,7 +46,7 @@ const organization: Fact[] = [
 ];
 const actor = (user_id: number, role: number): Actor => ({ user_id, email: `u${user_id}@acme.example`, full_name: '', role, is_bot: false, client: 'test' });
 const admin = actor(ADMIN, ROLE.administrator);
-const changed = (id: number): Fact => ({ type: 'RealmSettingsChanged', changes: { moderation_request_channel_id: id }, actor_id: ADMIN, audience_user_ids: ACTIVE });
+const changed = (id: number): Fact => ({ type: 'RealmSettingsChanged', changes: { moderation_request_channel_id: id }, actor_id: ADMIN, audience: 'active_users' });
 
 describe('moderation_request_channel_id (PATCH /realm)', () => {
   const spec = deciderSpec<{ org: OrganizationState; realm: RealmSettingsState }, { actor: Actor; params: Record<string, unknown> }>({

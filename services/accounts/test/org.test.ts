@@ -29,7 +29,6 @@ const MEMBER = 4;
 const GUEST = 5;
 const BOT = 6;
 const GONE = 7;
-const ALL_ACTIVE = [OWNER, ADMIN, MODERATOR, MEMBER, GUEST, BOT];
 
 const userCreated = (user_id: number, role: number, is_bot = false): Fact => ({
   type: 'UserCreated',
@@ -79,7 +78,7 @@ describe('organization settings (PATCH /realm)', () => {
     type: 'RealmSettingsChanged',
     changes: changes as never,
     actor_id,
-    audience_user_ids: ALL_ACTIVE,
+    audience: 'active_users',
   });
 
   it('records only the settings whose value changes, in stored form', () =>
@@ -194,7 +193,7 @@ describe('user status', () => {
     ...initialUserStatus(),
     ...values,
     changed,
-    audience_user_ids: ALL_ACTIVE,
+    audience: 'active_users',
   });
   const own = (who: Actor, params: UpdateStatus['params']): UpdateStatus => ({ actor: who, user_id: who.user_id, params });
 
@@ -277,13 +276,13 @@ describe('custom profile fields', () => {
     type: 'CustomProfileFieldsChanged',
     fields,
     ...(deleted !== undefined ? { deleted_field_id: deleted } : {}),
-    audience_user_ids: ALL_ACTIVE,
+    audience: 'active_users',
   });
   const dataChanged = (user_id: number, changes: { id: number; value: string | null }[]): Fact => ({
     type: 'CustomProfileDataChanged',
     user_id,
     changes,
-    audience_user_ids: ALL_ACTIVE,
+    audience: 'active_users',
   });
   const choices = { a: { text: 'Alpha', order: '1' }, b: { text: 'Beta', order: '2' } };
   const SHORT = field(1, PROFILE_FIELD_TYPE.short_text);

@@ -9,7 +9,6 @@ const member: Actor = { user_id: 7, role: ROLE.member, client: 'test', email: 'u
 const member2: Actor = { user_id: 8, role: ROLE.member, client: 'test', email: 'u8@example.com', full_name: 'U', is_bot: false };
 const admin: Actor = { user_id: 2, role: ROLE.administrator, client: 'test', email: 'u2@example.com', full_name: 'U', is_bot: false };
 const png = { blob_key: `emoji/${KEY}`, name: 'p.png', size: 10, content_type: 'image/png' };
-const AUDIENCE = [2, 7, 8];
 const emoji = (id: number, name: string, over: Partial<StoredRealmEmoji> = {}): StoredRealmEmoji => ({
   id: String(id),
   name,
@@ -20,7 +19,7 @@ const emoji = (id: number, name: string, over: Partial<StoredRealmEmoji> = {}): 
   content_type: 'image/png',
   ...over,
 });
-const added = (e: StoredRealmEmoji, all: StoredRealmEmoji[]): Fact => ({ type: 'RealmEmojiAdded', emoji: e, realm_emoji: all, audience_user_ids: AUDIENCE });
+const added = (e: StoredRealmEmoji, all: StoredRealmEmoji[]): Fact => ({ type: 'RealmEmojiAdded', emoji: e, realm_emoji: all, audience: 'active_users' });
 const spec = <C>(decide: (state: RealmEmojiState, cmd: C) => Fact[]) =>
   deciderSpec<RealmEmojiState, C>({ initial: initialRealmEmoji, evolve: evolveRealmEmoji, decide: (cmd, state) => decide(state, cmd) });
 
@@ -34,7 +33,6 @@ describe('adding', () => {
       may_add: cmd.may_add ?? true,
       maxBytes: 100,
       maxMib: 1,
-      audience_user_ids: AUDIENCE,
     }),
   );
   it('adds it with the next id, its URL from the stored key, told to the active users', () =>
@@ -49,7 +47,7 @@ describe('adding', () => {
   it('refuses an active name, but not a deactivated one', () => {
     add.given([added(emoji(1, 'a'), [emoji(1, 'a')])]).when({ name: 'a' }).thenThrows({ msg: 'A custom emoji with this name already exists.' });
     add
-      .given([added(emoji(1, 'a'), [emoji(1, 'a')]), { type: 'RealmEmojiDeactivated', emoji_id: '1', realm_emoji: [emoji(1, 'a', { deactivated: true })], audience_user_ids: AUDIENCE }])
+      .given([added(emoji(1, 'a'), [emoji(1, 'a')]), { type: 'RealmEmojiDeactivated', emoji_id: '1', realm_emoji: [emoji(1, 'a', { deactivated: true })], audience: 'active_users' }])
       .when({ name: 'a' })
       .then([added(emoji(2, 'a'), [emoji(1, 'a', { deactivated: true }), emoji(2, 'a')])]);
   });
@@ -62,10 +60,10 @@ describe('adding', () => {
 
 describe('deactivating', () => {
   const remove = spec((state, cmd: { actor: Actor; name: string; may_add?: boolean }) =>
-    decideDeactivateRealmEmoji(state, { actor: cmd.actor, emoji_name: cmd.name, may_add: cmd.may_add ?? true, audience_user_ids: AUDIENCE }),
+    decideDeactivateRealmEmoji(state, { actor: cmd.actor, emoji_name: cmd.name, may_add: cmd.may_add ?? true }),
   );
   const given = [added(emoji(1, 'a'), [emoji(1, 'a')])];
-  const deactivated: Fact = { type: 'RealmEmojiDeactivated', emoji_id: '1', realm_emoji: [emoji(1, 'a', { deactivated: true })], audience_user_ids: AUDIENCE };
+  const deactivated: Fact = { type: 'RealmEmojiDeactivated', emoji_id: '1', realm_emoji: [emoji(1, 'a', { deactivated: true })], audience: 'active_users' };
   it('its author deactivates it', () => remove.given(given).when({ actor: member, name: 'a' }).then([deactivated]));
   it('an administrator deactivates anyone’s', () => remove.given(given).when({ actor: admin, name: 'a', may_add: false }).then([deactivated]));
   it('nobody else, nor an author no longer allowed to add emoji', () => {

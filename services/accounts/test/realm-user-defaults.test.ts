@@ -12,13 +12,13 @@ import {
 } from '../src/domain/realm-user-defaults';
 
 const admin: Actor = { user_id: 2, email: 'a@x', full_name: 'A', role: ROLE.administrator, is_bot: false, client: 'test' };
-const audience_user_ids = [1, 2];
+const audience = 'active_users' as const;
 const update = deciderSpec<RealmUserDefaultsState, { actor: Actor; changes: Record<string, unknown> }>({
   initial: initialRealmUserDefaults,
   evolve: evolveRealmUserDefaults,
-  decide: (cmd, state) => decideUpdateRealmUserDefaults(state, { actor: cmd.actor, changes: cmd.changes as never, audience_user_ids }),
+  decide: (cmd, state) => decideUpdateRealmUserDefaults(state, { actor: cmd.actor, changes: cmd.changes as never }),
 });
-const readReceiptsOff: Fact = { type: 'RealmUserSettingsDefaultChanged', property: 'send_read_receipts', value: false, audience_user_ids };
+const readReceiptsOff: Fact = { type: 'RealmUserSettingsDefaultChanged', property: 'send_read_receipts', value: false, audience };
 
 describe('defaults for new users', () => {
   it('records each changed setting; unchanged values and unknown names record nothing', () => {

@@ -184,21 +184,20 @@ describe('code playgrounds', () => {
         lexer_language: 'c',
         url_template: cmd.url_template,
         parsed_template: parseUrlTemplate(cmd.url_template),
-        audience_user_ids: [1, 2],
       }).facts,
   });
   const remove = deciderSpec<PlaygroundsState, { actor: Actor; id: number }>({
     initial: initialPlaygrounds,
     evolve: evolvePlaygrounds,
-    decide: (cmd, state) => decideRemovePlayground(state, { actor: cmd.actor, playground_id: cmd.id, audience_user_ids: [1] }),
+    decide: (cmd, state) => decideRemovePlayground(state, { actor: cmd.actor, playground_id: cmd.id }),
   });
   const godbolt = { id: 1, name: 'Godbolt', lexer_language: 'c', url_template: 'https://godbolt.org/z?code={code}' };
-  const first: Fact = { type: 'PlaygroundAdded', playground: godbolt, playgrounds: [godbolt], audience_user_ids: [1] };
+  const first: Fact = { type: 'PlaygroundAdded', playground: godbolt, playgrounds: [godbolt], audience: 'active_users' };
 
   it('adds a playground with the next id and the whole list after it', () => {
     const rust = { id: 2, name: 'Rust', lexer_language: 'c', url_template: 'https://play.rust-lang.org/{?code}' };
     add.given([first]).when({ actor: admin, name: 'Rust', url_template: rust.url_template }).then([
-      { type: 'PlaygroundAdded', playground: rust, playgrounds: [godbolt, rust], audience_user_ids: [1, 2] },
+      { type: 'PlaygroundAdded', playground: rust, playgrounds: [godbolt, rust], audience: 'active_users' },
     ]);
   });
   it.each(['https://x/{code', 'https://x/{other}', 'https://x/{code}{x}', 'https://x/', 'https://x/}{code}', 'ftp://x/{code}', '{code}'])(
@@ -210,7 +209,7 @@ describe('code playgrounds', () => {
     add.given([first]).when({ actor: admin, url_template: godbolt.url_template }).thenThrows({ code: 'BAD_REQUEST' });
     remove.given([first]).when({ actor: member, id: 1 }).thenThrows({ code: 'BAD_REQUEST' });
     remove.given([first]).when({ actor: admin, id: 2 }).thenThrows({ code: 'BAD_REQUEST' });
-    remove.given([first]).when({ actor: admin, id: 1 }).then([{ type: 'PlaygroundRemoved', playground_id: 1, playgrounds: [], audience_user_ids: [1] }]);
+    remove.given([first]).when({ actor: admin, id: 1 }).then([{ type: 'PlaygroundRemoved', playground_id: 1, playgrounds: [], audience: 'active_users' }]);
   });
 });
 

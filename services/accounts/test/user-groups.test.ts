@@ -32,7 +32,6 @@ const MEMBER2 = 5;
 const GUEST = 6;
 const BOT = 7;
 const GONE = 8;
-const ALL_ACTIVE = [OWNER, ADMIN, MODERATOR, MEMBER, MEMBER2, GUEST, BOT];
 
 const userCreated = (user_id: number, role: number, is_bot = false): Fact => ({
   type: 'UserCreated',
@@ -88,7 +87,7 @@ function created(group_id: number, extra: Partial<FactOf<'UserGroupCreated'>> = 
     can_manage_group: creator(MEMBER),
     can_mention_group: SYSTEM_GROUP.everyone,
     can_remove_members_group: SYSTEM_GROUP.nobody,
-    audience_user_ids: ALL_ACTIVE,
+    audience: 'active_users',
     ...extra,
   };
 }
@@ -166,13 +165,13 @@ describe('create a user group', () => {
   it('refuses a name an active group has (case-insensitively), not one a deactivated group had', () => {
     createSpec.given([...organization, created(9, { name: 'Cooks' })]).when(create({ name: 'cooks' })).thenThrows({ msg: "User group 'cooks' already exists." });
     createSpec
-      .given([...organization, created(9, { name: 'Cooks' }), { type: 'UserGroupDeactivated', group_id: 9, audience_user_ids: ALL_ACTIVE }])
+      .given([...organization, created(9, { name: 'Cooks' }), { type: 'UserGroupDeactivated', group_id: 9, audience: 'active_users' }])
       .when(create({ name: 'Cooks' }))
       .then([created(10, { name: 'Cooks' })]);
   });
 
   it('refuses a deactivated group as a subgroup or a setting', () => {
-    const history = [...organization, created(9), { type: 'UserGroupDeactivated', group_id: 9, audience_user_ids: ALL_ACTIVE } as Fact];
+    const history = [...organization, created(9), { type: 'UserGroupDeactivated', group_id: 9, audience: 'active_users' } as Fact];
     createSpec.given(history).when(create({ name: 'x', subgroups: [9] })).thenThrows({ msg: 'Invalid user group ID: 9' });
     createSpec.given(history).when(create({ name: 'x', settings: { can_join_group: 9 } })).thenThrows({ msg: "Invalid user group ID 9 in 'can_join_group'" });
   });
@@ -181,7 +180,7 @@ describe('create a user group', () => {
 describe('update a user group', () => {
   const history = [...organization, created(9)];
   const update = (extra: Partial<UpdateUserGroup>): UpdateUserGroup => ({ actor: member, group_id: 9, settings: {}, ...extra });
-  const updated = (changes: FactOf<'UserGroupUpdated'>['changes']): Fact => ({ type: 'UserGroupUpdated', group_id: 9, changes, audience_user_ids: ALL_ACTIVE });
+  const updated = (changes: FactOf<'UserGroupUpdated'>['changes']): Fact => ({ type: 'UserGroupUpdated', group_id: 9, changes, audience: 'active_users' });
 
   it('records only what changes', () =>
     updateSpec
@@ -202,7 +201,7 @@ describe('update a user group', () => {
     updateSpec.given(history).when(update({ actor: owner, description: 'by owner' })).then([updated({ description: 'by owner' })]);
     const managed = [...organization, created(9, { members: [MEMBER2] }), created(10, { can_manage_group: 9 })];
     updateSpec.given(managed).when(update({ actor: member2, group_id: 10, description: 'nested' })).then([
-      { type: 'UserGroupUpdated', group_id: 10, changes: { description: 'nested' }, audience_user_ids: ALL_ACTIVE },
+      { type: 'UserGroupUpdated', group_id: 10, changes: { description: 'nested' }, audience: 'active_users' },
     ]);
   });
 
@@ -228,14 +227,14 @@ describe('members', () => {
       .given(history)
       .when(change({ add: [GUEST, MEMBER2], delete: [MEMBER] }))
       .then([
-        { type: 'UserGroupMembersAdded', group_id: 9, user_ids: [MEMBER2, GUEST], audience_user_ids: ALL_ACTIVE },
-        { type: 'UserGroupMembersRemoved', group_id: 9, user_ids: [MEMBER], audience_user_ids: ALL_ACTIVE },
+        { type: 'UserGroupMembersAdded', group_id: 9, user_ids: [MEMBER2, GUEST], audience: 'active_users' },
+        { type: 'UserGroupMembersRemoved', group_id: 9, user_ids: [MEMBER], audience: 'active_users' },
       ]));
 
   it('lets a user join through can_join_group, and leave through can_leave_group (guests included)', () => {
     const open = [...organization, created(9, { members: [GUEST], can_join_group: SYSTEM_GROUP.members })];
-    membersSpec.given(open).when(change({ actor: member2, add: [MEMBER2] })).then([{ type: 'UserGroupMembersAdded', group_id: 9, user_ids: [MEMBER2], audience_user_ids: ALL_ACTIVE }]);
-    membersSpec.given(open).when(change({ actor: guest, delete: [GUEST] })).then([{ type: 'UserGroupMembersRemoved', group_id: 9, user_ids: [GUEST], audience_user_ids: ALL_ACTIVE }]);
+    membersSpec.given(open).when(change({ actor: member2, add: [MEMBER2] })).then([{ type: 'UserGroupMembersAdded', group_id: 9, user_ids: [MEMBER2], audience: 'active_users' }]);
+    membersSpec.given(open).when(change({ actor: guest, delete: [GUEST] })).then([{ type: 'UserGroupMembersRemoved', group_id: 9, user_ids: [GUEST], audience: 'active_users' }]);
   });
 
   it('never lets a guest join, whatever can_join_group names (it is closed to role:everyone)', () =>
@@ -266,8 +265,8 @@ describe('subgroups', () => {
       .given(history)
       .when(change({ group_id: 11, add: [SYSTEM_GROUP.owners, 9], delete: [10] }))
       .then([
-        { type: 'UserGroupSubgroupsAdded', group_id: 11, subgroup_ids: [SYSTEM_GROUP.owners, 9], audience_user_ids: ALL_ACTIVE },
-        { type: 'UserGroupSubgroupsRemoved', group_id: 11, subgroup_ids: [10], audience_user_ids: ALL_ACTIVE },
+        { type: 'UserGroupSubgroupsAdded', group_id: 11, subgroup_ids: [SYSTEM_GROUP.owners, 9], audience: 'active_users' },
+        { type: 'UserGroupSubgroupsRemoved', group_id: 11, subgroup_ids: [10], audience: 'active_users' },
       ]));
 
   it.each([
@@ -282,7 +281,7 @@ describe('subgroups', () => {
 });
 
 describe('deactivate', () => {
-  const deactivated: Fact = { type: 'UserGroupDeactivated', group_id: 9, audience_user_ids: ALL_ACTIVE };
+  const deactivated: Fact = { type: 'UserGroupDeactivated', group_id: 9, audience: 'active_users' };
 
   it('deactivates an unused group', () => deactivateSpec.given([...organization, created(9)]).when({ actor: member, group_id: 9 }).then([deactivated]));
 
@@ -308,7 +307,7 @@ describe('deactivate', () => {
         ...organization,
         created(9),
         created(10, { subgroup_ids: [9] }),
-        { type: 'UserGroupSubgroupsRemoved', group_id: 10, subgroup_ids: [9], audience_user_ids: ALL_ACTIVE },
+        { type: 'UserGroupSubgroupsRemoved', group_id: 10, subgroup_ids: [9], audience: 'active_users' },
       ])
       .when({ actor: member, group_id: 9 })
       .then([deactivated]));

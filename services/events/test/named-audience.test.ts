@@ -58,7 +58,7 @@ class Events {
   }
 
   async queueOf(userId: number): Promise<() => Promise<ClientEvent[]>> {
-    const { queue_id } = await this.registry.register(actor(userId), { event_types: ['realm_user'] });
+    const { queue_id } = await this.registry.register(actor(userId), { event_types: ['realm_user', 'realm', 'realm_emoji'] });
     return async () => (await this.registry.getEvents(actor(userId), { queue_id, last_event_id: -1, dont_block: true })).events;
   }
 }
@@ -75,6 +75,7 @@ function events(users: number[]): Events {
 /** `user:name` or `user:active` for realm_user updates, `type:op` for the rest. */
 function names(events: ClientEvent[]): string[] {
   return events.map((e) => {
+    if (e.type === 'realm' && e.op === 'update') return `realm:${e.property}`;
     if (e.type !== 'realm_user' || e.op !== 'update') return `${e.type}:${'op' in e ? e.op : ''}`;
     const person = e.person as { user_id: number; full_name?: string; is_active?: boolean };
     return `${person.user_id}:${String(person.full_name ?? person.is_active)}`;
@@ -97,6 +98,19 @@ describe('a named audience (every active user)', () => {
     expect(names(await four())).toEqual(['3:false', '2:Two', '3:true', '4:Four']);
     // Told of their own deactivation (as before) and reactivation; not of what happened in between.
     expect(names(await three!())).toEqual(['realm_user:add', '3:false', '3:true', '4:Four']);
+  });
+
+  it('reaches the same users for an organization setting: the new user, not the deactivated one', async () => {
+    const e = events([1, 2]);
+    const [one, two] = await Promise.all([1, 2].map((id) => e.queueOf(id)));
+    await e.store(created(3));
+    const three = await e.queueOf(3);
+    await e.store({ type: 'UserDeactivated', user_id: 2, audience: 'active_users' });
+    await e.store({ type: 'RealmSettingsChanged', changes: { name: 'Renamed' }, actor_id: 1, audience: 'active_users' });
+    await e.store({ type: 'RealmSettingsChanged', changes: { description: 'Listed' }, actor_id: 1, audience_user_ids: [2] });
+    expect(names(await one!())).toEqual(['realm_user:add', '2:false', 'realm:name']);
+    expect(names(await three())).toEqual(['2:false', 'realm:name']);
+    expect(names(await two!())).toEqual(['realm_user:add', '2:false', 'realm:description']);
   });
 
   it('reaches a listed audience, stored before audiences were named, as listed', async () => {

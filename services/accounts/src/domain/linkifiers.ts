@@ -5,7 +5,7 @@
  * be RFC 6570 using only the pattern's named groups; both are checked by the markdown
  * library that runs them, so what is accepted here is what renders.
  */
-import { badRequest, type Actor, type Fact, type StoredLinkifier } from '@teamchat/contracts';
+import { ACTIVE_USERS, badRequest, type Actor, type Fact, type StoredLinkifier } from '@teamchat/contracts';
 import {
   checkLinkifierPattern,
   checkLinkifierUrlTemplate,
@@ -37,8 +37,6 @@ export function evolveLinkifiers(state: LinkifiersState, fact: Fact): Linkifiers
 
 interface Change {
   actor: Actor;
-  /** Active users, who hear of the change. */
-  audience_user_ids: number[];
 }
 
 export interface LinkifierInput {
@@ -87,7 +85,7 @@ export function decideAddLinkifier(state: LinkifiersState, cmd: Change & Linkifi
   mustBeNew(state, checked.pattern);
   const linkifier = { id: state.lastId + 1, ...checked };
   return {
-    facts: [{ type: 'LinkifierAdded', linkifier, linkifiers: [...state.linkifiers, linkifier], audience_user_ids: cmd.audience_user_ids }],
+    facts: [{ type: 'LinkifierAdded', linkifier, linkifiers: [...state.linkifiers, linkifier], audience: ACTIVE_USERS }],
     id: linkifier.id,
   };
 }
@@ -104,7 +102,7 @@ export function decideUpdateLinkifier(state: LinkifiersState, cmd: Change & Link
       linkifier,
       // It keeps its place in the order.
       linkifiers: state.linkifiers.map((l) => (l.id === linkifier.id ? linkifier : l)),
-      audience_user_ids: cmd.audience_user_ids,
+      audience: ACTIVE_USERS,
     },
   ];
 }
@@ -117,7 +115,7 @@ export function decideRemoveLinkifier(state: LinkifiersState, cmd: Change & { li
       type: 'LinkifierRemoved',
       linkifier_id: cmd.linkifier_id,
       linkifiers: state.linkifiers.filter((l) => l.id !== cmd.linkifier_id),
-      audience_user_ids: cmd.audience_user_ids,
+      audience: ACTIVE_USERS,
     },
   ];
 }
@@ -132,5 +130,5 @@ export function decideReorderLinkifiers(state: LinkifiersState, cmd: Change & { 
   }
   const linkifiers = ids.map((id) => byId.get(id)!);
   if (linkifiers.every((l, i) => l.id === state.linkifiers[i]!.id)) return [];
-  return [{ type: 'LinkifiersReordered', linkifiers, audience_user_ids: cmd.audience_user_ids }];
+  return [{ type: 'LinkifiersReordered', linkifiers, audience: ACTIVE_USERS }];
 }

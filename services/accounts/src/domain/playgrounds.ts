@@ -5,7 +5,7 @@
  * handler: handlers/url-template.ts), not matched by a regular expression; the rule here
  * is that it parses, its one variable is `code`, and it expands to an http(s) URL.
  */
-import { badRequest, type Actor, type Fact, type StoredPlayground } from '@teamchat/contracts';
+import { ACTIVE_USERS, badRequest, type Actor, type Fact, type StoredPlayground } from '@teamchat/contracts';
 import { codePointLength, isAdministrator } from '@teamchat/policies';
 import { hasNullByte } from './user-data';
 
@@ -69,8 +69,6 @@ export interface AddPlayground {
   lexer_language: string;
   url_template: string;
   parsed_template: ParsedUrlTemplate;
-  /** Active users, who hear of the change. */
-  audience_user_ids: number[];
 }
 
 export function decideAddPlayground(state: PlaygroundsState, cmd: AddPlayground): { facts: Fact[]; id: number } {
@@ -84,12 +82,12 @@ export function decideAddPlayground(state: PlaygroundsState, cmd: AddPlayground)
   }
   const playground = { id: state.lastId + 1, name, lexer_language, url_template: cmd.url_template };
   return {
-    facts: [{ type: 'PlaygroundAdded', playground, playgrounds: [...state.playgrounds, playground], audience_user_ids: cmd.audience_user_ids }],
+    facts: [{ type: 'PlaygroundAdded', playground, playgrounds: [...state.playgrounds, playground], audience: ACTIVE_USERS }],
     id: playground.id,
   };
 }
 
-export function decideRemovePlayground(state: PlaygroundsState, cmd: { actor: Actor; playground_id: number; audience_user_ids: number[] }): Fact[] {
+export function decideRemovePlayground(state: PlaygroundsState, cmd: { actor: Actor; playground_id: number }): Fact[] {
   if (!isAdministrator(cmd.actor.role)) throw badRequest('Must be an organization administrator');
   if (!state.playgrounds.some((p) => p.id === cmd.playground_id)) throw badRequest('Invalid playground');
   return [
@@ -97,7 +95,7 @@ export function decideRemovePlayground(state: PlaygroundsState, cmd: { actor: Ac
       type: 'PlaygroundRemoved',
       playground_id: cmd.playground_id,
       playgrounds: state.playgrounds.filter((p) => p.id !== cmd.playground_id),
-      audience_user_ids: cmd.audience_user_ids,
+      audience: ACTIVE_USERS,
     },
   ];
 }

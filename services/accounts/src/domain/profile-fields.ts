@@ -6,7 +6,7 @@
  * checks them (zerver/lib/validator.py, CustomProfileField.FIELD_VALIDATORS). Pure: the
  * users come with the context.
  */
-import {
+import { ACTIVE_USERS,
   badRequest,
   PROFILE_FIELD_TYPE,
   type Actor,
@@ -92,8 +92,6 @@ export function evolveProfileFields(state: ProfileFieldsState, fact: Fact): Prof
 export interface ProfileContext {
   users: ReadonlyMap<number, RegisteredUser>;
 }
-
-const audienceOf = (ctx: ProfileContext) => [...ctx.users.values()].filter((u) => u.is_active).map((u) => u.user_id).sort((a, b) => a - b);
 
 function requireAdministrator(ctx: ProfileContext, actor: Actor): void {
   const user = ctx.users.get(actor.user_id);
@@ -184,7 +182,7 @@ export function decideCreateField(state: ProfileFieldsState, ctx: ProfileContext
     editable_by_user: params.editable_by_user ?? true,
   };
   if (field.display_in_profile_summary) checkSummary(state, field);
-  return [{ type: 'CustomProfileFieldsChanged', fields: [...state.fields, field], audience_user_ids: audienceOf(ctx) }];
+  return [{ type: 'CustomProfileFieldsChanged', fields: [...state.fields, field], audience: ACTIVE_USERS }];
 }
 
 export function decideUpdateField(state: ProfileFieldsState, ctx: ProfileContext, cmd: { actor: Actor; params: UpdateProfileFieldParams }): FactOf<'CustomProfileFieldsChanged'>[] {
@@ -203,14 +201,14 @@ export function decideUpdateField(state: ProfileFieldsState, ctx: ProfileContext
   }
   if (JSON.stringify(next) === JSON.stringify(current)) return [];
   const fields = state.fields.map((f) => (f.id === current.id ? next : f));
-  return [{ type: 'CustomProfileFieldsChanged', fields, audience_user_ids: audienceOf(ctx) }];
+  return [{ type: 'CustomProfileFieldsChanged', fields, audience: ACTIVE_USERS }];
 }
 
 export function decideDeleteField(state: ProfileFieldsState, ctx: ProfileContext, cmd: { actor: Actor; field_id: number }): FactOf<'CustomProfileFieldsChanged'>[] {
   requireAdministrator(ctx, cmd.actor);
   const field = fieldOf(state, cmd.field_id);
   const fields = state.fields.filter((f) => f.id !== field.id);
-  return [{ type: 'CustomProfileFieldsChanged', fields, deleted_field_id: field.id, audience_user_ids: audienceOf(ctx) }];
+  return [{ type: 'CustomProfileFieldsChanged', fields, deleted_field_id: field.id, audience: ACTIVE_USERS }];
 }
 
 export function decideReorderFields(state: ProfileFieldsState, ctx: ProfileContext, cmd: { actor: Actor; order: number[] }): FactOf<'CustomProfileFieldsChanged'>[] {
@@ -222,7 +220,7 @@ export function decideReorderFields(state: ProfileFieldsState, ctx: ProfileConte
   }
   const fields = cmd.order.map((id, order) => ({ ...state.fields.find((f) => f.id === id)!, order }));
   if (fields.every((f, i) => f.id === state.fields[i]!.id && f.order === state.fields[i]!.order)) return [];
-  return [{ type: 'CustomProfileFieldsChanged', fields, audience_user_ids: audienceOf(ctx) }];
+  return [{ type: 'CustomProfileFieldsChanged', fields, audience: ACTIVE_USERS }];
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -305,7 +303,7 @@ export function decideUpdateProfileData(state: ProfileFieldsState, ctx: ProfileC
   }
   const changes = [...next].filter(([id, value]) => (own.get(id) ?? null) !== value).map(([id, value]) => ({ id, value }));
   if (changes.length === 0) return [];
-  return [{ type: 'CustomProfileDataChanged', user_id: target.user_id, changes, audience_user_ids: audienceOf(ctx) }];
+  return [{ type: 'CustomProfileDataChanged', user_id: target.user_id, changes, audience: ACTIVE_USERS }];
 }
 
 /** DELETE /users/me/profile_data: the values of these fields removed (unknown fields refused). */

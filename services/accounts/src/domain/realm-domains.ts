@@ -4,7 +4,7 @@
  * restricts emails to its domains, invitations and sign-up check addresses against it
  * (`emailAllowedByDomains`), subdomains only where the entry allows them.
  */
-import { badRequest, type Actor, type Fact, type StoredRealmDomain } from '@teamchat/contracts';
+import { ACTIVE_USERS, badRequest, type Actor, type Fact, type StoredRealmDomain } from '@teamchat/contracts';
 import { isOwner } from '@teamchat/policies';
 
 export interface RealmDomainsState {
@@ -61,8 +61,6 @@ export interface ChangeRealmDomain {
   actor: Actor;
   domain: string;
   allow_subdomains: boolean;
-  /** Active users, who hear of the change. */
-  audience_user_ids: number[];
 }
 
 export function decideAddRealmDomain(state: RealmDomainsState, cmd: ChangeRealmDomain): { facts: Fact[]; id: number; domain: string } {
@@ -70,14 +68,14 @@ export function decideAddRealmDomain(state: RealmDomainsState, cmd: ChangeRealmD
   const domain = normaliseDomain(cmd.domain);
   if (state.domains.some((d) => d.domain === domain)) throw badRequest(`The domain ${domain} is already a part of your organization.`);
   const realm_domain = { id: state.lastId + 1, domain, allow_subdomains: cmd.allow_subdomains };
-  return { facts: [{ type: 'RealmDomainAdded', realm_domain, audience_user_ids: cmd.audience_user_ids }], id: realm_domain.id, domain };
+  return { facts: [{ type: 'RealmDomainAdded', realm_domain, audience: ACTIVE_USERS }], id: realm_domain.id, domain };
 }
 
 export function decideChangeRealmDomain(state: RealmDomainsState, cmd: ChangeRealmDomain): Fact[] {
   mustBeOwner(cmd.actor);
   const entry = entryOf(state, cmd.domain);
   if (entry.allow_subdomains === cmd.allow_subdomains) return [];
-  return [{ type: 'RealmDomainChanged', realm_domain: { ...entry, allow_subdomains: cmd.allow_subdomains }, audience_user_ids: cmd.audience_user_ids }];
+  return [{ type: 'RealmDomainChanged', realm_domain: { ...entry, allow_subdomains: cmd.allow_subdomains }, audience: ACTIVE_USERS }];
 }
 
 /**
@@ -89,7 +87,7 @@ export function decideRemoveRealmDomain(state: RealmDomainsState, cmd: Omit<Chan
   mustBeOwner(cmd.actor);
   const entry = entryOf(state, cmd.domain);
   return {
-    facts: [{ type: 'RealmDomainRemoved', realm_domain: entry, audience_user_ids: cmd.audience_user_ids }],
+    facts: [{ type: 'RealmDomainRemoved', realm_domain: entry, audience: ACTIVE_USERS }],
     last: state.domains.every((d) => d.id === entry.id),
   };
 }

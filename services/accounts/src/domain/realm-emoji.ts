@@ -5,7 +5,7 @@
  * the emoji's author (while still allowed to add emoji) may deactivate one. A deactivated
  * emoji is kept: old messages and reactions still show it, and its name may be reused.
  */
-import { badRequest, REALM_ID, type Actor, type Fact, type StoredRealmEmoji, type UploadedFile } from '@teamchat/contracts';
+import { ACTIVE_USERS, badRequest, REALM_ID, type Actor, type Fact, type StoredRealmEmoji, type UploadedFile } from '@teamchat/contracts';
 import { isAdministrator } from '@teamchat/policies';
 
 export interface RealmEmojiState {
@@ -47,7 +47,6 @@ export interface AddRealmEmoji {
   may_add: boolean;
   maxBytes: number;
   maxMib: number;
-  audience_user_ids: number[];
 }
 
 export function decideAddRealmEmoji(state: RealmEmojiState, cmd: AddRealmEmoji): Fact[] {
@@ -68,12 +67,12 @@ export function decideAddRealmEmoji(state: RealmEmojiState, cmd: AddRealmEmoji):
     blob_key: cmd.file.blob_key,
     content_type: cmd.file.content_type,
   };
-  return [{ type: 'RealmEmojiAdded', emoji, realm_emoji: [...state.emoji, emoji], audience_user_ids: cmd.audience_user_ids }];
+  return [{ type: 'RealmEmojiAdded', emoji, realm_emoji: [...state.emoji, emoji], audience: ACTIVE_USERS }];
 }
 
 export function decideDeactivateRealmEmoji(
   state: RealmEmojiState,
-  cmd: { actor: Actor; emoji_name: string; may_add: boolean; audience_user_ids: number[] },
+  cmd: { actor: Actor; emoji_name: string; may_add: boolean },
 ): Fact[] {
   const emoji = state.emoji.find((e) => e.name === cmd.emoji_name && !e.deactivated);
   if (!emoji) throw badRequest(`Emoji '${cmd.emoji_name}' does not exist`);
@@ -84,7 +83,7 @@ export function decideDeactivateRealmEmoji(
       type: 'RealmEmojiDeactivated',
       emoji_id: emoji.id,
       realm_emoji: state.emoji.map((e) => (e.id === emoji.id ? { ...e, deactivated: true } : e)),
-      audience_user_ids: cmd.audience_user_ids,
+      audience: ACTIVE_USERS,
     },
   ];
 }

@@ -8,7 +8,7 @@
  * may join or invite and for spectator access (REALM_SETTINGS' `ownerOnly`). A request is
  * checked whole before anything changes, so a refused one changes nothing.
  */
-import {
+import { ACTIVE_USERS,
   applyRealmChanges,
   badRequest,
   NO_CHANNEL,
@@ -123,6 +123,5 @@ export function decideUpdateRealm(state: RealmSettingsState, ctx: RealmContext, 
     if (!sameValue(value, current[name])) changes[name] = value;
   }
   if (Object.keys(changes).length === 0) return [];
-  const audience = [...ctx.users.values()].filter((u) => u.is_active).map((u) => u.user_id).sort((a, b) => a - b);
-  return [{ type: 'RealmSettingsChanged', changes, actor_id: actor.user_id, audience_user_ids: audience }];
+  return [{ type: 'RealmSettingsChanged', changes, actor_id: actor.user_id, audience: ACTIVE_USERS }];
 }

@@ -3,7 +3,7 @@
  * them; each change is its own fact (the `realm_user_settings_defaults` event's property
  * and value). A new user starts with them as their own settings. Pure.
  */
-import { badRequest, REALM_USER_SETTING_DEFAULTS, type Actor, type Fact, type RealmUserSettingName } from '@teamchat/contracts';
+import { ACTIVE_USERS, badRequest, REALM_USER_SETTING_DEFAULTS, type Actor, type Fact, type RealmUserSettingName } from '@teamchat/contracts';
 import { checkSetting } from './user-settings';
 import { isAdministrator } from '@teamchat/policies';
 
@@ -33,7 +33,7 @@ export function newUserSettings(state: RealmUserDefaultsState): [string, Value][
 
 export function decideUpdateRealmUserDefaults(
   state: RealmUserDefaultsState,
-  cmd: { actor: Actor; changes: Partial<Record<string, Value | undefined>>; audience_user_ids: number[] },
+  cmd: { actor: Actor; changes: Partial<Record<string, Value | undefined>> },
 ): Fact[] {
   if (!isAdministrator(cmd.actor.role)) throw badRequest('Must be an organization administrator');
   const current = realmUserDefaults(state);
@@ -43,7 +43,7 @@ export function decideUpdateRealmUserDefaults(
     // Checked as PATCH /settings checks the user's own value: the same kinds and bounds.
     const checked = checkSetting(property as RealmUserSettingName, value);
     if (current[property] === checked) continue;
-    facts.push({ type: 'RealmUserSettingsDefaultChanged', property, value: checked, audience_user_ids: cmd.audience_user_ids });
+    facts.push({ type: 'RealmUserSettingsDefaultChanged', property, value: checked, audience: ACTIVE_USERS });
   }
   return facts;
 }

@@ -11,7 +11,7 @@
  * can_leave_group or can_remove_members_group. System groups follow roles and are never
  * changed here.
  */
-import {
+import { ACTIVE_USERS,
   badRequest,
   isSystemGroupId,
   MAX_USER_GROUP_DESCRIPTION_LENGTH,
@@ -155,11 +155,10 @@ export function mayAddMembers(state: UserGroupsState, ctx: GroupContext, actor: 
 
 /** Someone who joined by invitation enters the groups it named that are still active (no actor: the inviter was checked). */
 export function decideAddInvitee(state: UserGroupsState, ctx: GroupContext, cmd: { user_id: number; group_ids: number[] }): Fact[] {
-  const audience_user_ids = activeUserIds(ctx);
-  return cmd.group_ids.flatMap((id): Fact[] => {
+    return cmd.group_ids.flatMap((id): Fact[] => {
     const group = state.groups.get(id);
     if (!group || group.deactivated || group.members.includes(cmd.user_id)) return [];
-    return [{ type: 'UserGroupMembersAdded', group_id: id, user_ids: [cmd.user_id], audience_user_ids }];
+    return [{ type: 'UserGroupMembersAdded', group_id: id, user_ids: [cmd.user_id], audience: ACTIVE_USERS }];
   });
 }
 
@@ -222,8 +221,6 @@ function parseSetting(state: UserGroupsState, ctx: GroupContext, name: UserGroup
   return parsed;
 }
 
-const activeUserIds = (ctx: GroupContext) =>
-  sorted([...ctx.users.values()].filter((u) => u.is_active).map((u) => u.user_id));
 
 export interface CreateUserGroup {
   actor: Actor;
@@ -279,7 +276,7 @@ export function decideCreateUserGroup(state: UserGroupsState, ctx: GroupContext,
       creator_id: cmd.actor.user_id,
       date_created: ctx.now,
       ...settings,
-      audience_user_ids: activeUserIds(ctx),
+      audience: ACTIVE_USERS,
     },
   ];
 }
@@ -310,7 +307,7 @@ export function decideUpdateUserGroup(state: UserGroupsState, ctx: GroupContext,
     if (!sameGroupSetting(next, group[name])) changes[name] = next;
   }
   if (Object.keys(changes).length === 0) return [];
-  return [{ type: 'UserGroupUpdated', group_id: group.group_id, changes, audience_user_ids: activeUserIds(ctx) }];
+  return [{ type: 'UserGroupUpdated', group_id: group.group_id, changes, audience: ACTIVE_USERS }];
 }
 
 /** Compares an `old` value in the form the server stores (an anonymous group of one subgroup is that group). */
@@ -337,8 +334,7 @@ export function decideUpdateMembers(state: UserGroupsState, ctx: GroupContext, c
   const group = groupToChange(state, cmd.group_id);
   const self = (ids: number[]) => ids.length === 1 && ids[0] === cmd.actor.user_id;
   const facts: Fact[] = [];
-  const audience_user_ids = activeUserIds(ctx);
-  if (cmd.add.length > 0) {
+    if (cmd.add.length > 0) {
     const allowed = self(cmd.add)
       ? permitted(state, ctx, cmd.actor, group, 'can_join_group') || permitted(state, ctx, cmd.actor, group, 'can_add_members_group')
       : permitted(state, ctx, cmd.actor, group, 'can_add_members_group');
@@ -346,7 +342,7 @@ export function decideUpdateMembers(state: UserGroupsState, ctx: GroupContext, c
     checkUsers(ctx, cmd.add);
     const present = cmd.add.find((id) => group.members.includes(id));
     if (present !== undefined) throw badRequest(`User ${present} is already a member of this group`);
-    facts.push({ type: 'UserGroupMembersAdded', group_id: group.group_id, user_ids: sorted(cmd.add), audience_user_ids });
+    facts.push({ type: 'UserGroupMembersAdded', group_id: group.group_id, user_ids: sorted(cmd.add), audience: ACTIVE_USERS });
   }
   if (cmd.delete.length > 0) {
     const allowed = self(cmd.delete)
@@ -355,7 +351,7 @@ export function decideUpdateMembers(state: UserGroupsState, ctx: GroupContext, c
     if (!allowed) throw insufficient();
     const absent = cmd.delete.find((id) => !group.members.includes(id));
     if (absent !== undefined) throw badRequest(`There is no member '${absent}' in this user group`);
-    facts.push({ type: 'UserGroupMembersRemoved', group_id: group.group_id, user_ids: sorted(cmd.delete), audience_user_ids });
+    facts.push({ type: 'UserGroupMembersRemoved', group_id: group.group_id, user_ids: sorted(cmd.delete), audience: ACTIVE_USERS });
   }
   return facts;
 }
@@ -371,8 +367,7 @@ export function decideUpdateSubgroups(state: UserGroupsState, ctx: GroupContext,
   if (cmd.add.length === 0 && cmd.delete.length === 0) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
   const group = groupToChange(state, cmd.group_id);
   const facts: Fact[] = [];
-  const audience_user_ids = activeUserIds(ctx);
-  if (cmd.add.length > 0) {
+    if (cmd.add.length > 0) {
     // Subgroups add their members: the same right as adding members (Zulip's).
     if (!permitted(state, ctx, cmd.actor, group, 'can_add_members_group')) throw insufficient();
     checkGroups(state, cmd.add);
@@ -381,13 +376,13 @@ export function decideUpdateSubgroups(state: UserGroupsState, ctx: GroupContext,
     if (subgroupClosure(cmd.add, groupDirectoryOf(state)).has(group.group_id)) {
       throw badRequest(`User group ${group.group_id} is already a subgroup of one of the passed subgroups.`);
     }
-    facts.push({ type: 'UserGroupSubgroupsAdded', group_id: group.group_id, subgroup_ids: sorted(cmd.add), audience_user_ids });
+    facts.push({ type: 'UserGroupSubgroupsAdded', group_id: group.group_id, subgroup_ids: sorted(cmd.add), audience: ACTIVE_USERS });
   }
   if (cmd.delete.length > 0) {
     if (!permitted(state, ctx, cmd.actor, group, 'can_remove_members_group')) throw insufficient();
     const absent = cmd.delete.find((id) => !group.subgroup_ids.includes(id));
     if (absent !== undefined) throw badRequest(`User group ${absent} is not a subgroup of this group.`);
-    facts.push({ type: 'UserGroupSubgroupsRemoved', group_id: group.group_id, subgroup_ids: sorted(cmd.delete), audience_user_ids });
+    facts.push({ type: 'UserGroupSubgroupsRemoved', group_id: group.group_id, subgroup_ids: sorted(cmd.delete), audience: ACTIVE_USERS });
   }
   return facts;
 }
@@ -406,5 +401,5 @@ export function decideDeactivateUserGroup(state: UserGroupsState, ctx: GroupCont
   if (usedBySetting || ctx.channelSettingGroupIds.has(group.group_id)) {
     throw badRequest('You cannot deactivate a user group which is used for setting.');
   }
-  return [{ type: 'UserGroupDeactivated', group_id: group.group_id, audience_user_ids: activeUserIds(ctx) }];
+  return [{ type: 'UserGroupDeactivated', group_id: group.group_id, audience: ACTIVE_USERS }];
 }

@@ -5,7 +5,7 @@
  * given. Administrators may set another user's status; bots may not, whatever their role.
  * Pure: the emoji catalogue is a pure library, the users come with the context.
  */
-import { badRequest, REACTION_TYPES, type Actor, type Fact, type FactOf, type UpdateStatusParams } from '@teamchat/contracts';
+import { ACTIVE_USERS, badRequest, REACTION_TYPES, type Actor, type Fact, type FactOf, type UpdateStatusParams } from '@teamchat/contracts';
 import type { StoredRealmEmoji } from '@teamchat/contracts';
 import { emojiByCode, emojiByName, isValidUnicodeEmoji, SERVICE_EXTRA_EMOJI } from '@teamchat/markdown';
 import { codePointLength, isAdministrator } from '@teamchat/policies';
@@ -105,7 +105,6 @@ export function decideUpdateStatus(state: UserStatusState, ctx: StatusContext, c
     Object.assign(next, emoji);
     changed.push('emoji');
   }
-  const audience = [...ctx.users.values()].filter((u) => u.is_active).map((u) => u.user_id).sort((a, b) => a - b);
   // Announced even when the values are the same, as Zulip does: clients treat it as the current status.
-  return [{ type: 'UserStatusChanged', user_id: target.user_id, ...next, changed, audience_user_ids: audience }];
+  return [{ type: 'UserStatusChanged', user_id: target.user_id, ...next, changed, audience: ACTIVE_USERS }];
 }

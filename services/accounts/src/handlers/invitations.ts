@@ -337,16 +337,9 @@ export async function acceptInvitation(deps: InvitationDeps, params: { key: stri
 
 // --- Allowed domains -------------------------------------------------------------------
 
-async function activeUserIds(directory: Directory): Promise<number[]> {
-  return (await directory.activeUsers()).map((u) => u._id).sort((a, b) => a - b);
-}
-
 export async function addRealmDomain(deps: InvitationDeps, actor: Actor, params: { domain: string; allow_subdomains: boolean }) {
-  const { result, append } = await deps.realmDomains.executeWith(
-    streams.realmDomains,
-    () => activeUserIds(deps.directory),
-    (state, audience_user_ids) => {
-      const { facts, id, domain } = decideAddRealmDomain(state, { actor, ...params, audience_user_ids });
+  const { result, append } = await deps.realmDomains.execute(streams.realmDomains, (state) => {
+      const { facts, id, domain } = decideAddRealmDomain(state, { actor, ...params });
       return { facts, result: [id, domain] as [number, string] };
     },
   );
@@ -354,21 +347,15 @@ export async function addRealmDomain(deps: InvitationDeps, actor: Actor, params:
 }
 
 export async function changeRealmDomain(deps: InvitationDeps, actor: Actor, params: { domain: string; allow_subdomains: boolean }) {
-  const { append } = await deps.realmDomains.executeWith(
-    streams.realmDomains,
-    () => activeUserIds(deps.directory),
-    (state, audience_user_ids) => ({ facts: decideChangeRealmDomain(state, { actor, ...params, audience_user_ids }), result: undefined }),
+  const { append } = await deps.realmDomains.execute(streams.realmDomains, (state) => ({ facts: decideChangeRealmDomain(state, { actor, ...params }), result: undefined }),
   );
   return positionOf(append);
 }
 
 /** `last`: no domain is left (decideRemoveRealmDomain). */
 export async function removeRealmDomain(deps: InvitationDeps, actor: Actor, domain: string) {
-  const { append, result } = await deps.realmDomains.executeWith(
-    streams.realmDomains,
-    () => activeUserIds(deps.directory),
-    (state, audience_user_ids) => {
-      const { facts, last } = decideRemoveRealmDomain(state, { actor, domain, audience_user_ids });
+  const { append, result } = await deps.realmDomains.execute(streams.realmDomains, (state) => {
+      const { facts, last } = decideRemoveRealmDomain(state, { actor, domain });
       return { facts, result: last };
     },
   );

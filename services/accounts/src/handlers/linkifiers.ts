@@ -23,18 +23,14 @@ export interface LinkifierDeps {
   model: LinkifiersReadModel;
 }
 
-async function activeUserIds(directory: LinkifierDeps['directory']): Promise<number[]> {
-  return (await directory.activeUsers()).map((u) => u._id).sort((a, b) => a - b);
-}
-
-async function change<R>(deps: LinkifierDeps, decide: (state: LinkifiersState, audience_user_ids: number[]) => { facts: Fact[]; result: R }) {
-  const { result, append } = await deps.linkifiers.executeWith(streams.linkifiers, () => activeUserIds(deps.directory), decide);
+async function change<R>(deps: LinkifierDeps, decide: (state: LinkifiersState) => { facts: Fact[]; result: R }) {
+  const { result, append } = await deps.linkifiers.execute(streams.linkifiers, decide);
   return { result, position: append?.positions.at(-1) };
 }
 
 export function addLinkifier(deps: LinkifierDeps, actor: Actor, input: LinkifierInput) {
-  return change(deps, (state, audience_user_ids) => {
-    const { facts, id } = decideAddLinkifier(state, { actor, audience_user_ids, ...input });
+  return change(deps, (state) => {
+    const { facts, id } = decideAddLinkifier(state, { actor, ...input });
     return { facts, result: id };
   });
 }
@@ -58,22 +54,22 @@ export function linkifierEndpoints(serve: Serve, deps: LinkifierDeps): Promise<B
       return { value: { id }, position };
     }),
     serve(api.updateLinkifier, async ({ filter_id, ...input }, { actor }) => {
-      const { position } = await change(deps, (state, audience_user_ids) => ({
-        facts: decideUpdateLinkifier(state, { actor, audience_user_ids, linkifier_id: filter_id, ...input }),
+      const { position } = await change(deps, (state) => ({
+        facts: decideUpdateLinkifier(state, { actor, linkifier_id: filter_id, ...input }),
         result: undefined,
       }));
       return { value: {}, position };
     }),
     serve(api.removeLinkifier, async ({ filter_id }, { actor }) => {
-      const { position } = await change(deps, (state, audience_user_ids) => ({
-        facts: decideRemoveLinkifier(state, { actor, audience_user_ids, linkifier_id: filter_id }),
+      const { position } = await change(deps, (state) => ({
+        facts: decideRemoveLinkifier(state, { actor, linkifier_id: filter_id }),
         result: undefined,
       }));
       return { value: {}, position };
     }),
     serve(api.reorderLinkifiers, async ({ ordered_linkifier_ids }, { actor }) => {
-      const { position } = await change(deps, (state, audience_user_ids) => ({
-        facts: decideReorderLinkifiers(state, { actor, audience_user_ids, ordered_linkifier_ids }),
+      const { position } = await change(deps, (state) => ({
+        facts: decideReorderLinkifiers(state, { actor, ordered_linkifier_ids }),
         result: undefined,
       }));
       return { value: {}, position };

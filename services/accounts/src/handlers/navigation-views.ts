@@ -71,10 +71,7 @@ export async function applyRealmUserDefaults(deps: Pick<RealmUserDefaultsDeps, '
 export function realmUserDefaultsEndpoints(serve: Serve, deps: RealmUserDefaultsDeps): Promise<BusSubscription>[] {
   return [
     serve(api.updateRealmUserDefaults, async (params, { actor }) => {
-      const { append } = await deps.defaults.executeWith(
-        streams.realmUserDefaults,
-        async () => (await deps.directory.activeUsers()).map((u) => u._id).sort((a, b) => a - b),
-        (state, audience_user_ids) => ({ facts: decideUpdateRealmUserDefaults(state, { actor, changes: params, audience_user_ids }), result: undefined }),
+      const { append } = await deps.defaults.execute(streams.realmUserDefaults, (state) => ({ facts: decideUpdateRealmUserDefaults(state, { actor, changes: params }), result: undefined }),
       );
       return { value: {}, position: append?.positions.at(-1) };
     }),

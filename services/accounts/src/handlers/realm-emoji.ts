@@ -25,13 +25,8 @@ async function mayAdd(deps: RealmEmojiDeps, actor: Actor): Promise<boolean> {
   return isUserInGroupSetting(setting, { user_id: user._id, role: user.role, date_joined: user.date_joined }, Math.floor(Date.now() / 1000), await deps.userGroups.snapshot());
 }
 
-async function audience(directory: Directory): Promise<number[]> {
-  return (await directory.activeUsers()).map((u) => u._id).sort((a, b) => a - b);
-}
-
 export async function addRealmEmoji(deps: RealmEmojiDeps, actor: Actor, emoji_name: string, file: UploadedFile) {
   const may_add = await mayAdd(deps, actor);
-  const audience_user_ids = await audience(deps.directory);
   const { append } = await deps.realmEmoji.execute(streams.realmEmoji, (state) => ({
     facts: decideAddRealmEmoji(state, {
       actor,
@@ -40,7 +35,6 @@ export async function addRealmEmoji(deps: RealmEmojiDeps, actor: Actor, emoji_na
       may_add,
       maxBytes: deps.maxEmojiFileSizeMib * 1024 * 1024,
       maxMib: deps.maxEmojiFileSizeMib,
-      audience_user_ids,
     }),
     result: undefined,
   }));
@@ -49,9 +43,8 @@ export async function addRealmEmoji(deps: RealmEmojiDeps, actor: Actor, emoji_na
 
 export async function deactivateRealmEmoji(deps: RealmEmojiDeps, actor: Actor, emoji_name: string) {
   const may_add = await mayAdd(deps, actor);
-  const audience_user_ids = await audience(deps.directory);
   const { append } = await deps.realmEmoji.execute(streams.realmEmoji, (state) => ({
-    facts: decideDeactivateRealmEmoji(state, { actor, emoji_name, may_add, audience_user_ids }),
+    facts: decideDeactivateRealmEmoji(state, { actor, emoji_name, may_add }),
     result: undefined,
   }));
   return append?.positions.at(-1);

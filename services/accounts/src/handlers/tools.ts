@@ -117,17 +117,10 @@ export async function removeBotStorage(deps: ToolsDeps, actor: Actor, keys: stri
   return positionOf(append);
 }
 
-async function activeUserIds(directory: Directory): Promise<number[]> {
-  return (await directory.activeUsers()).map((u) => u._id).sort((a, b) => a - b);
-}
-
 export async function addPlayground(deps: ToolsDeps, actor: Actor, params: { name: string; lexer_language: string; url_template: string }) {
   const parsed_template = parseUrlTemplate(params.url_template);
-  const { result, append } = await deps.playgrounds.executeWith(
-    streams.playgrounds,
-    () => activeUserIds(deps.directory),
-    (state, audience_user_ids) => {
-      const { facts, id } = decideAddPlayground(state, { actor, ...params, parsed_template, audience_user_ids });
+  const { result, append } = await deps.playgrounds.execute(streams.playgrounds, (state) => {
+      const { facts, id } = decideAddPlayground(state, { actor, ...params, parsed_template });
       return { facts, result: id };
     },
   );
@@ -135,10 +128,7 @@ export async function addPlayground(deps: ToolsDeps, actor: Actor, params: { nam
 }
 
 export async function removePlayground(deps: ToolsDeps, actor: Actor, playgroundId: number) {
-  const { append } = await deps.playgrounds.executeWith(
-    streams.playgrounds,
-    () => activeUserIds(deps.directory),
-    (state, audience_user_ids) => ({ facts: decideRemovePlayground(state, { actor, playground_id: playgroundId, audience_user_ids }), result: undefined }),
+  const { append } = await deps.playgrounds.execute(streams.playgrounds, (state) => ({ facts: decideRemovePlayground(state, { actor, playground_id: playgroundId }), result: undefined }),
   );
   return positionOf(append);
 }

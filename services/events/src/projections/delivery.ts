@@ -41,3 +41,21 @@ export function factRecipients(
 /** Whether `userId` is among the recipients. */
 export const reaches = (recipients: Recipients | undefined, userId: number): boolean =>
   recipients !== undefined && (recipients.user_ids.includes(userId) || (recipients.everyone?.(userId) ?? false));
+
+/** What a fan-out case needs to resolve a named audience (FanOutContext has it). */
+export interface AudienceContext {
+  /** Absent (tests): every user with a queue is taken as active. */
+  roster?: Roster | undefined;
+}
+
+/**
+ * A fact told to the whole organization (contracts' OrganizationAudience), as one
+ * delivery: to every active user when named, to its list when stored before.
+ */
+export function toOrganization(
+  fact: { audience?: NamedAudience | undefined; audience_user_ids?: number[] | undefined },
+  ctx: AudienceContext,
+  eventFor: Delivery['eventFor'],
+): Delivery[] {
+  return [{ ...(factRecipients(fact, ctx.roster) ?? { user_ids: [] }), eventFor }];
+}

@@ -8,13 +8,13 @@
  * client would make wrong links.
  */
 import type { FactOf } from '@teamchat/contracts';
-import type { Delivery } from './delivery';
+import { toOrganization, type AudienceContext, type Delivery } from './delivery';
 
 type LinkifierFact = FactOf<'LinkifierAdded' | 'LinkifierUpdated' | 'LinkifierRemoved' | 'LinkifiersReordered'>;
 
-const linkifiersDelivery = (fact: LinkifierFact): Delivery[] => {
+const linkifiersDelivery = (fact: LinkifierFact, _stored: unknown, ctx: AudienceContext): Delivery[] => {
   const event = { type: 'realm_linkifiers' as const, realm_linkifiers: fact.linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, url_template: l.url_template })) };
-  return [{ user_ids: fact.audience_user_ids, eventFor: ({ options }) => (options.linkifier_url_template ? event : null) }];
+  return toOrganization(fact, ctx, ({ options }) => (options.linkifier_url_template ? event : null));
 };
 
 export const linkifierFanOut = {

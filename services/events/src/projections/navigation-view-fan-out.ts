@@ -4,6 +4,7 @@
  */
 import type { FactOf } from '@teamchat/contracts';
 import { announce } from './announce';
+import { toOrganization, type AudienceContext } from './delivery';
 
 const mine = (user_id: number) => ({ acting_user_id: user_id });
 
@@ -14,9 +15,9 @@ export const navigationViewFanOut = {
   NavigationViewUpdated: (fact: FactOf<'NavigationViewUpdated'>) => [
     announce({ type: 'navigation_view', op: 'update', fragment: fact.fragment, data: { ...fact.data } }, mine(fact.user_id)),
   ],
-  RealmUserSettingsDefaultChanged: (fact: FactOf<'RealmUserSettingsDefaultChanged'>) => {
+  RealmUserSettingsDefaultChanged: (fact: FactOf<'RealmUserSettingsDefaultChanged'>, _stored: unknown, ctx: AudienceContext) => {
     const event = { type: 'realm_user_settings_defaults' as const, op: 'update' as const, property: fact.property, value: fact.value };
-    return [{ user_ids: fact.audience_user_ids, eventFor: () => event }];
+    return toOrganization(fact, ctx, () => event);
   },
   NavigationViewRemoved: (fact: FactOf<'NavigationViewRemoved'>) => [announce({ type: 'navigation_view', op: 'remove', fragment: fact.fragment }, mine(fact.user_id))],
 };

@@ -1,29 +1,27 @@
 /**
  * What clients see of organization settings, user status and custom profile field changes
  * (Zulip's `realm`, `user_status`, `custom_profile_fields` and `realm_user` events), to the
- * active users each fact names.
+ * active users each fact names (see toOrganization).
  */
 import { REALM_SETTINGS, type ClientEvent, type FactOf, type RealmSettingName } from '@teamchat/contracts';
-import { same, type Delivery } from './delivery';
+import { same, toOrganization, type AudienceContext, type Delivery } from './delivery';
 
 export const orgFanOut = {
-  RealmSettingsChanged: (fact: FactOf<'RealmSettingsChanged'>) => realmSettingsDeliveries(fact),
-  UserStatusChanged: (fact: FactOf<'UserStatusChanged'>): Delivery[] => [{ user_ids: fact.audience_user_ids, eventFor: same(userStatusEvent(fact)) }],
-  CustomProfileFieldsChanged: (fact: FactOf<'CustomProfileFieldsChanged'>): Delivery[] => [
-    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'custom_profile_fields', fields: fact.fields }) },
-  ],
-  CustomProfileDataChanged: (fact: FactOf<'CustomProfileDataChanged'>): Delivery[] =>
-    fact.changes.map(({ id, value }) => ({
-      user_ids: fact.audience_user_ids,
-      eventFor: same({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, custom_profile_field: { id, value } } }),
-    })),
+  RealmSettingsChanged: (fact: FactOf<'RealmSettingsChanged'>, _stored: unknown, ctx: AudienceContext) => realmSettingsDeliveries(fact, ctx),
+  UserStatusChanged: (fact: FactOf<'UserStatusChanged'>, _stored: unknown, ctx: AudienceContext): Delivery[] => toOrganization(fact, ctx, same(userStatusEvent(fact))),
+  CustomProfileFieldsChanged: (fact: FactOf<'CustomProfileFieldsChanged'>, _stored: unknown, ctx: AudienceContext): Delivery[] =>
+    toOrganization(fact, ctx, same({ type: 'custom_profile_fields', fields: fact.fields })),
+  CustomProfileDataChanged: (fact: FactOf<'CustomProfileDataChanged'>, _stored: unknown, ctx: AudienceContext): Delivery[] =>
+    fact.changes.flatMap(({ id, value }) =>
+      toOrganization(fact, ctx, same({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, custom_profile_field: { id, value } } })),
+    ),
 };
 
 /**
  * One `realm` event per changed setting, as Zulip sends them: `update` with the value, or
  * for message editing settings and group-settings `update_dict` with property `default`.
  */
-function realmSettingsDeliveries(fact: FactOf<'RealmSettingsChanged'>): Delivery[] {
+function realmSettingsDeliveries(fact: FactOf<'RealmSettingsChanged'>, ctx: AudienceContext): Delivery[] {
   return Object.entries(fact.changes).flatMap(([name, value]) => {
     const spec = REALM_SETTINGS[name as RealmSettingName];
     if (!spec) return [];
@@ -31,7 +29,7 @@ function realmSettingsDeliveries(fact: FactOf<'RealmSettingsChanged'>): Delivery
       spec.event === 'update_dict'
         ? { type: 'realm', op: 'update_dict', property: 'default', data: { [name]: value } }
         : { type: 'realm', op: 'update', property: name, value };
-    return [{ user_ids: fact.audience_user_ids, eventFor: () => event }];
+    return toOrganization(fact, ctx, () => event);
   });
 }
 

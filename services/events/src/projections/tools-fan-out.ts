@@ -5,13 +5,13 @@
  */
 import { LANGUAGES, type ClientEvent, type FactOf, type StoredDraft } from '@teamchat/contracts';
 import { announce } from './announce';
-import type { Delivery } from './delivery';
+import { toOrganization, type AudienceContext, type Delivery } from './delivery';
 
 const mine = (user_id: number) => ({ acting_user_id: user_id });
 const apiDraft = (d: StoredDraft) => ({ id: d.id, type: d.type, to: d.to, topic: d.topic, content: d.content, timestamp: d.timestamp });
-const playgroundsDelivery = (fact: FactOf<'PlaygroundAdded' | 'PlaygroundRemoved'>): Delivery[] => {
+const playgroundsDelivery = (fact: FactOf<'PlaygroundAdded' | 'PlaygroundRemoved'>, _stored: unknown, ctx: AudienceContext): Delivery[] => {
   const event = { type: 'realm_playgrounds' as const, realm_playgrounds: fact.playgrounds.map((p) => ({ ...p })) };
-  return [{ user_ids: fact.audience_user_ids, eventFor: () => event }];
+  return toOrganization(fact, ctx, () => event);
 };
 
 export const toolsFanOut = {

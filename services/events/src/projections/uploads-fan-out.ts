@@ -5,7 +5,7 @@
  */
 import { apiRealmEmojiSet, type ClientEvent, type FactOf, type StoredAttachment } from '@teamchat/contracts';
 import { announce } from './announce';
-import type { Delivery } from './delivery';
+import { toOrganization, type AudienceContext, type Delivery } from './delivery';
 
 const apiAttachment = (a: StoredAttachment, messages: readonly { id: number; date_sent: number }[]) => ({
   id: a.id,
@@ -22,13 +22,13 @@ const apiAttachment = (a: StoredAttachment, messages: readonly { id: number; dat
  * `update_one` with what changed) for clients with `individual_emoji_changes`, the whole
  * set (`update`) for the others, as Zulip sends them since feature level 491.
  */
-const emojiDelivery = (fact: FactOf<'RealmEmojiAdded' | 'RealmEmojiDeactivated'>): Delivery[] => {
+const emojiDelivery = (fact: FactOf<'RealmEmojiAdded' | 'RealmEmojiDeactivated'>, _stored: unknown, ctx: AudienceContext): Delivery[] => {
   const whole = { type: 'realm_emoji' as const, op: 'update' as const, realm_emoji: apiRealmEmojiSet(fact.realm_emoji) };
   const one: ClientEvent =
     fact.type === 'RealmEmojiAdded'
       ? { type: 'realm_emoji', op: 'add', emoji: apiRealmEmojiSet([fact.emoji])[fact.emoji.id]! }
       : { type: 'realm_emoji', op: 'update_one', emoji_id: fact.emoji_id, data: { deactivated: true } };
-  return [{ user_ids: fact.audience_user_ids, eventFor: (queue) => (queue.options.individual_emoji_changes ? one : whole) }];
+  return toOrganization(fact, ctx, (queue) => (queue.options.individual_emoji_changes ? one : whole));
 };
 
 export const uploadsFanOut = {

@@ -3,41 +3,27 @@
  * names (Zulip tells the whole organization).
  */
 import type { FactOf, UserGroup } from '@teamchat/contracts';
-import { same, type Delivery } from './delivery';
+import { same, toOrganization, type AudienceContext, type Delivery } from './delivery';
 
 export const userGroupFanOut = {
-  UserGroupCreated: (fact: FactOf<'UserGroupCreated'>): Delivery[] => [{ user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'add', group: userGroupOf(fact) }) }],
-  UserGroupUpdated: (fact: FactOf<'UserGroupUpdated'>): Delivery[] => [
-    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'update', group_id: fact.group_id, data: fact.changes }) },
-  ],
-  UserGroupMembersAdded: (fact: FactOf<'UserGroupMembersAdded'>): Delivery[] => [
-    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'add_members', group_id: fact.group_id, user_ids: fact.user_ids }) },
-  ],
-  UserGroupMembersRemoved: (fact: FactOf<'UserGroupMembersRemoved'>): Delivery[] => [
-    { user_ids: fact.audience_user_ids, eventFor: same({ type: 'user_group', op: 'remove_members', group_id: fact.group_id, user_ids: fact.user_ids }) },
-  ],
-  UserGroupSubgroupsAdded: (fact: FactOf<'UserGroupSubgroupsAdded'>): Delivery[] => [
-    {
-      user_ids: fact.audience_user_ids,
-      eventFor: same({ type: 'user_group', op: 'add_subgroups', group_id: fact.group_id, direct_subgroup_ids: fact.subgroup_ids }),
-    },
-  ],
-  UserGroupSubgroupsRemoved: (fact: FactOf<'UserGroupSubgroupsRemoved'>): Delivery[] => [
-    {
-      user_ids: fact.audience_user_ids,
-      eventFor: same({ type: 'user_group', op: 'remove_subgroups', group_id: fact.group_id, direct_subgroup_ids: fact.subgroup_ids }),
-    },
-  ],
+  UserGroupCreated: (fact: FactOf<'UserGroupCreated'>, _stored: unknown, ctx: AudienceContext): Delivery[] =>
+    toOrganization(fact, ctx, same({ type: 'user_group', op: 'add', group: userGroupOf(fact) })),
+  UserGroupUpdated: (fact: FactOf<'UserGroupUpdated'>, _stored: unknown, ctx: AudienceContext): Delivery[] =>
+    toOrganization(fact, ctx, same({ type: 'user_group', op: 'update', group_id: fact.group_id, data: fact.changes })),
+  UserGroupMembersAdded: (fact: FactOf<'UserGroupMembersAdded'>, _stored: unknown, ctx: AudienceContext): Delivery[] =>
+    toOrganization(fact, ctx, same({ type: 'user_group', op: 'add_members', group_id: fact.group_id, user_ids: fact.user_ids })),
+  UserGroupMembersRemoved: (fact: FactOf<'UserGroupMembersRemoved'>, _stored: unknown, ctx: AudienceContext): Delivery[] =>
+    toOrganization(fact, ctx, same({ type: 'user_group', op: 'remove_members', group_id: fact.group_id, user_ids: fact.user_ids })),
+  UserGroupSubgroupsAdded: (fact: FactOf<'UserGroupSubgroupsAdded'>, _stored: unknown, ctx: AudienceContext): Delivery[] =>
+    toOrganization(fact, ctx, same({ type: 'user_group', op: 'add_subgroups', group_id: fact.group_id, direct_subgroup_ids: fact.subgroup_ids })),
+  UserGroupSubgroupsRemoved: (fact: FactOf<'UserGroupSubgroupsRemoved'>, _stored: unknown, ctx: AudienceContext): Delivery[] =>
+    toOrganization(fact, ctx, same({ type: 'user_group', op: 'remove_subgroups', group_id: fact.group_id, direct_subgroup_ids: fact.subgroup_ids })),
   // Clients that list deactivated groups mark it; the others drop it, as Zulip tells each.
-  UserGroupDeactivated: (fact: FactOf<'UserGroupDeactivated'>): Delivery[] => [
-    {
-      user_ids: fact.audience_user_ids,
-      eventFor: (queue) =>
-        queue.options.include_deactivated_groups
-          ? { type: 'user_group', op: 'update', group_id: fact.group_id, data: { deactivated: true } }
-          : { type: 'user_group', op: 'remove', group_id: fact.group_id },
-    },
-  ],
+  UserGroupDeactivated: (fact: FactOf<'UserGroupDeactivated'>, _stored: unknown, ctx: AudienceContext): Delivery[] =>
+    toOrganization(fact, ctx, (queue) =>
+      queue.options.include_deactivated_groups
+        ? { type: 'user_group', op: 'update', group_id: fact.group_id, data: { deactivated: true } }
+        : { type: 'user_group', op: 'remove', group_id: fact.group_id }),
 };
 
 function userGroupOf(fact: FactOf<'UserGroupCreated'>): UserGroup {
