@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { OrganizationAudience } from './audiences';
 import { REALM_ID } from './upload-facts';
 
 const int = () => z.number().int();
@@ -68,8 +69,8 @@ export const UserAvatarChanged = z.object({
   avatar_source: z.enum(['G', 'U']),
   avatar_version: int(),
   avatar_file: AvatarFile.nullable(),
-  /** Every active user who may see the user: they get the `realm_user` update. */
-  audience_user_ids: z.array(int()),
+  /** Every active user who may see the user, and the user: they get the `realm_user` update (named, audiences.ts). */
+  ...OrganizationAudience,
   /** A bot's: its active administrators and owner, who get the `realm_bot` update. */
   bot_audience_user_ids: z.array(int()).optional(),
 });

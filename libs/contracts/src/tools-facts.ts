@@ -52,9 +52,10 @@ export const UserSettingChanged = z.object({
   acting_user_id: int().optional(),
   /**
    * For `timezone`, which is also part of the user's profile: who hears the realm_user
-   * update, and the email shown in it (the dummy one when the user hides theirs).
+   * update (named: every active user and the user; listed in facts stored before), and
+   * the email shown in it (the dummy one when the user hides theirs).
    */
-  audience_user_ids: z.array(int()).optional(),
+  ...OrganizationAudience,
   email: z.string().optional(),
   /**
    * For `email_address_visibility`: the viewers whose view of the user's address changed,

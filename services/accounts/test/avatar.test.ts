@@ -6,9 +6,8 @@ import { AVATAR_CHANGES_DISABLED, decideDeleteAvatar, decideSetAvatar, evolveAva
 
 const KEY = 'abcdefghijklmnopqrstuvwx';
 const KEY2 = 'ABCDEFGHIJKLMNOPQRSTUVWX';
-const AUDIENCE = [2, 7, 8];
 const png = { blob_key: `avatars/${KEY}`, name: 'me.png', size: 10, content_type: 'image/png', image: { width: 64, height: 64 } };
-const base = { user_id: 7, email: 'u7@example.com', may_change: true, audience_user_ids: AUDIENCE };
+const base = { user_id: 7, email: 'u7@example.com', may_change: true };
 const uploaded = (version: number, key = KEY, ext = 'png', type = 'image/png'): Fact => ({
   type: 'UserAvatarChanged',
   user_id: 7,
@@ -16,9 +15,9 @@ const uploaded = (version: number, key = KEY, ext = 'png', type = 'image/png'): 
   avatar_source: 'U',
   avatar_version: version,
   avatar_file: { blob_key: `avatars/${key}`, file_name: `${key}.${ext}`, content_type: type },
-  audience_user_ids: AUDIENCE,
+  audience: 'active_users',
 });
-const removed = (version: number): Fact => ({ type: 'UserAvatarChanged', user_id: 7, email: 'u7@example.com', avatar_source: 'G', avatar_version: version, avatar_file: null, audience_user_ids: AUDIENCE });
+const removed = (version: number): Fact => ({ type: 'UserAvatarChanged', user_id: 7, email: 'u7@example.com', avatar_source: 'G', avatar_version: version, avatar_file: null, audience: 'active_users' });
 
 const spec = <C>(decide: (state: AvatarAggregate, cmd: C) => Fact[]) =>
   deciderSpec<AvatarAggregate, C>({ initial: initialAvatar, evolve: evolveAvatar, decide: (cmd, state) => decide(state, cmd) });

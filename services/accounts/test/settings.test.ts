@@ -82,8 +82,8 @@ describe('decideUpdateSettings', () => {
   it('carries the profile audience and shown email with a time zone', () =>
     userData
       .given([])
-      .when({ user_id: 1, changes: { timezone: 'Asia/Tokyo' }, profile: { audience_user_ids: [1, 2], email: 'user1@acme.test' } })
-      .then([changed('timezone', 'Asia/Tokyo', { audience_user_ids: [1, 2], email: 'user1@acme.test' })]));
+      .when({ user_id: 1, changes: { timezone: 'Asia/Tokyo' }, profile: { email: 'user1@acme.test' } })
+      .then([changed('timezone', 'Asia/Tokyo', { audience: 'active_users', email: 'user1@acme.test' })]));
 
   it('records who changed it when an administrator did', () =>
     userData.given([]).when({ user_id: 1, changes: { enter_sends: true }, acting_user_id: 9 }).then([changed('enter_sends', true, { acting_user_id: 9 })]));

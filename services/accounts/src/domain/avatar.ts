@@ -4,7 +4,7 @@
  * the person changes it (the endpoints name no other user); where the organization
  * disabled avatar changes, only its administrators still may, as in Zulip.
  */
-import { AVATAR_IMAGE_TYPES, badRequest, type AvatarFile, type Fact, type UploadedFile } from '@teamchat/contracts';
+import { AVATAR_IMAGE_TYPES, ACTIVE_USERS, badRequest, type AvatarFile, type Fact, type UploadedFile } from '@teamchat/contracts';
 
 export interface AvatarAggregate {
   version: number;
@@ -24,7 +24,6 @@ interface AvatarCommand {
   email: string;
   /** Whether the organization lets this person change their avatar (the handler asks the settings and the role). */
   may_change: boolean;
-  audience_user_ids: number[];
   /** For a bot: who administers it. */
   bot_audience_user_ids?: number[];
 }
@@ -70,7 +69,7 @@ function changed(state: AvatarAggregate, cmd: AvatarCommand, avatar_source: 'G' 
     avatar_source,
     avatar_version: state.version + 1,
     avatar_file,
-    audience_user_ids: cmd.audience_user_ids,
+    audience: ACTIVE_USERS,
     ...(cmd.bot_audience_user_ids ? { bot_audience_user_ids: cmd.bot_audience_user_ids } : {}),
   };
 }

@@ -5,6 +5,7 @@
  * value changes nothing, and the refusal names the parameter and the value.
  */
 import {
+  ACTIVE_USERS,
   badRequest,
   isTimezone,
   LANGUAGES,
@@ -79,7 +80,7 @@ export interface UpdateSettings {
   /** target_users' skip_if_already_edited: leave a setting the user changed themselves. */
   skip_if_already_edited?: boolean;
   /** A time zone is also part of the profile: who hears the realm_user update, and the email it shows. */
-  profile?: { audience_user_ids: number[]; email: string };
+  profile?: { email: string };
   /**
    * For email_address_visibility: the active viewers, the user's addresses, and who may
    * see the real one under a given own setting (the organization's setting applied).
@@ -115,7 +116,7 @@ export function decideUpdateSettings(state: UserDataState, cmd: UpdateSettings):
       property: name,
       value,
       ...(byOther ? { acting_user_id: cmd.acting_user_id } : {}),
-      ...(name === 'timezone' && cmd.profile ? { audience_user_ids: cmd.profile.audience_user_ids, email: cmd.profile.email } : {}),
+      ...(name === 'timezone' && cmd.profile ? { audience: ACTIVE_USERS, email: cmd.profile.email } : {}),
       ...(name === 'email_address_visibility' && cmd.emailViewers
         ? { email_views: emailViewsOf(cmd.emailViewers, Number(settingOf(state, name)), Number(value)) }
         : {}),

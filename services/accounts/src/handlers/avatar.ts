@@ -32,7 +32,6 @@ async function contextOf(deps: AvatarDeps, actor: Actor) {
     user_id: user._id,
     email: user.email,
     may_change: !disabled || isAdministrator(user.role),
-    audience_user_ids: sorted([...active.map((u) => u._id), user._id]),
     ...(botAudience ? { bot_audience_user_ids: botAudience } : {}),
   };
 }

@@ -81,13 +81,12 @@ async function prepareSettings(deps: SettingsDeps, actor: Actor, userId: number,
   const user = await deps.directory.userById(userId);
   if (!user) return undefined;
   const realm = await deps.realmSettings.current();
-  const profileChange = changes.timezone !== undefined || changes.email_address_visibility !== undefined;
-  const orgState = profileChange ? (await deps.organization.load(streams.organization)).state : undefined;
-  const audience = orgState ? personAudience(orgState, [userId]) : [];
+  // A time zone is told to everyone, named; only the viewers of an address are listed.
+  const orgState = changes.email_address_visibility !== undefined ? (await deps.organization.load(streams.organization)).state : undefined;
   const host = emailDomainOf(deps.config.realmHost);
-  const emailViewers = orgState && changes.email_address_visibility !== undefined
+  const emailViewers = orgState
     ? {
-        viewer_ids: audience.filter((id) => id !== userId),
+        viewer_ids: personAudience(orgState, [userId]).filter((id) => id !== userId),
         email: user.email,
         dummy: dummyEmail(userId, host),
         maySee: (viewerId: number, own: number) => {
@@ -103,7 +102,7 @@ async function prepareSettings(deps: SettingsDeps, actor: Actor, userId: number,
       changes,
       ...(actor.user_id !== userId ? { acting_user_id: actor.user_id, skip_if_already_edited: skip } : {}),
       ...(changes.timezone !== undefined
-        ? { profile: { audience_user_ids: audience, email: shownEmail(user, state, realm, host) } }
+        ? { profile: { email: shownEmail(user, state, realm, host) } }
         : {}),
       ...(emailViewers ? { emailViewers } : {}),
     });

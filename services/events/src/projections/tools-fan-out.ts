@@ -5,7 +5,7 @@
  */
 import { LANGUAGES, type ClientEvent, type FactOf, type StoredDraft } from '@teamchat/contracts';
 import { announce } from './announce';
-import { toOrganization, type AudienceContext, type Delivery } from './delivery';
+import { factRecipients, toOrganization, type AudienceContext, type Delivery } from './delivery';
 
 const mine = (user_id: number) => ({ acting_user_id: user_id });
 const apiDraft = (d: StoredDraft) => ({ id: d.id, type: d.type, to: d.to, topic: d.topic, content: d.content, timestamp: d.timestamp });
@@ -20,7 +20,7 @@ export const toolsFanOut = {
   DraftRemoved: (fact: FactOf<'DraftRemoved'>) => [announce({ type: 'drafts', op: 'remove', draft_id: fact.draft_id }, mine(fact.user_id))],
   // The spec's Drafts transition: turning synchronization off deletes them without an event.
   DraftsCleared: null,
-  UserSettingChanged: (fact: FactOf<'UserSettingChanged'>): Delivery[] => [
+  UserSettingChanged: (fact: FactOf<'UserSettingChanged'>, _stored: unknown, ctx: AudienceContext): Delivery[] => [
     announce(
       {
         type: 'user_settings',
@@ -33,8 +33,13 @@ export const toolsFanOut = {
       mine(fact.user_id),
     ),
     // A time zone is part of the profile too: everyone who may access the user hears it.
-    ...(fact.property === 'timezone' && fact.audience_user_ids?.length
-      ? [{ user_ids: fact.audience_user_ids, eventFor: () => ({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, email: fact.email, timezone: fact.value } }) as ClientEvent }]
+    ...(fact.property === 'timezone' && (fact.audience || fact.audience_user_ids?.length)
+      ? [
+          {
+            ...factRecipients(fact, ctx.roster, [fact.user_id])!,
+            eventFor: () => ({ type: 'realm_user', op: 'update', person: { user_id: fact.user_id, email: fact.email, timezone: fact.value } }) as ClientEvent,
+          },
+        ]
       : []),
     // Viewers who gained or lost sight of the real address (email_address_visibility).
     ...(fact.email_views ?? []).flatMap(({ user_ids, email, delivery_email }) => [
