@@ -251,12 +251,7 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
   }
 
   async findFields<K extends string>(filter: Filter, fields: K[], options?: FindOptions): Promise<({ _id: DocId } & Record<K, string | number | null>)[]> {
-    const query = await this.query(filter, options);
-    if (query === null) return [];
-    await this.ready;
-    const projection: Document = { _id: 1 };
-    for (const field of fields) projection[field] = 1;
-    const stored = await this.collection.find(query, { sort: toMongoSort(options), limit: toMongoLimit(options), projection, ...this.options() }).toArray();
+    const stored = await this.projected(filter, fields, options, true);
     return stored.map((doc) => {
       const picked: Record<string, unknown> = { _id: doc._id };
       for (const field of fields) picked[field] = doc[field] ?? null;
@@ -265,13 +260,18 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
   }
 
   async findColumns(filter: Filter, fields: string[], options?: FindOptions): Promise<(string | number | null)[][]> {
+    const stored = await this.projected(filter, fields, options, false);
+    return stored.map((doc) => fields.map((field) => (doc[field] ?? null) as string | number | null));
+  }
+
+  /** What `find` would return, only the given fields (and `_id` if asked). */
+  private async projected(filter: Filter, fields: readonly string[], options: FindOptions | undefined, withId: boolean): Promise<Document[]> {
     const query = await this.query(filter, options);
     if (query === null) return [];
     await this.ready;
-    const projection: Document = { _id: 0 };
+    const projection: Document = { _id: withId ? 1 : 0 };
     for (const field of fields) projection[field] = 1;
-    const stored = await this.collection.find(query, { sort: toMongoSort(options), limit: toMongoLimit(options), projection, ...this.options() }).toArray();
-    return stored.map((doc) => fields.map((field) => (doc[field] ?? null) as string | number | null));
+    return this.collection.find(query, { sort: toMongoSort(options), limit: toMongoLimit(options), projection, ...this.options() }).toArray();
   }
 
   async count(filter: Filter): Promise<number> {

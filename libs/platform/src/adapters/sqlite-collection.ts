@@ -205,10 +205,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   findFields<K extends string>(filter: Filter, fields: K[], options: FindOptions = {}): Promise<({ _id: DocId } & Record<K, string | number | null>)[]> {
     return this.run(() => {
-      for (const field of fields) {
-        if (!this.schema.columns.includes(field)) throw new Error(`collection ${this.schema.name}: no index names ${field}`);
-      }
-      const rows = this.select(['_id', ...fields.map((f) => this.schema.column(f))].join(', '), filter, options) as unknown[][];
+      const rows = this.select(['_id', ...this.indexedColumns(fields)].join(', '), filter, options) as unknown[][];
       return rows.map((row) => {
         const doc: Record<string, unknown> = { _id: row[0] };
         for (let i = 0; i < fields.length; i++) doc[fields[i]!] = row[i + 1] ?? null;
@@ -218,13 +215,16 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
   }
 
   findColumns(filter: Filter, fields: string[], options: FindOptions = {}): Promise<(string | number | null)[][]> {
-    return this.run(() => {
-      for (const field of fields) {
-        if (!this.schema.columns.includes(field)) throw new Error(`collection ${this.schema.name}: no index names ${field}`);
-      }
-      if (fields.length === 0) throw new Error(`collection ${this.schema.name}: findColumns needs fields`);
-      // The statement's rows as they come (arrays): nothing built per entry.
-      return this.select(fields.map((f) => this.schema.column(f)).join(', '), filter, options) as (string | number | null)[][];
+    if (fields.length === 0) return Promise.reject(new Error(`collection ${this.schema.name}: findColumns needs fields`));
+    // The statement's rows as they come (arrays): nothing built per entry.
+    return this.run(() => this.select(this.indexedColumns(fields).join(', '), filter, options) as (string | number | null)[][]);
+  }
+
+  /** The fields' columns; only a field some index names has one. */
+  private indexedColumns(fields: readonly string[]): string[] {
+    return fields.map((field) => {
+      if (!this.schema.columns.includes(field)) throw new Error(`collection ${this.schema.name}: no index names ${field}`);
+      return this.schema.column(field);
     });
   }
 

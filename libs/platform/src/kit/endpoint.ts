@@ -186,8 +186,11 @@ export function contractServer(options: ContractServerOptions) {
   return <E extends Endpoint>(endpoint: E, handler: ContractHandler<E>) => serveContract(options, endpoint, handler);
 }
 
-/** The reply's JSON as text for a bus that carries no bytes; bytes lent from the arena go back once read. */
-function textOf(json: string | Uint8Array): string {
+/**
+ * A reply's serialized members as text (for a bus that carries no bytes, or to join them
+ * with others); bytes lent from the arena go back once read.
+ */
+export function textOf(json: string | Uint8Array): string {
   const text = asText(json);
   releaseLent(json);
   return text;

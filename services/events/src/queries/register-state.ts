@@ -19,7 +19,7 @@ import {
   type ServiceName,
   type StateParams,
 } from '@teamchat/contracts';
-import { callContract, releaseLent, type Bus } from '@teamchat/platform';
+import { callContract, releaseLent, textOf, type Bus } from '@teamchat/platform';
 import type { Cutoffs } from '../domain/state-cutoffs';
 import type { QueueRegistry } from './queues';
 
@@ -228,9 +228,7 @@ function joinedMembers(pieces: readonly (string | Uint8Array)[]): string | Uint8
   // them once per step (trimming or joining a list flattens each piece).
   let members = '';
   for (const piece of pieces) {
-    const text = typeof piece === 'string' ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('utf8');
-    releaseLent(piece);
-    const inner = text.slice(1, -1);
+    const inner = textOf(piece).slice(1, -1);
     if (inner) members = members ? members + ',' + inner : inner;
   }
   return '{' + members + '}';

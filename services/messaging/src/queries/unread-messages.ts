@@ -65,8 +65,8 @@ export async function unreadMessages(
   // The newest `limit` are those from an id on (`from`): found by bisection over the ids,
   // counting by bisection in each stretch, so nothing is merged message by message. The
   // user's rows matter only from there on: read newest first, in growing chunks, until
-  // what is known (every row from `known` up) settles it.
-  // Ids alone: the unread index holds them, so its entries are all that is read.
+  // what is known (every row from `known` up) settles it. Ids alone: the unread index
+  // holds them, so its entries are all that is read.
   const unreadRows = new RowChunks(model, { user_id: userId, unread: true });
   const channelRows = await channelRowsOf(model, userId);
   const channels = channelUnreads(marks, received, kept, channelRows);
@@ -99,8 +99,8 @@ export async function unreadMessages(
     channel_id: channel_id as number | null,
     topic_lc: topic_lc as string | null,
     dm_key: dm_key as string | null,
-    // SQLite keeps booleans as 1 and 0.
-    mentioned: mentioned === 1 || (mentioned as unknown) === true,
+    // SQLite keeps booleans as 1 and 0, MongoDB as booleans.
+    mentioned: Boolean(mentioned),
   }));
 
   const topics: TopicLists = new Map();
@@ -250,12 +250,7 @@ function firstListed(rowIds: readonly number[], channels: readonly ChannelUnread
   return lo;
 }
 
-/**
- * Per channel the user received in, the stretches of their intervals past their read
- * mark, without the messages that have a row of theirs (listed from the rows) or were
- * moved in from elsewhere (theirs only through a held row, also a row).
- */
-/** Ids read at first from each list of the user's rows (then twice as many each time). */
+/** Unread ids read at first (then twice as many each time). */
 const FIRST_CHUNK = 2_048;
 
 /** The ids of the user's rows meeting a filter, newest first, read in chunks. */
