@@ -8,22 +8,26 @@ import { SqliteReadModelStore } from '../src/adapters/sqlite-read-models';
 import { enterWalMode } from '../src/adapters/sqlite-wal';
 
 /**
- * Another process holds the write lock of a new (rollback-journal) database file for
- * `holdMs`: what a second service meets when it opens the shared event store while the
- * first is switching it to WAL. Resolves once the lock is held.
+ * Another process holds the write lock of a new (rollback-journal) database file: what a
+ * second service meets when it opens the shared event store while the first is switching
+ * it to WAL. Resolves once the lock is held. With `holdMs` the holder lets go by itself
+ * then (for a store that retries synchronously, blocking this process); without it, it
+ * holds until `release` is called, so a slow moment of this process cannot outlast it.
  */
-function holdWriteLock(file: string, holdMs: number): Promise<{ released: Promise<void> }> {
+function holdWriteLock(file: string, holdMs?: number): Promise<{ released: Promise<void>; release: () => void }> {
   const script = `
     const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
     const db = new Database(${JSON.stringify(file)});
     db.exec('BEGIN IMMEDIATE');
     process.stdout.write('HELD\\n');
-    setTimeout(() => { db.exec('ROLLBACK'); db.close(); }, ${holdMs});`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const letGo = () => { db.exec('ROLLBACK'); db.close(); process.exit(0); };
+    ${holdMs === undefined ? "process.stdin.on('data', letGo); process.stdin.on('end', letGo);" : `setTimeout(letGo, ${holdMs});`}`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   const released = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const release = () => child.stdin.end('release\n');
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('HELD')) resolve({ released });
+      if (chunk.toString().includes('HELD')) resolve({ released, release });
     });
     child.on('exit', (code) => reject(new Error(`lock holder exited (${code}) before holding the lock`)));
   });
@@ -38,11 +42,15 @@ describe('entering WAL mode while another process holds the lock', () => {
 
   it('SQLite itself refuses at once, despite the busy timeout (why enterWalMode retries)', async () => {
     const file = join(dir, 'plain.sqlite');
-    const { released } = await holdWriteLock(file, 300);
+    const { released, release } = await holdWriteLock(file);
     const db = new Database(file, { timeout: 5000 });
-    expect(() => db.pragma('journal_mode = WAL')).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
-    db.close();
-    await released;
+    try {
+      expect(() => db.pragma('journal_mode = WAL')).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+    } finally {
+      db.close();
+      release();
+      await released;
+    }
   });
 
   it('the event store opens once the lock is released', async () => {
