@@ -145,6 +145,26 @@ describe('SqliteReadModelStore with group commit', () => {
     expect((await items.get('doc-7'))?.body).toBe(big.toUpperCase());
   });
 
+  it('waits for another writer of the file without blocking the thread that holds an open transaction', async () => {
+    // A second store on the same file, as an operator tool beside a running server has:
+    // its batch finds the write lock held by the first store's open transaction, which
+    // commits only when this thread's timer for it runs. Sleeping on the thread for the
+    // lock (SQLite's busy handler) kept that timer from running until the 5 s timeout.
+    const second = SqliteReadModelStore.open(file, { commitWithinMs: 50 });
+    try {
+      const items = store.collection<Doc>('items');
+      const theirs = second.collection<Doc>('items');
+      await store.batch(() => items.put({ _id: 'first' }));
+      const started = Date.now();
+      await second.batch(() => theirs.put({ _id: 'second' }));
+      expect(Date.now() - started).toBeLessThan(4000);
+      await second.durable();
+      expect(committedIds()).toEqual(['first', 'second']);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('commits what is pending when closed', async () => {
     const items = store.collection<Doc>('items');
     await store.batch(() => items.put({ _id: 'last' }));

@@ -22,6 +22,9 @@ import type { Collection, CollectionOptions, Doc, IndexSpec, ReadModelStore } fr
  */
 export const READ_MODEL_COMMIT_WITHIN_MS = 100;
 
+/** How long a connection waits for another process's write lock before it fails. */
+const BUSY_TIMEOUT_MS = 5000;
+
 /**
  * The page cache of a read-model connection, in KiB: 256 MiB while serving, 8 MiB while
  * a projector catches up. A rebuild filled the serving cache with pages it had written
@@ -98,7 +101,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     private readonly commitWithinMs: number,
   ) {
     enterWalMode(db);
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma('synchronous = NORMAL');
     // Messaging's indexes outgrow SQLite's 2 MiB default page cache at a few thousand
     // messages; every write then re-reads index pages through the OS.
@@ -197,7 +200,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       if (this.failure) throw this.failure;
       this.batchOpen = true;
       const joined = this.db.inTransaction;
-      this.db.exec(joined ? 'SAVEPOINT batch' : 'BEGIN IMMEDIATE');
+      if (joined) this.db.exec('SAVEPOINT batch');
+      else await this.beginWrite();
       try {
         const value = await work();
         if (joined) this.db.exec('RELEASE batch');
@@ -226,6 +230,32 @@ export class SqliteReadModelStore implements ReadModelStore {
   async durable(): Promise<void> {
     await this.commitPending();
     if (this.failure) throw this.failure;
+  }
+
+  /**
+   * Takes the file's write lock for a batch, waiting for another process's writer
+   * without blocking the thread. SQLite's busy handler sleeps on the thread: a thread
+   * holding one store's open group-commit transaction while it slept on another store's
+   * lock could not commit the first, and an operator tool beside a running server (both
+   * project into the same files) then deadlocked with it until the timeout, each holding
+   * the lock the other waited for (seen: create-organization failing "database is
+   * locked" after 5 s, 3 runs in 12). Waiting between tries lets the thread's own commit
+   * timers run, so one side always lets go.
+   */
+  private async beginWrite(): Promise<void> {
+    const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    for (let pause = 1; ; pause = Math.min(2 * pause, 25)) {
+      this.db.pragma('busy_timeout = 0');
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (err) {
+        if (!String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw err;
+      } finally {
+        this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 
   /** Commits the finished batches waiting in the open transaction, in turn with batches. */
