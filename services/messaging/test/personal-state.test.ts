@@ -5,10 +5,11 @@
  * same flags after every fact; replaying the facts into an empty store gives the same
  * documents; and the new state holds far fewer documents than the rows.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import type { Fact, FactOf } from '@teamchat/contracts';
 import { SqliteReadModelStore, type Filter, type StoredFact } from '@teamchat/platform';
 import type { IdRange } from '../src/projections/recent-ids';
+import { Places } from '../src/projections/channel-places';
 import { MessagesReadModel } from '../src/projections/messages';
 import { messagesProjection } from '../src/projections/messages-projection';
 import { ReferenceRows } from './reference-rows';
@@ -184,7 +185,8 @@ async function scanDifferences(model: MessagesReadModel, reference: ReferenceRow
   const differences: string[] = [];
   const top = Math.max(0, ...ids);
   const mid = Math.floor(top / 2);
-  const ranges: IdRange[] = [{}, { $lt: mid }, { $gte: mid }, { $gt: Math.floor(top / 4), $lte: Math.floor((3 * top) / 4) }];
+  // The last is one id: GET /messages' anchor.
+  const ranges: IdRange[] = [{}, { $lt: mid }, { $gte: mid }, { $gt: Math.floor(top / 4), $lte: Math.floor((3 * top) / 4) }, { $gte: mid, $lte: mid }];
   for (const [f, filter] of FILTERS.entries()) {
     for (const direction of [1, -1] as const) {
       const range = ranges[(f + round) % ranges.length]!;
@@ -295,6 +297,45 @@ describe('per-user state without a row per recipient', () => {
     const page = await scanPersonal(model, 1, {}, { $lte: 10_000_000_000_000_000 }, -1, 50);
     expect(page.map((e) => e.message_id)).toEqual(Array.from({ length: 50 }, (_, i) => 2000 - i));
     expect(read.rows).toBeLessThan(200);
+    await store.close();
+  });
+
+  it('reads, for a deep page of the combined feed, about what the page holds, not a batch of every channel with history there', async () => {
+    // 40 channels taking turns, 25 messages each; user 1 is mentioned in every seventh
+    // message (rows to check). Every channel has messages below the anchor.
+    const r = random(13);
+    const channels = Array.from({ length: 40 }, (_, i) => 100 + i);
+    const facts = Array.from({ length: 1000 }, (_, i): Fact => {
+      const channel = channels[i % channels.length]!;
+      const fact = sentFact(r, 2, { type: 'channel', channel_id: channel, channel_name: `c${channel}`, topic: 'a' }, [1, 2]);
+      return { ...fact, mentioned_user_ids: i % 7 === 0 ? [1] : [], wildcard_mentioned_user_ids: [], alert_word_user_ids: [], muted_sender_user_ids: [], read_by_sender: true };
+    });
+    const { store, model, reference } = await project(facts);
+    // The channels are in memory, as after the first scans that ask for them.
+    for (const channel of channels) await model.places.of(channel);
+    const read = { documents: 0, rowLookups: 0, slices: 0 };
+    const rowsRead = countRowsRead(model);
+    const getMany = model.messages.getMany.bind(model.messages);
+    model.messages.getMany = async (ids) => {
+      read.documents += ids.length;
+      return getMany(ids);
+    };
+    const rowsGetMany = model.personal.rows.getMany.bind(model.personal.rows);
+    model.personal.rows.getMany = async (ids) => {
+      read.rowLookups += ids.length;
+      return rowsGetMany(ids);
+    };
+    const slice = jest.spyOn(Places.prototype, 'slice');
+    const page = await scanPersonal(model, 1, {}, { $lt: 600 }, -1, 11);
+    const expected = await reference.rows.find({ user_id: 1, message_id: { $lt: 600 } }, { sort: ['message_id', -1], limit: 11 });
+    expect(page.map((e) => [e.message_id, e.flags])).toEqual(expected.map((row) => [row.message_id, row.flags]));
+    read.slices = slice.mock.calls.length;
+    slice.mockRestore();
+    // The page's 11 messages come from 11 channels: their documents, a read of each of
+    // those channels and of the rows near the page, not a batch of each of the 40.
+    expect(read.documents).toBeLessThanOrEqual(11);
+    expect(read.slices).toBeLessThanOrEqual(11);
+    expect(read.rowLookups + rowsRead.rows).toBeLessThanOrEqual(40);
     await store.close();
   });
 

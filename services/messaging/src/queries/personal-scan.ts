@@ -7,43 +7,29 @@
  * It is a lazy merge of streams, each in id order: the user's rows (held receipts and
  * corrections, read through their own indexes), and per channel they received in, the
  * channel's messages within their intervals that have no row of theirs (flags derived
- * from the read mark). A stream is read only when it may hold the next message, a few
- * ids at first and more as it keeps winning, so a page of the combined feed costs about
- * the page plus one probe per channel whose newest message could be on it; a channel's
- * newest ids come from memory (RecentConversationIds).
+ * from the read mark; channel-stream.ts). A stream is read only when it may hold the
+ * next message, a few ids at first and more as it keeps winning. A channel whose messages
+ * are in memory (ChannelPlaces) knows its next id without a read, so a page of the
+ * combined feed, however deep, reads the channels its messages come from, the documents
+ * of those it keeps and the user's rows near them (RowIds: whether a channel's message
+ * has a row, which the row stream then yields, is asked only of the entries kept); what
+ * it costs besides is a bisection per channel the user received in.
  */
 import type { Filter, FieldCondition } from '@teamchat/platform';
-import { flagKeys, type MessageDoc, type UserMessageDoc } from '../projections/message-docs';
+import { flagKeys, type UserMessageDoc } from '../projections/message-docs';
 import type { MessagesReadModel } from '../projections/messages';
 import type { Places } from '../projections/channel-places';
 import type { IdRange } from '../projections/recent-ids';
 import type { Interval } from '../projections/receipts';
 import { linkFields } from '../projections/text-features';
+import { channelStream, entryOf, type PersonalEntry, type PersonalPlace, type Stream } from './channel-stream';
 import { NearestFirst } from './nearest-first';
-import { boundsOf, rangeOf, RowIds, within, type Bounds } from './row-ids';
+import { boundsOf, RowIds, within, type Bounds } from './row-ids';
 
-/** Where a message of the user's personal history is, and their flags on it. */
-export interface PersonalPlace {
-  message_id: number;
-  flags: string[];
-  channel_id: number | null;
-  topic_lc: string | null;
-  dm_key: string | null;
-}
-
-/** A message of the user's personal history: its place, sender and their flags. */
-export interface PersonalEntry extends PersonalPlace {
-  sender_id: number;
-  /** The message's document when the scan read it (derived entries always have it). */
-  message?: MessageDoc;
-  /** Within the scan: a derived entry whose document (and sender) is read once it is kept. */
-  deferred?: true;
-}
+export type { PersonalEntry, PersonalPlace } from './channel-stream';
 
 type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'conversationIds' | 'places'>;
 
-const READ = ['read'];
-const UNREAD: string[] = [];
 /** Ids a stream reads on its first round; doubled each round it keeps being read, up to the most. */
 const FIRST_ROUND = 8;
 const MOST_PER_ROUND = 512;
@@ -87,16 +73,6 @@ export function meetsFilter(doc: Record<string, unknown>, filter: Filter): boole
   return true;
 }
 
-/** A message's entry for a user from its flags (shared: not to be changed). */
-const entryOf = (message: MessageDoc, flags: string[]): PersonalEntry => ({
-  message_id: message._id,
-  flags,
-  channel_id: message.channel_id,
-  topic_lc: message.topic_lc,
-  dm_key: message.dm_key,
-  sender_id: message.sender_id,
-  message,
-});
 
 const fromRow = (row: UserMessageDoc): PersonalEntry => ({
   message_id: row.message_id,
@@ -107,16 +83,6 @@ const fromRow = (row: UserMessageDoc): PersonalEntry => ({
   sender_id: row.sender_id,
 });
 
-interface Stream {
-  /** Entries read and not yet taken, in scan order (places alone when the scan asked for no more). */
-  buffer: PersonalEntry[];
-  taken: number;
-  /** The nearest id the stream may still yield beyond its buffer (±Infinity: unknown). */
-  bound: number;
-  exhausted: boolean;
-  round: number;
-  read(n: number): Promise<void>;
-}
 
 /**
  * Up to `limit` messages of the user's personal history meeting `filter` (over the rows'
@@ -132,6 +98,9 @@ export function scanPersonal(
   limit: number,
 ): Promise<PersonalEntry[]> {
   if ('$in' in range) return personalEntries(model, userId, filter, range.$in, direction, limit);
+  // One id (GET /messages' anchor): the message itself, not a merge of every channel.
+  const bounds = boundsOf(range);
+  if (bounds.lo === bounds.hi) return personalEntries(model, userId, filter, [bounds.lo], direction, limit);
   return merge(model, userId, filter, range, direction, limit, true);
 }
 
@@ -149,7 +118,8 @@ async function merge(model: Model, userId: number, filter: Filter, range: IdRang
 
   const bounds = boundsOf(range);
   if (bounds.lo > bounds.hi) return [];
-  const streams: Stream[] = [rowStream(model, userId, filter, bounds, direction), ...(await derivedStreams(model, userId, filter, bounds, direction, full, limit >= WHOLE_ROWS_FROM))];
+  const rowIds = new RowIds(model, userId, bounds, direction, limit >= WHOLE_ROWS_FROM);
+  const streams: Stream[] = [rowStream(model, userId, filter, bounds, direction), ...(await derivedStreams(model, userId, filter, bounds, direction, full))];
   const found: PersonalEntry[] = [];
   // Larger is nearer: the merge takes the stream whose next id is nearest the range's start.
   const near = (id: number) => (direction === 1 ? -id : id);
@@ -157,7 +127,8 @@ async function merge(model: Model, userId: number, filter: Filter, range: IdRang
     const head = stream.buffer[stream.taken];
     return near(head ? head.message_id : stream.bound);
   };
-  // On a tie a known head goes first: streams are disjoint, so an unread one's head lies beyond.
+  // On a tie a known head goes first: channels' streams are disjoint, so an unread one's
+  // head lies beyond (the row stream may hold the same id: the channel's is then dropped).
   const heap = new NearestFirst<Stream>((a, b) => {
     const ka = keyOf(a);
     const kb = keyOf(b);
@@ -169,8 +140,9 @@ async function merge(model: Model, userId: number, filter: Filter, range: IdRang
     if (!best) break;
     const head = best.buffer[best.taken];
     if (head) {
-      found.push(head);
       best.taken++;
+      // Asked in scan order, as RowIds wants.
+      if (!best.derived || !(await rowIds.has(head.message_id))) found.push(head);
     } else {
       best.buffer = [];
       best.taken = 0;
@@ -210,6 +182,7 @@ function rowStream(model: Model, userId: number, filter: Filter, bounds: Bounds,
     bound: direction === 1 ? bounds.lo : bounds.hi,
     exhausted: false,
     round: 0,
+    derived: false,
     async read(n) {
       const rowFilter = within({ ...filter, user_id: userId }, 'message_id', cursor);
       const rows = await model.personal.rows.find(rowFilter, { sort: ['message_id', direction], limit: n });
@@ -233,7 +206,7 @@ const MESSAGE_FIELDS = new Set(['topic_lc', 'sender_id', 'has_link', 'has_image'
  * of theirs. None when the filter asks for what only rows have (a direct message, a
  * star, a mention).
  */
-async function derivedStreams(model: Model, userId: number, filter: Filter, bounds: Bounds, direction: 1 | -1, full: boolean, wholeRows: boolean): Promise<Stream[]> {
+async function derivedStreams(model: Model, userId: number, filter: Filter, bounds: Bounds, direction: 1 | -1, full: boolean): Promise<Stream[]> {
   if (filter.direct === true || filter.starred === true || filter.mentioned === true || filter.channel_id === null) return [];
   if (typeof filter.dm_key === 'string') return [];
   const messageFilter: Filter = {};
@@ -244,7 +217,6 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
   const channelCondition = filter.channel_id;
   const streams: Stream[] = [];
   const marks = await model.personal.marksOf(userId);
-  const rowIds = new RowIds(model, userId, bounds, direction, wholeRows);
   const received = await model.personal.receipts.allIntervals(userId);
   // A scan from places (the index's or memory's) needs the messages moved in from elsewhere
   // (their held rows alone say who has them): kept with a channel's places in memory, else
@@ -283,22 +255,29 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
     if (parts.length === 0) continue;
     if (direction === -1) parts.reverse();
     let newest = Number.POSITIVE_INFINITY;
-    if (direction === -1) {
+    // A channel in memory gives its stream's next id itself (channel-stream.ts).
+    const inMemory = channelOnly && (full ? model.places.peek(channelId) : kept.get(channelId));
+    if (direction === -1 && !inMemory) {
       const ids = (await model.conversationIds({ channel_id: channelId }, {}, -1, 1)) ?? ((await model.messages.findIds({ channel_id: channelId }, { sort: ['_id', -1], limit: 1 })) as number[]);
       if (ids.length === 0) continue;
       newest = ids[0]!;
     }
-    // The channel's places when they are in memory; else they are loaded in the background
-    // for the next scans (a deep page of the combined feed reads each channel's index).
-    let places: Places | undefined | null = full ? null : kept.get(channelId);
+    // The channel's places when they are in memory; else (`load`) they are loaded in the
+    // background for the next scans (a deep page of the combined feed reads each channel's index).
+    let places: Places | undefined = full ? undefined : kept.get(channelId);
+    let warmed = !full;
     if (!full && fromPlaces && !places) unloaded.push(channelId);
-    const placesOf = () => {
-      if (places !== null) return places;
-      places = fromPlaces ? model.places.peek(channelId) : undefined;
-      if (fromPlaces && !places) model.places.warm([channelId]);
+    const placesOf = (load: boolean) => {
+      if (places || !fromPlaces) return places;
+      places = model.places.peek(channelId);
+      if (!places && load && !warmed) {
+        warmed = true;
+        model.places.warm([channelId]);
+      }
       return places;
     };
-    streams.push(channelStream(model, rowIds, channelId, mark, messageFilter, channelOnly && full, parts, direction, newest, full, movedIn.get(channelId) ?? NONE, placesOf));
+    const stream = channelStream(model, { channelId, mark, messageFilter, parts, direction, newest, full, movedIn: movedIn.get(channelId) ?? NONE, placesOf });
+    if (stream) streams.push(stream);
   }
   if (unloaded.length > 0) model.places.warm(unloaded);
   return streams;
@@ -309,82 +288,6 @@ const boundsOfInterval = ([from, to]: Interval): Bounds => ({ lo: from, hi: to =
 function intersectAll(a: Bounds, b: Bounds, c: Bounds): Bounds | undefined {
   const ab = intersect(a, b);
   return ab && intersect(ab, c);
-}
-
-function channelStream(
-  model: Model,
-  rowIds: RowIds,
-  channelId: number,
-  mark: number,
-  messageFilter: Filter,
-  channelOnly: boolean,
-  parts: Bounds[],
-  direction: 1 | -1,
-  newest: number,
-  full: boolean,
-  /** Messages moved in from elsewhere: their held rows alone say who has them (a full read's documents say it themselves). */
-  movedIn: ReadonlySet<number>,
-  /** The channel's messages in memory, when the filter is one they answer (ChannelPlaces). */
-  placesOf: () => Places | undefined,
-): Stream {
-  const topic = typeof messageFilter.topic_lc === 'string' ? messageFilter.topic_lc : undefined;
-  let part = 0;
-  // Within parts[part], what is left to read.
-  let cursor: Bounds = parts[0]!;
-  const nearest = () => (direction === 1 ? cursor.lo : Math.min(cursor.hi, newest));
-  const stream: Stream = {
-    buffer: [],
-    taken: 0,
-    bound: nearest(),
-    exhausted: false,
-    round: 0,
-    async read(n) {
-      // Reads until something is found or the parts are exhausted: the merge then knows the head.
-      while (stream.buffer.length === 0 && !stream.exhausted) {
-        const filter = within({ ...messageFilter, channel_id: channelId }, '_id', cursor);
-        const sort = { sort: ['_id', direction] as ['_id', 1 | -1], limit: n };
-        let places: ({ _id: number | string } & Record<'topic_lc', string | number | null>)[] | undefined;
-        // Recent ids (and their documents, mostly cached) first; past them, a full read of a
-        // channel in memory takes its places too, and the merge reads the documents of the
-        // messages it keeps, not of every one a stream offered (a deep page).
-        let ids = channelOnly ? await model.conversationIds({ channel_id: channelId }, rangeOf(cursor), direction, n) : undefined;
-        const kept = ids ? undefined : placesOf();
-        const deferred = !ids && full && channelOnly && kept !== undefined;
-        if (!ids && full && !deferred) ids = (await model.messages.findIds(filter, sort)) as number[];
-        if (!ids) places = kept ? kept.slice(cursor, direction, n, topic) : await model.messages.findFields(filter, ['topic_lc'], sort);
-        const count = ids ? ids.length : places!.length;
-        if (count < n) {
-          part++;
-          if (part === parts.length) stream.exhausted = true;
-          else cursor = parts[part]!;
-        } else {
-          const last = ids ? ids.at(-1)! : (places!.at(-1)!._id as number);
-          cursor = direction === 1 ? { lo: last + 1, hi: cursor.hi } : { lo: cursor.lo, hi: last - 1 };
-        }
-        if (!stream.exhausted) stream.bound = nearest();
-        if (count === 0) continue;
-        if (places) {
-          // Places alone (register's 50,000 unreads): one pass, no list of ids when every row is known.
-          const withRow = await rowIds.among(rowIds.whole ? [] : places.map((p) => p._id as number));
-          for (const place of places) {
-            const id = place._id as number;
-            if (withRow.has(id) || movedIn.has(id) || (deferred && kept!.movedIn.has(id))) continue;
-            const entry = { message_id: id, flags: id <= mark ? READ : UNREAD, channel_id: channelId, topic_lc: place.topic_lc as string | null, dm_key: null } as PersonalEntry;
-            if (deferred) entry.deferred = true;
-            stream.buffer.push(entry);
-          }
-          continue;
-        }
-        const withRow = await rowIds.among(ids!);
-        const wanted = withRow.size === 0 && movedIn.size === 0 ? ids! : ids!.filter((id) => !withRow.has(id) && !movedIn.has(id));
-        for (const message of await model.messages.getMany(wanted)) {
-          if (message.own_receipts || message.channel_id !== channelId) continue;
-          stream.buffer.push(entryOf(message, message._id <= mark ? READ : UNREAD));
-        }
-      }
-    },
-  };
-  return stream;
 }
 
 /** The listed messages the user holds, meeting the filter, in scan order. */

@@ -1,5 +1,4 @@
-/** Which of a batch of a personal scan's ids have a row of the user's (personal-scan.ts). */
-import { userMessageId } from '../projections/message-docs';
+/** Which of the entries a personal scan keeps have a row of the user's (personal-scan.ts). */
 import type { Filter } from '@teamchat/platform';
 import type { MessagesReadModel } from '../projections/messages';
 import type { IdRange } from '../projections/recent-ids';
@@ -30,22 +29,23 @@ export const rangeOf = (b: Bounds): IdRange => {
   return r;
 };
 
-/** A batch whose ids lie further apart than this on average is looked up id by id. */
-const SPARSE_BATCH = 64;
+/** Rows read per look past what is known. */
+const ROWS_PER_READ = 32;
 
 /**
- * The ids of the user's rows, read in scan order only as far as the channel streams have
- * got (a merge join): a message with a row is the row stream's to yield, whatever its
- * flags. What is known is one stretch of ids, from the first batch asked about (not the
- * scan's start, which may lie far from any message: id 0 for a first unread, Zulip's
- * "newest" anchor 10^16), grown backward as far as a batch needs and forward twice as far
- * as asked, so a scan makes a few reads.
+ * Which ids of a personal scan have a row of the user's (a message with a row is the row
+ * stream's to yield, whatever its flags), asked only of the entries the scan keeps, in
+ * scan order: a merge join over the user's rows. Each look past what is known reads the
+ * next rows from the id asked about, by count, not by span, so what it costs depends on
+ * the rows near the kept entries, not on how far apart the channels' messages lie nor on
+ * how many channels the scan merges (a deep page of the combined feed offered a batch
+ * from each of 250 channels, and every batch was looked up: about 2,000 row lookups a
+ * page at a million messages).
  */
 export class RowIds {
   private readonly ids = new Set<number>();
-  /** The stretch whose every row is in `ids`, its ends in scan order (none yet: undefined). */
-  private near: number | undefined;
-  private far: number | undefined;
+  /** Every row from the first id asked about through here (scan order) is in `ids` (none yet: undefined). */
+  private reached: number | undefined;
   private wholeRead = false;
 
   constructor(
@@ -62,22 +62,11 @@ export class RowIds {
     return this.direction === 1 ? a < b : a > b;
   }
 
-  /**
-   * Which of a stream's batch of ids (in scan order) have a row. A sparse batch (a quiet
-   * channel's few messages spread over much history) looks its own ids up instead of
-   * reading every row of the user's over the stretch it spans.
-   */
-  async among(ids: readonly number[]): Promise<ReadonlySet<number>> {
-    if (this.whole) return this.all();
-    const first = ids[0]!;
-    const last = ids.at(-1)!;
-    const covered = this.near !== undefined && !this.before(first, this.near) && !this.before(this.far!, last);
-    if (covered) return this.ids;
-    if (Math.abs(first - last) > ids.length * SPARSE_BATCH) {
-      const rows = await this.model.personal.rows.getMany(ids.map((id) => userMessageId(this.userId, id)));
-      return new Set(rows.map((r) => r.message_id));
-    }
-    return this.through(first, last);
+  /** Whether the message has a row; `id` is never before an id asked about earlier (scan order). */
+  async has(id: number): Promise<boolean> {
+    if (this.whole) return (await this.all()).has(id);
+    if (this.reached === undefined || this.before(this.reached, id)) await this.readFrom(id);
+    return this.ids.has(id);
   }
 
   private async all(): Promise<ReadonlySet<number>> {
@@ -89,32 +78,15 @@ export class RowIds {
     return this.ids;
   }
 
-  /** The row ids, known for every id from `first` to `last` (in scan order). */
-  private async through(first: number, last: number): Promise<ReadonlySet<number>> {
+  /** Reads the next rows from `id` on (scan order): known through the last, or to the bounds' end when fewer came. */
+  private async readFrom(id: number): Promise<void> {
     const { direction } = this;
-    if (this.near === undefined) {
-      await this.read(first, last);
-      [this.near, this.far] = [first, last];
-      return this.ids;
-    }
-    if (this.before(first, this.near)) {
-      await this.read(first, this.near - direction);
-      this.near = first;
-    }
-    if (this.before(this.far!, last)) {
-      // Twice as far as asked: the stretch's next batches are likely there too.
-      const span = Math.abs(last - this.far!);
-      const to = direction === 1 ? Math.min(this.bounds.hi, last + span) : Math.max(this.bounds.lo, last - span);
-      await this.read(this.far! + direction, to);
-      this.far = to;
-    }
-    return this.ids;
-  }
-
-  /** Reads the rows from `from` to `to` (inclusive, in scan order). */
-  private async read(from: number, to: number): Promise<void> {
-    const part: Bounds = { lo: Math.min(from, to), hi: Math.max(from, to) };
-    const rows = await this.model.personal.rows.findFields(within({ user_id: this.userId }, 'message_id', part), ['message_id']);
+    const rest: Bounds = direction === 1 ? { lo: id, hi: this.bounds.hi } : { lo: this.bounds.lo, hi: id };
+    const rows = await this.model.personal.rows.findFields(within({ user_id: this.userId }, 'message_id', rest), ['message_id'], {
+      sort: ['message_id', direction],
+      limit: ROWS_PER_READ,
+    });
     for (const row of rows) this.ids.add(row.message_id as number);
+    this.reached = rows.length < ROWS_PER_READ ? (direction === 1 ? rest.hi : rest.lo) : (rows.at(-1)!.message_id as number);
   }
 }
