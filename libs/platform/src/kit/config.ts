@@ -3,6 +3,8 @@
  * embedded server and the separate processes of the distributed mode agree.
  */
 import { loadCatchUpSettings, type CatchUpSettings } from './catch-up-settings';
+import { flag, positiveInteger, secondsInMs, type ServerMode } from './env-values';
+import { loadHttpSettings, type HttpSettings } from './http-settings';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
@@ -11,7 +13,7 @@ import { preparePrivateDataDir } from './data-dir';
 import { ConfigurationError } from './engines';
 import { loadMailSettings, type MailSettings } from './mail';
 
-export type ServerMode = 'development' | 'production';
+export type { ServerMode } from './env-values';
 
 /** Where the gateway listens (PORT, HOST): 0 asks the system for a free port (tests). */
 export interface ListenSettings {
@@ -148,138 +150,12 @@ export interface EventQueueSettings {
   sweepMs: number;
 }
 
-function positiveInteger(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
-  const text = env[variable];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${variable}=${JSON.stringify(text)}: expected a whole number above 0`);
-  return value;
-}
-
 export function loadEventQueueSettings(env: NodeJS.ProcessEnv): EventQueueSettings {
   return {
     maxEvents: positiveInteger(env, 'TEAMCHAT_QUEUE_MAX_EVENTS', 5000),
     maxPerUser: positiveInteger(env, 'TEAMCHAT_QUEUES_PER_USER', 50),
-    sweepMs: seconds(env, 'TEAMCHAT_QUEUE_SWEEP_SECONDS', 30),
+    sweepMs: secondsInMs(env, 'TEAMCHAT_QUEUE_SWEEP_SECONDS', 30),
   };
-}
-
-/** At most `max` requests in any window of `windowMs` (a fixed window, per key). */
-export interface RateLimitRule {
-  max: number;
-  windowMs: number;
-}
-
-/**
- * The rate limits, as a Zulip server has them (its defaults: 200 API requests a minute per
- * user, much less for logging in). A budget of requests per key and window:
- */
-export interface RateLimits {
-  /** Every request that authenticated, per user. */
-  api: RateLimitRule;
-  /** Every request that did not (no or wrong credentials, unauthenticated endpoints, unknown routes), per client address. */
-  anonymous: RateLimitRule;
-  /** The key endpoints (development key, JWT, password login), per client address: the guessing surface. */
-  loginByAddress: RateLimitRule;
-  /** Failed attempts at the key endpoints, per account they name. */
-  loginByAccount: RateLimitRule;
-}
-
-export interface HttpSettings {
-  /** Absent: no limits (the development default, so benchmarks never meet them). */
-  rateLimits: RateLimits | undefined;
-  /** How long a client may take to send a request's headers, and the whole request. */
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  /**
-   * How long the gateway waits for a service's answer (504 past it); the service stops
-   * its work a little before (RequestBudget).
-   */
-  serviceTimeoutMs: number;
-  /** How long an idle keep-alive connection is kept between requests. */
-  keepAliveTimeoutMs: number;
-  /**
-   * How long a connection may stay silent in either direction mid-request: longer than a
-   * long-poll of GET /events (the heartbeat), so only a stalled client is cut off.
-   */
-  idleTimeoutMs: number;
-  /** Take the client address from X-Forwarded-For (behind a reverse proxy), for per-address limits. */
-  trustProxy: boolean;
-}
-
-export const DEFAULT_RATE_LIMITS: RateLimits = {
-  api: { max: 200, windowMs: 60_000 },
-  anonymous: { max: 100, windowMs: 60_000 },
-  loginByAddress: { max: 20, windowMs: 60_000 },
-  loginByAccount: { max: 5, windowMs: 30 * 60_000 },
-};
-
-const RATE_LIMIT_VARIABLES: Record<keyof RateLimits, string> = {
-  api: 'TEAMCHAT_RATE_LIMIT_API',
-  anonymous: 'TEAMCHAT_RATE_LIMIT_ANONYMOUS',
-  loginByAddress: 'TEAMCHAT_RATE_LIMIT_LOGIN',
-  loginByAccount: 'TEAMCHAT_RATE_LIMIT_LOGIN_ACCOUNT',
-};
-
-/** `200/60`: 200 requests per 60 seconds. */
-function parseRule(variable: string, text: string): RateLimitRule {
-  const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
-  const max = Number(match?.[1]);
-  const seconds = Number(match?.[2]);
-  if (!match || !(max > 0) || !(seconds > 0)) {
-    throw new Error(`${variable}=${JSON.stringify(text)}: expected <requests>/<seconds>, e.g. 200/60`);
-  }
-  return { max, windowMs: Math.round(seconds * 1000) };
-}
-
-function seconds(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
-  const text = env[variable];
-  if (text === undefined || text === '') return fallback * 1000;
-  const value = Number(text);
-  if (!(value > 0) || !Number.isFinite(value)) throw new Error(`${variable}=${JSON.stringify(text)}: expected a number of seconds above 0`);
-  return Math.round(value * 1000);
-}
-
-export function loadHttpSettings(env: NodeJS.ProcessEnv, mode: ServerConfig['mode'], heartbeatSeconds: number): HttpSettings {
-  const switched = env.TEAMCHAT_RATE_LIMITS;
-  if (switched !== undefined && !['on', 'off', ''].includes(switched)) {
-    throw new Error(`TEAMCHAT_RATE_LIMITS=${JSON.stringify(switched)}: expected on or off`);
-  }
-  const limited = switched === 'on' || (mode === 'production' && switched !== 'off');
-  const rateLimits = limited
-    ? (Object.fromEntries(
-        (Object.keys(DEFAULT_RATE_LIMITS) as (keyof RateLimits)[]).map((name) => {
-          const variable = RATE_LIMIT_VARIABLES[name];
-          const text = env[variable];
-          return [name, text ? parseRule(variable, text) : DEFAULT_RATE_LIMITS[name]];
-        }),
-      ) as unknown as RateLimits)
-    : undefined;
-  const headersTimeoutMs = seconds(env, 'TEAMCHAT_HEADERS_TIMEOUT_SECONDS', 10);
-  const requestTimeoutMs = seconds(env, 'TEAMCHAT_REQUEST_TIMEOUT_SECONDS', 30);
-  // Node requires the whole request's limit to be at least the headers': say so rather than raise it.
-  if (requestTimeoutMs < headersTimeoutMs) {
-    throw new Error(
-      `TEAMCHAT_REQUEST_TIMEOUT_SECONDS=${JSON.stringify(env.TEAMCHAT_REQUEST_TIMEOUT_SECONDS ?? '30')}: must be at least TEAMCHAT_HEADERS_TIMEOUT_SECONDS (${headersTimeoutMs / 1000})`,
-    );
-  }
-  return {
-    rateLimits,
-    headersTimeoutMs,
-    requestTimeoutMs,
-    serviceTimeoutMs: seconds(env, 'TEAMCHAT_SERVICE_TIMEOUT_SECONDS', 10),
-    keepAliveTimeoutMs: seconds(env, 'TEAMCHAT_KEEP_ALIVE_TIMEOUT_SECONDS', 65),
-    idleTimeoutMs: seconds(env, 'TEAMCHAT_IDLE_TIMEOUT_SECONDS', heartbeatSeconds + 30),
-    trustProxy: flag(env, 'TEAMCHAT_TRUST_PROXY'),
-  };
-}
-
-/** `1` on, `0` or unset off: any other value is a typo, refused rather than read as off. */
-function flag(env: NodeJS.ProcessEnv, variable: string): boolean {
-  const text = env[variable];
-  if (text === undefined || text === '' || text === '0') return false;
-  if (text === '1') return true;
-  throw new Error(`${variable}=${JSON.stringify(text)}: expected 1 (on) or 0 (off)`);
 }
 
 /**
@@ -390,7 +266,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): ServerSettin
   const listen = loadListenSettings(env);
   const { realmUri, derived } = loadRealmUri(env, mode, listen);
   const realmHost = new URL(realmUri).host;
-  const heartbeatSeconds = seconds(env, 'TEAMCHAT_HEARTBEAT_SECONDS', 60) / 1000;
+  const heartbeatSeconds = secondsInMs(env, 'TEAMCHAT_HEARTBEAT_SECONDS', 60) / 1000;
   return {
     mode,
     dataDir,

@@ -3,6 +3,7 @@ export * from './projector';
 export * from './aggregate';
 export * from './logger';
 export * from './config';
+export * from './http-settings';
 export * from './context';
 export * from './notifying-store';
 export * from './process';
