@@ -43,6 +43,8 @@ export interface Stream {
   bound: number;
   exhausted: boolean;
   round: number;
+  /** Ids read on its first round (doubled each round it keeps being read). */
+  first: number;
   /** A channel's messages without a row of the user's: each is checked for one as the merge keeps it. */
   derived: boolean;
   read(n: number): Promise<void>;
@@ -79,6 +81,8 @@ export interface ChannelStreamOptions {
   movedIn: ReadonlySet<number>;
   /** The channel's messages in memory, when the filter is one they answer (`load`: loaded in the background if not). */
   placesOf: (load: boolean) => Places | undefined;
+  /** Ids read on the stream's first round. */
+  first: number;
 }
 
 /** The channel's stream, or none when its places in memory hold nothing within its parts. */
@@ -108,6 +112,7 @@ export function channelStream(model: Model, options: ChannelStreamOptions): Stre
     bound: first,
     exhausted: false,
     round: 0,
+    first: options.first,
     derived: true,
     async read(n) {
       // Reads until something is found or the parts are exhausted: the merge then knows the head.

@@ -146,7 +146,7 @@ async function merge(model: Model, userId: number, filter: Filter, range: IdRang
     } else {
       best.buffer = [];
       best.taken = 0;
-      const n = Math.min(limit - found.length, Math.min(FIRST_ROUND << best.round, MOST_PER_ROUND));
+      const n = Math.min(limit - found.length, Math.min(best.first << best.round, MOST_PER_ROUND));
       best.round++;
       await best.read(n);
     }
@@ -182,6 +182,7 @@ function rowStream(model: Model, userId: number, filter: Filter, bounds: Bounds,
     bound: direction === 1 ? bounds.lo : bounds.hi,
     exhausted: false,
     round: 0,
+    first: FIRST_ROUND,
     derived: false,
     async read(n) {
       const rowFilter = within({ ...filter, user_id: userId }, 'message_id', cursor);
@@ -276,7 +277,10 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
       }
       return places;
     };
-    const stream = channelStream(model, { channelId, mark, messageFilter, parts, direction, newest, full, movedIn: movedIn.get(channelId) ?? NONE, placesOf });
+    // A page of messages reads every channel not in memory at least once (its next id is
+    // not known without a read): one id first, with its document, not eight.
+    const first = full && !inMemory ? 1 : FIRST_ROUND;
+    const stream = channelStream(model, { channelId, mark, messageFilter, parts, direction, newest, full, movedIn: movedIn.get(channelId) ?? NONE, placesOf, first });
     if (stream) streams.push(stream);
   }
   if (unloaded.length > 0) model.places.warm(unloaded);
