@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { InProcessBus, RequestBudget, SCAN_SLICE_MS, serveContract } from '@teamchat/platform';
+import { CONTENDED_SLICE_MS, CONTENTION_WINDOW_MS, InProcessBus, RequestBudget, SCAN_SLICE_MS, serveContract } from '@teamchat/platform';
 import { endpoints, requestCancelled, type BusReply } from '@teamchat/contracts';
 import pino from 'pino';
 
@@ -103,6 +103,27 @@ describe('a request budget', () => {
       await budget.turn();
     }
     expect(sizes).toEqual([100, 100, 100, 100]);
+  });
+
+  it("takes short slices while another caller's requests are being served, and full ones alone", async () => {
+    // The callers of the tests above are forgotten once the window has passed.
+    const windowPassed = () => new Promise((resolve) => setTimeout(resolve, CONTENTION_WINDOW_MS + 50));
+    await windowPassed();
+    const scanning = new RequestBudget(10_000, 41);
+    expect(scanning.sliceMs).toBe(SCAN_SLICE_MS);
+    // The same caller's other requests (their searches wait in the lane) do not shorten it.
+    void new RequestBudget(10_000, 41);
+    expect(scanning.sliceMs).toBe(SCAN_SLICE_MS);
+    void new RequestBudget(10_000, 42);
+    expect(scanning.sliceMs).toBe(CONTENDED_SLICE_MS);
+    // Batches are paced to the shorter slice too: items of 0.1 ms, half a slice each.
+    await scanning.enter();
+    work(10);
+    // (At most: the machine may stretch the 10 ms, never shorten it.)
+    expect(scanning.paced(1000, 100, 1)).toBeLessThanOrEqual(Math.floor(CONTENDED_SLICE_MS / 2 / 0.1));
+    scanning.end();
+    await windowPassed();
+    expect(scanning.sliceMs).toBe(SCAN_SLICE_MS);
   });
 
   it("answers a request whose budget runs out while it waits for its caller's other scans", async () => {
