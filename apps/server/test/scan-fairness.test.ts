@@ -117,12 +117,12 @@ describe('one user cannot stall the others', () => {
     // them, behind one batch of the hostile user's lane per turn (232-447 ms against
     // 47 ms on a machine at load 10-12), a batch being up to a search's whole round (2,000
     // messages). With batches paced to half a slice, behind one slice (docs/operating.md
-    // states the bound: a 1 ms slice plus a batch per visit to the messaging thread while others are served). Checked with
-    // room for a loaded two-core machine, whose descheduling and collections the bound
-    // leaves out (at load 16: 12 -> 102 ms, 40 -> 204 ms; a CI run under a full suite:
-    // 14 -> 262 ms once): 8x the unloaded p99 plus 100 ms, and a quarter of the flood's
-    // searches run one after another. A machine that stalls for the whole of one
-    // comparison gets two more.
+    // states the bound: a 1 ms slice plus a batch per visit to the messaging thread while
+    // others are served). Checked with room for a loaded two-core machine, whose
+    // descheduling and collections the bound leaves out (at load 16: 12 -> 102 ms,
+    // 40 -> 204 ms; a CI run under a full suite: 14 -> 262 ms once): 8x the unloaded p99
+    // plus 100 ms, and a quarter of the flood's searches run one after another. A machine
+    // that stalls for the whole of one comparison gets two more.
     //
     // What this size cannot show: once the first search has read the messages, the next
     // ones take about 5 ms here (a slice or two), so a scan that never gave the thread
