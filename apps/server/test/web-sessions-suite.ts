@@ -104,9 +104,22 @@ export function webSessionsSuite(mode: string, start: (env: Record<string, strin
     const origin = () => server.api.replace(/\/api\/v1$/, '');
     const browser = () => new Browser(origin);
 
+    /**
+     * The session the expiry test waits out, begun with the suite so that the other tests
+     * run during its age (20 s, about what they take) instead of before it. A person of its
+     * own: no other test's password change, deactivation or logout ends it early.
+     */
+    let expiring: { browser: Browser; started: number } | undefined;
+
     beforeAll(async () => {
       server = await start(env);
       users = await logIn(server.api, ['owner', 'admin', 'member'] as const);
+      const p = await person();
+      const b = browser();
+      const started = Date.now();
+      await b.devLogIn(p.email);
+      expect((await b.request('GET', '/json/users/me')).status).toBe(200);
+      expiring = { browser: b, started };
     }, 120_000);
     afterAll(async () => {
       await server?.stop();
@@ -386,13 +399,16 @@ export function webSessionsSuite(mode: string, start: (env: Record<string, strin
       });
 
       it('a session expires after the session age, cached or not', async () => {
-        const b = browser();
-        const started = Date.now();
-        await b.devLogIn('member@example.com');
-        expect((await b.request('GET', '/json/users/me')).status).toBe(200);
+        const { browser: b, started } = expiring!;
+        // Still served while its age lasts (when the tests before took less than it, as
+        // they do by half): what ends it below is its age, not another test.
+        if (Date.now() < started + SESSION_AGE_SECONDS * 1000 - 3000) expect((await b.request('GET', '/json/users/me')).status).toBe(200);
         await new Promise((r) => setTimeout(r, Math.max(0, started + SESSION_AGE_SECONDS * 1000 + 500 - Date.now())));
-        const expired = await b.request('GET', '/json/users/me');
-        expect([expired.status, expired.body.code]).toEqual([401, 'UNAUTHORIZED']);
+        // Twice: with two gateways, one has the session cached and the other asks accounts.
+        for (let i = 0; i < 2; i++) {
+          const expired = await b.request('GET', '/json/users/me');
+          expect([expired.status, expired.body.code]).toEqual([401, 'UNAUTHORIZED']);
+        }
       }, 30_000);
 
       it('survives a restart', async () => {
