@@ -4,7 +4,7 @@
  * dev login, and polling (the page's CSP refuses page.waitForFunction's eval).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { createLogger, loadConfig } from '@teamchat/platform';
@@ -15,10 +15,31 @@ const ROOT = join(__dirname, '..', '..', '..');
 export const SHOTS = join(ROOT, 'apps', 'web', 'screenshots');
 export const DIST = join(ROOT, 'apps', 'web', 'dist');
 
-/** Builds the client when this checkout has no build yet (`npm test` alone does not build it). */
+/**
+ * Builds the client when this checkout has no build yet (`npm test` alone does not build
+ * it), as on a fresh clone (CI). Only Vite, under a second: the workspace's `build` script
+ * type-checks apps/web first, which `npm test` has done before jest runs, and which took
+ * 35 s of the first browser test on CI's two cores, twice when two browser files started
+ * together. Vite writes a directory of its own, renamed to dist/ once complete, so that
+ * a file starting beside this one never serves a half-written or emptied dist/.
+ */
 export function ensureBuilt(): void {
-  if (existsSync(join(DIST, 'index.html'))) return;
-  execFileSync('npm', ['run', 'build', '-w', 'apps/web'], { cwd: ROOT, stdio: 'inherit' });
+  const index = join(DIST, 'index.html');
+  if (existsSync(index)) return;
+  const out = `${DIST}.building-${process.pid}`;
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--outDir', out], { cwd: join(ROOT, 'apps', 'web') });
+    try {
+      renameSync(out, DIST);
+    } catch {
+      // Another file's build got there first; a dist/ without its page is left-over.
+      if (existsSync(index)) return;
+      rmSync(DIST, { recursive: true, force: true });
+      renameSync(out, DIST);
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }
 
 export async function startWebServer(name: string) {
