@@ -244,7 +244,8 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
     }
   }
   const unloaded: number[] = [];
-  for (const [channelId, intervals] of received) {
+  for (const channelId of received.keys()) {
+    const intervals = received.get(channelId)!;
     if (channelCondition !== undefined && !meetsFilter({ channel_id: channelId }, { channel_id: channelCondition })) continue;
     const mark = marks.get(channelId) ?? 0;
     const byFlag: Bounds = filter.unread === true ? { lo: mark + 1, hi: Number.POSITIVE_INFINITY } : filter.unread === false ? { lo: Number.NEGATIVE_INFINITY, hi: mark } : bounds;
@@ -263,24 +264,14 @@ async function derivedStreams(model: Model, userId: number, filter: Filter, boun
       if (ids.length === 0) continue;
       newest = ids[0]!;
     }
-    // The channel's places when they are in memory; else (`load`) they are loaded in the
-    // background for the next scans (a deep page of the combined feed reads each channel's index).
-    let places: Places | undefined = full ? undefined : kept.get(channelId);
-    let warmed = !full;
+    // The channel's places when they are in memory; else a full read loads them in the
+    // background for the next scans once it reads past the recent ids (channel-stream.ts).
+    const places = full ? inMemory || undefined : kept.get(channelId);
     if (!full && fromPlaces && !places) unloaded.push(channelId);
-    const placesOf = (load: boolean) => {
-      if (places || !fromPlaces) return places;
-      places = model.places.peek(channelId);
-      if (!places && load && !warmed) {
-        warmed = true;
-        model.places.warm([channelId]);
-      }
-      return places;
-    };
     // A page of messages reads every channel not in memory at least once (its next id is
     // not known without a read): one id first, with its document, not eight.
     const first = full && !inMemory ? 1 : FIRST_ROUND;
-    const stream = channelStream(model, { channelId, mark, messageFilter, parts, direction, newest, full, movedIn: movedIn.get(channelId) ?? NONE, placesOf, first });
+    const stream = channelStream(model, { channelId, mark, messageFilter, plain: channelOnly, parts, direction, newest, full, movedIn: movedIn.get(channelId) ?? NONE, fromPlaces, places, first });
     if (stream) streams.push(stream);
   }
   if (unloaded.length > 0) model.places.warm(unloaded);
