@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { Client, startEmbedded } from './harness';
@@ -56,6 +57,24 @@ describe('stopping with a long-poll open', () => {
     // The heartbeat is 2 s here; the keep-alive timeout, 65 s.
     expect(Date.now() - began).toBeLessThan(20_000);
     expect((await poll).status).toBe(200);
+  }, 90_000);
+});
+
+describe('stopping with a connection that has sent nothing', () => {
+  // An HTTP client's pool opens connections ahead of its requests, and keeps them when
+  // its requests are aborted; Node's closeIdleConnections() leaves such a connection, so
+  // the stop waited for the idle timeout (the heartbeat plus 30 s; 62.7 s in development).
+  it('closes it at once instead of waiting for its idle timeout', async () => {
+    const server = await startEmbedded(newDataDir());
+    const { port } = new URL(server.api);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const began = Date.now();
+    await server.stop();
+    await closed;
+    // The heartbeat is 2 s here: the idle timeout, 32 s.
+    expect(Date.now() - began).toBeLessThan(20_000);
   }, 90_000);
 });
 

@@ -16,6 +16,7 @@ import { callContract, describeZodIssue, ReplyMismatchError, stageTracing, trace
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
+import { OpenConnections } from './http/connections';
 import { CredentialsCache } from './http/credentials-cache';
 import { busRequest, GatewayPeers } from './http/peers';
 import { decodeParams } from './http/decode';
@@ -122,13 +123,16 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   const { bus, log, http } = options;
   /** Requests answered before Fastify sees them (http/events-fast-path.ts); set once the routes are. */
   let fastPath: RawHandler | undefined;
+  const connections = new OpenConnections();
   // Fastify's own per-request logging stays off: the gateway logs failures itself.
   const app = Fastify({
     // The server Fastify would make (the settings below), with the fast path in front.
     serverFactory: (handler, settings) => {
       const server = createServer(settings.http ?? {}, (request, response) => {
+        connections.began(request, response);
         if (!fastPath?.(request, response)) handler(request, response);
       });
+      connections.watch(server);
       server.keepAliveTimeout = http.keepAliveTimeoutMs;
       server.requestTimeout = http.requestTimeoutMs;
       server.setTimeout(http.idleTimeoutMs);
@@ -456,11 +460,11 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
   // Closing waits for every connection to end. Node closes the keep-alive connections idle
   // when close() begins, but one whose request (a long-poll above all) ends later would
   // stay open for the keep-alive timeout (65 s): a stop, and a restart on the same port,
-  // waited that long. So while closing, connections are closed as soon as they fall idle;
-  // no request in flight is cut.
+  // waited that long. So while closing, connections are closed as soon as they fall idle
+  // (http/connections.ts); no request in flight is cut.
   let idleSweep: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
-    idleSweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    idleSweep = setInterval(() => connections.closeIdle(), 50);
     idleSweep.unref();
   });
   app.addHook('onClose', async () => clearInterval(idleSweep));
