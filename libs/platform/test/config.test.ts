@@ -86,6 +86,19 @@ describe('loadConfig', () => {
     expect(() => loadSettings({ ...production, ZULIP_JWT_SECRET: 'k' })).toThrow(/^ZULIP_JWT_SECRET is shorter than 32 characters/);
   });
 
+  it("reads the catch-up's batch and progress settings, and refuses what is not a whole number or a number of seconds above 0", () => {
+    for (const bad of ['many', '0', '2.5', '-3']) {
+      expect(() => loadSettings({ TEAMCHAT_CATCH_UP_BATCH: bad })).toThrow(`TEAMCHAT_CATCH_UP_BATCH=${JSON.stringify(bad)}: expected a whole number above 0`);
+      expect(() => loadSettings({ TEAMCHAT_CATCH_UP_REPORT_MIN_FACTS: bad })).toThrow(`TEAMCHAT_CATCH_UP_REPORT_MIN_FACTS=${JSON.stringify(bad)}: expected a whole number above 0`);
+    }
+    for (const bad of ['often', '0', '-1', 'Infinity']) {
+      expect(() => loadSettings({ TEAMCHAT_CATCH_UP_REPORT_SECONDS: bad })).toThrow(`TEAMCHAT_CATCH_UP_REPORT_SECONDS=${JSON.stringify(bad)}: expected a number of seconds above 0`);
+    }
+    const { catchUp } = loadSettings({ TEAMCHAT_CATCH_UP_BATCH: '10', TEAMCHAT_CATCH_UP_REPORT_SECONDS: '0.05', TEAMCHAT_CATCH_UP_REPORT_MIN_FACTS: '1' });
+    expect(catchUp).toEqual({ batch: 10, reportEveryMs: 50, reportMinFacts: 1 });
+    expect(loadSettings({}).catchUp).toEqual({ batch: 500, reportEveryMs: 10_000, reportMinFacts: 20_000 });
+  });
+
   it('refuses a heartbeat that is not a number of seconds above 0, instead of replacing it', () => {
     for (const bad of ['soon', '-1', '0', 'Infinity']) {
       expect(() => loadSettings({ TEAMCHAT_HEARTBEAT_SECONDS: bad })).toThrow(`TEAMCHAT_HEARTBEAT_SECONDS=${JSON.stringify(bad)}: expected a number of seconds above 0`);

@@ -3,7 +3,7 @@ import { checkName } from './sqlite-collection-schema';
 import { SqliteCollection, type Engine } from './sqlite-collection';
 import { SqliteTextIndex } from './sqlite-text-index';
 import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
-import { enterWalMode } from './sqlite-wal';
+import { enterWalMode, isSqliteBusy } from './sqlite-wal';
 import { traceStage } from '../kit/stage-trace';
 import type { Collection, CollectionOptions, Doc, IndexSpec, ReadModelStore } from '../ports/read-models';
 
@@ -250,7 +250,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         this.db.exec('BEGIN IMMEDIATE');
         return;
       } catch (err) {
-        if (!String((err as { code?: unknown }).code).startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw err;
+        if (!isSqliteBusy(err) || Date.now() >= deadline) throw err;
       } finally {
         this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       }

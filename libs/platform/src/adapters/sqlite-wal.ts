@@ -4,6 +4,9 @@ import type Database from 'better-sqlite3';
 const WAL_SWITCH_TIMEOUT_MS = 5000;
 const RETRY_PAUSE_MS = 10;
 
+/** SQLITE_BUSY or one of its extended codes (SQLITE_BUSY_RECOVERY, SQLITE_BUSY_SNAPSHOT, …). */
+export const isSqliteBusy = (err: unknown): boolean => String((err as { code?: unknown } | null)?.code ?? '').startsWith('SQLITE_BUSY');
+
 /**
  * Puts a connection's database in WAL mode. Several processes open the same file at once
  * in the distributed mode, and switching a new file to WAL is a write that upgrades the
@@ -20,7 +23,7 @@ export function enterWalMode(db: Pick<Database.Database, 'pragma'>, timeoutMs = 
       db.pragma('journal_mode = WAL');
       return;
     } catch (err) {
-      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+      if (!isSqliteBusy(err) || Date.now() >= deadline) throw err;
       pauseThread(RETRY_PAUSE_MS);
     }
   }

@@ -39,12 +39,9 @@ export const CONTENTION_WINDOW_MS = 250;
 /** When each caller's latest request on this thread began (module state: one per thread). */
 const lastRequestAt = new Map<number, number>();
 
-/** Whether a caller other than `lane` began a request within the window; forgets the older ones. */
+/** Whether a caller other than `lane` began a request within the window. */
 function othersServed(lane: number | undefined, now: number): boolean {
-  for (const [other, at] of lastRequestAt) {
-    if (now - at > CONTENTION_WINDOW_MS) lastRequestAt.delete(other);
-    else if (other !== lane) return true;
-  }
+  for (const [other, at] of lastRequestAt) if (other !== lane && now - at <= CONTENTION_WINDOW_MS) return true;
   return false;
 }
 
@@ -83,9 +80,14 @@ export class RequestBudget {
     this.batchStart = this.sliceStart;
     this.deadline = this.sliceStart + budgetMs;
     if (lane !== undefined) {
-      // Moved to the end, so that the oldest entries come first for othersServed to forget.
+      // Moved to the end: the entries stay oldest first, and those past the window are
+      // forgotten here, so that the map holds only the callers of the last moment.
       lastRequestAt.delete(lane);
       lastRequestAt.set(lane, this.sliceStart);
+      for (const [other, at] of lastRequestAt) {
+        if (this.sliceStart - at <= CONTENTION_WINDOW_MS) break;
+        lastRequestAt.delete(other);
+      }
     }
   }
 
