@@ -160,9 +160,11 @@ describe('a rebuild killed midway', () => {
         `the next start resumed from ${from}, reading ${resumed.head! - from} facts, ${reRead} of them read before the kill`,
     );
     expect(from).toBeGreaterThan(0);
-    // What was applied but not yet committed is read again: the read models commit within
-    // 100 ms, here a small part of the rebuild.
-    expect(reRead).toBeLessThan(head / 4);
+    // Only what was applied but not yet committed is read again: the next start resumes at
+    // or past the checkpoint committed before the kill. (How much that is depends on the
+    // machine: the read models commit within 100 ms, and a fast one applied 930 of 3,020
+    // facts in that window, past the quarter this once asked for.)
+    expect(reRead).toBeLessThanOrEqual(applied - committed);
     expect(resumed.head! - from).toBeLessThan(head);
 
     // Once ready, everything is there exactly once.
