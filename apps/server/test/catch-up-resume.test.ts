@@ -148,7 +148,9 @@ describe('a rebuild killed midway', () => {
     });
     await first.kill();
     expect(committed).toBeLessThan(head);
-    const applied = Math.max(...first.projectorLines(MESSAGING).map((line) => line.position ?? 0));
+    // Progress lines are printed between commits, so the last one can trail the committed
+    // checkpoint (a CI run reported 870 while 950 was committed); what was applied is at least both.
+    const applied = Math.max(committed, ...first.projectorLines(MESSAGING).map((line) => line.position ?? 0));
 
     const second = startProcess();
     const resumed = await second.until('catch-up start', () => second.projectorLines(MESSAGING).find((line) => line.from !== undefined));
@@ -156,15 +158,16 @@ describe('a rebuild killed midway', () => {
     const from = resumed.from!;
     const reRead = Math.max(0, applied - from);
     console.log(
-      `${MESSAGING}: rebuild of ${head} facts killed past ${reached.position} (last reported ${applied}, committed ${committed}); ` +
+      `${MESSAGING}: rebuild of ${head} facts killed past ${reached.position} (applied at least ${applied}, committed ${committed}); ` +
         `the next start resumed from ${from}, reading ${resumed.head! - from} facts, ${reRead} of them read before the kill`,
     );
-    expect(from).toBeGreaterThan(0);
     // Only what was applied but not yet committed is read again: the next start resumes at
-    // or past the checkpoint committed before the kill. (How much that is depends on the
-    // machine: the read models commit within 100 ms, and a fast one applied 930 of 3,020
-    // facts in that window, past the quarter this once asked for.)
-    expect(reRead).toBeLessThanOrEqual(applied - committed);
+    // or past the checkpoint committed before the kill (it may be further on: the group
+    // commit can land between the read of the checkpoint and the kill). How far the rebuild
+    // got by then depends on the machine: the read models commit within 100 ms, and a fast
+    // one applied 930 of 3,020 facts in that window, past the quarter this once asked for.
+    expect(from).toBeGreaterThanOrEqual(committed);
+    expect(from).toBeLessThan(head);
     expect(resumed.head! - from).toBeLessThan(head);
 
     // Once ready, everything is there exactly once.
