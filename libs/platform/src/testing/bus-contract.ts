@@ -95,8 +95,10 @@ export function busContract(name: string, open: () => Promise<BusUnderTest>): vo
     });
 
     it('rejects with TIMEOUT, distinct from NO_RESPONDERS, when the reply comes too late', async () => {
+      // The reply comes long after the request's 50 ms, so that a machine under load (a CI
+      // run measured 560 ms) still tells the request's own timer from a wait for the reply.
       await second.serve(subject('slow'), async () => {
-        await delay(300);
+        await delay(2000);
         return 'too late';
       });
       const started = Date.now();
@@ -105,7 +107,7 @@ export function busContract(name: string, open: () => Promise<BusUnderTest>): vo
       expect(isBusError(err)).toBe(true);
       expect((err as BusError).code).toBe('TIMEOUT');
       expect(elapsed).toBeGreaterThanOrEqual(40);
-      expect(elapsed).toBeLessThan(250);
+      expect(elapsed).toBeLessThan(1500);
     });
 
     it('survives a handler that rejects: no reply (TIMEOUT), the error is logged, serving goes on', async () => {
