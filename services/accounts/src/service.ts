@@ -342,7 +342,7 @@ export async function startAccountsService(deps: ServiceDeps): Promise<RunningSe
         return { sections, people };
       });
       // The users' list goes already serialized (realmUsersMembers), after the other members.
-      return { value: { state: value.sections }, position, ...(value.people === undefined ? {} : { json: `{${value.people}}` }) };
+      return { value: { state: value.sections }, position, ...(value.people === undefined ? {} : { json: value.people }) };
     }),
     serve(api.addRealmEmoji, async (params, { actor }) => ({ value: {}, position: await addRealmEmoji(emojiDeps, actor, params.emoji_name, params.file) })),
     serve(api.getRealmEmoji, async () => ({ value: { emoji: await realmEmojiState(realmEmojiBook) } })),

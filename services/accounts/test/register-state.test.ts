@@ -49,7 +49,7 @@ const ownSettings = new Map<number, Record<string, unknown>>();
 describe('accounts register state', () => {
   it('lists active and deactivated users apart, with the caller own fields and the organization settings', async () => {
     const state = await accountsState(deps, 3, all);
-    const people = JSON.parse(`{${await realmUsersMembers(deps, 3, all, new Map([[2, { '4': 'Berlin' }]]))}}`) as Record<string, { user_id: number; avatar_url: unknown; profile_data: unknown }[]>;
+    const people = JSON.parse(String(await realmUsersMembers(deps, 3, all, new Map([[2, { '4': 'Berlin' }]])))) as Record<string, { user_id: number; avatar_url: unknown; profile_data: unknown }[]>;
     expect(people.realm_users?.map((u) => u.user_id)).toEqual([1, 2, 3, 4, 6, 7]);
     expect(people.realm_non_active_users?.map((u) => u.user_id)).toEqual([5]);
     expect(state.cross_realm_bots?.map((u) => [u.email, u.is_bot])).toEqual([['notification-bot@zulip.com', true], ['welcome-bot@zulip.com', true]]);
@@ -57,7 +57,7 @@ describe('accounts register state', () => {
     expect(people.realm_users?.map((u) => u.profile_data)).toEqual([{}, { '4': { value: 'Berlin' } }, {}, {}, {}, {}]);
     // Kept per user document: the same text for the next registration, a new one for a changed user.
     const again = await realmUsersMembers(deps, 3, all, new Map([[2, { '4': 'Berlin' }]]));
-    expect(again).toBe(JSON.stringify(people).slice(1, -1));
+    expect(String(again)).toBe(JSON.stringify(people));
     expect(await realmUsersMembers(deps, 3, { ...all, fetch_event_types: ['message'] }, new Map())).toBeUndefined();
     expect(state.me).toMatchObject({ user_id: 3, is_admin: false, is_guest: false, role: 400 });
     expect(state.realm).toMatchObject({ realm_name: 'Acme', realm_url: 'http://acme.test', realm_date_created: 5 });

@@ -80,33 +80,41 @@ export async function accountsState(deps: AccountsStateDeps, userId: number, par
 }
 
 /**
- * register's realm_users and realm_non_active_users as JSON members
- * (`"realm_users":[…],"realm_non_active_users":[…]`), each user with their custom profile
- * field values: each person's JSON is kept per user document (personJsonHead), so at
- * 10,000 users no person object is built or serialized per registration. Undefined when
- * the section is not wanted.
+ * register's realm_users and realm_non_active_users as one JSON object in UTF-8
+ * (`{"realm_users":[…],"realm_non_active_users":[…]}`), each user with their custom
+ * profile field values: each person's JSON is kept per user document (personJsonHead),
+ * so at 10,000 users no person object is built or serialized per registration, and the
+ * answer is put together by copying bytes. Undefined when the section is not wanted.
  */
 export async function realmUsersMembers(
   deps: Pick<AccountsStateDeps, 'directory' | 'realmHost' | 'realmSettings' | 'userSettings' | 'emailVisibilities'>,
   userId: number,
   params: StateParams,
   profileValues: ReadonlyMap<number, Readonly<Record<string, string>>>,
-): Promise<string | undefined> {
+): Promise<Buffer | undefined> {
   if (!wantsState(params, 'realm_user')) return undefined;
   const me = await deps.directory.userById(userId);
   if (!me) return undefined;
   const users = (await deps.directory.allUsers()).sort((a, b) => a._id - b._id);
   const emailVisibility = await emailVisibilityOf(deps, users.map((u) => u._id));
   const options = { client_gravatar: params.client_gravatar === true, host: emailDomainOf(deps.realmHost), emailVisibility };
-  const active: string[] = [];
-  const inactive: string[] = [];
+  const active: Buffer[] = [];
+  const inactive: Buffer[] = [];
   for (const user of users) {
+    const list = user.is_active ? active : inactive;
+    if (list.length > 0) list.push(COMMA);
+    list.push(personJsonHead(me, user, options));
     const values = profileValues.get(user._id);
-    const person = `${personJsonHead(me, user, options)},"profile_data":${values ? JSON.stringify(profileDataOf(values)) : '{}'}}`;
-    (user.is_active ? active : inactive).push(person);
+    list.push(values ? Buffer.from(`,"profile_data":${JSON.stringify(profileDataOf(values))}}`) : NO_PROFILE_DATA);
   }
-  return `"realm_users":[${active.join(',')}],"realm_non_active_users":[${inactive.join(',')}]`;
+  return Buffer.concat([USERS_OPEN, ...active, BETWEEN_LISTS, ...inactive, LISTS_CLOSE]);
 }
+
+const COMMA = Buffer.from(',');
+const NO_PROFILE_DATA = Buffer.from(',"profile_data":{}}');
+const USERS_OPEN = Buffer.from('{"realm_users":[');
+const BETWEEN_LISTS = Buffer.from('],"realm_non_active_users":[');
+const LISTS_CLOSE = Buffer.from(']}');
 
 /** The user's can_* flags, from the organization's settings as they stand (Zulip's legacy register fields). */
 async function permissionFlags(deps: AccountsStateDeps, me: UserDoc) {

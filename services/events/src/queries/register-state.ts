@@ -19,7 +19,7 @@ import {
   type ServiceName,
   type StateParams,
 } from '@teamchat/contracts';
-import { callContract, releaseLent, textOf, type Bus } from '@teamchat/platform';
+import { callContract, releaseLent, type Bus } from '@teamchat/platform';
 import type { Cutoffs } from '../domain/state-cutoffs';
 import type { QueueRegistry } from './queues';
 
@@ -220,16 +220,31 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
   return { value, ...(json === undefined ? {} : { json }) };
 }
 
-/** Several owners' serialized members as one object's (one alone goes as it came, bytes or text). */
-function joinedMembers(pieces: readonly (string | Uint8Array)[]): string | Uint8Array | undefined {
+/**
+ * Several owners' serialized members as one object's, in UTF-8 (one alone goes as it
+ * came, bytes or text). Owners write their members compactly, `{` first and `}` last, so
+ * each one's members are the bytes between its braces: at 10,000 users the answer is
+ * about 7 MB, and joining it as text cost the main thread about 20 ms per registration
+ * (decoding the bytes of a service thread, then measuring and encoding the whole text
+ * again to write it), where copying bytes costs a few.
+ */
+function joinedMembers(pieces: readonly (string | Uint8Array)[]): Uint8Array | string | undefined {
   if (pieces.length <= 1) return pieces[0];
-  // Owners write their members compactly, `{` first and `}` last: slices and concatenation
-  // keep the megabytes where they are until the reply is written, rather than copying
-  // them once per step (trimming or joining a list flattens each piece).
-  let members = '';
+  const parts: Uint8Array[] = [OPEN];
   for (const piece of pieces) {
-    const inner = textOf(piece).slice(1, -1);
-    if (inner) members = members ? members + ',' + inner : inner;
+    const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
+    const inner = bytes.subarray(1, bytes.length - 1);
+    if (inner.length === 0) continue;
+    if (parts.length > 1) parts.push(COMMA);
+    parts.push(inner);
   }
-  return '{' + members + '}';
+  parts.push(CLOSE);
+  const joined = Buffer.concat(parts);
+  // Bytes lent from a thread's arena go back once copied.
+  pieces.forEach(releaseLent);
+  return joined;
 }
+
+const OPEN = Buffer.from('{');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from('}');
