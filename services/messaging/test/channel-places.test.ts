@@ -95,6 +95,20 @@ describe('a channel’s places in memory', () => {
     expect(asked).toEqual([Number.NEGATIVE_INFINITY, 4, 8]);
   });
 
+  it('lets other work run between the channels it warms, however small each is', async () => {
+    // Read synchronously, as SQLite reads: each await is only a microtask.
+    const kept = new ChannelPlaces(source(async (channelId, after) => (after === Number.NEGATIVE_INFINITY ? channel(3, channelId * 1000) : channel(0))), 1000, 4);
+    const loaded = () => [1, 2, 3, 4, 5].filter((id) => kept.peek(id)).length;
+    kept.warm([1, 2, 3, 4, 5]);
+    const seen: number[] = [];
+    for (let turn = 0; turn < 10 && seen.at(-1) !== 5; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      seen.push(loaded());
+    }
+    // One channel per turn of the event loop, not all five before another task runs.
+    expect(seen.slice(0, 5)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('drops the least recently used channels past its bound', async () => {
     const kept = new ChannelPlaces(source(async (channelId, after) => (after === Number.NEGATIVE_INFINITY ? channel(100, channelId * 1000) : channel(0))), 250);
     await kept.of(1);
