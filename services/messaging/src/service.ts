@@ -72,6 +72,7 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
   const directory = new Directory(readModels);
   for (const name of RETIRED_COLLECTIONS) await readModels.dropCollection(name);
   const model = new MessagesReadModel(readModels);
+  model.places.onWarmFailure = (err) => log.warn({ reason: (err as Error).message }, "channels' places not loaded in the background; scans read the index until they are");
   // Its own projection of the accounts' group facts, for group mentions.
   const userGroups = new UserGroups(readModels);
   const alertWords = new AlertWordsBook(readModels);

@@ -109,6 +109,22 @@ describe('a channel’s places in memory', () => {
     expect(seen.slice(0, 5)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('reports a background load that fails, and loads the channel when asked again', async () => {
+    let fail = true;
+    const kept = new ChannelPlaces(source(async () => {
+      if (fail) throw new Error('disk I/O error');
+      return channel(3);
+    }));
+    const failures: unknown[] = [];
+    kept.onWarmFailure = (err) => failures.push(err);
+    kept.warm([9]);
+    for (let i = 0; i < 10 && failures.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(failures.map((err) => (err as Error).message)).toEqual(['disk I/O error']);
+    expect(kept.peek(9)).toBeUndefined();
+    fail = false;
+    expect((await kept.of(9)).length).toBe(3);
+  });
+
   it('drops the least recently used channels past its bound', async () => {
     const kept = new ChannelPlaces(source(async (channelId, after) => (after === Number.NEGATIVE_INFINITY ? channel(100, channelId * 1000) : channel(0))), 250);
     await kept.of(1);

@@ -149,6 +149,11 @@ export class ChannelPlaces {
   /** Channels to load in the background, in order (see warm). */
   private readonly queue = new Set<number>();
   private warming = false;
+  /**
+   * Told when a background load fails (the service logs it): the scan that asked has its
+   * answer from the index either way, and a later one asks again.
+   */
+  onWarmFailure: (err: unknown) => void = () => undefined;
 
   constructor(
     private readonly source: PlacesSource,
@@ -195,9 +200,10 @@ export class ChannelPlaces {
           // messages requests waited 60-114 ms behind 11-44 channels.
           await nextTurn();
         }
-      } catch {
+      } catch (err) {
         // The read models closed (shutdown) or failed: a later scan asks again.
         this.queue.clear();
+        this.onWarmFailure(err);
       } finally {
         this.warming = false;
       }
