@@ -365,6 +365,15 @@ export async function startMessagingService(deps: ServiceDeps): Promise<RunningS
     })),
   ]);
   delivery.start();
+  // Every channel's places, loaded in the background from the start (a chunk at a time,
+  // other requests between), so that a user's first registration lists its unread
+  // messages from memory rather than from the index: at 1,000,000 messages a user's
+  // first registrations took 170-830 ms while their channels loaded, then 60-110 ms.
+  // Half the bound at most, leaving room for the channels scans ask for.
+  model.places.warm(
+    (await directory.allChannels()).map((channel) => channel.channel_id),
+    0.5,
+  );
 
   return {
     async stop() {

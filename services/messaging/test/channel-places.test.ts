@@ -125,6 +125,21 @@ describe('a channel’s places in memory', () => {
     expect((await kept.of(9)).length).toBe(3);
   });
 
+  it('warms channels only up to the share of its bound it is given, and those a scan asks for past it', async () => {
+    const kept = new ChannelPlaces(source(async (channelId, after) => (after === Number.NEGATIVE_INFINITY ? channel(100, channelId * 1000) : channel(0))), 1000);
+    const ids = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    const loaded = () => ids.filter((id) => kept.peek(id));
+    kept.warm(ids, 0.5);
+    for (let turn = 0; turn < 40; turn++) await new Promise((resolve) => setImmediate(resolve));
+    // Each channel of 100 takes at least 100 of the 1,000: it stopped once half was filled.
+    expect(loaded().length).toBeGreaterThanOrEqual(1);
+    expect(loaded().length).toBeLessThanOrEqual(5);
+    expect(kept.peek(10)).toBeUndefined();
+    kept.warm([10]);
+    for (let turn = 0; turn < 5 && !kept.peek(10); turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(kept.peek(10)?.length).toBe(100);
+  });
+
   it('drops the least recently used channels past its bound', async () => {
     const kept = new ChannelPlaces(source(async (channelId, after) => (after === Number.NEGATIVE_INFINITY ? channel(100, channelId * 1000) : channel(0))), 250);
     await kept.of(1);
