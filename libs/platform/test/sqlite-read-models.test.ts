@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SqliteReadModelStore, type Doc } from '@teamchat/platform';
 import { readModelContract, textIndexContract } from '@teamchat/platform/testing';
 import Database from 'better-sqlite3';
+import { Worker } from 'node:worker_threads';
 
 function tempFile(): { file: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'teamchat-read-models-'));
@@ -357,6 +358,49 @@ describe('SqliteReadModelStore', () => {
     expect(await late.get(1)).toBeUndefined();
     await late.put({ _id: 2, x: 1 });
     await expect(late.put({ _id: 3, x: 1 })).rejects.toThrow();
+  });
+
+  it('opens a collection while another process holds the write lock, waiting for its commit', async () => {
+    // Another process (a thread here) takes the write lock, writes, and commits 300 ms
+    // later. Opening a collection checks and changes the schema in one transaction: a
+    // deferred one read the schema first, and once the other commit landed its write
+    // could not be made on that older snapshot (SQLITE_BUSY_SNAPSHOT, "database is
+    // locked" at once, which no busy handler waits out).
+    // Collections as a running server left them: opening them again writes nothing until
+    // the text index's bookkeeping (every collection without a text index clears its row),
+    // after the schema has been read.
+    const things = store.collection<Doc>('things', [{ fields: ['kind'] }]);
+    store.collection<Doc>('notes', [{ fields: ['body'], text: true }]);
+    await store.batch(() => things.put({ _id: 'a', kind: 'x' }));
+    await store.durable();
+    const holder = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const db = new (require(workerData.module))(workerData.file);
+       db.exec('BEGIN IMMEDIATE');
+       db.prepare("INSERT INTO _checkpoints (projector, position) VALUES ('other', 1)").run();
+       parentPort.postMessage('locked');
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+       db.exec('COMMIT');
+       db.close();
+       parentPort.postMessage('committed');`,
+      { eval: true, workerData: { file, module: require.resolve('better-sqlite3') } },
+    );
+    const messages: string[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      holder.on('message', (m: string) => messages.push(m));
+      holder.on('error', reject);
+      holder.on('exit', () => resolve());
+    });
+    while (messages.length === 0) await sleep(5);
+    const other = SqliteReadModelStore.open(file);
+    try {
+      const theirs = other.collection<Doc>('things', [{ fields: ['kind'] }]);
+      expect((await theirs.get('a'))?.kind).toBe('x');
+    } finally {
+      await other.close();
+      await done;
+    }
+    expect(messages).toEqual(['locked', 'committed']);
   });
 
   it('rejects invalid collection names', () => {

@@ -85,7 +85,14 @@ export class CollectionSchema {
     this.ready = false;
   }
 
-  /** Creates what is missing and drops what is no longer declared, in one transaction. */
+  /**
+   * Creates what is missing and drops what is no longer declared, in one transaction.
+   * IMMEDIATE: it may write, and a deferred transaction that reads the schema first and
+   * then writes fails at once (SQLITE_BUSY_SNAPSHOT, which no busy handler waits out) if
+   * another process committed in between: an operator tool starting beside a running
+   * server failed so ("database is locked", 1 start in 20 at load 6). Taking the write
+   * lock first makes it wait for that process's commit instead.
+   */
   ensure(db: Database.Database): void {
     db.transaction(() => {
       // STRICT with type ANY keeps each id's storage class: 1 and '1' stay distinct and
@@ -135,7 +142,7 @@ export class CollectionSchema {
       }
       if (this.text) this.text.ensure(db, this.table);
       else new SqliteTextIndex(this.name, '').drop(db);
-    })();
+    }).immediate();
     this.ready = true;
   }
 
