@@ -159,7 +159,8 @@ export class SqliteReadModelStore implements ReadModelStore {
         this.db.exec(`DROP TABLE IF EXISTS "c_${name}"; DROP TABLE IF EXISTS "m_${name}";`);
         this.db.prepare('DELETE FROM _multikey_fields WHERE collection = ?').run(name);
         new SqliteTextIndex(name, '').drop(this.db);
-      })();
+        // IMMEDIATE, as the schema checks (sqlite-collection-schema.ts): it reads, then writes.
+      }).immediate();
     });
   }
 
