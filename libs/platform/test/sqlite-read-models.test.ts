@@ -362,13 +362,12 @@ describe('SqliteReadModelStore', () => {
 
   it('opens a collection while another process holds the write lock, waiting for its commit', async () => {
     // Another process (a thread here) takes the write lock, writes, and commits 300 ms
-    // later. Opening a collection checks and changes the schema in one transaction: a
-    // deferred one read the schema first, and once the other commit landed its write
-    // could not be made on that older snapshot (SQLITE_BUSY_SNAPSHOT, "database is
-    // locked" at once, which no busy handler waits out).
-    // Collections as a running server left them: opening them again writes nothing until
-    // the text index's bookkeeping (every collection without a text index clears its row),
-    // after the schema has been read.
+    // later. Opening a collection checks and changes the schema in one transaction that
+    // reads it first: once the other commit landed, its write could not be made on that
+    // older snapshot (SQLITE_BUSY_SNAPSHOT, "database is locked" at once, which no busy
+    // handler waits out); the check then runs again with the write lock taken first.
+    // Collections as a running server left them; the other store opens one as declared
+    // (only read) and one with an index more (read, then written).
     const things = store.collection<Doc>('things', [{ fields: ['kind'] }]);
     store.collection<Doc>('notes', [{ fields: ['body'], text: true }]);
     await store.batch(() => things.put({ _id: 'a', kind: 'x' }));
@@ -394,7 +393,10 @@ describe('SqliteReadModelStore', () => {
     while (messages.length === 0) await sleep(5);
     const other = SqliteReadModelStore.open(file);
     try {
-      const theirs = other.collection<Doc>('things', [{ fields: ['kind'] }]);
+      // As declared: only read, so it need not wait.
+      expect((await other.collection<Doc>('notes', [{ fields: ['body'], text: true }]).get('none'))).toBeUndefined();
+      // One more index: written once the other process has committed.
+      const theirs = other.collection<Doc>('things', [{ fields: ['kind'] }, { fields: ['size'] }]);
       expect((await theirs.get('a'))?.kind).toBe('x');
     } finally {
       await other.close();

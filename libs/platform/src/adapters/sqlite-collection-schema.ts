@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { IndexSpec } from '../ports/read-models';
 import { SqliteTextIndex } from './sqlite-text-index';
+import { isSqliteBusy } from './sqlite-wal';
 
 /**
  * Field and collection names end up inside SQL text (json paths, table and index names),
@@ -87,14 +88,25 @@ export class CollectionSchema {
 
   /**
    * Creates what is missing and drops what is no longer declared, in one transaction.
-   * IMMEDIATE: it may write, and a deferred transaction that reads the schema first and
-   * then writes fails at once (SQLITE_BUSY_SNAPSHOT, which no busy handler waits out) if
-   * another process committed in between: an operator tool starting beside a running
-   * server failed so ("database is locked", 1 start in 20 at load 6). Taking the write
-   * lock first makes it wait for that process's commit instead.
+   * A schema as declared is only read. One that must change is read, then written: if
+   * another process (an operator tool beside a running server) committed in between,
+   * SQLite refuses the write at once (SQLITE_BUSY_SNAPSHOT, "database is locked", which no
+   * busy handler waits out), and the check runs again taking the write lock first. Not
+   * always first: a store opened while another connection of this thread holds an open
+   * transaction (a crash test, a second store in one process) would wait on itself.
    */
   ensure(db: Database.Database): void {
-    db.transaction(() => {
+    try {
+      this.check(db);
+    } catch (err) {
+      if (!isSqliteBusy(err) || db.inTransaction) throw err;
+      this.check(db, true);
+    }
+    this.ready = true;
+  }
+
+  private check(db: Database.Database, writeLockFirst = false): void {
+    const run = db.transaction(() => {
       // STRICT with type ANY keeps each id's storage class: 1 and '1' stay distinct and
       // come back as a number and a string (a plain table's affinity would coerce them).
       // The side table keeps a rowid: a WITHOUT ROWID key could not hold null elements.
@@ -142,8 +154,9 @@ export class CollectionSchema {
       }
       if (this.text) this.text.ensure(db, this.table);
       else new SqliteTextIndex(this.name, '').drop(db);
-    }).immediate();
-    this.ready = true;
+    });
+    if (writeLockFirst) run.immediate();
+    else run();
   }
 
   /** A field as SQL: its column where an index names it, else read from the document. */

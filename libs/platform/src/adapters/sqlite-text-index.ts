@@ -64,8 +64,11 @@ export class SqliteTextIndex {
 
   /** Drops the index's tables (no longer declared, or declared on another field). */
   drop(db: Database.Database): void {
-    db.exec(`DROP TABLE IF EXISTS ${this.table}; DROP TABLE IF EXISTS ${this.vocabulary};`);
-    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = '_text_indexes'").get()) {
+    // Written only if there is something to drop: every collection without a text index
+    // runs this at every start, and a write needs the file's write lock.
+    const there = (name: string) => db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name.replace(/"/g, '')) !== undefined;
+    for (const table of [this.table, this.vocabulary]) if (there(table)) db.exec(`DROP TABLE ${table}`);
+    if (there('_text_indexes') && db.prepare('SELECT 1 FROM _text_indexes WHERE collection = ?').get(this.collection)) {
       db.prepare('DELETE FROM _text_indexes WHERE collection = ?').run(this.collection);
     }
   }
