@@ -10,7 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { endpoints, requestCancelled } from '@teamchat/contracts';
 import { serviceBudgetMs } from '@teamchat/gateway';
-import { callContract } from '@teamchat/platform';
+import { readdirSync, readFileSync } from 'node:fs';
+import { callContract, TESTER_NICE } from '@teamchat/platform';
 import { Client, startEmbedded, type RunningServer } from './harness';
 import { scratchDataDirs } from './suite-kit';
 
@@ -35,6 +36,18 @@ const expensive = (anchor: number | 'newest') => ({
   narrow: [{ operator: 'search', operand: 'lorem', negated: true }],
 });
 const simpleRead = { anchor: 'newest', num_before: 20, num_after: 0 };
+
+/** How many of this process's threads (the embedded server's among them) run at `nice`. */
+function threadsAtNice(nice: number): number {
+  return readdirSync('/proc/self/task').filter((tid) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) === nice;
+    } catch {
+      return false; // the thread ended meanwhile
+    }
+  }).length;
+}
 
 const p99 = (times: number[]) => [...times].sort((a, b) => a - b)[Math.ceil(times.length * 0.99) - 1]!;
 
@@ -145,6 +158,8 @@ describe('one user cannot stall the others', () => {
     }
     // The hostile searches were served, not refused: the load was real.
     expect(outcomes.get(200) ?? 0).toBeGreaterThan(HOSTILE_PARALLEL);
+    // Their messages were read and tested on the read models' tester thread, at its lower priority.
+    if (process.platform === 'linux') expect(threadsAtNice(TESTER_NICE)).toBeGreaterThan(0);
     expect(p99(attempt!.loaded)).toBeLessThan(8 * p99(attempt!.baseline) + 100);
     expect(p99(attempt!.loaded)).toBeLessThan((singleMs * HOSTILE_PARALLEL) / 4);
   }, 240_000);

@@ -10,6 +10,7 @@ export * from './adapters/nats-bus';
 export { PortBus, bridgePort } from './adapters/port-bus';
 export { SqliteEventStore, type SqliteEventStoreOptions } from './adapters/sqlite-event-store';
 export { READ_MODEL_COMMIT_WITHIN_MS, SqliteReadModelStore } from './adapters/sqlite-read-models';
+export { TESTER_NICE } from './adapters/sqlite-tester-thread';
 export * from './kit';
 export * from './kit/mail-outbox';
 export { EsdbEventStore, type EsdbClient, type EsdbEventStoreOptions } from './adapters/esdb-event-store';

@@ -2,8 +2,13 @@
  * The search narrow answered from the messages' text index (queries/search-scan.ts): the
  * same answers as testing every candidate's text, for every kind of narrow and anchor;
  * the index following edits, moves and deletions; and emptied and refilled by a replay.
+ * The read models are a file, as the service's are, so personal history's candidates are
+ * tested on the store's tester thread: compared with the same tests on this thread.
  */
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ROLE, upcast, type Actor, type Fact, type FactOf, type NarrowTerm } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
 import { applyFact, combineHandlers, SqliteReadModelStore } from '@teamchat/platform';
@@ -27,7 +32,8 @@ const CHANNELS: Record<number, { subscribers: number[]; history: boolean; invite
 const WORDS = ['deploy', 'deployment', 'release', 'notes', 'pizza', 'the', 'a', 'rare', 'café', '会', '議', 'release-notes'];
 
 class World {
-  readonly store = SqliteReadModelStore.open(':memory:');
+  readonly dir = mkdtempSync(join(tmpdir(), 'teamchat-search-index-'));
+  readonly store = SqliteReadModelStore.open(join(this.dir, 'messaging.sqlite'));
   readonly directory = new Directory(this.store);
   readonly model = new MessagesReadModel(this.store);
   readonly facts: Fact[] = [];
@@ -79,13 +85,16 @@ class World {
     const readable = narrow.channel ? await canReadChannelHistory(deps, actor(who), narrow.channel._id) : false;
     const plan = planNarrow(narrow, readable);
     const withIndex = await new Reader(deps, actor(who)).scan(plan, range, direction, limit);
-    const scanned = await new Reader(deps, actor(who)).scan(plan.source === 'messages' || plan.source === 'personal' ? { ...plan, text: undefined } : plan, range, direction, limit);
-    return { plan, withIndex: withIndex.map((c) => c.id), scanned: scanned.map((c) => c.id) };
+    const withoutIndex = plan.source === 'messages' || plan.source === 'personal' ? { ...plan, text: undefined } : plan;
+    const scanned = await new Reader(deps, actor(who)).scan(withoutIndex, range, direction, limit);
+    const here = await new Reader(deps, actor(who), undefined, { offThread: false }).scan(withoutIndex, range, direction, limit);
+    return { plan, withIndex: withIndex.map((c) => c.id), scanned: scanned.map((c) => c.id), here: here.map((c) => c.id) };
   }
 
   async ids(who: number, terms: NarrowTerm[]): Promise<number[]> {
-    const { withIndex, scanned } = await this.both(who, terms, { $gte: 0 }, 1, 5000);
+    const { withIndex, scanned, here } = await this.both(who, terms, { $gte: 0 }, 1, 5000);
     expect(withIndex).toEqual(scanned);
+    expect(scanned).toEqual(here);
     return withIndex;
   }
 
@@ -103,6 +112,10 @@ function random(seed: number): () => number {
 
 describe('search from the text index', () => {
   const world = new World();
+  afterAll(async () => {
+    await world.store.close();
+    rmSync(world.dir, { recursive: true, force: true });
+  });
   const pick = random(7);
   const choose = <T>(items: readonly T[]): T => items[Math.floor(pick() * items.length)]!;
 
@@ -145,6 +158,7 @@ describe('search from the text index', () => {
               continue;
             }
             expect({ who, terms, range, ids: result.withIndex }).toEqual({ who, terms, range, ids: result.scanned });
+            expect({ who, terms, range, ids: result.scanned }).toEqual({ who, terms, range, ids: result.here });
             if (result.plan.source !== 'none' && result.plan.source !== 'ids') expect(result.plan.text).toBeDefined();
             compared++;
             if (result.withIndex.length > 0) nonEmpty++;

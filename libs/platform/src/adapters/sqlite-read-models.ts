@@ -3,9 +3,10 @@ import { checkName } from './sqlite-collection-schema';
 import { SqliteCollection, type Engine } from './sqlite-collection';
 import { SqliteTextIndex } from './sqlite-text-index';
 import { BackgroundCheckpointer, type BackgroundCheckpoints } from './sqlite-checkpointer';
+import { SqliteTesterThread, TESTER_NICE } from './sqlite-tester-thread';
 import { enterWalMode, isSqliteBusy } from './sqlite-wal';
 import { traceStage } from '../kit/stage-trace';
-import type { Collection, CollectionOptions, Doc, IndexSpec, ReadModelStore } from '../ports/read-models';
+import type { Collection, CollectionOptions, Doc, DocTester, IndexSpec, ReadModelStore } from '../ports/read-models';
 
 /**
  * How long a server's read models keep finished batches in an open transaction before
@@ -70,6 +71,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly upsertCheckpoint: Database.Statement<[string, number]>;
 
   private checkpointer: BackgroundCheckpointer | undefined;
+  /** The threads that test documents, by the test's module (see offThreadTester). */
+  private readonly testers = new Map<string, SqliteTesterThread>();
 
   /**
    * `backgroundCheckpoints`: checkpoint the WAL on a worker thread (see sqlite-checkpointer).
@@ -304,7 +307,26 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.walRestartWanted = false;
   }
 
+  offThreadTester(module: string): DocTester | undefined {
+    if (this.db.memory) return undefined;
+    let tester = this.testers.get(module);
+    if (!tester) {
+      tester = new SqliteTesterThread(
+        { path: this.db.name, module, nice: TESTER_NICE, busyTimeoutMs: BUSY_TIMEOUT_MS },
+        (collection) => {
+          checkName('collection', collection);
+          return `"c_${collection}"`;
+        },
+        // Only when batches wait in the group commit's open transaction.
+        () => (this.db.inTransaction ? this.commitPending() : Promise.resolve()),
+      );
+      this.testers.set(module, tester);
+    }
+    return tester;
+  }
+
   async close(): Promise<void> {
+    await Promise.all([...this.testers.values()].map((tester) => tester.stop()));
     // Let open batches finish rather than cut their transaction off.
     await this.commitPending();
     await this.checkpointer?.stop();

@@ -139,6 +139,19 @@ export interface Collection<T extends Doc> {
   clear(): Promise<void>;
 }
 
+/**
+ * Tests documents on a thread of their own (see ReadModelStore.offThreadTester). The test
+ * is the `test(doc, args)` export of a compiled module, `args` a structured-clonable value.
+ */
+export interface DocTester {
+  /**
+   * Of `ids`, those whose documents pass the test, in the order given; `missing`: those
+   * without a document. What the store's own thread wrote is seen: it is committed first.
+   * Rejects when the thread is gone (the caller then tests on its own thread).
+   */
+  test(collection: string, ids: DocId[], args: unknown): Promise<{ passed: DocId[]; missing: DocId[] }>;
+}
+
 export interface ReadModelStore {
   /** Opens (creating when absent) a collection with its indexes. */
   collection<T extends Doc>(name: string, indexes?: IndexSpec[], options?: CollectionOptions): Collection<T>;
@@ -183,6 +196,16 @@ export interface ReadModelStore {
    * sized for serving filled with it.
    */
   catchingUp?(started: boolean): void;
+
+  /**
+   * A thread of its own, at a lower OS priority than the caller's, that reads documents
+   * and tests them with `module`'s `test` export (one thread per module, started at the
+   * first test): for a scan that reads and parses thousands of documents, so that the
+   * caller's thread stays free for other requests meanwhile, and the machine's cores
+   * serve them first. Undefined where the engine cannot share the data with another
+   * thread (an in-memory SQLite file) or reads on its own server already (MongoDB).
+   */
+  offThreadTester?(module: string): DocTester | undefined;
 
   close(): Promise<void>;
 }

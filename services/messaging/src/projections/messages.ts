@@ -3,7 +3,7 @@
  * message-docs.ts), and the lookups the service makes beyond plain collection reads.
  * What each fact writes is in messages-projection.ts.
  */
-import type { Collection, Filter, ReadModelStore } from '@teamchat/platform';
+import type { Collection, DocTester, Filter, ReadModelStore } from '@teamchat/platform';
 import type { MessageDoc, UserTopicDoc } from './message-docs';
 import { ChannelPlaces } from './channel-places';
 import { PersonalState } from './personal-state';
@@ -26,7 +26,10 @@ export class MessagesReadModel {
   readonly personal: PersonalState;
 
   /** `recentIdsPerConversation`: fewer than the usual 200 (tests, so that pages reach past them). */
-  constructor(readModels: ReadModelStore, options: { recentIdsPerConversation?: number } = {}) {
+  constructor(
+    private readonly readModels: ReadModelStore,
+    options: { recentIdsPerConversation?: number } = {},
+  ) {
     // Every narrow that GET /messages serves from an index has one whose fields are the
     // narrow's equalities followed by the id it pages on (see queries/narrow-plan.ts).
     // Recent messages stay in memory: pages of GET /messages are mostly recent.
@@ -49,6 +52,11 @@ export class MessagesReadModel {
       async (filter, limit) => (await this.messages.findIds(filter, { sort: ['_id', -1], limit })) as number[],
       options.recentIdsPerConversation,
     );
+  }
+
+  /** The store's thread that tests documents with `module`, where it has one (see Reader). */
+  offThreadTester(module: string): DocTester | undefined {
+    return this.readModels.offThreadTester?.(module);
   }
 
   /** The collections the messaging projection writes (emptied before a replay from the start). */

@@ -88,6 +88,10 @@ const fromRow = (row: UserMessageDoc): PersonalEntry => ({
  * Up to `limit` messages of the user's personal history meeting `filter` (over the rows'
  * fields: the narrow keys, sender, flags, link fields) within `range`, nearest the range's
  * start (per `direction`) first. `range` may instead be a list of ids (`$in`).
+ *
+ * `documents: false`: the channel messages a stream took from places in memory come
+ * without their documents and senders (`deferred`), for a caller that reads them
+ * elsewhere (the tester thread, reader.ts); the filter never asks for a sender there.
  */
 export function scanPersonal(
   model: Model,
@@ -96,12 +100,13 @@ export function scanPersonal(
   range: IdRange | { $in: number[] },
   direction: 1 | -1,
   limit: number,
+  documents = true,
 ): Promise<PersonalEntry[]> {
   if ('$in' in range) return personalEntries(model, userId, filter, range.$in, direction, limit);
   // One id (GET /messages' anchor): the message itself, not a merge of every channel.
   const bounds = boundsOf(range);
   if (bounds.lo === bounds.hi) return personalEntries(model, userId, filter, [bounds.lo], direction, limit);
-  return merge(model, userId, filter, range, direction, limit, true);
+  return merge(model, userId, filter, range, direction, limit, true, documents);
 }
 
 /**
@@ -113,7 +118,16 @@ export function scanPersonalPlaces(model: Model, userId: number, filter: Filter,
   return merge(model, userId, filter, range, direction, limit, false);
 }
 
-async function merge(model: Model, userId: number, filter: Filter, range: IdRange, direction: 1 | -1, limit: number, full: boolean): Promise<PersonalEntry[]> {
+async function merge(
+  model: Model,
+  userId: number,
+  filter: Filter,
+  range: IdRange,
+  direction: 1 | -1,
+  limit: number,
+  full: boolean,
+  documents = full,
+): Promise<PersonalEntry[]> {
   if (limit <= 0) return [];
 
   const bounds = boundsOf(range);
@@ -153,7 +167,7 @@ async function merge(model: Model, userId: number, filter: Filter, range: IdRang
     if (best.taken >= best.buffer.length && best.exhausted) heap.pop();
     else heap.topChanged();
   }
-  return full ? withDocuments(model, found) : found;
+  return full && documents ? withDocuments(model, found) : found;
 }
 
 /** The deferred entries' documents and senders, read for the entries kept; one gone since (a deletion) is left out. */

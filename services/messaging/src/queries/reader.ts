@@ -4,7 +4,7 @@
  * exhausted, so memory stays bounded by the batch whatever the size of the channel.
  */
 import type { Actor } from '@teamchat/contracts';
-import type { Filter, RequestBudget } from '@teamchat/platform';
+import type { DocTester, Filter, RequestBudget } from '@teamchat/platform';
 import type { MessageDoc } from '../projections/message-docs';
 import { inIdRange, type IdRange } from '../projections/recent-ids';
 import { canReadChannelHistory, type AccessDeps } from './access';
@@ -13,6 +13,7 @@ import { matches, needs, type Candidate, type MatchContext, type PersonalFlags }
 import type { Plan } from './narrow-plan';
 import { scanPersonal, type PersonalEntry } from './personal-scan';
 import { scanWithText, type TextScanSource } from './search-scan';
+import { MESSAGE_TESTS_MODULE, testsMessageOnly } from './message-tests';
 
 type FilterPlan = Extract<Plan, { filter: Filter }>;
 
@@ -35,6 +36,8 @@ export class Reader implements MatchContext {
     private readonly actor: Actor,
     /** Checked between batches: a scan stops when the request's time is spent, and takes turns with other requests. */
     private readonly budget?: RequestBudget,
+    /** `offThread: false`: every test on this thread, as where the store has no tester thread (for comparisons). */
+    private readonly options: { offThread?: boolean } = {},
   ) {}
 
   topicPolicy(channelId: number, topicLc: string): number {
@@ -75,6 +78,7 @@ export class Reader implements MatchContext {
     if (limit <= 0 || plan.source === 'none') return [];
     if (plan.source === 'ids') return this.scanIds(plan.ids, plan.conditions, range, direction, limit);
     if (plan.text) return scanWithText(this.textSource(plan), range, direction, limit, this.budget);
+    const tester = this.testerFor(plan);
     const field = plan.source === 'messages' ? '_id' : 'message_id';
     const found: Candidate[] = [];
     let bound: IdRange = range;
@@ -86,19 +90,19 @@ export class Reader implements MatchContext {
       const filter: Filter = {};
       for (const key of Object.keys(plan.filter)) filter[key] = plan.filter[key];
       filter[field] = bound;
-      const candidates = await this.load(plan, filter, direction, batch);
+      const candidates = await this.load(plan, filter, direction, batch, !tester);
       if (plan.residual.length === 0) return candidates;
-      await this.prepare(plan.residual, candidates, false);
-      for (const candidate of candidates) {
-        if (!plan.residual.every((c) => matches(c, candidate, this))) continue;
+      for (const candidate of await this.accept(plan.residual, candidates, false, tester)) {
         found.push(candidate);
         if (found.length === limit) return found;
       }
       if (candidates.length < batch) return found;
       const last = candidates.at(-1)!.id;
       bound = direction === 1 ? { ...without(bound, '$gte'), $gt: last } : { ...without(bound, '$lte'), $lt: last };
+      // Batches are paced to half a slice of this thread; tested elsewhere, a batch of
+      // this size costs this thread a fraction of one.
       if (this.budget) {
-        batch = this.budget.paced(SCAN_BATCH, candidates.length, FIRST_SCAN_BATCH_MIN);
+        batch = tester ? SCAN_BATCH : this.budget.paced(SCAN_BATCH, candidates.length, FIRST_SCAN_BATCH_MIN);
         await this.budget.turn();
       } else batch = SCAN_BATCH;
     }
@@ -115,23 +119,62 @@ export class Reader implements MatchContext {
       return filter;
     };
     const search: Filter = { search_text: { $text: plan.text! } };
-    // Which candidates of the stretch are read with their message: the text test needs it.
-    const needsMessage = (textKnown: boolean) => plan.residual.some((c) => needs(c) === 'message' && !(textKnown && c.kind === 'search' && !c.negated));
+    const tester = this.testerFor(plan);
     return {
+      offThread: tester !== undefined,
       textIds: async (range, direction, limit) =>
         (await model.messages.findIds(Object.keys(range).length ? { ...search, _id: range } : search, { sort: ['_id', direction], limit })) as number[],
       candidates: (range, direction, limit) => this.load(plan, withIds(range), direction, limit, false),
       probe: (ids, direction) => (ids.length === 0 ? Promise.resolve([]) : this.load(plan, withIds({ $in: ids }), direction, 0, false)),
-      accept: async (candidates, textKnown) => {
-        const complete = needsMessage(textKnown) ? await this.withMessages(candidates) : candidates;
-        await this.prepare(plan.residual, complete, false);
-        const accepted: Candidate[] = [];
-        for (const candidate of complete) {
-          if (plan.residual.every((c) => (textKnown && c.kind === 'search' && !c.negated) || matches(c, candidate, this))) accepted.push(candidate);
-        }
-        return accepted;
-      },
+      accept: (candidates, textKnown) => this.accept(plan.residual, candidates, textKnown, tester),
     };
+  }
+
+  /**
+   * The tester thread for a plan's candidates, where the store has one and the residual
+   * reads messages: personal history lists its candidates without their documents, so
+   * reading and parsing those (most of a long scan's work) can happen there. Channel
+   * history reads its candidates' keys from the documents: tested here.
+   */
+  private testerFor(plan: FilterPlan): DocTester | undefined {
+    if (plan.source !== 'personal' || this.options.offThread === false || !plan.residual.some(testsMessageOnly)) return undefined;
+    return this.deps.model.offThreadTester(MESSAGE_TESTS_MODULE);
+  }
+
+  /**
+   * The candidates that meet `residual` (but a positive search, when `textKnown`: the text
+   * index matched them), in their order. With a `tester`, what reads only the message is
+   * tested on its thread, after the rest here.
+   */
+  private async accept(residual: Condition[], candidates: Candidate[], textKnown: boolean, tester?: DocTester): Promise<Candidate[]> {
+    const tested = residual.filter((c) => !(textKnown && c.kind === 'search' && !c.negated));
+    const elsewhere = tester ? tested.filter(testsMessageOnly) : [];
+    const here = elsewhere.length > 0 ? tested.filter((c) => !testsMessageOnly(c)) : tested;
+    const complete = here.some((c) => needs(c) === 'message') ? await this.withMessages(candidates) : candidates;
+    await this.prepare(here, complete, false);
+    const kept: Candidate[] = [];
+    for (const candidate of complete) if (here.every((c) => matches(c, candidate, this))) kept.push(candidate);
+    return elsewhere.length > 0 && kept.length > 0 ? this.testElsewhere(tester!, elsewhere, kept) : kept;
+  }
+
+  /** Those of `candidates` that meet `conditions` (each reading only the message), tested on the tester's thread. */
+  private async testElsewhere(tester: DocTester, conditions: Condition[], candidates: Candidate[]): Promise<Candidate[]> {
+    const unread: number[] = [];
+    for (const candidate of candidates) if (!candidate.message) unread.push(candidate.id);
+    let passed: Set<number>;
+    try {
+      // A message that is gone is a deletion still being projected: it does not pass.
+      passed = new Set((await tester.test('messages', unread, conditions)).passed as number[]);
+    } catch {
+      // The thread is gone (it said why on stderr): the test runs here, as without one.
+      const complete = await this.withMessages(candidates);
+      return complete.filter((candidate) => conditions.every((c) => matches(c, candidate, this)));
+    }
+    const accepted: Candidate[] = [];
+    for (const candidate of candidates) {
+      if (candidate.message ? conditions.every((c) => matches(c, candidate, this)) : passed.has(candidate.id)) accepted.push(candidate);
+    }
+    return accepted;
   }
 
   /** The candidates with their messages (one whose message is gone is a deletion still being projected: left out). */
@@ -171,7 +214,7 @@ export class Reader implements MatchContext {
     const personal: Filter = {};
     for (const key of Object.keys(filter)) if (key !== 'message_id') personal[key] = filter[key]!;
     const range = (filter.message_id ?? {}) as IdRange | { $in: number[] };
-    const entries = await scanPersonal(model, this.actor.user_id, personal, range, direction, limit === 0 ? Number.POSITIVE_INFINITY : limit);
+    const entries = await scanPersonal(model, this.actor.user_id, personal, range, direction, limit === 0 ? Number.POSITIVE_INFINITY : limit, withMessages);
     const candidates: Candidate[] = [];
     if (!wants.has('message') || !withMessages) {
       for (const entry of entries) candidates.push(entry.message ? fromMessage(entry.message, entry) : fromEntry(entry));

@@ -36,6 +36,8 @@ const MIN_BATCH = 50;
 const RECHOOSE_EVERY = 3;
 
 export interface TextScanSource {
+  /** Whether `accept` tests messages on another thread: a batch then costs this thread little, and is not paced to its slice. */
+  offThread?: boolean;
   /** Up to `limit` ids the text index matches within `range` (all of them for `{}`), nearest its start first. */
   textIds(range: IdRange, direction: 1 | -1, limit: number): Promise<number[]>;
   /** Up to `limit` of the plan's candidates within `range`, nearest first (before the residual test). */
@@ -97,7 +99,7 @@ export async function scanWithText(
     const done = batch;
     batch = Math.min(MAX_BATCH, batch * 2);
     if (budget) {
-      batch = budget.paced(batch, done, MIN_BATCH);
+      if (!source.offThread) batch = budget.paced(batch, done, MIN_BATCH);
       await budget.turn();
     }
   }
