@@ -127,23 +127,25 @@ describe('one user cannot stall the others', () => {
 
     // Without turns between scan batches, a simple read waited behind every search in
     // flight (measured: p99 1,581 ms against 16 ms alone, a search taking 203 ms); with
-    // them, behind one batch of the hostile user's lane per turn (232-447 ms against
-    // 47 ms on a machine at load 10-12), a batch being up to a search's whole round (2,000
-    // messages). With batches paced to half a slice, behind one slice (docs/operating.md
-    // states the bound: a 1 ms slice plus a batch per visit to the messaging thread while
-    // others are served). Checked with room for a loaded two-core machine, whose
-    // descheduling and collections the bound leaves out (at load 16: 12 -> 102 ms,
-    // 40 -> 204 ms; a CI run under a full suite: 14 -> 262 ms once): 8x the unloaded p99
-    // plus 100 ms, and a quarter of the flood's searches run one after another. A machine
-    // that stalls for the whole of one comparison gets two more.
+    // turns and batches paced to a 1 ms slice, behind a slice per visit to the messaging
+    // thread, which still read and parsed the searches' messages (p99 25.7-46 ms against
+    // 9.8-15.1 ms alone, 2.3-3 times). Now those messages are read and tested on the read
+    // models' tester thread, at a lower OS priority (sqlite-tester-thread.ts): the messaging
+    // thread only lists candidates, and the reader's threads get the cores first (p99
+    // 14.2-18.6 ms against 10.4-15.7 ms alone at load 1-2; 13.8-42.8 against 16.9-30.3 with
+    // another suite running beside it, load 3-3.5). So the bound is "unchanged but for
+    // noise": 1.5 times the p99 alone plus 10 ms, and a quarter of the flood's searches run
+    // one after another. A machine that stalls for the whole of one comparison gets two more.
     //
-    // What this size cannot show: once the first search has read the messages, the next
-    // ones take about 5 ms here (a slice or two), so a scan that never gave the thread
-    // up would pass too (measured: 10.5 -> 77.8 ms). The turns and lanes themselves are
-    // checked without clocks in libs/platform/test/budget.test.ts; at a size where each
-    // search reads for hundreds of milliseconds the difference was 16 -> 1,581 ms.
+    // What this size cannot show: once the first searches have read the 6,000 messages
+    // into the messages' cache, a search takes a few milliseconds on the messaging thread,
+    // so the code before the tester thread often passed the bound at its second or third
+    // comparison (p99 50.3, 31.0, then 18.3 ms against 12.3, 11.3, 9.4 alone). That the
+    // searches' messages were tested on the tester thread is checked below by its
+    // priority; the turns and lanes without clocks in libs/platform/test/budget.test.ts,
+    // the tester thread in libs/platform/test/sqlite-tester-thread.test.ts.
     const outcomes = new Map<number, number>();
-    const bounds = (baseline: number[]) => Math.min(8 * p99(baseline) + 100, (singleMs * HOSTILE_PARALLEL) / 4);
+    const bounds = (baseline: number[]) => Math.min(1.5 * p99(baseline) + 10, (singleMs * HOSTILE_PARALLEL) / 4);
     let attempt: { baseline: number[]; loaded: number[] } | undefined;
     for (let tries = 0; tries < 3; tries++) {
       attempt = await compare(outcomes);
@@ -160,7 +162,7 @@ describe('one user cannot stall the others', () => {
     expect(outcomes.get(200) ?? 0).toBeGreaterThan(HOSTILE_PARALLEL);
     // Their messages were read and tested on the read models' tester thread, at its lower priority.
     if (process.platform === 'linux') expect(threadsAtNice(TESTER_NICE)).toBeGreaterThan(0);
-    expect(p99(attempt!.loaded)).toBeLessThan(8 * p99(attempt!.baseline) + 100);
+    expect(p99(attempt!.loaded)).toBeLessThan(1.5 * p99(attempt!.baseline) + 10);
     expect(p99(attempt!.loaded)).toBeLessThan((singleMs * HOSTILE_PARALLEL) / 4);
   }, 240_000);
 });

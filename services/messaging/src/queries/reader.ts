@@ -19,6 +19,8 @@ type FilterPlan = Extract<Plan, { filter: Filter }>;
 
 /** Candidates read per round when conditions are tested here. */
 const SCAN_BATCH = 500;
+/** Fewer candidates than this without their documents are tested on this thread even where a tester thread is. */
+const OFF_THREAD_FROM = 200;
 /** The first round of a small request reads less: the first candidates often match. */
 const FIRST_SCAN_BATCH_MIN = 20;
 
@@ -161,20 +163,27 @@ export class Reader implements MatchContext {
   private async testElsewhere(tester: DocTester, conditions: Condition[], candidates: Candidate[]): Promise<Candidate[]> {
     const unread: number[] = [];
     for (const candidate of candidates) if (!candidate.message) unread.push(candidate.id);
+    // A page's first candidates are tested here: a round trip to the thread, and reading
+    // from the file what this thread's cache holds, cost more than testing a few.
+    if (unread.length < OFF_THREAD_FROM) return this.testHere(conditions, candidates);
     let passed: Set<number>;
     try {
       // A message that is gone is a deletion still being projected: it does not pass.
       passed = new Set((await tester.test('messages', unread, conditions)).passed as number[]);
     } catch {
       // The thread is gone (it said why on stderr): the test runs here, as without one.
-      const complete = await this.withMessages(candidates);
-      return complete.filter((candidate) => conditions.every((c) => matches(c, candidate, this)));
+      return this.testHere(conditions, candidates);
     }
     const accepted: Candidate[] = [];
     for (const candidate of candidates) {
       if (candidate.message ? conditions.every((c) => matches(c, candidate, this)) : passed.has(candidate.id)) accepted.push(candidate);
     }
     return accepted;
+  }
+
+  private async testHere(conditions: Condition[], candidates: Candidate[]): Promise<Candidate[]> {
+    const complete = await this.withMessages(candidates);
+    return complete.filter((candidate) => conditions.every((c) => matches(c, candidate, this)));
   }
 
   /** The candidates with their messages (one whose message is gone is a deletion still being projected: left out). */
