@@ -28,12 +28,15 @@ let server: RunningServer | undefined;
 let hostile: Client;
 let other: Client;
 
-/** Every message holds "lorem": `-lorem` matches none, so each such search reads the whole history. */
-const expensive = (anchor: number | 'newest') => ({
+/**
+ * Every message holds "lorem": `-lorem` matches none, so each such search reads the whole
+ * history: the user's own (no channel named), or the channel's (`inChannel`).
+ */
+const expensive = (anchor: number | 'newest', inChannel = false) => ({
   anchor,
   num_before: 50,
   num_after: 0,
-  narrow: [{ operator: 'search', operand: 'lorem', negated: true }],
+  narrow: [...(inChannel ? [{ operator: 'channel', operand: 'general' }] : []), { operator: 'search', operand: 'lorem', negated: true }],
 });
 const simpleRead = { anchor: 'newest', num_before: 20, num_after: 0 };
 
@@ -82,7 +85,8 @@ describe('one user cannot stall the others', () => {
     const lanes = Array.from({ length: HOSTILE_PARALLEL }, async (_, lane) => {
       for (let i = 0; flooding; i++) {
         // A different anchor each time: nothing about one search helps the next.
-        const { status } = await hostile.get('/messages', expensive(1_000_000_000 - round * 100_000 - lane * 1000 - i));
+        // Half the lanes read the user's history, half the channel's: both are tested on the tester thread.
+        const { status } = await hostile.get('/messages', expensive(1_000_000_000 - round * 100_000 - lane * 1000 - i, lane % 2 === 1));
         outcomes.set(status, (outcomes.get(status) ?? 0) + 1);
       }
     });

@@ -38,7 +38,7 @@ function niceOf(tid: number): number {
 }
 
 describe('SqliteReadModelStore.offThreadTester', () => {
-  it('answers which documents pass, in the order asked, and which are missing, seeing writes not yet committed', async () => {
+  it('answers which documents pass, in the order asked, with what the test returned, and which are missing, seeing writes not yet committed', async () => {
     // A group commit window far longer than the test: the writes stay in the open transaction.
     const store = openStore({ commitWithinMs: 60_000 });
     const docs = store.collection<Numbered>('numbers');
@@ -46,11 +46,11 @@ describe('SqliteReadModelStore.offThreadTester', () => {
       for (let n = 1; n <= 30; n++) await docs.put({ _id: n, n });
     });
     const tester = store.offThreadTester(MODULE)!;
-    expect(await tester.test('numbers', [30, 3, 4, 99, 9, 12, 100], { of: 3 })).toEqual({ passed: [30, 3, 9, 12], missing: [99, 100] });
+    expect(await tester.test('numbers', [30, 3, 4, 99, 9, 12, 100], { of: 3 })).toEqual({ passed: [30, 3, 9, 12], values: [10, 1, 3, 4], missing: [99, 100] });
     // A later change is seen too.
     await store.batch(() => docs.put({ _id: 4, n: 6 }));
-    expect(await tester.test('numbers', [4, 5], { of: 3 })).toEqual({ passed: [4], missing: [] });
-    expect(await tester.test('numbers', [], { of: 3 })).toEqual({ passed: [], missing: [] });
+    expect(await tester.test('numbers', [4, 5], { of: 3 })).toEqual({ passed: [4], values: [2], missing: [] });
+    expect(await tester.test('numbers', [], { of: 3 })).toEqual({ passed: [], values: [], missing: [] });
     // One thread per module.
     expect(store.offThreadTester(MODULE)).toBe(tester);
   });
@@ -74,7 +74,7 @@ describe('SqliteReadModelStore.offThreadTester', () => {
     await store.batch(() => docs.put({ _id: 1, n: 3 }));
     const tester = store.offThreadTester(MODULE)!;
     await expect(tester.test('numbers', [1], { fail: true })).rejects.toThrow('the test was asked to fail');
-    expect(await tester.test('numbers', [1], { of: 3 })).toEqual({ passed: [1], missing: [] });
+    expect(await tester.test('numbers', [1], { of: 3 })).toEqual({ passed: [1], values: [1], missing: [] });
     await expect(tester.test('no such name!', [1], { of: 3 })).rejects.toThrow(/collection/);
   });
 

@@ -11,13 +11,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ROLE, upcast, type Actor, type Fact, type FactOf, type NarrowTerm } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
-import { applyFact, combineHandlers, SqliteReadModelStore } from '@teamchat/platform';
+import { applyFact, combineHandlers, SqliteReadModelStore, type DocTester } from '@teamchat/platform';
 import { MessagesReadModel } from '../src/projections/messages';
 import { messagesProjection } from '../src/projections/messages-projection';
 import { canReadChannelHistory } from '../src/queries/access';
 import { normalizeTerm, resolveNarrow } from '../src/queries/narrow-parse';
 import { planNarrow } from '../src/queries/narrow-plan';
 import { Reader } from '../src/queries/reader';
+import { MESSAGE_TESTS_MODULE } from '../src/queries/message-tests';
 import type { IdRange } from '../src/projections/recent-ids';
 
 const T0 = 1_700_000_000;
@@ -169,6 +170,26 @@ describe('search from the text index', () => {
     expect(compared).toBeGreaterThan(1000);
     expect(nonEmpty).toBeGreaterThan(compared / 3);
   }, 120_000);
+
+  it("tests channel history's candidates on the tester thread too, listed by id alone", async () => {
+    const tester = world.model.offThreadTester(MESSAGE_TESTS_MODULE)!;
+    const asked: number[] = [];
+    const test = tester.test.bind(tester);
+    tester.test = (collection, ids, args) => {
+      asked.push(ids.length);
+      return test(collection, ids, args);
+    };
+    try {
+      // Channel history (user 1 may read c10's), every candidate tested for the negated word.
+      const ids = await world.ids(1, [['channel', 'c10'], { operator: 'search', operand: 'the', negated: true }]);
+      expect(ids.length).toBeGreaterThan(100);
+      // And with a positive word the candidates drive (a common one).
+      expect((await world.ids(1, [['channel', 'c10'], ['search', 'release'], { operator: 'search', operand: 'the', negated: true }])).length).toBeGreaterThan(10);
+    } finally {
+      delete (tester as Partial<DocTester>).test;
+    }
+    expect(asked.filter((n) => n >= 200).length).toBeGreaterThan(1);
+  });
 
   it('finds the new text of an edited message and not the old', async () => {
     const id = await world.send(2, { channel: 10, topic: 'edits' }, 'quarterly forecast draft');

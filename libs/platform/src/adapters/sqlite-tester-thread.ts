@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { DocId, DocTester } from '../ports/read-models';
+import type { DocId, DocTester, DocTestResult } from '../ports/read-models';
 
 /**
  * The worker's nice value. Linux's scheduler weighs a thread at nice 10 about a tenth of
@@ -43,10 +43,10 @@ export interface TesterRequest {
   args: unknown;
 }
 
-export type TesterReply = { id: number; passed: DocId[]; missing: DocId[] } | { id: number; error: string };
+export type TesterReply = ({ id: number } & DocTestResult) | { id: number; error: string };
 
 interface Waiting {
-  resolve(result: { passed: DocId[]; missing: DocId[] }): void;
+  resolve(result: DocTestResult): void;
   reject(err: Error): void;
 }
 
@@ -67,8 +67,8 @@ export class SqliteTesterThread implements DocTester {
     private readonly beforeTest: () => Promise<void>,
   ) {}
 
-  async test(collection: string, ids: DocId[], args: unknown): Promise<{ passed: DocId[]; missing: DocId[] }> {
-    if (ids.length === 0) return { passed: [], missing: [] };
+  async test(collection: string, ids: DocId[], args: unknown): Promise<DocTestResult> {
+    if (ids.length === 0) return { passed: [], values: [], missing: [] };
     await this.beforeTest();
     const worker = this.start();
     const id = ++this.nextId;
@@ -106,7 +106,7 @@ export class SqliteTesterThread implements DocTester {
       if (!waiting) return;
       this.waiting.delete(reply.id);
       if ('error' in reply) waiting.reject(new Error(`the tester thread failed: ${reply.error}`));
-      else waiting.resolve({ passed: reply.passed, missing: reply.missing });
+      else waiting.resolve({ passed: reply.passed, values: reply.values, missing: reply.missing });
     });
     const lost = (err: Error) => {
       if (this.worker !== worker) return;

@@ -34,7 +34,7 @@ const tid = lowerPriority();
 const db = new Database(path, { readonly: true, fileMustExist: true });
 db.pragma(`busy_timeout = ${busyTimeoutMs}`);
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const test = (require(testModule) as { test: (doc: unknown, args: unknown) => boolean }).test;
+const test = (require(testModule) as { test: (doc: unknown, args: unknown) => unknown }).test;
 if (typeof test !== 'function') throw new Error(`${testModule} exports no test function`);
 const statements = new Map<string, Database.Statement<[string], [DocId, string]>>();
 
@@ -48,13 +48,20 @@ function answer(request: TesterRequest): TesterReply {
   const docs = new Map<DocId, string>();
   for (const [id, doc] of statement.all(JSON.stringify(request.ids))) docs.set(id, doc);
   const passed: DocId[] = [];
+  const values: unknown[] = [];
   const missing: DocId[] = [];
   for (const id of request.ids) {
     const doc = docs.get(id);
-    if (doc === undefined) missing.push(id);
-    else if (test(JSON.parse(doc), request.args)) passed.push(id);
+    if (doc === undefined) {
+      missing.push(id);
+      continue;
+    }
+    const value = test(JSON.parse(doc), request.args);
+    if (!value) continue;
+    passed.push(id);
+    values.push(value);
   }
-  return { id: request.id, passed, missing };
+  return { id: request.id, passed, values, missing };
 }
 
 parentPort!.postMessage({ ready: true, tid });

@@ -141,15 +141,23 @@ export interface Collection<T extends Doc> {
 
 /**
  * Tests documents on a thread of their own (see ReadModelStore.offThreadTester). The test
- * is the `test(doc, args)` export of a compiled module, `args` a structured-clonable value.
+ * is the `test(doc, args)` export of a compiled module, `args` a structured-clonable value;
+ * a document passes when it returns a truthy value, which comes back with it.
  */
 export interface DocTester {
   /**
-   * Of `ids`, those whose documents pass the test, in the order given; `missing`: those
-   * without a document. What the store's own thread wrote is seen: it is committed first.
-   * Rejects when the thread is gone (the caller then tests on its own thread).
+   * Of `ids`, those whose documents pass the test, in the order given, with what the test
+   * returned for each (`values[i]` for `passed[i]`); `missing`: those without a document.
+   * What the store's own thread wrote is seen: it is committed first. Rejects when the
+   * thread is gone (the caller then tests on its own thread).
    */
-  test(collection: string, ids: DocId[], args: unknown): Promise<{ passed: DocId[]; missing: DocId[] }>;
+  test(collection: string, ids: DocId[], args: unknown): Promise<DocTestResult>;
+}
+
+export interface DocTestResult {
+  passed: DocId[];
+  values: unknown[];
+  missing: DocId[];
 }
 
 export interface ReadModelStore {

@@ -24,8 +24,12 @@ const NO_CONTEXT: MatchContext = {
   },
 };
 
-/** Whether `doc` meets every one of `conditions` (each of them `testsMessageOnly`). */
-export function test(doc: MessageDoc, conditions: Condition[]): boolean {
+/** A passing message's narrow keys, for a candidate listed by its id alone (reader.ts). */
+export type MessageKeys = [channel_id: number | null, topic_lc: string | null, dm_key: string | null, sender_id: number];
+
+/** Whether `doc` meets every one of `conditions` (each of them `testsMessageOnly`): its keys if so. */
+export function test(doc: MessageDoc, conditions: Condition[]): MessageKeys | false {
   const candidate: Candidate = { id: doc._id, channel_id: doc.channel_id, topic_lc: doc.topic_lc, dm_key: doc.dm_key, sender_id: doc.sender_id, message: doc };
-  return conditions.every((condition) => matches(condition, candidate, NO_CONTEXT));
+  if (!conditions.every((condition) => matches(condition, candidate, NO_CONTEXT))) return false;
+  return [doc.channel_id, doc.topic_lc, doc.dm_key, doc.sender_id];
 }

@@ -20,6 +20,12 @@ export interface Candidate {
   message?: MessageDoc;
   /** The requester's personal-history row: null when they never received the message, absent when not read. */
   row?: PersonalFlags | null;
+  /**
+   * Listed by its id alone, for the tester thread (reader.ts): its keys are not known yet
+   * (they read as null), and the reader replaces it with the tested message's keys, or
+   * its document, before any condition or caller reads them.
+   */
+  listed?: true;
 }
 
 export interface MatchContext {

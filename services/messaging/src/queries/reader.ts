@@ -13,7 +13,7 @@ import { matches, needs, type Candidate, type MatchContext, type PersonalFlags }
 import type { Plan } from './narrow-plan';
 import { scanPersonal, type PersonalEntry } from './personal-scan';
 import { scanWithText, type TextScanSource } from './search-scan';
-import { MESSAGE_TESTS_MODULE, testsMessageOnly } from './message-tests';
+import { MESSAGE_TESTS_MODULE, testsMessageOnly, type MessageKeys } from './message-tests';
 
 type FilterPlan = Extract<Plan, { filter: Filter }>;
 
@@ -92,7 +92,7 @@ export class Reader implements MatchContext {
       const filter: Filter = {};
       for (const key of Object.keys(plan.filter)) filter[key] = plan.filter[key];
       filter[field] = bound;
-      const candidates = await this.load(plan, filter, direction, batch, !tester);
+      const candidates = await this.load(plan, filter, direction, batch, !tester, tester !== undefined && plan.source === 'messages');
       if (plan.residual.length === 0) return candidates;
       for (const candidate of await this.accept(plan.residual, candidates, false, tester)) {
         found.push(candidate);
@@ -122,24 +122,29 @@ export class Reader implements MatchContext {
     };
     const search: Filter = { search_text: { $text: plan.text! } };
     const tester = this.testerFor(plan);
+    // Channel history lists its candidates by id alone when the tester thread tests them.
+    const listed = tester !== undefined && plan.source === 'messages';
     return {
       offThread: tester !== undefined,
       textIds: async (range, direction, limit) =>
         (await model.messages.findIds(Object.keys(range).length ? { ...search, _id: range } : search, { sort: ['_id', direction], limit })) as number[],
-      candidates: (range, direction, limit) => this.load(plan, withIds(range), direction, limit, false),
-      probe: (ids, direction) => (ids.length === 0 ? Promise.resolve([]) : this.load(plan, withIds({ $in: ids }), direction, 0, false)),
+      candidates: (range, direction, limit) => this.load(plan, withIds(range), direction, limit, false, listed),
+      probe: (ids, direction) => (ids.length === 0 ? Promise.resolve([]) : this.load(plan, withIds({ $in: ids }), direction, 0, false, listed)),
       accept: (candidates, textKnown) => this.accept(plan.residual, candidates, textKnown, tester),
     };
   }
 
   /**
    * The tester thread for a plan's candidates, where the store has one and the residual
-   * reads messages: personal history lists its candidates without their documents, so
-   * reading and parsing those (most of a long scan's work) can happen there. Channel
-   * history reads its candidates' keys from the documents: tested here.
+   * reads messages, so that reading and parsing them (most of a long scan's work) happens
+   * there. Personal history lists its candidates without their documents. Channel history
+   * lists them by id alone, whose keys the thread's test returns: only when every
+   * condition left is one the thread tests (else their keys are read here, with the
+   * documents).
    */
   private testerFor(plan: FilterPlan): DocTester | undefined {
-    if (plan.source !== 'personal' || this.options.offThread === false || !plan.residual.some(testsMessageOnly)) return undefined;
+    if (this.options.offThread === false || !plan.residual.some(testsMessageOnly)) return undefined;
+    if (plan.source === 'messages' && !plan.residual.every(testsMessageOnly)) return undefined;
     return this.deps.model.offThreadTester(MESSAGE_TESTS_MODULE);
   }
 
@@ -156,7 +161,9 @@ export class Reader implements MatchContext {
     await this.prepare(here, complete, false);
     const kept: Candidate[] = [];
     for (const candidate of complete) if (here.every((c) => matches(c, candidate, this))) kept.push(candidate);
-    return elsewhere.length > 0 && kept.length > 0 ? this.testElsewhere(tester!, elsewhere, kept) : kept;
+    if (elsewhere.length > 0 && kept.length > 0) return this.testElsewhere(tester!, elsewhere, kept);
+    // Listed candidates the text index alone answered: their documents (a page's worth).
+    return kept.some((c) => c.listed) ? this.withMessages(kept) : kept;
   }
 
   /** Those of `candidates` that meet `conditions` (each reading only the message), tested on the tester's thread. */
@@ -166,17 +173,28 @@ export class Reader implements MatchContext {
     // A page's first candidates are tested here: a round trip to the thread, and reading
     // from the file what this thread's cache holds, cost more than testing a few.
     if (unread.length < OFF_THREAD_FROM) return this.testHere(conditions, candidates);
-    let passed: Set<number>;
+    const passed = new Map<number, MessageKeys>();
     try {
       // A message that is gone is a deletion still being projected: it does not pass.
-      passed = new Set((await tester.test('messages', unread, conditions)).passed as number[]);
+      const result = await tester.test('messages', unread, conditions);
+      for (let i = 0; i < result.passed.length; i++) passed.set(result.passed[i] as number, result.values[i] as MessageKeys);
     } catch {
       // The thread is gone (it said why on stderr): the test runs here, as without one.
       return this.testHere(conditions, candidates);
     }
     const accepted: Candidate[] = [];
     for (const candidate of candidates) {
-      if (candidate.message ? conditions.every((c) => matches(c, candidate, this)) : passed.has(candidate.id)) accepted.push(candidate);
+      if (candidate.message) {
+        if (conditions.every((c) => matches(c, candidate, this))) accepted.push(candidate);
+        continue;
+      }
+      const keys = passed.get(candidate.id);
+      if (!keys) continue;
+      if (!candidate.listed) accepted.push(candidate);
+      else {
+        const [channel_id, topic_lc, dm_key, sender_id] = keys;
+        accepted.push({ id: candidate.id, channel_id, topic_lc, dm_key, sender_id });
+      }
     }
     return accepted;
   }
@@ -203,7 +221,7 @@ export class Reader implements MatchContext {
   }
 
   /** `withMessages`: read each row's message too when a residual condition needs it (false: left to the caller). */
-  private async load(plan: FilterPlan, filter: Filter, direction: 1 | -1, limit: number, withMessages = true): Promise<Candidate[]> {
+  private async load(plan: FilterPlan, filter: Filter, direction: 1 | -1, limit: number, withMessages = true, listed = false): Promise<Candidate[]> {
     const { model } = this.deps;
     const wants = new Set(plan.residual.map(needs));
     if (plan.source === 'messages') {
@@ -213,6 +231,7 @@ export class Reader implements MatchContext {
       const ids =
         ('$in' in range ? undefined : await model.conversationIds(plan.filter, range, direction, limit)) ??
         ((await model.messages.findIds(filter, { sort: ['_id', direction], limit })) as number[]);
+      if (listed) return ids.map(listedCandidate);
       const messages = await model.messages.getMany(ids);
       const rows = wants.has('row') ? await this.rows(messages) : undefined;
       const candidates: Candidate[] = [];
@@ -286,6 +305,9 @@ export function channelIdsOf(items: { channel_id: number | null }[]): Set<number
   for (const item of items) if (item.channel_id !== null) ids.add(item.channel_id);
   return ids;
 }
+
+/** A candidate known by its id alone (see Candidate.listed). */
+const listedCandidate = (id: number): Candidate => ({ id, channel_id: null, topic_lc: null, dm_key: null, sender_id: 0, listed: true });
 
 const fromEntry = (r: PersonalEntry): Candidate => ({
   id: r.message_id,
