@@ -205,10 +205,18 @@ describe('production mode', () => {
       expect((await anonymous.post('/jwt/fetch_api_key', { token: 'x.y.z' })).body.result).toBe('error');
 
       const cli = join(__dirname, '..', 'dist', 'create-organization.js');
-      const output = execFileSync(process.execPath, [cli, '--name', 'Acme', '--email', 'boss@acme.test', '--full-name', 'Ada Boss', '--print-api-key'], {
-        env: { ...process.env, ...env, TEAMCHAT_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-        encoding: 'utf8',
-      });
+      let output: string;
+      try {
+        output = execFileSync(process.execPath, [cli, '--name', 'Acme', '--email', 'boss@acme.test', '--full-name', 'Ada Boss', '--print-api-key'], {
+          env: { ...process.env, ...env, TEAMCHAT_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+          encoding: 'utf8',
+          stdio: 'pipe',
+        });
+      } catch (err) {
+        // What the tool said, in the failure: a CI run once failed here with the command line alone.
+        const { status, stderr, stdout } = err as { status: number | null; stderr?: string; stdout?: string };
+        throw new Error(`create-organization beside the running server exited ${status}:\n${stderr ?? ''}\n${stdout ?? ''}`);
+      }
       const apiKey = /API key: (\S+)/.exec(output)?.[1];
       expect(apiKey).toMatch(/^[A-Za-z0-9]{32}$/);
       // The running server picks up the organization the tool appended to its store.
