@@ -168,15 +168,15 @@ export class Reader implements MatchContext {
 
   /** Those of `candidates` that meet `conditions` (each reading only the message), tested on the tester's thread. */
   private async testElsewhere(tester: DocTester, conditions: Condition[], candidates: Candidate[]): Promise<Candidate[]> {
-    const unread: number[] = [];
-    for (const candidate of candidates) if (!candidate.message) unread.push(candidate.id);
+    const unloaded: number[] = [];
+    for (const candidate of candidates) if (!candidate.message) unloaded.push(candidate.id);
     // A page's first candidates are tested here: a round trip to the thread, and reading
     // from the file what this thread's cache holds, cost more than testing a few.
-    if (unread.length < OFF_THREAD_FROM) return this.testHere(conditions, candidates);
+    if (unloaded.length < OFF_THREAD_FROM) return this.testHere(conditions, candidates);
     const passed = new Map<number, MessageKeys>();
     try {
       // A message that is gone is a deletion still being projected: it does not pass.
-      const result = await tester.test('messages', unread, conditions);
+      const result = await tester.test('messages', unloaded, conditions);
       for (let i = 0; i < result.passed.length; i++) passed.set(result.passed[i] as number, result.values[i] as MessageKeys);
     } catch {
       // The thread is gone (it said why on stderr): the test runs here, as without one.
