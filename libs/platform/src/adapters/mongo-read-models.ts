@@ -261,7 +261,7 @@ export class MongoReadCollection<T extends Doc> implements Collection<T> {
 
   async findColumns(filter: Filter, fields: string[], options?: FindOptions): Promise<(string | number | null)[][]> {
     const stored = await this.projected(filter, fields, options, false);
-    return stored.map((doc) => fields.map((field) => (doc[field] ?? null) as string | number | null));
+    return fields.map((field) => stored.map((doc) => (doc[field] ?? null) as string | number | null));
   }
 
   /** What `find` would return, only the given fields (and `_id` if asked). */

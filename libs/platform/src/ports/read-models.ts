@@ -126,9 +126,10 @@ export interface Collection<T extends Doc> {
    */
   findFields<K extends string>(filter: Filter, fields: K[], options?: FindOptions): Promise<({ _id: DocId } & Record<K, string | number | null>)[]>;
   /**
-   * findFields without `_id`, each document as the array of its fields' values in the order
-   * given: for reads of thousands of entries, where an object and an id string per entry
-   * cost more than reading the index (a user's unread ids at registration).
+   * findFields without `_id`, by column: one array per field given (in that order), each
+   * holding that field's value for every document `find` would return, in its order. For
+   * reads of tens of thousands of entries (a user's unread ids at registration), where an
+   * object, or even an array, per entry costs more than reading the index.
    */
   findColumns(filter: Filter, fields: string[], options?: FindOptions): Promise<(string | number | null)[][]>;
   count(filter: Filter): Promise<number>;

@@ -217,16 +217,22 @@ export function readModelContract(name: string, open: () => Promise<ReadModelFix
         expect(await users.findFields({ name: 'Nobody' }, ['role'])).toEqual([]);
       });
 
-      it('finds indexed fields as arrays without ids, in the order and number find would return', async () => {
+      it('finds indexed fields by column without ids, in the order and number find would return', async () => {
         for (const [filter, options] of [
           [{ role: 400 }, { sort: ['_id', -1], limit: 2 }],
           [{}, { sort: ['name', 1] }],
+          [{}, { sort: ['name', -1], limit: 3 }],
           [{ active: true, role: { $gte: 200 } }, {}],
         ] as [Filter, FindOptions][]) {
-          const expected = (await users.find(filter, options)).map((u) => [u.role, u.name, u.email ?? null]);
+          const found = await users.find(filter, options);
+          const expected = [found.map((u) => u.role), found.map((u) => u.name), found.map((u) => u.email ?? null)];
           expect(await users.findColumns(filter, ['role', 'name', 'email'], options)).toEqual(expected);
+          // One field alone, and the same field twice.
+          expect(await users.findColumns(filter, ['name'], options)).toEqual([expected[1]]);
+          expect(await users.findColumns(filter, ['name', 'name'], options)).toEqual([expected[1], expected[1]]);
         }
-        expect(await users.findColumns({ name: 'Nobody' }, ['role'])).toEqual([]);
+        expect(await users.findColumns({ name: 'Nobody' }, ['role'])).toEqual([[]]);
+        expect(await users.findColumns({ name: 'Nobody' }, ['role', 'name'])).toEqual([[], []]);
       });
 
       it('sorts by a field declared distinct as by the same field with ties broken by id', async () => {

@@ -32,6 +32,8 @@ interface ChannelUnread {
   places: Places;
   /** [from, to) position stretches, ascending. */
   stretches: [number, number][];
+  /** Positions in the stretches from the k-th on (one more entry than stretches, the last 0). */
+  after: number[];
 }
 
 /** Channel -> topic (lower-cased) -> ids, ascending. */
@@ -89,35 +91,38 @@ export async function unreadMessages(
   }
   // Only the listed rows, and only what the listing needs of them: the unread index holds
   // it (personal-state.ts), so no document is read.
-  const listedRows = await model.personal.rows.findColumns(
+  const [ids, channelIds, topicKeys, dmKeys, mentioned] = await model.personal.rows.findColumns(
     from === Number.NEGATIVE_INFINITY ? { user_id: userId, unread: true } : { user_id: userId, unread: true, message_id: { $gte: from } },
     ['message_id', 'channel_id', 'topic_lc', 'dm_key', 'mentioned'],
     { sort: ['message_id', -1], sortDistinct: true },
   );
-  const rows = listedRows.map(([message_id, channel_id, topic_lc, dm_key, mentioned]): Listed => ({
-    message_id: message_id as number,
-    channel_id: channel_id as number | null,
-    topic_lc: topic_lc as string | null,
-    dm_key: dm_key as string | null,
-    // SQLite keeps booleans as 1 and 0, MongoDB as booleans.
-    mentioned: Boolean(mentioned),
-  }));
+  const rows = ids!.map(
+    (message_id, i): Listed => ({
+      message_id: message_id as number,
+      channel_id: channelIds![i] as number | null,
+      topic_lc: topicKeys![i] as string | null,
+      dm_key: dmKeys![i] as string | null,
+      // SQLite keeps booleans as 1 and 0, MongoDB as booleans.
+      mentioned: Boolean(mentioned![i]),
+    }),
+  );
 
   const topics: TopicLists = new Map();
   let listed = 0;
   for (const { channelId, places, stretches } of channels) {
-    // By topic number first: a string key per topic, not per message.
-    const byNumber = new Map<number, number[]>();
+    // By topic number first (a channel's are 0, 1, 2…): a string key per topic, not per message.
+    const byNumber: number[][] = [];
+    const first = places.firstAtLeast(from);
     for (const [start, end] of stretches) {
-      for (let i = Math.max(start, places.firstAtLeast(from)); i < end; i++) {
+      for (let i = Math.max(start, first); i < end; i++) {
         const number = places.topicNumberAt(i);
-        const ids = byNumber.get(number);
+        const ids = byNumber[number];
         if (ids) ids.push(places.idAt(i));
-        else byNumber.set(number, [places.idAt(i)]);
+        else byNumber[number] = [places.idAt(i)];
         listed++;
       }
     }
-    for (const [number, ids] of byNumber) listOf(topics, channelId, places.topicName(number) ?? '').push(...ids);
+    byNumber.forEach((ids, number) => listOf(topics, channelId, places.topicName(number) ?? '').push(...ids));
   }
   return grouped(model, userId, mutes, topics, listed, rows, more);
 }
@@ -224,9 +229,18 @@ function countFrom(rowIds: readonly number[], channels: readonly ChannelUnread[]
     else hi = mid;
   }
   let count = lo;
-  for (const { places, stretches } of channels) {
+  // The bisection asks this a few dozen times, and a channel may have thousands of
+  // stretches (split around the user's rows): each channel's count is one bisection over
+  // its stretches and their suffix sums.
+  for (const { places, stretches, after } of channels) {
     const at = places.firstAtLeast(from);
-    for (const [start, end] of stretches) if (end > at) count += end - Math.max(start, at);
+    let [first, last] = [0, stretches.length];
+    while (first < last) {
+      const mid = (first + last) >>> 1;
+      if (stretches[mid]![1] <= at) first = mid + 1;
+      else last = mid;
+    }
+    if (first < stretches.length) count += after[first]! - Math.max(0, at - stretches[first]![0]);
   }
   return count;
 }
@@ -268,8 +282,8 @@ class RowChunks {
     if (this.known === Number.NEGATIVE_INFINITY) return;
     const filter = this.known === Number.POSITIVE_INFINITY ? this.filter : { ...this.filter, message_id: { $lt: this.known } };
     // A user has one row per message: ordered by the unread index (personal-state.ts) as it is.
-    const found = await this.model.personal.rows.findColumns(filter, ['message_id'], { sort: ['message_id', -1], sortDistinct: true, limit });
-    for (const [id] of found) this.ids.push(id as number);
+    const [found] = await this.model.personal.rows.findColumns(filter, ['message_id'], { sort: ['message_id', -1], sortDistinct: true, limit });
+    for (const id of found!) this.ids.push(id as number);
     this.known = found.length < limit ? Number.NEGATIVE_INFINITY : this.ids.at(-1)!;
   }
 }
@@ -288,8 +302,8 @@ interface ChannelRows {
  */
 async function channelRowsOf(model: Model, userId: number): Promise<ChannelRows> {
   // `$gte: 0` rather than `$ne: null`: only channel rows, read by (user, channel) from the index.
-  const found = await model.personal.rows.findColumns({ user_id: userId, channel_id: { $gte: 0 } }, ['message_id', 'channel_id']);
-  return { ids: found.map((row) => row[0] as number), channels: found.map((row) => row[1] as number) };
+  const [ids, channels] = await model.personal.rows.findColumns({ user_id: userId, channel_id: { $gte: 0 } }, ['message_id', 'channel_id']);
+  return { ids: ids as number[], channels: channels as number[] };
 }
 
 /**
@@ -323,18 +337,36 @@ function channelUnreads(
     for (const [from, to] of intervals) {
       const start = places.firstAtLeast(Math.max(from, unreadFrom));
       const end = to === Number.POSITIVE_INFINITY ? places.length : places.firstAtLeast(to);
-      // Split around the skipped messages (found by bisection), so the walk never meets one.
+      if (start >= end) continue;
+      // Split around the skipped messages (found by bisection), so the walk never meets one;
+      // only those from the stretch's first id on are looked at.
       let part = start;
-      for (const id of skippedHere) {
-        if (part >= end) break;
+      for (let k = firstAtLeastIn(skippedHere, places.idAt(start)); k < skippedHere.length && part < end; k++) {
+        const id = skippedHere[k]!;
         const at = places.firstAtLeast(id);
-        if (at < part || at >= end || places.idAt(at) !== id) continue;
+        if (at >= end) break;
+        if (places.idAt(at) !== id) continue;
         if (part < at) stretches.push([part, at]);
         part = at + 1;
       }
       if (part < end) stretches.push([part, end]);
     }
-    if (stretches.length > 0) unreads.push({ channelId, places, stretches });
+    if (stretches.length === 0) continue;
+    const after = new Array<number>(stretches.length + 1);
+    after[stretches.length] = 0;
+    for (let k = stretches.length - 1; k >= 0; k--) after[k] = after[k + 1]! + stretches[k]![1] - stretches[k]![0];
+    unreads.push({ channelId, places, stretches, after });
   }
   return unreads;
+}
+
+/** The index of the first entry of an ascending list that is at least `id`. */
+function firstAtLeastIn(sorted: readonly number[], id: number): number {
+  let [lo, hi] = [0, sorted.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
