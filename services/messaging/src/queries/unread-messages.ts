@@ -122,7 +122,21 @@ export async function unreadMessages(
         listed++;
       }
     }
-    byNumber.forEach((ids, number) => listOf(topics, channelId, places.topicName(number) ?? '').push(...ids));
+    // A channel's topic numbers are distinct topics: each list is the topic's own (not a
+    // copy), and the rows' ids join it in grouped().
+    if (byNumber.length === 0) continue;
+    const lists = new Map<string, number[]>();
+    byNumber.forEach((ids, number) => {
+      const name = places.topicName(number) ?? '';
+      const list = lists.get(name);
+      if (!list) lists.set(name, ids);
+      else {
+        // A null topic and an empty one, both listed as ''.
+        list.push(...ids);
+        list.sort(byId);
+      }
+    });
+    topics.set(channelId, lists);
   }
   return grouped(model, userId, mutes, topics, listed, rows, more);
 }
