@@ -94,6 +94,11 @@ export class Places {
     return this.topicNumbers[position]!;
   }
 
+  /** How many topics have a number (0 to this, exclusive). */
+  get topicCount(): number {
+    return this.topicNames.length;
+  }
+
   /** The topic by its number (the same string for every message of a topic). */
   topicName(number: number): string | null {
     return this.topicNames[number]!;

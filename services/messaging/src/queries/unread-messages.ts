@@ -111,8 +111,10 @@ export async function unreadMessages(
   let listed = 0;
   for (const { channelId, places, stretches } of channels) {
     // By topic number first (a channel's are 0, 1, 2…): a string key per topic, not per message.
-    const byNumber: number[][] = [];
+    // Sized up front: assigned far past its length, an array turns into a dictionary.
+    const byNumber: number[][] = new Array<number[]>(places.topicCount);
     const first = places.firstAtLeast(from);
+    const before = listed;
     for (const [start, end] of stretches) {
       for (let i = Math.max(start, first); i < end; i++) {
         const number = places.topicNumberAt(i);
@@ -124,7 +126,7 @@ export async function unreadMessages(
     }
     // A channel's topic numbers are distinct topics: each list is the topic's own (not a
     // copy), and the rows' ids join it in grouped().
-    if (byNumber.length === 0) continue;
+    if (listed === before) continue;
     const lists = new Map<string, number[]>();
     byNumber.forEach((ids, number) => {
       const name = places.topicName(number) ?? '';
@@ -195,13 +197,23 @@ async function grouped(model: Model, userId: number, mutes: MuteState, topics: T
   const oldest: number[] = [];
   for (const lists of topics.values()) for (const ids of lists.values()) oldest.push(ids[0]!);
   const docs = await model.messages.getMany(oldest);
-  const spelled = new Map(docs.map((d) => [d._id, d.recipient.type === 'channel' ? d.recipient.topic : '']));
+  // In the order asked unless one is gone (a deletion the rows have not seen yet).
+  const aligned = docs.length === oldest.length;
+  const spelled = aligned ? undefined : new Map(docs.map((d) => [d._id, d]));
+  // The channels where a topic's policy or the channel's muting may apply: in the others
+  // (most of them, for most users) no key is built for each of thousands of topics.
+  const mayMute = new Set(mutes.muted_channel_ids);
+  for (const key of mutes.topic_policies.keys()) mayMute.add(Number(key.slice(0, key.indexOf(':'))));
 
   const streams: { stream_id: number; topic: string; unread_message_ids: number[] }[] = [];
+  let k = 0;
   for (const [channelId, lists] of topics) {
+    const checked = mayMute.has(channelId);
     for (const [topic, ids] of lists) {
-      if (isMutedUnread({ channel_id: channelId, topic_lc: topic }, mutes)) count -= ids.length;
-      streams.push({ stream_id: channelId, topic: spelled.get(ids[0]!) ?? topic, unread_message_ids: ids });
+      if (checked && isMutedUnread({ channel_id: channelId, topic_lc: topic }, mutes)) count -= ids.length;
+      const doc = aligned ? docs[k] : spelled!.get(ids[0]!);
+      k++;
+      streams.push({ stream_id: channelId, topic: doc ? (doc.recipient.type === 'channel' ? doc.recipient.topic : '') : topic, unread_message_ids: ids });
     }
   }
   streams.sort((a, b) => a.stream_id - b.stream_id || a.unread_message_ids[0]! - b.unread_message_ids[0]!);
