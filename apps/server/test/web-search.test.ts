@@ -4,7 +4,7 @@
  * the address bar holds the narrow, a new page opened on it shows the same, back and
  * forward move between it and other views; suggestions are offered while typing and
  * chosen with the keyboard; a search the server refuses is said next to the box and the
- * text stays. Screenshots: apps/web/screenshots/search-*.png.
+ * text stays; text typed before the page's first registration arrived is not emptied by it. Screenshots: apps/web/screenshots/search-*.png.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
@@ -125,6 +125,27 @@ browserSuite('the web client: search', (browser) => {
     await box.press('Enter');
     await eventually(async () => expect(new URL(page.url()).hash).toBe(`#narrow/channel/${generalId}/topic/kiwi%20harvest`));
     await eventually(async () => expect((await feedIds(page)).sort()).toEqual([ids.crates, ids.apples].sort()));
+    await context.close();
+  }, 60_000);
+
+  it('keeps what was typed before the first registration arrived', async () => {
+    // A slow registration (a loaded server): the page and its box are there before the
+    // client's state, and its arrival must not empty the box under the user's fingers.
+    const context = await browser().newContext();
+    let arrived = false;
+    await context.route('**/json/register', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.continue();
+      arrived = true;
+    });
+    const page = await logIn(context, base, MARK);
+    await searchBox(page).fill('channel:nosuchchannel kiwi');
+    await eventually(async () => expect(arrived).toBe(true));
+    // The first messages are shown once the state has come.
+    await eventually(async () => expect((await feedIds(page)).length).toBeGreaterThan(0));
+    expect(await searchBox(page).inputValue()).toBe('channel:nosuchchannel kiwi');
+    await searchBox(page).press('Enter');
+    await eventually(async () => expect(await page.locator('#search-error').textContent({ timeout: 1_000 })).toMatch(/unknown channel 'nosuchchannel'/));
     await context.close();
   }, 60_000);
 

@@ -43,11 +43,20 @@ export function SearchBox({ store, narrow }: { store: ClientStore; narrow: Narro
   const input = useRef<HTMLInputElement>(null);
   /** The narrow this box last asked for: arriving there keeps the text as typed. */
   const asked = useRef<string | null>(null);
+  /** The narrow whose text the box last showed, and whether the user has typed since. */
+  const shownFor = useRef<string | null>(null);
+  const typed = useRef(false);
   const key = narrowKey(narrow);
 
   // A search narrow opened from an address (or back/forward) shows its query; others empty the box.
   useEffect(() => {
     if (asked.current === key) return;
+    // The registration arriving (store.ready) only changes how a search narrow's query
+    // reads (channel names for ids); it never takes away what the user typed meanwhile,
+    // as it did on a loaded server, where the box is there before the state.
+    if (shownFor.current === key && (narrow.kind !== 'search' || typed.current)) return;
+    shownFor.current = key;
+    typed.current = false;
     asked.current = null;
     const shown = narrow.kind === 'search' ? searchText(displayTerms(store, narrow.terms)) : '';
     setText(shown);
@@ -63,6 +72,7 @@ export function SearchBox({ store, narrow }: { store: ClientStore; narrow: Narro
     // An operator alone waits for its operand; anything else is a whole token.
     const before = `${text.slice(0, start)}${s.value}${s.value.endsWith(':') ? '' : ' '}`;
     const next = before + text.slice(caret).trimStart();
+    typed.current = true;
     setText(next);
     setChoice(-1);
     requestAnimationFrame(() => {
@@ -128,6 +138,7 @@ export function SearchBox({ store, narrow }: { store: ClientStore; narrow: Narro
         aria-describedby={error ? 'search-error' : undefined}
         aria-invalid={error ? true : undefined}
         onInput={(e) => {
+          typed.current = true;
           setText(e.currentTarget.value);
           setCaret(e.currentTarget.selectionStart ?? e.currentTarget.value.length);
           setOpen(true);
