@@ -102,7 +102,7 @@ export class RecentConversationIds {
 }
 
 /** The index of the first of the ascending ids that is at least `id` (their length when none is). */
-function firstAtLeast(ids: readonly number[], id: number): number {
+export function firstAtLeast(ids: readonly number[], id: number): number {
   let [lo, hi] = [0, ids.length];
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

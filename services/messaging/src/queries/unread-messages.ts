@@ -14,6 +14,7 @@ import type { UnreadMsgs } from '@teamchat/contracts';
 import type { Filter } from '@teamchat/platform';
 import type { Places } from '../projections/channel-places';
 import type { Interval } from '../projections/receipts';
+import { firstAtLeast } from '../projections/recent-ids';
 import { scanPersonalPlaces, type PersonalPlace } from './personal-scan';
 import type { MessagesReadModel } from '../projections/messages';
 import { isMutedUnread, type MuteState } from '../domain/unread-count';
@@ -367,7 +368,7 @@ function channelUnreads(
       // Split around the skipped messages (found by bisection), so the walk never meets one;
       // only those from the stretch's first id on are looked at.
       let part = start;
-      for (let k = firstAtLeastIn(skippedHere, places.idAt(start)); k < skippedHere.length && part < end; k++) {
+      for (let k = firstAtLeast(skippedHere, places.idAt(start)); k < skippedHere.length && part < end; k++) {
         const id = skippedHere[k]!;
         const at = places.firstAtLeast(id);
         if (at >= end) break;
@@ -384,15 +385,4 @@ function channelUnreads(
     unreads.push({ channelId, places, stretches, after });
   }
   return unreads;
-}
-
-/** The index of the first entry of an ascending list that is at least `id`. */
-function firstAtLeastIn(sorted: readonly number[], id: number): number {
-  let [lo, hi] = [0, sorted.length];
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
