@@ -130,6 +130,8 @@ describe('a lost service thread', () => {
       expect(first.body.result).toBe('success');
       const messaging = server.threads!.find((t) => t.service === 'messaging')!;
       expect(messaging.restarts).toBe(0);
+      // Its young generation is the one set for service threads (embedded.ts), not V8's default.
+      expect(messaging.resourceLimits.maxYoungGenerationSizeMb).toBe(192);
 
       await messaging.kill();
       const gone = await read(member);
@@ -138,6 +140,7 @@ describe('a lost service thread', () => {
       expect((await member.get('/users/me')).status).toBe(200);
 
       await until(() => messaging.restarts === 1);
+      expect(messaging.resourceLimits.maxYoungGenerationSizeMb).toBe(192);
       expect((await read(member)).body.messages.map((m: any) => [m.id, m.content])).toEqual([[first.body.id, 'before the crash']]);
       const second = await member.post('/messages', { ...topic, content: 'after the crash' });
       expect(second.body.id).toBeGreaterThan(first.body.id);
