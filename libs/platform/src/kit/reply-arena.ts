@@ -167,3 +167,14 @@ export function enableReplyArena(options?: ReplyArenaOptions): ReplyArena {
 export function replyBytes(size: number): Buffer {
   return threadArena?.lease(size) ?? Buffer.allocUnsafeSlow(size);
 }
+
+/**
+ * Text for a reply as UTF-8 bytes (replyBytes). Why: a string crosses to the answering
+ * thread by structured clone, a copy on that thread's heap, and a large one lands in its
+ * old generation at once, where only a full collection frees it; bytes are moved or lent.
+ */
+export function replyText(text: string): Buffer {
+  const out = replyBytes(Buffer.byteLength(text));
+  out.write(text, 0);
+  return out;
+}

@@ -7,7 +7,7 @@
 import {
   badRequest,
   channelApiObject,
-  subscriptionApiObject,
+  subscriptionRecord,
   type Actor,
   type ChannelView,
   type GetChannelsParams,
@@ -121,12 +121,8 @@ export async function getSubscriptions(deps: ChannelQueryDeps, actor: Actor, inc
   const subscriptions = [];
   for (const channel of channels) {
     const [firstMessageId, subscriberIds] = await Promise.all([deps.messages.firstMessageId(channel.channel_id), deps.directory.subscriberIds(channel.channel_id)]);
-    const { subscribers, ...record } = subscriptionApiObject(channel, {
-      first_message_id: firstMessageId,
-      subscriber_ids: subscriberIds.sort((a, b) => a - b),
-      settings: settings.get(channel.channel_id),
-    });
-    subscriptions.push(includeSubscribers === false ? record : { ...record, ...listOf(subscribers) });
+    const record = subscriptionRecord(channel, { first_message_id: firstMessageId, subscriber_count: subscriberIds.length, settings: settings.get(channel.channel_id) });
+    subscriptions.push(includeSubscribers === false ? record : Object.assign(record, listOf(subscriberIds.sort((a, b) => a - b))));
   }
   return { subscriptions };
 }
