@@ -8,10 +8,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ROLE, upcast, type Actor, type Fact, type FactOf, type NarrowTerm } from '@teamchat/contracts';
 import { Directory } from '@teamchat/directory';
-import { applyFact, combineHandlers, SqliteReadModelStore, type DocTester } from '@teamchat/platform';
+import { applyFact, combineHandlers, RequestBudget, SqliteReadModelStore, type DocTester } from '@teamchat/platform';
 import { MessagesReadModel } from '../src/projections/messages';
 import { messagesProjection } from '../src/projections/messages-projection';
 import { canReadChannelHistory } from '../src/queries/access';
@@ -247,5 +247,30 @@ describe('search from the text index', () => {
     expect(await Promise.all(['rare', 'deploy', 'budget', 'ledger', 'shredded', 'forecast'].map((w) => world.indexed(w)))).toEqual(before);
     expect(await Promise.all(USERS.map((who) => world.ids(who, [['search', 'rare']])))).toEqual(answers);
     expect(before[0]!.length).toBeGreaterThan(5);
+  });
+
+  // Last: the store's tester thread is gone for the rest of the file.
+  it('goes on without a lost tester thread: tests here, its batches paced as without one', async () => {
+    const tester = world.model.offThreadTester(MESSAGE_TESTS_MODULE)!;
+    await (tester as unknown as { stop(): Promise<void> }).stop();
+    expect(world.model.offThreadTester(MESSAGE_TESTS_MODULE)).toBeUndefined();
+    const deps = { directory: world.directory, model: world.model };
+    // Channel history with a word left out: every candidate is tested, in batches of which
+    // the second is paced (the whole channel is read). Then one the text index drives, where
+    // the channel's candidates fit in its first batch: the same answer as on this thread.
+    for (const [terms, pacing] of [
+      [[['channel', 'c10'], { operator: 'search', operand: 'the', negated: true }], true],
+      [[['channel', 'c10'], ['search', 'release'], { operator: 'search', operand: 'the', negated: true }], false],
+    ] as [NarrowTerm[], boolean][]) {
+      const plan = planNarrow(await resolveNarrow(world.directory, actor(1), terms.map(normalizeTerm)), true);
+      const budget = new RequestBudget(60_000, 1);
+      const paced = jest.spyOn(budget, 'paced');
+      const found = await new Reader(deps, actor(1), budget).scan(plan, { $gte: 0 }, 1, 5000);
+      budget.end();
+      const here = await new Reader(deps, actor(1), undefined, { offThread: false }).scan(plan, { $gte: 0 }, 1, 5000);
+      expect(found.map((c) => c.id)).toEqual(here.map((c) => c.id));
+      expect(found.length).toBeGreaterThan(10);
+      if (pacing) expect(paced).toHaveBeenCalled();
+    }
   });
 });

@@ -322,7 +322,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       );
       this.testers.set(module, tester);
     }
-    return tester;
+    // A thread that is gone is not started again (a module that cannot load would fail
+    // each time): callers test on their own thread, as without one, and pace their work so.
+    return tester.failed ? undefined : tester;
   }
 
   async close(): Promise<void> {

@@ -78,6 +78,11 @@ export class SqliteTesterThread implements DocTester {
     });
   }
 
+  /** Gone for good (lost, or stopped): every test would reject. */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
   /** The OS thread id the worker lowered the priority of (for tests). */
   threadId(): Promise<number | undefined> {
     this.start();

@@ -80,7 +80,9 @@ export class Reader implements MatchContext {
     if (limit <= 0 || plan.source === 'none') return [];
     if (plan.source === 'ids') return this.scanIds(plan.ids, plan.conditions, range, direction, limit);
     if (plan.text) return scanWithText(this.textSource(plan), range, direction, limit, this.budget);
-    const tester = this.testerFor(plan);
+    // Asked again for each batch: a tester thread lost during the scan leaves the rest of
+    // it to this thread, paced as without one.
+    let tester = this.testerFor(plan);
     const field = plan.source === 'messages' ? '_id' : 'message_id';
     const found: Candidate[] = [];
     let bound: IdRange = range;
@@ -103,6 +105,7 @@ export class Reader implements MatchContext {
       bound = direction === 1 ? { ...without(bound, '$gte'), $gt: last } : { ...without(bound, '$lte'), $lt: last };
       // Batches are paced to half a slice of this thread; tested elsewhere, a batch of
       // this size costs this thread a fraction of one.
+      tester = this.testerFor(plan);
       if (this.budget) {
         batch = tester ? SCAN_BATCH : this.budget.paced(SCAN_BATCH, candidates.length, FIRST_SCAN_BATCH_MIN);
         await this.budget.turn();
@@ -121,16 +124,19 @@ export class Reader implements MatchContext {
       return filter;
     };
     const search: Filter = { search_text: { $text: plan.text! } };
-    const tester = this.testerFor(plan);
+    // Asked at each use, as in scan(): a tester thread lost meanwhile leaves the rest here.
+    const tester = () => this.testerFor(plan);
     // Channel history lists its candidates by id alone when the tester thread tests them.
-    const listed = tester !== undefined && plan.source === 'messages';
+    const listed = () => tester() !== undefined && plan.source === 'messages';
     return {
-      offThread: tester !== undefined,
+      get offThread() {
+        return tester() !== undefined;
+      },
       textIds: async (range, direction, limit) =>
         (await model.messages.findIds(Object.keys(range).length ? { ...search, _id: range } : search, { sort: ['_id', direction], limit })) as number[],
-      candidates: (range, direction, limit) => this.load(plan, withIds(range), direction, limit, false, listed),
-      probe: (ids, direction) => (ids.length === 0 ? Promise.resolve([]) : this.load(plan, withIds({ $in: ids }), direction, 0, false, listed)),
-      accept: (candidates, textKnown) => this.accept(plan.residual, candidates, textKnown, tester),
+      candidates: (range, direction, limit) => this.load(plan, withIds(range), direction, limit, false, listed()),
+      probe: (ids, direction) => (ids.length === 0 ? Promise.resolve([]) : this.load(plan, withIds({ $in: ids }), direction, 0, false, listed())),
+      accept: (candidates, textKnown) => this.accept(plan.residual, candidates, textKnown, tester()),
     };
   }
 
