@@ -1,5 +1,5 @@
 import { MessageChannel } from 'node:worker_threads';
-import { ReplyArena, claimLent, enableReplyArena, releaseLent, replyBytes, roomBefore } from '../src/kit/reply-arena';
+import { ReplyArena, claimLent, enableReplyArena, releaseLent, replyBytes, roomBefore, withRoomBefore } from '../src/kit/reply-arena';
 
 describe('ReplyArena', () => {
   it('lends distinct slots of shared memory, each after its head room', () => {
@@ -73,6 +73,19 @@ describe('ReplyArena', () => {
 
   it('refuses a head room as large as a slot', () => {
     expect(() => new ReplyArena({ slots: 1, slotSize: 64, headRoom: 64 })).toThrow('head room');
+  });
+});
+
+describe('withRoomBefore', () => {
+  it('gives bytes of their own memory with the room asked for before them, and no more', () => {
+    const bytes = withRoomBefore(100, 4096);
+    expect(bytes.length).toBe(100);
+    expect(roomBefore(bytes)).toBe(4096);
+    // Only the bytes as given: a view past their start has none, nor have other buffers.
+    expect(roomBefore(bytes.subarray(1))).toBe(0);
+    expect(roomBefore(Buffer.allocUnsafeSlow(100).subarray(10))).toBe(0);
+    // They are nobody's lease: nothing to give back.
+    expect(claimLent(bytes)).toBeUndefined();
   });
 });
 

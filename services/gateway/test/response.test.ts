@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ReplyArena } from '@teamchat/platform';
+import { ReplyArena, withRoomBefore } from '@teamchat/platform';
 import Fastify from 'fastify';
 import { joinMembers, lendUntilDone } from '../src/http/response';
 
@@ -64,6 +64,27 @@ describe('lent reply bytes', () => {
     expect(parse(joined)).toEqual(expected);
     json[json.length - 2] = 0x20;
     expect(parse(joined)).toEqual(expected);
+  });
+
+  it('with room of their own before them (withRoomBefore) are joined in place too, or copied when it is too small', () => {
+    const roomy = (room: number) => {
+      const bytes = withRoomBefore(Buffer.byteLength(members), room);
+      bytes.write(members);
+      return bytes;
+    };
+    const json = roomy(256);
+    const joined = joinMembers(body, json) as Buffer;
+    expect(parse(joined)).toEqual(expected);
+    // One memory, as with lent bytes.
+    const at = joined.indexOf('"history_limited"');
+    json[json.length - (joined.length - at)] = 0x20;
+    expect(joined[at]).toBe(0x20);
+
+    const tight = roomy(8);
+    const copied = joinMembers(body, tight) as Buffer;
+    expect(parse(copied)).toEqual(expected);
+    tight[tight.length - 2] = 0x20;
+    expect(parse(copied)).toEqual(expected);
   });
 
   it('are sent by Fastify as the bytes they are, not as an object', async () => {

@@ -19,7 +19,7 @@ import {
   type ServiceName,
   type StateParams,
 } from '@teamchat/contracts';
-import { callContract, releaseLent, type Bus } from '@teamchat/platform';
+import { callContract, releaseLent, withRoomBefore, type Bus } from '@teamchat/platform';
 import type { Cutoffs } from '../domain/state-cutoffs';
 import type { QueueRegistry } from './queues';
 
@@ -239,11 +239,25 @@ function joinedMembers(pieces: readonly (string | Uint8Array)[]): Uint8Array | s
     parts.push(inner);
   }
   parts.push(CLOSE);
-  const joined = Buffer.concat(parts);
+  let size = 0;
+  for (const part of parts) size += part.length;
+  // The gateway writes its own members (`result`, `msg`) and the sections built here (the
+  // realm, the queue, the subscriptions: about 350 KB at 10,000 users and 243
+  // subscriptions) in front of these bytes when they fit the room left before them;
+  // else it copies all of them once more.
+  const joined = withRoomBefore(size, HEAD_ROOM_MIN + (size >>> 3));
+  let at = 0;
+  for (const part of parts) {
+    joined.set(part, at);
+    at += part.length;
+  }
   // Bytes lent from a thread's arena go back once copied.
   pieces.forEach(releaseLent);
   return joined;
 }
+
+/** Room before the joined members for what the gateway puts in front (see joinedMembers): at least this, plus an eighth of their size. */
+const HEAD_ROOM_MIN = 64 * 1024;
 
 const OPEN = Buffer.from('{');
 const COMMA = Buffer.from(',');
