@@ -241,9 +241,9 @@ function joinedMembers(pieces: readonly (string | Uint8Array)[]): Uint8Array | s
   parts.push(CLOSE);
   let size = 0;
   for (const part of parts) size += part.length;
-  // The gateway writes its own members (`result`, `msg`) and the sections built here (the
-  // realm, the queue, the subscriptions: about 350 KB at 10,000 users and 243
-  // subscriptions) in front of these bytes when they fit the room left before them;
+  // The gateway writes its own members (`result`, `msg`) and the members that reach it as
+  // objects (the realm, the queue, the subscriptions: about 350 KB at 10,000 users and
+  // 243 subscriptions) in front of these bytes when they fit the room left before them;
   // else it copies all of them once more.
   const joined = withRoomBefore(size, HEAD_ROOM_MIN + (size >>> 3));
   let at = 0;
