@@ -138,6 +138,8 @@ function history(seed: number, steps: number): Fact[] {
 async function project(facts: Fact[], check?: (model: MessagesReadModel, reference: ReferenceRows, fact: Fact) => Promise<void>, options: { recentIdsPerConversation?: number } = {}) {
   const store = SqliteReadModelStore.open(':memory:');
   const model = new MessagesReadModel(store, options);
+  // As the projector starts from nothing: the topics' spellings are then complete.
+  for (const collection of model.collections) await collection.clear();
   const reference = new ReferenceRows(store);
   const handlers = messagesProjection(model) as Record<string, (fact: Fact, stored: StoredFact) => Promise<void>>;
   for (const [i, fact] of facts.entries()) {

@@ -86,6 +86,31 @@ describe('messaging register state', () => {
     await store.close();
   });
 
+  it("names a topic whose messages share one spelling from the channel's places, reading a message only for a mixed one", async () => {
+    const { store, m } = await model();
+    // As a store whose messaging projection started from nothing: every spelling is known.
+    await m.spellings.collection.clear();
+    for (const id of [5, 6]) await m.spellings.joined(10, 'Lunch');
+    for (const [id, topic] of [[12, 'LUNCH'], [13, 'Dinner'], [14, 'Dinner']] as const) {
+      await m.spellings.joined(10, topic);
+      const recipient = { type: 'channel', channel_id: 10, channel_name: 'general', topic };
+      await m.messages.put({ _id: id, recipient, channel_id: 10, topic_lc: topic.toLowerCase(), dm_key: null } as unknown as MessageDoc);
+      await m.personal.receipts.sent(10, id, [ME]);
+    }
+    await m.places.of(10);
+    const read: number[][] = [];
+    const getMany = m.messages.getMany.bind(m.messages);
+    m.messages.getMany = (ids) => (read.push(ids.map(Number)), getMany(ids));
+    const state = await messagingState(m, ME, all);
+    expect(state.unread_msgs?.streams).toEqual([
+      { stream_id: 10, topic: 'Lunch', unread_message_ids: [5, 6, 12] },
+      { stream_id: 10, topic: 'Dinner', unread_message_ids: [13, 14] },
+    ]);
+    // 'Lunch' and 'LUNCH' met: named from its oldest unread message; 'Dinner' from the places.
+    expect(read.flat()).toEqual([5]);
+    await store.close();
+  });
+
   it('builds only what was asked for; unreads need both message and update_message_flags', async () => {
     const { store, m } = await model();
     const onlyMessage = await messagingState(m, ME, { ...all, fetch_event_types: ['message'] });

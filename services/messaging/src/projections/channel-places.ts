@@ -14,6 +14,7 @@
  */
 import { stageTracing, traceStage } from '@teamchat/platform';
 import { LRUCache } from 'lru-cache';
+import type { KnownSpellings } from './topic-spellings';
 
 /** Messages kept in all channels (about 12 bytes each). */
 const MAX_PLACES = 4_000_000;
@@ -35,6 +36,8 @@ const LOAD_CHUNK = 1_024;
 export interface PlacesSource {
   chunk(channelId: number, after: number, limit: number): Promise<{ ids: number[]; topics: (string | null)[] }>;
   movedIn(channelId: number): Promise<number[]>;
+  /** Its topics' spellings, read after its ids (see TopicSpellings.ofChannel); absent or undefined: not known. */
+  spellings?(channelId: number): Promise<KnownSpellings | undefined>;
 }
 
 /** A channel's messages in id order. */
@@ -44,6 +47,11 @@ export class Places {
   /** Topics by number; the first topic seen is 0. */
   private readonly topicNames: (string | null)[] = [];
   private readonly numberOf = new Map<string | null, number>();
+  /**
+   * By topic number, the spelling every message of the topic has (topic-spellings.ts);
+   * undefined where two spellings met, or where it is not known.
+   */
+  private readonly spellings: (string | undefined)[] = [];
   length = 0;
   /**
    * Its messages moved in from another channel: theirs who hold a row for them, not
@@ -63,8 +71,11 @@ export class Places {
     return this.ids.length;
   }
 
-  /** Adds the channel's newest message; false (nothing added) when it is not past the newest. */
-  push(id: number, topic: string | null): boolean {
+  /**
+   * Adds the channel's newest message; false (nothing added) when it is not past the newest.
+   * `spelling`: its topic as it spells it, where known.
+   */
+  push(id: number, topic: string | null, spelling?: string): boolean {
     if (this.length > 0 && id <= this.ids[this.length - 1]!) return false;
     if (this.length === this.ids.length) {
       const ids = new Float64Array(this.ids.length * 2);
@@ -78,6 +89,10 @@ export class Places {
       number = this.topicNames.length;
       this.topicNames.push(topic);
       this.numberOf.set(topic, number);
+      // Its first message: places hold every message of the channel.
+      this.spellings.push(spelling);
+    } else if (this.spellings[number] !== spelling) {
+      this.spellings[number] = undefined;
     }
     this.ids[this.length] = id;
     this.topicNumbers[this.length] = number;
@@ -102,6 +117,19 @@ export class Places {
   /** The topic by its number (the same string for every message of a topic). */
   topicName(number: number): string | null {
     return this.topicNames[number]!;
+  }
+
+  /** The spelling every message of the topic (lower-cased key) has; undefined when mixed or not known. */
+  spellingOf(topic: string): string | undefined {
+    const number = this.numberOf.get(topic);
+    return number === undefined ? undefined : this.spellings[number];
+  }
+
+  /** What the store knows of the topics' spellings, for the messages loaded before any arrived. */
+  learnSpellings(known: KnownSpellings): void {
+    this.topicNames.forEach((topic, number) => {
+      if (topic !== null) this.spellings[number] = known.get(topic);
+    });
   }
 
   /** The position of the first message whose id is at least `id` (the length when none is). */
@@ -142,7 +170,7 @@ export class Places {
 interface Loading {
   done: Promise<Places | undefined>;
   /** New messages of the channel while it loads (a chunk may or may not have read them). */
-  arrivals: [id: number, topic: string | null][];
+  arrivals: [id: number, topic: string | null, spelling: string | undefined][];
   /** A move or deletion touched the channel: what was read may be stale. */
   stale: boolean;
 }
@@ -240,9 +268,14 @@ export class ChannelPlaces {
           await nextTurn();
         }
         places.movedIn = new Set(await this.source.movedIn(channelId));
+        // After the ids: a topic the chunks read has its spelling here (the projection
+        // writes it before the message reaches the places).
+        const known = await this.source.spellings?.(channelId);
+        if (known) places.learnSpellings(known);
         if (loading.stale) return undefined;
-        // Arrivals the last chunk did not read: ids only grow, so they come after it.
-        for (const [id, topic] of loading.arrivals) places.push(id, topic);
+        // Arrivals the last chunk did not read: ids only grow, so they come after it. One
+        // the chunks did read is skipped by push, its spelling counted already.
+        for (const [id, topic, spelling] of loading.arrivals) places.push(id, topic, spelling);
         this.channels.set(channelId, places);
         return places;
       } finally {
@@ -253,14 +286,14 @@ export class ChannelPlaces {
     return loading.done;
   }
 
-  /** A new channel message: appended where its channel is in memory or loading. */
-  remember(message: { _id: number; channel_id: number | null; topic_lc: string | null }): void {
+  /** A new channel message (`topic`: as it spells it): appended where its channel is in memory or loading. */
+  remember(message: { _id: number; channel_id: number | null; topic_lc: string | null; topic?: string }): void {
     if (message.channel_id === null) return;
-    this.loading.get(message.channel_id)?.arrivals.push([message._id, message.topic_lc]);
+    this.loading.get(message.channel_id)?.arrivals.push([message._id, message.topic_lc, message.topic]);
     const places = this.channels.get(message.channel_id);
     if (!places) return;
     const capacity = places.capacity;
-    if (!places.push(message._id, message.topic_lc)) this.channels.delete(message.channel_id);
+    if (!places.push(message._id, message.topic_lc, message.topic)) this.channels.delete(message.channel_id);
     // Set again when the arrays grew, so the bound on memory counts them.
     else if (places.capacity !== capacity) this.channels.set(message.channel_id, places);
   }

@@ -67,10 +67,12 @@ async function sent(model: MessagesReadModel, fact: FactOf<'MessageSent'>, store
     ...(fact.topic_links?.length ? { topic_links: fact.topic_links } : {}),
     ...features,
   };
+  // Before the document: places that read it find its topic's spelling too.
+  if (channel) await model.spellings.joined(channel.channel_id, channel.topic);
   await model.messages.put(message);
   await model.personal.sent(fact, message);
   model.recent.remember({ _id: id, ...narrowKeys });
-  model.places.remember({ _id: id, ...narrowKeys });
+  model.places.remember({ _id: id, ...narrowKeys, ...(channel ? { topic: channel.topic } : {}) });
 }
 
 async function reaction(model: MessagesReadModel, fact: FactOf<'ReactionAdded' | 'ReactionRemoved'>): Promise<void> {
@@ -104,7 +106,11 @@ async function edited(model: MessagesReadModel, fact: FactOf<'MessageEdited'>): 
       ...conversationKeysOf({ channel_id, topic_lc: topic.toLowerCase(), dm_key: null }),
     ]);
   }
-  if (fact.move) await model.personal.beforeMove(fact.move);
+  if (fact.move) {
+    await model.personal.beforeMove(fact.move);
+    // Every message moved takes the move's topic, spelled as it is (see moved()).
+    await model.spellings.joined(fact.move.channel_id, fact.move.topic);
+  }
   const message = await model.messages.get(fact.message_id);
   if (!message) return;
   if (fact.content) {

@@ -8,6 +8,7 @@ import type { MessageDoc, UserTopicDoc } from './message-docs';
 import { ChannelPlaces } from './channel-places';
 import { PersonalState } from './personal-state';
 import { RecentConversationIds, type IdRange } from './recent-ids';
+import { TopicSpellings } from './topic-spellings';
 
 /** About 2 KB each in memory. */
 const MESSAGE_CACHE_SIZE = 20_000;
@@ -24,6 +25,8 @@ export class MessagesReadModel {
   readonly userTopics: Collection<UserTopicDoc>;
   /** Each user's messages and flags, without a row per recipient (personal-state.ts). */
   readonly personal: PersonalState;
+  /** Each channel topic's spelling (see TopicSpellings). */
+  readonly spellings: TopicSpellings;
 
   /** `recentIdsPerConversation`: fewer than the usual 200 (tests, so that pages reach past them). */
   constructor(
@@ -48,6 +51,7 @@ export class MessagesReadModel {
     ], { cacheSize: MESSAGE_CACHE_SIZE });
     this.userTopics = readModels.collection<UserTopicDoc>('user_topics', [{ fields: ['user_id'] }]);
     this.personal = new PersonalState(readModels, this.messages);
+    this.spellings = new TopicSpellings(readModels);
     this.recent = new RecentConversationIds(
       async (filter, limit) => (await this.messages.findIds(filter, { sort: ['_id', -1], limit })) as number[],
       options.recentIdsPerConversation,
@@ -62,7 +66,7 @@ export class MessagesReadModel {
   /** The collections the messaging projection writes (emptied before a replay from the start). */
   get collections(): { clear(): Promise<void> }[] {
     const places = { clear: async () => this.places.clear() };
-    return [this.messages, this.userTopics, ...this.personal.collections, places];
+    return [this.messages, this.userTopics, ...this.personal.collections, this.spellings.collection, places];
   }
 
   /** Every message of a channel, id and topic, for the scans that pass thousands (see ChannelPlaces). */
@@ -73,6 +77,7 @@ export class MessagesReadModel {
       return { ids: rows.map((r) => r._id as number), topics: rows.map((r) => r.topic_lc as string | null) };
     },
     movedIn: async (channelId) => (await this.messages.findIds({ own_receipts: true, channel_id: channelId })) as number[],
+    spellings: (channelId) => this.spellings.ofChannel(channelId),
   });
 
   /** Recent ids per conversation (see RecentConversationIds). */

@@ -141,7 +141,7 @@ export async function unreadMessages(
     });
     topics.set(channelId, lists);
   }
-  return grouped(model, userId, mutes, topics, listed, rows, more);
+  return grouped(model, userId, mutes, topics, listed, rows, more, kept);
 }
 
 /** As a personal scan lists them, newest first (before the channels' places are in memory). */
@@ -154,7 +154,7 @@ async function fromScan(model: Model, userId: number, mutes: MuteState, limit: n
     dm_key,
     mentioned: flags.includes('mentioned') || flags.includes('wildcard_mentioned'),
   }));
-  return grouped(model, userId, mutes, new Map(), 0, listed, newest.length > limit);
+  return grouped(model, userId, mutes, new Map(), 0, listed, newest.length > limit, new Map());
 }
 
 /** A listed message one by one (a row, or a scan's place): where it is, and whether it mentions the user. */
@@ -174,7 +174,16 @@ function listOf(topics: TopicLists, channelId: number, topic: string): number[] 
  * Zulip's unread_msgs from the listed messages: `topics` already grouped (`counted` of
  * them), and `places` one by one, newest first (rows, or a scan's places).
  */
-async function grouped(model: Model, userId: number, mutes: MuteState, topics: TopicLists, counted: number, places: readonly Listed[], more: boolean): Promise<UnreadMsgs> {
+async function grouped(
+  model: Model,
+  userId: number,
+  mutes: MuteState,
+  topics: TopicLists,
+  counted: number,
+  places: readonly Listed[],
+  more: boolean,
+  kept: ReadonlyMap<number, Places>,
+): Promise<UnreadMsgs> {
   let count = counted + places.length;
   const direct: Listed[] = [];
   const mentions: number[] = [];
@@ -194,13 +203,21 @@ async function grouped(model: Model, userId: number, mutes: MuteState, topics: T
   for (const ids of mixed) ids.sort(byId);
 
   // A topic is named as its oldest listed unread message spells it (rows and places keep
-  // the lower-cased key): only those documents are read, a few thousand rather than 50,000.
+  // the lower-cased key). Where all of the topic's messages share one spelling the places
+  // know it (topic-spellings.ts); for the others only that message is read.
+  const spellings: (string | undefined)[] = [];
   const oldest: number[] = [];
-  for (const lists of topics.values()) for (const ids of lists.values()) oldest.push(ids[0]!);
-  const docs = await model.messages.getMany(oldest);
-  // In the order asked unless one is gone (a deletion the rows have not seen yet).
-  const aligned = docs.length === oldest.length;
-  const spelled = aligned ? undefined : new Map(docs.map((d) => [d._id, d]));
+  for (const [channelId, lists] of topics) {
+    const channel = kept.get(channelId);
+    for (const [topic, ids] of lists) {
+      // '' lists a null topic and an empty one together: named from the message.
+      const spelling = topic === '' ? undefined : channel?.spellingOf(topic);
+      spellings.push(spelling);
+      if (spelling === undefined) oldest.push(ids[0]!);
+    }
+  }
+  const docs = oldest.length > 0 ? await model.messages.getMany(oldest) : [];
+  const spelled = new Map(docs.map((d) => [d._id, d]));
   // The channels where a topic's policy or the channel's muting may apply: in the others
   // (most of them, for most users) no key is built for each of thousands of topics.
   const mayMute = new Set(mutes.muted_channel_ids);
@@ -212,9 +229,13 @@ async function grouped(model: Model, userId: number, mutes: MuteState, topics: T
     const checked = mayMute.has(channelId);
     for (const [topic, ids] of lists) {
       if (checked && isMutedUnread({ channel_id: channelId, topic_lc: topic }, mutes)) count -= ids.length;
-      const doc = aligned ? docs[k] : spelled!.get(ids[0]!);
-      k++;
-      streams.push({ stream_id: channelId, topic: doc ? (doc.recipient.type === 'channel' ? doc.recipient.topic : '') : topic, unread_message_ids: ids });
+      let spelling = spellings[k++];
+      if (spelling === undefined) {
+        // Gone only when deleted since the rows were read: then its key names it.
+        const doc = spelled.get(ids[0]!);
+        spelling = doc ? (doc.recipient.type === 'channel' ? doc.recipient.topic : '') : topic;
+      }
+      streams.push({ stream_id: channelId, topic: spelling, unread_message_ids: ids });
     }
   }
   streams.sort((a, b) => a.stream_id - b.stream_id || a.unread_message_ids[0]! - b.unread_message_ids[0]!);
