@@ -191,6 +191,42 @@ describe('search from the text index', () => {
     expect(asked.filter((n) => n >= 200).length).toBeGreaterThan(1);
   });
 
+  it("tests channel history's words on the tester thread when a topic condition is left too, that one here on what passed", async () => {
+    const tester = world.model.offThreadTester(MESSAGE_TESTS_MODULE)!;
+    const asked: number[] = [];
+    const test = tester.test.bind(tester);
+    tester.test = (collection, ids, args) => {
+      asked.push(ids.length);
+      return test(collection, ids, args);
+    };
+    // Whether the topic is resolved reads its key; whether it is muted, the requester's policies.
+    const notAlpha = { operator: 'is', operand: 'resolved', negated: true };
+    const notMuted = { operator: 'is', operand: 'muted', negated: true };
+    const mute = (visibility_policy: number) => world.apply({ type: 'UserTopicUpdated', user_id: 1, channel_id: 10, topic: 'beta', visibility_policy, last_updated: T0 });
+    await mute(1);
+    try {
+      const narrow = await resolveNarrow(world.directory, actor(1), [['channel', 'c10'], { operator: 'search', operand: 'the', negated: true }, notAlpha, notMuted].map(normalizeTerm));
+      // Both are left to the scan: no index it reads holds them.
+      expect(planNarrow(narrow, true).residual.map((c) => c.kind)).toEqual(['search', 'is', 'is']);
+      const ids = await world.ids(1, [['channel', 'c10'], { operator: 'search', operand: 'the', negated: true }, notAlpha, notMuted]);
+      expect(ids.length).toBeGreaterThan(50);
+      // Its candidates went to the thread, by the hundred.
+      expect(asked.filter((n) => n >= 200).length).toBeGreaterThan(1);
+      asked.length = 0;
+      // The muted topic's messages are left out, and only those.
+      const beta = new Set(await world.ids(1, [['channel', 'c10'], ['topic', 'beta'], { operator: 'search', operand: 'the', negated: true }]));
+      const every = await world.ids(1, [['channel', 'c10'], { operator: 'search', operand: 'the', negated: true }]);
+      expect(beta.size).toBeGreaterThan(10);
+      expect(ids).toEqual(every.filter((id) => !beta.has(id)));
+      // With a positive word too, whose candidates the text index lists.
+      expect((await world.ids(1, [['channel', 'c10'], ['search', 'release'], notAlpha])).length).toBeGreaterThan(10);
+      expect((await world.ids(1, [['channel', 'c10'], ['search', 'release'], { operator: 'search', operand: 'the', negated: true }, notMuted])).length).toBeGreaterThan(5);
+    } finally {
+      delete (tester as Partial<DocTester>).test;
+      await mute(0);
+    }
+  });
+
   it('finds the new text of an edited message and not the old', async () => {
     const id = await world.send(2, { channel: 10, topic: 'edits' }, 'quarterly forecast draft');
     expect(await world.ids(1, [['search', 'forecast']])).toEqual([id]);

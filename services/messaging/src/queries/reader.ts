@@ -144,13 +144,13 @@ export class Reader implements MatchContext {
    * The tester thread for a plan's candidates, where the store has one and the residual
    * reads messages, so that reading and parsing them (most of a long scan's work) happens
    * there. Personal history lists its candidates without their documents. Channel history
-   * lists them by id alone, whose keys the thread's test returns: only when every
-   * condition left is one the thread tests (else their keys are read here, with the
-   * documents).
+   * lists them by id alone, whose keys the thread's test returns; the conditions left that
+   * read the keys (a topic, the requester's topic policies) are tested here on those that
+   * passed. Not when one reads the requester's flags: those are read with the documents.
    */
   private testerFor(plan: FilterPlan): DocTester | undefined {
     if (this.options.offThread === false || !plan.residual.some(testsMessageOnly)) return undefined;
-    if (plan.source === 'messages' && !plan.residual.every(testsMessageOnly)) return undefined;
+    if (plan.source === 'messages' && plan.residual.some((c) => needs(c) === 'row')) return undefined;
     return this.deps.model.offThreadTester(MESSAGE_TESTS_MODULE);
   }
 
@@ -163,7 +163,15 @@ export class Reader implements MatchContext {
     const tested = residual.filter((c) => !(textKnown && c.kind === 'search' && !c.negated));
     const elsewhere = tester ? tested.filter(testsMessageOnly) : [];
     const here = elsewhere.length > 0 ? tested.filter((c) => !testsMessageOnly(c)) : tested;
-    const complete = here.some((c) => needs(c) === 'message') ? await this.withMessages(candidates) : candidates;
+    if (elsewhere.length > 0 && here.length > 0 && candidates.some((c) => c.listed)) {
+      // Listed by id alone, their keys unknown until the thread's test returns them: the
+      // message's conditions there first, then the keys' here, on what passed.
+      const passed = await this.testElsewhere(tester!, elsewhere, candidates);
+      await this.prepare(here, passed, false);
+      return passed.filter((candidate) => here.every((c) => matches(c, candidate, this)));
+    }
+    // Listed candidates have no keys yet: read with their documents when something here reads them.
+    const complete = here.length > 0 && (here.some((c) => needs(c) === 'message') || candidates.some((c) => c.listed)) ? await this.withMessages(candidates) : candidates;
     await this.prepare(here, complete, false);
     const kept: Candidate[] = [];
     for (const candidate of complete) if (here.every((c) => matches(c, candidate, this))) kept.push(candidate);
