@@ -105,6 +105,18 @@ class World {
   }
 }
 
+/** The store's tester thread, each test it is asked for counted (how many documents); `delete tester.test` undoes it. */
+function countedTester(world: World): { tester: DocTester; asked: number[] } {
+  const tester = world.model.offThreadTester(MESSAGE_TESTS_MODULE)!;
+  const asked: number[] = [];
+  const test = tester.test.bind(tester);
+  tester.test = (collection, ids, args) => {
+    asked.push(ids.length);
+    return test(collection, ids, args);
+  };
+  return { tester, asked };
+}
+
 /** A small deterministic generator, so a failure can be replayed. */
 function random(seed: number): () => number {
   let state = seed;
@@ -172,13 +184,7 @@ describe('search from the text index', () => {
   }, 120_000);
 
   it("tests channel history's candidates on the tester thread too, listed by id alone", async () => {
-    const tester = world.model.offThreadTester(MESSAGE_TESTS_MODULE)!;
-    const asked: number[] = [];
-    const test = tester.test.bind(tester);
-    tester.test = (collection, ids, args) => {
-      asked.push(ids.length);
-      return test(collection, ids, args);
-    };
+    const { tester, asked } = countedTester(world);
     try {
       // Channel history (user 1 may read c10's), every candidate tested for the negated word.
       const ids = await world.ids(1, [['channel', 'c10'], { operator: 'search', operand: 'the', negated: true }]);
@@ -192,13 +198,7 @@ describe('search from the text index', () => {
   });
 
   it("tests channel history's words on the tester thread when a topic condition is left too, that one here on what passed", async () => {
-    const tester = world.model.offThreadTester(MESSAGE_TESTS_MODULE)!;
-    const asked: number[] = [];
-    const test = tester.test.bind(tester);
-    tester.test = (collection, ids, args) => {
-      asked.push(ids.length);
-      return test(collection, ids, args);
-    };
+    const { tester, asked } = countedTester(world);
     // Whether the topic is resolved reads its key; whether it is muted, the requester's policies.
     const notAlpha = { operator: 'is', operand: 'resolved', negated: true };
     const notMuted = { operator: 'is', operand: 'muted', negated: true };
