@@ -90,7 +90,9 @@ describe('messaging register state', () => {
     const { store, m } = await model();
     // As a store whose messaging projection started from nothing: every spelling is known.
     await m.spellings.collection.clear();
-    for (const id of [5, 6]) await m.spellings.joined(10, 'Lunch');
+    // Rows 5 and 6 above.
+    await m.spellings.joined(10, 'Lunch');
+    await m.spellings.joined(10, 'Lunch');
     for (const [id, topic] of [[12, 'LUNCH'], [13, 'Dinner'], [14, 'Dinner']] as const) {
       await m.spellings.joined(10, topic);
       const recipient = { type: 'channel', channel_id: 10, channel_name: 'general', topic };
