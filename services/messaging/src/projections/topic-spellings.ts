@@ -4,7 +4,7 @@
  * unread message spells it; a topic whose messages all share one spelling needs none of
  * them. At 1,000,000 messages the reader's 7,331 unread topics took 380 ms of random
  * document reads on the first registration after a start (and again whenever those
- * documents had left the message cache), against about 50 ms for the rest.
+ * documents had left the message cache); the whole listing takes about 50 ms once warm.
  *
  * One document per topic a channel message was ever sent or moved to: its spelling (left
  * out when it is the lower-cased key itself), or `mixed` once two spellings met in it.
