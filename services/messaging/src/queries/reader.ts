@@ -163,7 +163,8 @@ export class Reader implements MatchContext {
     const tested = residual.filter((c) => !(textKnown && c.kind === 'search' && !c.negated));
     const elsewhere = tester ? tested.filter(testsMessageOnly) : [];
     const here = elsewhere.length > 0 ? tested.filter((c) => !testsMessageOnly(c)) : tested;
-    if (elsewhere.length > 0 && here.length > 0 && candidates.some((c) => c.listed)) {
+    const listed = candidates.some((c) => c.listed);
+    if (elsewhere.length > 0 && here.length > 0 && listed) {
       // Listed by id alone, their keys unknown until the thread's test returns them: the
       // message's conditions there first, then the keys' here, on what passed.
       const passed = await this.testElsewhere(tester!, elsewhere, candidates);
@@ -171,7 +172,8 @@ export class Reader implements MatchContext {
       return passed.filter((candidate) => here.every((c) => matches(c, candidate, this)));
     }
     // Listed candidates have no keys yet: read with their documents when something here reads them.
-    const complete = here.length > 0 && (here.some((c) => needs(c) === 'message') || candidates.some((c) => c.listed)) ? await this.withMessages(candidates) : candidates;
+    const readsHere = here.length > 0 && (listed || here.some((c) => needs(c) === 'message'));
+    const complete = readsHere ? await this.withMessages(candidates) : candidates;
     await this.prepare(here, complete, false);
     const kept: Candidate[] = [];
     for (const candidate of complete) if (here.every((c) => matches(c, candidate, this))) kept.push(candidate);
