@@ -4,6 +4,7 @@ import { SqliteReadModelStore } from '@teamchat/platform';
 import { dmKey, userMessageId, userTopicId, type MessageDoc, type UserMessageDoc } from '../src/projections/message-docs';
 import { MessagesReadModel } from '../src/projections/messages';
 import { messagingState } from '../src/queries/register-state';
+import { unreadMessages } from '../src/queries/unread-messages';
 
 const ME = 1;
 const all: StateParams = { fetch_event_types: null, include_subscribers: false, client_gravatar: true, archived_channels: false };
@@ -122,6 +123,41 @@ describe('messaging register state', () => {
     const nobody = await messagingState(m, 99, all);
     expect(nobody.max_message_id).toBe(-1);
     expect(nobody.unread_msgs?.count).toBe(0);
+    await store.close();
+  });
+
+  it("reads the user's channel rows only from where the listed unread messages start", async () => {
+    const store = SqliteReadModelStore.open(':memory:');
+    const m = new MessagesReadModel(store);
+    // 300 old channel messages the user starred and read (a row each), 40 newer ones
+    // unread without a row, then 100 unread direct messages: the newest 30 are all direct.
+    for (let id = 100; id < 440; id++) {
+      await m.messages.put({ _id: id, recipient: { type: 'channel', channel_id: 10, channel_name: 'general', topic: 'old' }, channel_id: 10, topic_lc: 'old', dm_key: null } as unknown as MessageDoc);
+      await m.personal.receipts.sent(10, id, [ME]);
+      if (id < 400) await m.personal.rows.put({ ...row(id, { channel_id: 10, topic: 'old' }, ['read', 'starred']), held: false });
+    }
+    for (let id = 440; id < 540; id++) {
+      await m.messages.put({ _id: id, recipient: { type: 'direct' }, channel_id: null, topic_lc: null, dm_key: dmKey([1, 2]) } as unknown as MessageDoc);
+      await m.personal.rows.put({ ...row(id, { dm: [1, 2] }, []), held: true });
+    }
+    await m.places.of(10);
+    let channelRowsRead = 0;
+    const findColumns = m.personal.rows.findColumns.bind(m.personal.rows);
+    m.personal.rows.findColumns = async (filter, fields, options) => {
+      const columns = await findColumns(filter, fields, options);
+      if ('channel_id' in filter && !('unread' in filter)) channelRowsRead += columns[0]!.length;
+      return columns;
+    };
+    const unread = await unreadMessages(m, ME, undefined, 30, { wait: true, firstChunk: 8 });
+    expect(unread).toMatchObject({ count: 30, streams: [], old_unreads_missing: true });
+    expect(unread.pms).toEqual([{ other_user_id: 2, sender_id: 2, unread_message_ids: Array.from({ length: 30 }, (_, i) => 510 + i) }]);
+    // The 300 rows are older than every listed message: none of them is read.
+    expect(channelRowsRead).toBe(0);
+    // With no limit that cuts the list, all of them are read (they split the channel's unread stretches).
+    const whole = await unreadMessages(m, ME, undefined, 50_000, { wait: true, firstChunk: 8 });
+    expect(whole.count).toBe(140);
+    expect(whole.streams).toEqual([{ stream_id: 10, topic: 'old', unread_message_ids: Array.from({ length: 40 }, (_, i) => 400 + i) }]);
+    expect(channelRowsRead).toBe(300);
     await store.close();
   });
 });

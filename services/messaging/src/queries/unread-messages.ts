@@ -15,7 +15,7 @@ import type { Filter } from '@teamchat/platform';
 import type { Places } from '../projections/channel-places';
 import type { Interval } from '../projections/receipts';
 import { firstAtLeast } from '../projections/recent-ids';
-import { scanPersonalPlaces, type PersonalPlace } from './personal-scan';
+import { scanPersonalPlaces } from './personal-scan';
 import type { MessagesReadModel } from '../projections/messages';
 import { isMutedUnread, type MuteState } from '../domain/unread-count';
 
@@ -69,22 +69,28 @@ export async function unreadMessages(
   // counting by bisection in each stretch, so nothing is merged message by message. The
   // user's rows matter only from there on: read newest first, in growing chunks, until
   // what is known (every row from `known` up) settles it. Ids alone: the unread index
-  // holds them, so its entries are all that is read.
+  // holds them, so its entries are all that is read. Their channel rows (which split the
+  // stretches) are read from the same bound on: above it the counts are exact, below it
+  // they may count too many, and the answer is taken only where they are exact.
   const unreadRows = new RowChunks(model, { user_id: userId, unread: true });
-  const channelRows = await channelRowsOf(model, userId);
-  const channels = channelUnreads(marks, received, kept, channelRows);
+  const channelRows = new ChannelRows(model, userId);
+  let channels: ChannelUnread[];
   let from: number;
   let more: boolean;
   for (let size = options.firstChunk ?? FIRST_CHUNK; ; size *= 2) {
     await unreadRows.read(size);
     const known = unreadRows.known;
+    await channelRows.readFrom(known);
+    channels = channelUnreads(marks, received, kept, channelRows);
     from = firstListed(unreadRows.ids, channels, limit);
     if (known === Number.NEGATIVE_INFINITY) {
       more = countFrom(unreadRows.ids, channels, Number.NEGATIVE_INFINITY) > limit;
       break;
     }
     // Settled when every id from `from` up is known, and one more unread message below it
-    // is known too (then some are left out).
+    // is known too (then some are left out). The counts are monotone wherever they are
+    // exact or not, so the bisection's answer is at least `known` when the count there is
+    // over the limit, and from `known` up the counts are exact.
     if (from >= known && countFrom(unreadRows.ids, channels, known) > limit) {
       more = true;
       break;
@@ -97,69 +103,87 @@ export async function unreadMessages(
     ['message_id', 'channel_id', 'topic_lc', 'dm_key', 'mentioned'],
     { sort: ['message_id', -1], sortDistinct: true },
   );
-  const rows = ids!.map(
-    (message_id, i): Listed => ({
-      message_id: message_id as number,
-      channel_id: channelIds![i] as number | null,
-      topic_lc: topicKeys![i] as string | null,
-      dm_key: dmKeys![i] as string | null,
-      // SQLite keeps booleans as 1 and 0, MongoDB as booleans.
-      mentioned: Boolean(mentioned![i]),
-    }),
-  );
+  // Column by column, as read: an object per row would be 29,000 of them for a heavy reader.
+  const rows: ListedRows = {
+    ids: ids as number[],
+    channelIds: channelIds as (number | null)[],
+    topicKeys: topicKeys as (string | null)[],
+    dmKeys: dmKeys as (string | null)[],
+    mentioned: mentioned!,
+  };
 
   const topics: TopicLists = new Map();
   let listed = 0;
   for (const { channelId, places, stretches } of channels) {
-    // By topic number first (a channel's are 0, 1, 2…): a string key per topic, not per message.
-    // Sized up front: assigned far past its length, an array turns into a dictionary.
-    const byNumber: number[][] = new Array<number[]>(places.topicCount);
-    const first = places.firstAtLeast(from);
-    const before = listed;
-    for (const [start, end] of stretches) {
-      for (let i = Math.max(start, first); i < end; i++) {
-        const number = places.topicNumberAt(i);
-        const ids = byNumber[number];
-        if (ids) ids.push(places.idAt(i));
-        else byNumber[number] = [places.idAt(i)];
-        listed++;
-      }
-    }
-    // A channel's topic numbers are distinct topics: each list is the topic's own (not a
-    // copy), and the rows' ids join it in grouped().
-    if (listed === before) continue;
-    const lists = new Map<string, number[]>();
-    byNumber.forEach((ids, number) => {
-      const name = places.topicName(number) ?? '';
-      const list = lists.get(name);
-      if (!list) lists.set(name, ids);
-      else {
-        // A null topic and an empty one, both listed as ''.
-        list.push(...ids);
-        list.sort(byId);
-      }
-    });
+    const lists = channelLists(places, stretches, places.firstAtLeast(from));
+    if (lists.size === 0) continue;
+    for (const ids of lists.values()) listed += ids.length;
     topics.set(channelId, lists);
   }
   return grouped(model, userId, mutes, topics, listed, rows, more, kept);
 }
 
+/**
+ * A channel's listed messages by topic (lower-cased key), from position `first` on in its
+ * stretches. Called once per channel: hundreds of calls in a heavy reader's registration,
+ * so the engine has optimized it before the process's next one.
+ */
+function channelLists(places: Places, stretches: readonly [number, number][], first: number): Map<string, number[]> {
+  // By topic number first (a channel's are 0, 1, 2…): a string key per topic, not per message.
+  // Sized up front: assigned far past its length, an array turns into a dictionary.
+  const byNumber: number[][] = new Array<number[]>(places.topicCount);
+  let any = false;
+  for (const [start, end] of stretches) {
+    for (let i = Math.max(start, first); i < end; i++) {
+      const number = places.topicNumberAt(i);
+      const ids = byNumber[number];
+      if (ids) ids.push(places.idAt(i));
+      else byNumber[number] = [places.idAt(i)];
+      any = true;
+    }
+  }
+  const lists = new Map<string, number[]>();
+  if (!any) return lists;
+  // A channel's topic numbers are distinct topics: each list is the topic's own (not a
+  // copy), and the rows' ids join it in grouped().
+  byNumber.forEach((ids, number) => {
+    const name = places.topicName(number) ?? '';
+    const list = lists.get(name);
+    if (!list) lists.set(name, ids);
+    else {
+      // A null topic and an empty one, both listed as ''.
+      list.push(...ids);
+      list.sort(byId);
+    }
+  });
+  return lists;
+}
+
 /** As a personal scan lists them, newest first (before the channels' places are in memory). */
 async function fromScan(model: Model, userId: number, mutes: MuteState, limit: number): Promise<UnreadMsgs> {
   const newest = await scanPersonalPlaces(model, userId, { unread: true }, {}, -1, limit + 1);
-  const listed = newest.slice(0, limit).map(({ message_id, channel_id, topic_lc, dm_key, flags }): Listed => ({
-    message_id,
-    channel_id,
-    topic_lc,
-    dm_key,
-    mentioned: flags.includes('mentioned') || flags.includes('wildcard_mentioned'),
-  }));
-  return grouped(model, userId, mutes, new Map(), 0, listed, newest.length > limit, new Map());
+  const listed = newest.slice(0, limit);
+  const rows: ListedRows = {
+    ids: listed.map((place) => place.message_id),
+    channelIds: listed.map((place) => place.channel_id),
+    topicKeys: listed.map((place) => place.topic_lc),
+    dmKeys: listed.map((place) => place.dm_key),
+    mentioned: listed.map(({ flags }) => flags.includes('mentioned') || flags.includes('wildcard_mentioned')),
+  };
+  return grouped(model, userId, mutes, new Map(), 0, rows, newest.length > limit, new Map());
 }
 
-/** A listed message one by one (a row, or a scan's place): where it is, and whether it mentions the user. */
-interface Listed extends Omit<PersonalPlace, 'flags'> {
-  mentioned: boolean;
+/**
+ * Messages listed one by one (the user's rows, or a scan's places), newest first, column
+ * by column: where each is, and whether it mentions the user (truthy: SQLite keeps
+ * booleans as 1 and 0, MongoDB as booleans).
+ */
+interface ListedRows {
+  ids: readonly number[];
+  channelIds: readonly (number | null)[];
+  topicKeys: readonly (string | null)[];
+  dmKeys: readonly (string | null)[];
+  mentioned: readonly unknown[];
 }
 
 function listOf(topics: TopicLists, channelId: number, topic: string): number[] {
@@ -172,7 +196,7 @@ function listOf(topics: TopicLists, channelId: number, topic: string): number[] 
 
 /**
  * Zulip's unread_msgs from the listed messages: `topics` already grouped (`counted` of
- * them), and `places` one by one, newest first (rows, or a scan's places).
+ * them), and `rows` one by one (the user's rows, or a scan's places).
  */
 async function grouped(
   model: Model,
@@ -180,25 +204,33 @@ async function grouped(
   mutes: MuteState,
   topics: TopicLists,
   counted: number,
-  places: readonly Listed[],
+  rows: ListedRows,
   more: boolean,
   kept: ReadonlyMap<number, Places>,
 ): Promise<UnreadMsgs> {
-  let count = counted + places.length;
-  const direct: Listed[] = [];
+  const { ids: rowIds, channelIds, topicKeys, dmKeys, mentioned } = rows;
+  let count = counted + rowIds.length;
+  // Direct messages by their conversation's key as stored: its participants are parsed
+  // once per conversation, not once per message.
+  const direct = new Map<string, number[]>();
   const mentions: number[] = [];
-  // Lists that had ids before these places: sorted again once all are in.
+  // Lists that had ids before these rows: sorted again once all are in.
   const mixed = new Set<number[]>();
-  for (let i = places.length - 1; i >= 0; i--) {
-    const place = places[i]!;
-    if (place.mentioned) mentions.push(place.message_id);
-    if (place.channel_id === null) {
-      direct.push(place);
+  // Oldest first, so that each list grows in id order.
+  for (let i = rowIds.length - 1; i >= 0; i--) {
+    const id = rowIds[i]!;
+    if (mentioned[i]) mentions.push(id);
+    const channelId = channelIds[i];
+    if (channelId === null || channelId === undefined) {
+      const key = dmKeys[i] ?? '';
+      const ids = direct.get(key);
+      if (ids) ids.push(id);
+      else direct.set(key, [id]);
       continue;
     }
-    const ids = listOf(topics, place.channel_id, place.topic_lc ?? '');
-    if (ids.length > 0 && ids.at(-1)! > place.message_id) mixed.add(ids);
-    ids.push(place.message_id);
+    const ids = listOf(topics, channelId, topicKeys[i] ?? '');
+    if (ids.length > 0 && ids.at(-1)! > id) mixed.add(ids);
+    ids.push(id);
   }
   for (const ids of mixed) ids.sort(byId);
 
@@ -242,19 +274,19 @@ async function grouped(
 
   const pms = new Map<number, { other_user_id: number; sender_id: number; unread_message_ids: number[] }>();
   const huddles = new Map<string, { user_ids_string: string; unread_message_ids: number[] }>();
-  for (const place of direct) {
-    const participants = place.dm_key ? place.dm_key.split(',').map(Number) : [];
+  for (const [dmKey, ids] of direct) {
+    const participants = dmKey ? dmKey.split(',').map(Number) : [];
     if (participants.length <= 2) {
       // A conversation with oneself has oneself as the other user.
       const other = participants.find((id) => id !== userId) ?? userId;
       const entry = pms.get(other);
-      if (entry) entry.unread_message_ids.push(place.message_id);
-      else pms.set(other, { other_user_id: other, sender_id: other, unread_message_ids: [place.message_id] });
+      if (entry) joinSorted(entry.unread_message_ids, ids);
+      else pms.set(other, { other_user_id: other, sender_id: other, unread_message_ids: ids });
     } else {
       const key = participants.sort(byId).join(',');
       const entry = huddles.get(key);
-      if (entry) entry.unread_message_ids.push(place.message_id);
-      else huddles.set(key, { user_ids_string: key, unread_message_ids: [place.message_id] });
+      if (entry) joinSorted(entry.unread_message_ids, ids);
+      else huddles.set(key, { user_ids_string: key, unread_message_ids: ids });
     }
   }
   return {
@@ -265,6 +297,12 @@ async function grouped(
     mentions,
     old_unreads_missing: more,
   };
+}
+
+/** Two keys stored for one conversation (not written so, but not relied on): one list, in id order. */
+function joinSorted(into: number[], ids: readonly number[]): void {
+  for (const id of ids) into.push(id);
+  into.sort(byId);
 }
 
 /** How many unread messages have an id of at least `from`. */
@@ -336,22 +374,39 @@ class RowChunks {
   }
 }
 
-/** A user's rows of channel messages, any id: their ids and (at the same index) channels. */
-interface ChannelRows {
-  ids: number[];
-  channels: number[];
-}
-
 /**
- * All of them at once, in no order, from the (user, channel, message) index alone: asked
- * newest first in chunks, SQLite sorted them all for each chunk, or read each one's row
- * in the table through the (user, message) index. A user holds few (stars, mentions,
- * corrections of the read mark); a long list costs a fraction of a microsecond an entry.
+ * A user's rows of channel messages (any flags) from an id on: their ids and (at the same
+ * index) channels, in no order. From the (user, channel, message) index alone: scanning
+ * it costs little, building each entry's values is what costs, and a heavy reader's
+ * 13,702 channel rows held 1,203 past the first listed id.
  */
-async function channelRowsOf(model: Model, userId: number): Promise<ChannelRows> {
-  // `$gte: 0` rather than `$ne: null`: only channel rows, read by (user, channel) from the index.
-  const [ids, channels] = await model.personal.rows.findColumns({ user_id: userId, channel_id: { $gte: 0 } }, ['message_id', 'channel_id']);
-  return { ids: ids as number[], channels: channels as number[] };
+class ChannelRows {
+  readonly ids: number[] = [];
+  readonly channels: number[] = [];
+  /** Every channel row from this id up has been read (minus infinity: all). */
+  known = Number.POSITIVE_INFINITY;
+
+  constructor(
+    private readonly model: Model,
+    private readonly userId: number,
+  ) {}
+
+  /** Reads those from `bound` up not read yet. */
+  async readFrom(bound: number): Promise<void> {
+    if (bound >= this.known) return;
+    // `$gte: 0` rather than `$ne: null`: only channel rows, read by (user, channel) from the index.
+    const range = {
+      ...(bound === Number.NEGATIVE_INFINITY ? {} : { $gte: bound }),
+      ...(this.known === Number.POSITIVE_INFINITY ? {} : { $lt: this.known }),
+    };
+    const filter: Filter = { user_id: this.userId, channel_id: { $gte: 0 }, ...(Object.keys(range).length > 0 ? { message_id: range } : {}) };
+    const [ids, channels] = await this.model.personal.rows.findColumns(filter, ['message_id', 'channel_id']);
+    for (let i = 0; i < ids!.length; i++) {
+      this.ids.push(ids![i] as number);
+      this.channels.push(channels![i] as number);
+    }
+    this.known = bound;
+  }
 }
 
 /**
@@ -363,7 +418,7 @@ function channelUnreads(
   marks: ReadonlyMap<number, number>,
   received: ReadonlyMap<number, readonly Interval[]>,
   kept: ReadonlyMap<number, Places>,
-  withRow: ChannelRows,
+  withRow: Pick<ChannelRows, 'ids' | 'channels'>,
 ): ChannelUnread[] {
   // Per channel, ascending: the walk is split around them.
   const skipped = new Map<number, number[]>();
