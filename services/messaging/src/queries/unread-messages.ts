@@ -350,8 +350,13 @@ function firstListed(rowIds: readonly number[], channels: readonly ChannelUnread
   return lo;
 }
 
-/** Unread ids read at first (then twice as many each time). */
-const FIRST_CHUNK = 2_048;
+/**
+ * Unread ids read at first (then twice as many each time). The scale bench's reader, with
+ * 28,926 unread rows of which 2,520 are listed, is settled by the first 4,096; from 2,048
+ * it took a second round (its channel rows, stretches and bisection again), which cost
+ * the process's second registration 20-30 ms while that code was not yet optimized.
+ */
+const FIRST_CHUNK = 4_096;
 
 /** The ids of the user's rows meeting a filter, newest first, read in chunks. */
 class RowChunks {
