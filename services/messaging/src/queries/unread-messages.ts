@@ -358,22 +358,34 @@ function firstListed(rowIds: readonly number[], channels: readonly ChannelUnread
  */
 const FIRST_CHUNK = 4_096;
 
-/** The ids of the user's rows meeting a filter, newest first, read in chunks. */
-class RowChunks {
-  readonly ids: number[] = [];
+/** A user's rows meeting a filter, read from the newest down in parts. */
+abstract class RowsFromTop {
   /** Every row from this id up has been read (minus infinity: all). */
   known = Number.POSITIVE_INFINITY;
 
   constructor(
-    private readonly model: Model,
+    protected readonly model: Model,
     private readonly filter: Filter,
   ) {}
 
+  /** The filter for those not read yet, from `bound` up. */
+  protected notYetRead(bound = Number.NEGATIVE_INFINITY): Filter {
+    const range = {
+      ...(bound === Number.NEGATIVE_INFINITY ? {} : { $gte: bound }),
+      ...(this.known === Number.POSITIVE_INFINITY ? {} : { $lt: this.known }),
+    };
+    return Object.keys(range).length > 0 ? { ...this.filter, message_id: range } : this.filter;
+  }
+}
+
+/** The ids of the user's rows meeting a filter, newest first, read in chunks. */
+class RowChunks extends RowsFromTop {
+  readonly ids: number[] = [];
+
   async read(limit: number): Promise<void> {
     if (this.known === Number.NEGATIVE_INFINITY) return;
-    const filter = this.known === Number.POSITIVE_INFINITY ? this.filter : { ...this.filter, message_id: { $lt: this.known } };
     // A user has one row per message: ordered by the unread index (personal-state.ts) as it is.
-    const [found] = await this.model.personal.rows.findColumns(filter, ['message_id'], { sort: ['message_id', -1], sortDistinct: true, limit });
+    const [found] = await this.model.personal.rows.findColumns(this.notYetRead(), ['message_id'], { sort: ['message_id', -1], sortDistinct: true, limit });
     for (const id of found!) this.ids.push(id as number);
     this.known = found.length < limit ? Number.NEGATIVE_INFINITY : this.ids.at(-1)!;
   }
@@ -385,27 +397,19 @@ class RowChunks {
  * it costs little, building each entry's values is what costs, and a heavy reader's
  * 13,702 channel rows held 1,203 past the first listed id.
  */
-class ChannelRows {
+class ChannelRows extends RowsFromTop {
   readonly ids: number[] = [];
   readonly channels: number[] = [];
-  /** Every channel row from this id up has been read (minus infinity: all). */
-  known = Number.POSITIVE_INFINITY;
 
-  constructor(
-    private readonly model: Model,
-    private readonly userId: number,
-  ) {}
+  constructor(model: Model, userId: number) {
+    // `$gte: 0` rather than `$ne: null`: only channel rows, read by (user, channel) from the index.
+    super(model, { user_id: userId, channel_id: { $gte: 0 } });
+  }
 
   /** Reads those from `bound` up not read yet. */
   async readFrom(bound: number): Promise<void> {
     if (bound >= this.known) return;
-    // `$gte: 0` rather than `$ne: null`: only channel rows, read by (user, channel) from the index.
-    const range = {
-      ...(bound === Number.NEGATIVE_INFINITY ? {} : { $gte: bound }),
-      ...(this.known === Number.POSITIVE_INFINITY ? {} : { $lt: this.known }),
-    };
-    const filter: Filter = { user_id: this.userId, channel_id: { $gte: 0 }, ...(Object.keys(range).length > 0 ? { message_id: range } : {}) };
-    const [ids, channels] = await this.model.personal.rows.findColumns(filter, ['message_id', 'channel_id']);
+    const [ids, channels] = await this.model.personal.rows.findColumns(this.notYetRead(bound), ['message_id', 'channel_id']);
     for (let i = 0; i < ids!.length; i++) {
       this.ids.push(ids![i] as number);
       this.channels.push(channels![i] as number);
