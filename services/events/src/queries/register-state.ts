@@ -43,13 +43,7 @@ export interface RegisterDeps {
 }
 
 type OwnerName = Exclude<ServiceName, 'events'>;
-/**
- * In the order they are asked. Messaging first: its sections take longest, and in the
- * embedded mode it answers on its own thread while accounts and channels answer on this
- * one, so a request sent after theirs started only once their handlers had run up to
- * their first wait (7-16 ms of a heavy reader's registration at 10,000 users).
- */
-const OWNERS: readonly OwnerName[] = ['messaging', 'accounts', 'channels'];
+const OWNERS: readonly OwnerName[] = ['accounts', 'channels', 'messaging'];
 
 /** The event types whose sections each owner builds (the rest are filled here, empty). */
 export const typesOwnedBy = (owner: OwnerName): string[] =>
