@@ -11,13 +11,13 @@
  * messages, mentions, corrections of the read mark) come from their unread index.
  */
 import type { UnreadMsgs } from '@teamchat/contracts';
-import type { Filter } from '@teamchat/platform';
 import type { Places } from '../projections/channel-places';
 import type { Interval } from '../projections/receipts';
 import { firstAtLeast } from '../projections/recent-ids';
 import { scanPersonalPlaces } from './personal-scan';
 import type { MessagesReadModel } from '../projections/messages';
 import { isMutedUnread, type MuteState } from '../domain/unread-count';
+import { ChannelRows, FIRST_CHUNK, RowChunks } from './unread-rows';
 
 type Model = Pick<MessagesReadModel, 'messages' | 'personal' | 'places' | 'conversationIds'>;
 
@@ -123,11 +123,7 @@ export async function unreadMessages(
   return grouped(model, userId, mutes, topics, listed, rows, more, kept);
 }
 
-/**
- * A channel's listed messages by topic (lower-cased key), from position `first` on in its
- * stretches. Called once per channel: hundreds of calls in a heavy reader's registration,
- * so the engine has optimized it before the process's next one.
- */
+/** A channel's listed messages by topic (lower-cased key), from position `first` on in its stretches. */
 function channelLists(places: Places, stretches: readonly [number, number][], first: number): Map<string, number[]> {
   // By topic number first (a channel's are 0, 1, 2…): a string key per topic, not per message.
   // Sized up front: assigned far past its length, an array turns into a dictionary.
@@ -348,74 +344,6 @@ function firstListed(rowIds: readonly number[], channels: readonly ChannelUnread
     else hi = mid - 1;
   }
   return lo;
-}
-
-/**
- * Unread ids read at first (then twice as many each time). The scale bench's reader, with
- * 28,926 unread rows of which 2,520 are listed, is settled by the first 4,096; from 2,048
- * it took a second round (its channel rows, stretches and bisection again), which cost
- * the process's second registration 20-30 ms while that code was not yet optimized.
- */
-const FIRST_CHUNK = 4_096;
-
-/** A user's rows meeting a filter, read from the newest down in parts. */
-abstract class RowsFromTop {
-  /** Every row from this id up has been read (minus infinity: all). */
-  known = Number.POSITIVE_INFINITY;
-
-  constructor(
-    protected readonly model: Model,
-    private readonly filter: Filter,
-  ) {}
-
-  /** The filter for those not read yet, from `bound` up. */
-  protected notYetRead(bound = Number.NEGATIVE_INFINITY): Filter {
-    const range = {
-      ...(bound === Number.NEGATIVE_INFINITY ? {} : { $gte: bound }),
-      ...(this.known === Number.POSITIVE_INFINITY ? {} : { $lt: this.known }),
-    };
-    return Object.keys(range).length > 0 ? { ...this.filter, message_id: range } : this.filter;
-  }
-}
-
-/** The ids of the user's rows meeting a filter, newest first, read in chunks. */
-class RowChunks extends RowsFromTop {
-  readonly ids: number[] = [];
-
-  async read(limit: number): Promise<void> {
-    if (this.known === Number.NEGATIVE_INFINITY) return;
-    // A user has one row per message: ordered by the unread index (personal-state.ts) as it is.
-    const [found] = await this.model.personal.rows.findColumns(this.notYetRead(), ['message_id'], { sort: ['message_id', -1], sortDistinct: true, limit });
-    for (const id of found!) this.ids.push(id as number);
-    this.known = found.length < limit ? Number.NEGATIVE_INFINITY : this.ids.at(-1)!;
-  }
-}
-
-/**
- * A user's rows of channel messages (any flags) from an id on: their ids and (at the same
- * index) channels, in no order. From the (user, channel, message) index alone: scanning
- * it costs little, building each entry's values is what costs, and a heavy reader's
- * 13,702 channel rows held 1,203 past the first listed id.
- */
-class ChannelRows extends RowsFromTop {
-  readonly ids: number[] = [];
-  readonly channels: number[] = [];
-
-  constructor(model: Model, userId: number) {
-    // `$gte: 0` rather than `$ne: null`: only channel rows, read by (user, channel) from the index.
-    super(model, { user_id: userId, channel_id: { $gte: 0 } });
-  }
-
-  /** Reads those from `bound` up not read yet. */
-  async readFrom(bound: number): Promise<void> {
-    if (bound >= this.known) return;
-    const [ids, channels] = await this.model.personal.rows.findColumns(this.notYetRead(bound), ['message_id', 'channel_id']);
-    for (let i = 0; i < ids!.length; i++) {
-      this.ids.push(ids![i] as number);
-      this.channels.push(channels![i] as number);
-    }
-    this.known = bound;
-  }
 }
 
 /**
