@@ -268,10 +268,26 @@ async function grouped(
   }
   streams.sort((a, b) => a.stream_id - b.stream_id || a.unread_message_ids[0]! - b.unread_message_ids[0]!);
 
+  const { pms, huddles } = directGroups(direct, userId);
+  return {
+    count,
+    pms,
+    streams,
+    huddles,
+    mentions,
+    old_unreads_missing: more,
+  };
+}
+
+/**
+ * The direct messages' lists by conversation key as stored, as Zulip groups them: one-on-one
+ * conversations by the other user, group conversations by their participants.
+ */
+function directGroups(direct: ReadonlyMap<string, number[]>, userId: number): Pick<UnreadMsgs, 'pms' | 'huddles'> {
   const pms = new Map<number, { other_user_id: number; sender_id: number; unread_message_ids: number[] }>();
   const huddles = new Map<string, { user_ids_string: string; unread_message_ids: number[] }>();
   for (const [dmKey, ids] of direct) {
-    const participants = dmKey ? dmKey.split(',').map(Number) : [];
+    const participants = participantsOf(dmKey);
     if (participants.length <= 2) {
       // A conversation with oneself has oneself as the other user.
       const other = participants.find((id) => id !== userId) ?? userId;
@@ -286,13 +302,20 @@ async function grouped(
     }
   }
   return {
-    count,
     pms: [...pms.values()].sort((a, b) => a.other_user_id - b.other_user_id),
-    streams,
     huddles: [...huddles.values()].sort((a, b) => a.user_ids_string.localeCompare(b.user_ids_string)),
-    mentions,
-    old_unreads_missing: more,
   };
+}
+
+/**
+ * A stored conversation key's user ids, every list from the one literal below: an empty
+ * key's `[]` and a split's mapped array had different shapes in V8, and the optimized
+ * loop that met both was thrown away at every registration (--trace-deopt: "wrong map").
+ */
+function participantsOf(dmKey: string): number[] {
+  const ids: number[] = [];
+  if (dmKey !== '') for (const part of dmKey.split(',')) ids.push(Number(part));
+  return ids;
 }
 
 /** Two keys stored for one conversation (not written so, but not relied on): one list, in id order. */
