@@ -9,6 +9,7 @@
  * of a millisecond; for a registration's 7 MB it was 20-35 ms of the bench's own thread,
  * so the registration line reports it apart (in its detail).
  */
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { latencyFigures } from '../latency';
 import { RARE_WORD, channelName, type ScaleModel } from './model';
 
@@ -59,33 +60,72 @@ export class ReadClient {
 }
 
 /**
+ * The bench's own garbage collector, when the process was started with --expose-gc (as
+ * `npm run bench:scale` starts it): run between the samples of a line whose answers are
+ * megabytes, so that collecting the last answer's objects does not fall inside the next
+ * sample's time.
+ */
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
+/** Milliseconds of this process's own collections inside the windows (each [start, end] in performance.now() time). */
+function collectionsInside(entries: readonly PerformanceEntry[], windows: readonly [number, number][]): number {
+  let total = 0;
+  for (const entry of entries) {
+    const [start, end] = [entry.startTime, entry.startTime + entry.duration];
+    for (const [from, to] of windows) total += Math.max(0, Math.min(end, to) - Math.max(start, from));
+  }
+  return total;
+}
+
+/**
  * Times `samples` sequential runs of `request` by `client` (after one unmeasured warm-up),
  * each to the last byte of its answer. A line whose request fails is reported as failed
  * (no figures, the error as its detail) and the others are still measured; the bench then
- * ends with a failure. `withParse`: the detail also gives the times with the client's parse,
- * and the warm-up's own time (the process's first of its kind: caches built, code not yet optimized).
+ * ends with a failure. `withParse` (answers of megabytes): the detail also gives the times
+ * with the client's parse, the warm-up's own time (the process's first of its kind: caches
+ * built, code not yet optimized) and the first five measured. The client collects its
+ * garbage between such samples, and the detail says how much of its collecting still fell
+ * inside the timings: before, parsing each 7 MB registration left 0.5-0.8 s of the
+ * client's collections inside 200 samples' times, up to 52 ms in one.
  */
 async function timed(client: ReadClient, name: string, samples: number, request: () => Promise<string>, withParse = false): Promise<ReadLine> {
+  const collections: PerformanceEntry[] = [];
+  const observer = withParse ? new PerformanceObserver((list) => collections.push(...list.getEntries())) : undefined;
+  observer?.observe({ entryTypes: ['gc'] });
   try {
     const first = performance.now();
     let detail = await request();
     const warmUp = client.receivedAt - first;
     const durations: number[] = [];
     const parsed: number[] = [];
+    const windows: [number, number][] = [];
     for (let i = 0; i < samples; i++) {
+      if (withParse) collectGarbage?.();
       const started = performance.now();
       detail = await request();
       parsed.push(performance.now() - started);
       durations.push(client.receivedAt - started);
+      windows.push([started, client.receivedAt]);
     }
     const { p50, p99 } = latencyFigures(durations);
     if (withParse) {
       const whole = latencyFigures(parsed);
+      // The observer is told of collections a little later: a turn for the last ones.
+      await new Promise((resolve) => setImmediate(resolve));
+      const inside = collectionsInside(collections, windows);
       detail += `; with the client's JSON parse p50 ${whole.p50.toFixed(1)} ms, p99 ${whole.p99.toFixed(1)} ms; the unmeasured first ${warmUp.toFixed(0)} ms`;
+      // The p99 of 200 is the second slowest: most often one of the process's first few.
+      detail += `, the first five measured ${durations
+        .slice(0, 5)
+        .map((ms) => ms.toFixed(0))
+        .join(', ')} ms`;
+      detail += `; the client's own collections inside the timings ${inside.toFixed(0)} ms${collectGarbage ? '' : ' (not collected between samples: run with --expose-gc)'}`;
     }
     return { name, p50, p99, detail };
   } catch (err) {
     return { name, p50: NaN, p99: NaN, detail: `FAILED: ${(err as Error).message}` };
+  } finally {
+    observer?.disconnect();
   }
 }
 
