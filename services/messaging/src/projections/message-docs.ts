@@ -95,3 +95,15 @@ export const userTopicId = (userId: number, channelId: number, topic: string) =>
 export function dmKey(userIds: number[]): string {
   return [...new Set(userIds)].sort((a, b) => a - b).join(',');
 }
+
+/**
+ * A conversation key's user ids (dmKey's inverse; none for an empty or absent key), each
+ * list from the one literal below: an empty key's `[]` and a split's mapped array have
+ * different shapes in V8, and the unread listing's optimized loop that met both was
+ * thrown away at every registration (--trace-deopt: "wrong map").
+ */
+export function participantsOfKey(key: string | null | undefined): number[] {
+  const ids: number[] = [];
+  if (key) for (const part of key.split(',')) ids.push(Number(part));
+  return ids;
+}

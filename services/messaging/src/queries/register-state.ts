@@ -6,7 +6,8 @@
 import { wantsState, type MessagingState, type StateParams } from '@teamchat/contracts';
 import type { MuteState } from '../domain/unread-count';
 import type { MessagesReadModel } from '../projections/messages';
-import { scanPersonalPlaces, type PersonalPlace } from './personal-scan';
+import { participantsOfKey } from '../projections/message-docs';
+import { scanPersonalPlaces } from './personal-scan';
 import { unreadMessages } from './unread-messages';
 
 /** Recent conversations are taken from the newest 1000 direct messages, as in Zulip. */
@@ -33,7 +34,6 @@ async function muteState(topics: UserTopics, sources: MuteSources | undefined, u
 }
 
 const byId = (a: number, b: number) => a - b;
-const participantsOf = (row: Pick<PersonalPlace, 'dm_key'>) => (row.dm_key ? row.dm_key.split(',').map(Number) : []);
 
 export async function messagingState(model: Model, userId: number, params: StateParams, mutes?: MuteSources): Promise<MessagingState> {
   const want = (type: string) => wantsState(params, type);
@@ -85,7 +85,7 @@ async function recentConversations(model: Pick<Model, 'personal'>, userId: numbe
     const key = dm_key ?? '';
     if (conversations.has(key)) return;
     // Others only: a conversation with oneself has none.
-    conversations.set(key, { max_message_id: id as number, user_ids: participantsOf({ dm_key }).filter((other) => other !== userId).sort(byId) });
+    conversations.set(key, { max_message_id: id as number, user_ids: participantsOfKey(dm_key).filter((other) => other !== userId).sort(byId) });
   });
   return [...conversations.values()];
 }

@@ -12,6 +12,7 @@
  */
 import type { UnreadMsgs } from '@teamchat/contracts';
 import type { Places } from '../projections/channel-places';
+import { participantsOfKey } from '../projections/message-docs';
 import type { Interval } from '../projections/receipts';
 import { firstAtLeast } from '../projections/recent-ids';
 import { scanPersonalPlaces } from './personal-scan';
@@ -287,7 +288,7 @@ function directGroups(direct: ReadonlyMap<string, number[]>, userId: number): Pi
   const pms = new Map<number, { other_user_id: number; sender_id: number; unread_message_ids: number[] }>();
   const huddles = new Map<string, { user_ids_string: string; unread_message_ids: number[] }>();
   for (const [dmKey, ids] of direct) {
-    const participants = participantsOf(dmKey);
+    const participants = participantsOfKey(dmKey);
     if (participants.length <= 2) {
       // A conversation with oneself has oneself as the other user.
       const other = participants.find((id) => id !== userId) ?? userId;
@@ -305,17 +306,6 @@ function directGroups(direct: ReadonlyMap<string, number[]>, userId: number): Pi
     pms: [...pms.values()].sort((a, b) => a.other_user_id - b.other_user_id),
     huddles: [...huddles.values()].sort((a, b) => a.user_ids_string.localeCompare(b.user_ids_string)),
   };
-}
-
-/**
- * A stored conversation key's user ids, every list from the one literal below: an empty
- * key's `[]` and a split's mapped array had different shapes in V8, and the optimized
- * loop that met both was thrown away at every registration (--trace-deopt: "wrong map").
- */
-function participantsOf(dmKey: string): number[] {
-  const ids: number[] = [];
-  if (dmKey !== '') for (const part of dmKey.split(',')) ids.push(Number(part));
-  return ids;
 }
 
 /** Two keys stored for one conversation (not written so, but not relied on): one list, in id order. */
