@@ -93,18 +93,26 @@ export interface BusRequest<P = unknown> {
   params: P;
 }
 
+/**
+ * Members of a response already serialized, which follow `value`'s: the text of a JSON
+ * object, or its UTF-8 bytes where the bus carries bytes (Bus `carriesBytes`), or there
+ * several objects' bytes whose members together are the reply's (POST /register: each
+ * owner's sections). Each of those is compact, `{` its first byte and `}` its last, and
+ * they are joined only where they are written: the gateway writes one after another,
+ * and a bus without bytes carries them as the text of one object.
+ */
+export type SerializedMembers = string | Uint8Array | readonly Uint8Array[];
+
 export type BusReply<V = Record<string, unknown>> =
   | {
       ok: true;
       value: V;
       position?: number;
       /**
-       * More members of the response, already serialized: the text of a JSON object
-       * whose members follow `value`'s. Large replies (GET /messages) are assembled from
-       * cached per-message JSON and cross the bus and the gateway as one piece, never
-       * re-serialized: as text, or as its UTF-8 bytes where the bus carries bytes (see
-       * Bus `carriesBytes`).
+       * More members of the response, already serialized (see SerializedMembers).
+       * Large replies (GET /messages) are assembled from cached per-message JSON and
+       * cross the bus and the gateway without being re-serialized.
        */
-      json?: string | Uint8Array;
+      json?: SerializedMembers;
     }
   | { ok: false; error: ApiErrorShape };

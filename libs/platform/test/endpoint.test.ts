@@ -7,6 +7,7 @@ import {
   ReplyArena,
   ReplyMismatchError,
   serveContract,
+  textOf,
   type ContractServerOptions,
   type EventStore,
 } from '@teamchat/platform';
@@ -54,6 +55,25 @@ describe('serveContract and callContract', () => {
     expect(typeof json).toBe(kind);
     expect(Buffer.from(json as string | Uint8Array).toString()).toBe(members);
     await bus.close();
+  });
+
+  it('hands several objects’ bytes over as they are where the bus carries bytes, and as one object’s text where it does not', async () => {
+    const pieces = [Buffer.from('{"realm_users":[{"full_name":"Zoë"}]}'), Buffer.from('{}'), Buffer.from('{"unread_msgs":{"count":2}}')];
+    const joined = { realm_users: [{ full_name: 'Zoë' }], unread_msgs: { count: 2 } };
+    for (const copyReplies of [false, true]) {
+      const bus = new InProcessBus({ copyReplies });
+      await serveContract({ bus, log }, page, async () => ({ value: { found_newest: true }, json: pieces }));
+      const { json } = await callContract(bus, page, { params: {} });
+      if (copyReplies) {
+        expect(typeof json).toBe('string');
+        expect(JSON.parse(json as string)).toEqual(joined);
+      } else {
+        // The same memory: nothing was joined or copied on the way.
+        expect(json).toBe(pieces);
+      }
+      await bus.close();
+    }
+    expect(textOf([Buffer.from('{}')])).toBe('{}');
   });
 
   it('gives back bytes lent from an arena once they are text, or refused as too large, or fail their contract', async () => {

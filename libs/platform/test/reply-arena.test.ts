@@ -1,5 +1,5 @@
 import { MessageChannel } from 'node:worker_threads';
-import { ReplyArena, claimLent, enableReplyArena, releaseLent, replyBytes, roomBefore, withRoomBefore } from '../src/kit/reply-arena';
+import { ReplyArena, claimLent, enableReplyArena, releaseLent, replyBytes, roomBefore } from '../src/kit/reply-arena';
 
 describe('ReplyArena', () => {
   it('lends distinct slots of shared memory, each after its head room', () => {
@@ -53,6 +53,20 @@ describe('ReplyArena', () => {
     expect(arena.lent()).toBe(1);
   });
 
+  it('claims the lent ones among several pieces, and gives them back together', () => {
+    const arena = new ReplyArena({ slots: 3, slotSize: 1024, headRoom: 64 });
+    const [first, second] = [arena.lease(10)!, arena.lease(10)!];
+    expect(claimLent([Buffer.from('{}'), Buffer.from('{"a":1}')])).toBeUndefined();
+    const release = claimLent([first, Buffer.from('{}'), second])!;
+    expect(arena.lent()).toBe(2);
+    release();
+    expect(arena.lent()).toBe(0);
+    // Once only: a later lease of the same slots is not given back by it.
+    arena.lease(10);
+    release();
+    expect(arena.lent()).toBe(1);
+  });
+
   it('is released through a view that crossed a port: the memory is shared, not copied', async () => {
     const arena = new ReplyArena({ slots: 4, slotSize: 1024, headRoom: 64 });
     const lent = arena.lease(5)!;
@@ -73,19 +87,6 @@ describe('ReplyArena', () => {
 
   it('refuses a head room as large as a slot', () => {
     expect(() => new ReplyArena({ slots: 1, slotSize: 64, headRoom: 64 })).toThrow('head room');
-  });
-});
-
-describe('withRoomBefore', () => {
-  it('gives bytes of their own memory with the room asked for before them, and no more', () => {
-    const bytes = withRoomBefore(100, 4096);
-    expect(bytes.length).toBe(100);
-    expect(roomBefore(bytes)).toBe(4096);
-    // Only the bytes as given: a view past their start has none, nor have other buffers.
-    expect(roomBefore(bytes.subarray(1))).toBe(0);
-    expect(roomBefore(Buffer.allocUnsafeSlow(100).subarray(10))).toBe(0);
-    // They are nobody's lease: nothing to give back.
-    expect(claimLent(bytes)).toBeUndefined();
   });
 });
 

@@ -6,6 +6,7 @@ import { QueueRegistry } from '../src/queries/queues';
 import {
   accountsParamsOf,
   cutoffsOf,
+  joinedMembers,
   linkifierSections,
   ownersToAsk,
   stateParamsOf,
@@ -130,5 +131,18 @@ describe('register state in the forms client capabilities ask for', () => {
     expect(linkifierSections({ client_capabilities: { linkifier_url_template: true } }, sections)).toEqual({ realm_filters: [] });
     expect(linkifierSections({}, sections)).toEqual({ realm_linkifiers: [], realm_filters: [] });
     expect(linkifierSections({}, {})).toEqual({});
+  });
+});
+
+describe('the owners’ serialized members', () => {
+  it('go on as the pieces they are, bytes not copied and text encoded, and one alone as it came', () => {
+    const users = Buffer.from('{"realm_users":[]}');
+    const pieces = joinedMembers([users, '{"unread_msgs":{"count":0}}']) as Uint8Array[];
+    expect(pieces).toHaveLength(2);
+    expect(pieces[0]).toBe(users);
+    expect(Buffer.from(pieces[1]!).toString()).toBe('{"unread_msgs":{"count":0}}');
+    expect(joinedMembers(['{"a":1}'])).toBe('{"a":1}');
+    expect(joinedMembers([users])).toBe(users);
+    expect(joinedMembers([])).toBeUndefined();
   });
 });

@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { actorChanged, ApiError, endpoints, type FileLocation, instanceOfQueueId, instanceSubject, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
-import { callContract, describeZodIssue, ReplyMismatchError, stageTracing, traceStage, type BlobStore, type Bus, type HttpSettings, type UploadSettings } from '@teamchat/platform';
+import { callContract, describeZodIssue, isPieces, ReplyMismatchError, stageTracing, traceStage, type BlobStore, type Bus, type HttpSettings, type UploadSettings } from '@teamchat/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
@@ -24,7 +24,7 @@ import { FileIntake, uploadLimitOf, uploadRouteConfig } from './http/files';
 import { EMOJI_DATA_ROUTE, sendEmojiData } from './http/emoji-data';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
 import { eventsFastPath, type RawHandler } from './http/events-fast-path';
-import { joinMembers, lendUntilDone } from './http/response';
+import { joinMembers, lendUntilDone, sendMemberPieces } from './http/response';
 import { registerEmailsPage } from './pages/emails';
 import { registerApiDocs } from './openapi/docs-page';
 import { API_PREFIX, returnsOwnApiKey, routes, WEB_API_PREFIX, type Route } from './routes';
@@ -364,6 +364,7 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
         ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
       };
       if (json === undefined) return reply.send(body);
+      if (isPieces(json)) return sendMemberPieces(reply, body, json);
       return reply.type('application/json; charset=utf-8').send(joinMembers(body, json));
     };
   }

@@ -1,8 +1,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ReplyArena, withRoomBefore } from '@teamchat/platform';
+import { ReplyArena } from '@teamchat/platform';
 import Fastify from 'fastify';
-import { joinMembers, lendUntilDone } from '../src/http/response';
+import { joinMembers, lendUntilDone, memberChunks, sendMemberPieces } from '../src/http/response';
 
 const body = { result: 'success', msg: '', found_newest: true };
 const members = '{"messages":[{"id":1,"content":"ünï ✔ \\"quoted\\""}],"history_limited":false}';
@@ -38,6 +38,48 @@ describe('joinMembers', () => {
   });
 });
 
+describe('memberChunks', () => {
+  const pieces = () => [Buffer.from('{"realm_users":[{"full_name":"Zoë ✔"}]}'), Buffer.from('{}'), Buffer.from('{"unread_msgs":{"count":2},"recent_private_conversations":[]}')];
+  const whole = { ...body, realm_users: [{ full_name: 'Zoë ✔' }], unread_msgs: { count: 2 }, recent_private_conversations: [] };
+
+  it('writes the gateway’s members and several objects’ members as one object, the pieces’ bytes not copied', () => {
+    const given = pieces();
+    const chunks = memberChunks(body, given);
+    expect(parse(Buffer.concat(chunks))).toEqual(whole);
+    // The first piece's members are its own memory: a byte changed there is changed in the chunk.
+    const inner = chunks.find((chunk) => chunk.includes('realm_users'))!;
+    given[0]![given[0]!.indexOf('Z')] = 0x5a + 1;
+    expect(inner.toString()).toContain('[{"full_name":"[oë ✔"}]');
+  });
+
+  it('adds nothing for empty objects, and refuses a piece that is not a compact object', () => {
+    expect(parse(Buffer.concat(memberChunks(body, [Buffer.from('{}'), Buffer.from('{}')])))).toEqual(body);
+    expect(parse(Buffer.concat(memberChunks(body, [])))).toEqual(body);
+    for (const bad of [' {"a":1}', '{"a":1} ', '[1]', '']) {
+      expect(() => memberChunks(body, [Buffer.from('{"b":2}'), Buffer.from(bad)])).toThrow('not a compact JSON object');
+    }
+  });
+
+  it('are sent as one object with its length, and the headers set before it', async () => {
+    const app = Fastify();
+    app.get('/', async (_request, reply) => sendMemberPieces(reply.header('x-ratelimit-remaining', 7), body, pieces()));
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const response = await fetch(url);
+      const raw = Buffer.from(await response.arrayBuffer());
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(response.headers.get('content-length'))).toBe(raw.length);
+      expect(response.headers.get('x-ratelimit-remaining')).toBe('7');
+      expect(JSON.parse(raw.toString('utf8'))).toEqual(whole);
+      // The connection stays usable for the next request (keep-alive).
+      expect(JSON.parse(await (await fetch(url)).text())).toEqual(whole);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('lent reply bytes', () => {
   /** Bytes as a service thread lends them: in a slot of its arena, after the head room. */
   function lent(arena: ReplyArena, text: string): Buffer {
@@ -64,27 +106,6 @@ describe('lent reply bytes', () => {
     expect(parse(joined)).toEqual(expected);
     json[json.length - 2] = 0x20;
     expect(parse(joined)).toEqual(expected);
-  });
-
-  it('with room of their own before them (withRoomBefore) are joined in place too, or copied when it is too small', () => {
-    const roomy = (room: number) => {
-      const bytes = withRoomBefore(Buffer.byteLength(members), room);
-      bytes.write(members);
-      return bytes;
-    };
-    const json = roomy(256);
-    const joined = joinMembers(body, json) as Buffer;
-    expect(parse(joined)).toEqual(expected);
-    // One memory, as with lent bytes.
-    const at = joined.indexOf('"history_limited"');
-    json[json.length - (joined.length - at)] = 0x20;
-    expect(joined[at]).toBe(0x20);
-
-    const tight = roomy(8);
-    const copied = joinMembers(body, tight) as Buffer;
-    expect(parse(copied)).toEqual(expected);
-    tight[tight.length - 2] = 0x20;
-    expect(parse(copied)).toEqual(expected);
   });
 
   it('are sent by Fastify as the bytes they are, not as an object', async () => {

@@ -19,6 +19,7 @@ import {
   type BusReply,
   type BusRequest,
   type Endpoint,
+  type SerializedMembers,
 } from '@teamchat/contracts';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -33,8 +34,8 @@ export interface HandlerResult<V = Record<string, unknown>> {
   value: V;
   /** Store position of the last fact the handler appended, for read-your-writes. */
   position?: number;
-  /** Further members already serialized: a JSON object as text or as UTF-8 bytes (see BusReply). */
-  json?: string | Uint8Array;
+  /** Further members already serialized: a JSON object as text or UTF-8 bytes, or several objects' bytes (SerializedMembers). */
+  json?: SerializedMembers;
 }
 
 export interface RequestContext<A extends boolean> {
@@ -190,15 +191,25 @@ export function contractServer(options: ContractServerOptions) {
  * A reply's serialized members as text (for a bus that carries no bytes, or to join them
  * with others); bytes lent from the arena go back once read.
  */
-export function textOf(json: string | Uint8Array): string {
+export function textOf(json: SerializedMembers): string {
   const text = asText(json);
   releaseLent(json);
   return text;
 }
 
-/** Bytes become text for a transport that would otherwise serialize them as an object. */
-function asText(json: string | Uint8Array): string {
-  return typeof json === 'string' ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8');
+/** Bytes become text for a transport that would otherwise serialize them as an object; several objects, one. */
+function asText(json: SerializedMembers): string {
+  if (typeof json === 'string') return json;
+  if (!isPieces(json)) return bytesText(json);
+  const members = json.map((piece) => bytesText(piece).slice(1, -1)).filter((inner) => inner.length > 0);
+  return `{${members.join(',')}}`;
+}
+
+const bytesText = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+
+/** Whether serialized members are several objects' bytes (SerializedMembers). */
+export function isPieces(json: SerializedMembers): json is readonly Uint8Array[] {
+  return Array.isArray(json);
 }
 
 export interface CallOptions {

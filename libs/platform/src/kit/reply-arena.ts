@@ -129,6 +129,11 @@ function locate(bytes: Uint8Array): { ints: Int32Array; index: number; roomBefor
  * were not lent.
  */
 export function claimLent(bytes: unknown): (() => void) | undefined {
+  // Several pieces (SerializedMembers): whichever of them were lent, given back together.
+  if (Array.isArray(bytes)) {
+    const releases = bytes.map(claimLent).filter((release) => release !== undefined);
+    return releases.length === 0 ? undefined : () => releases.forEach((release) => release());
+  }
   if (!isUint8Array(bytes)) return undefined;
   const found = locate(bytes);
   if (!found) return undefined;
@@ -149,25 +154,7 @@ export function releaseLent(bytes: unknown): void {
 
 /** How many bytes before lent bytes belong to their lease and may be written; 0 for other bytes. */
 export function roomBefore(bytes: Uint8Array): number {
-  const lent = locate(bytes)?.roomBefore;
-  if (lent !== undefined) return lent;
-  return roomy.get(bytes.buffer) === bytes.byteOffset ? bytes.byteOffset : 0;
-}
-
-/** Memory of bytes made with room before them (withRoomBefore): where the bytes start. */
-const roomy = new WeakMap<ArrayBufferLike, number>();
-
-/**
- * `size` bytes of their own memory with `room` bytes free before them, which the one who
- * writes them out may fill (roomBefore), as with lent bytes: for an answer too large for
- * an arena's slot that is put together on the thread that writes it (POST /register's,
- * 7 MB at 10,000 users), so that the gateway's members go in front of it rather than both
- * being copied into a third buffer.
- */
-export function withRoomBefore(size: number, room: number): Buffer {
-  const whole = Buffer.allocUnsafeSlow(room + size);
-  roomy.set(whole.buffer, room);
-  return whole.subarray(room);
+  return locate(bytes)?.roomBefore ?? 0;
 }
 
 let threadArena: ReplyArena | undefined;

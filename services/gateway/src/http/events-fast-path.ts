@@ -22,14 +22,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, instanceOfQueueId, instanceSubject, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
-import { callContract, ReplyMismatchError, type Bus, type CallOptions } from '@teamchat/platform';
+import { callContract, isPieces, ReplyMismatchError, type Bus, type CallOptions } from '@teamchat/platform';
 import type { Logger } from 'pino';
 import { clientName, WWW_AUTHENTICATE } from './auth';
 import { CredentialsCache } from './credentials-cache';
 import { decodeParams } from './decode';
 import { busRequest, type GatewayPeers } from './peers';
 import type { RateLimiter } from './rate-limits';
-import { joinMembers } from './response';
+import { joinMembers, memberChunks } from './response';
 
 export type RawHandler = (request: IncomingMessage, response: ServerResponse) => boolean;
 
@@ -150,7 +150,7 @@ export function eventsFastPath(options: EventsFastPathOptions): RawHandler {
     if (position !== undefined) await peers.wrote(actor.user_id, position);
     if (response.destroyed) return;
     const body = { result: 'success', msg: '', ...value };
-    const payload = json === undefined ? JSON.stringify(body) : joinMembers(body, json);
+    const payload = json === undefined ? JSON.stringify(body) : isPieces(json) ? Buffer.concat(memberChunks(body, json)) : joinMembers(body, json);
     sendWhole(response, 200, { ...budget?.headers, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(payload) }, payload);
   }
 
