@@ -40,6 +40,8 @@ export class FaultySmtp {
     const backend = new SMTPServer({
       disabledCommands: ['STARTTLS', 'AUTH'],
       logger: false,
+      // A connection still open when the test ends is cut after this long rather than 30 s.
+      closeTimeout: 1_000,
       onRcptTo(address, _session, callback) {
         if (self?.mode === 'refuse') return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
         return callback();
@@ -86,6 +88,10 @@ export class FaultySmtp {
         default: {
           const upstream = createConnection({ port: this.backendPort, host: '127.0.0.1' });
           upstream.on('error', () => socket.destroy());
+          // A pipe ends its destination only when its source ends, not when it is destroyed:
+          // without this, a connection cut here (closeFront) stayed open to the backend, whose
+          // close() then waited its own timeout (30 s, longer than the hook's) for it.
+          socket.on('close', () => upstream.destroy());
           socket.pipe(upstream).pipe(socket);
         }
       }
