@@ -67,6 +67,11 @@ export async function measureHostileSearch(api: string, model: ScaleModel, reads
   const alone = await timedReads(reader, reads);
 
   const answered: Record<string, number> = {};
+  // The flood is stopped only once one of its searches has answered: on a slow or busy
+  // machine the timed reads can end before any search does, and the line would show
+  // nothing of what the server did with them.
+  let firstAnswer!: () => void;
+  const answeredOnce = new Promise<void>((resolve) => (firstAnswer = resolve));
   const stop = new AbortController();
   const lanes = Array.from({ length: PARALLEL }, async (_, lane) => {
     for (let i = 0; !stop.signal.aborted; i++) {
@@ -74,13 +79,20 @@ export async function measureHostileSearch(api: string, model: ScaleModel, reads
         // Another anchor each time: nothing one search finds helps the next.
         const status = await search(String(1_000_000_000 - lane * 1_000 - i), stop.signal);
         answered[status] = (answered[status] ?? 0) + 1;
-      } catch {
-        // Aborted at the end (the server is told the client went away).
+        firstAnswer();
+      } catch (error) {
+        // Aborted at the end (the server is told the client went away); anything else
+        // is shown as such, and also ends the wait for a first answer.
+        if (stop.signal.aborted) continue;
+        const failed = `failed (${(error as Error).message})`;
+        answered[failed] = (answered[failed] ?? 0) + 1;
+        firstAnswer();
       }
     }
   });
   await new Promise((resolve) => setTimeout(resolve, FLOOD_LEAD_MS));
   const flooded = await timedReads(reader, reads);
+  await answeredOnce;
   stop.abort();
   await Promise.all(lanes);
   return { parallel: PARALLEL, searchAloneMs, alone, flooded, answered };
