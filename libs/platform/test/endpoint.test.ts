@@ -76,6 +76,30 @@ describe('serveContract and callContract', () => {
     expect(textOf([Buffer.from('{}')])).toBe('{}');
   });
 
+  it('passes the parts a handler sends ahead of its reply to a caller that takes them and does not check replies', async () => {
+    const first = Buffer.from('{"realm_users":[]}');
+    const handler = async (_params: object, { sendPart }: { sendPart?: (json: string | Uint8Array) => void }) => {
+      if (sendPart) sendPart(first);
+      return { value: { found_newest: true }, json: sendPart ? '{"unread_msgs":{}}' : '{"realm_users":[],"unread_msgs":{}}' };
+    };
+    for (const [copyReplies, checkReply, takesParts] of [
+      [false, false, true],
+      // Parts are never checked, so a checking caller gets everything in the reply.
+      [false, true, false],
+      // Parts travel only by value.
+      [true, false, false],
+    ] as const) {
+      const bus = new InProcessBus({ copyReplies });
+      await serveContract({ bus, log }, page, handler);
+      const parts: unknown[] = [];
+      const { json } = await callContract(bus, page, { params: {} }, { checkReply, onPart: (part) => parts.push(part) });
+      expect(parts).toEqual(takesParts ? [first] : []);
+      if (takesParts) expect(parts[0]).toBe(first);
+      expect(JSON.parse(Buffer.from(json as string | Uint8Array).toString())).toEqual(takesParts ? { unread_msgs: {} } : { realm_users: [], unread_msgs: {} });
+      await bus.close();
+    }
+  });
+
   it('gives back bytes lent from an arena once they are text, or refused as too large, or fail their contract', async () => {
     const arena = new ReplyArena({ slots: 2, slotSize: 4096, headRoom: 64 });
     const lent = (text: string) => {
@@ -240,6 +264,25 @@ describe('serveContract and callContract', () => {
       expect(await refusal(callContract(bus, write, { actor, params: { count: 1 } }))).toMatchObject({ msg: 'No such user' });
       expect(calls).toEqual([3]);
       expect(readModels.asked).toEqual([]);
+      await bus.close();
+    });
+
+    it('stands without a second decision once the handler has sent parts of its reply', async () => {
+      const bus = new InProcessBus({ copyReplies: false });
+      const readModels = lagging(3, 5);
+      const calls: number[] = [];
+      await serveContract({ bus, log, readModels }, write, async (_params, { sendPart }) => {
+        calls.push(readModels.checkpoint);
+        sendPart?.('{"first":1}');
+        if (readModels.checkpoint < 5) throw new ApiError('BAD_REQUEST', 'No such user', 400);
+        return { value: { user_id: 5 } };
+      });
+      const parts: unknown[] = [];
+      const refused = await refusal(callContract(bus, write, { actor, params: { count: 1 } }, { checkReply: false, onPart: (part) => parts.push(part) }));
+      expect(refused).toMatchObject({ msg: 'No such user' });
+      // Decided once: a second run would have sent its part again.
+      expect(calls).toEqual([3]);
+      expect(parts).toEqual(['{"first":1}']);
       await bus.close();
     });
 

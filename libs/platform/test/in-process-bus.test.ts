@@ -20,3 +20,44 @@ describe('InProcessBus reply copying', () => {
     }
   });
 });
+
+describe('InProcessBus parts of a reply', () => {
+  it('hands the handler a sender only where replies are handed over and the requester takes parts', async () => {
+    for (const [copyReplies, listening, offered] of [
+      [false, true, true],
+      [false, false, false],
+      [true, true, false],
+    ] as const) {
+      const bus = new InProcessBus({ copyReplies });
+      let given: unknown = 'not called';
+      await bus.serve('s', async (_payload, _subject, sendPart) => {
+        given = sendPart;
+        return 'done';
+      });
+      await bus.request('s', null, 1000, listening ? () => undefined : undefined);
+      expect(typeof given === 'function').toBe(offered);
+      await bus.close();
+    }
+  });
+
+  it('delivers the parts in order and before the reply, and drops those sent after it', async () => {
+    const bus = new InProcessBus({ copyReplies: false });
+    const seen: Json[] = [];
+    let late: ((part: Json) => void) | undefined;
+    const part = { members: 'a' };
+    await bus.serve('s', async (_payload, _subject, sendPart) => {
+      sendPart!(part);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      sendPart!('second');
+      late = sendPart;
+      return 'reply';
+    });
+    const reply = await bus.request('s', null, 1000, (p) => seen.push(p));
+    seen.push(reply);
+    late!('after the reply');
+    expect(seen).toEqual([part, 'second', 'reply']);
+    // Handed over as it was sent, not copied.
+    expect(seen[0]).toBe(part);
+    await bus.close();
+  });
+});

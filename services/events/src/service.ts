@@ -85,11 +85,12 @@ export async function startEventsService(deps: ServiceDeps): Promise<RunningServ
   };
 
   const subscriptions: BusSubscription[] = await Promise.all([
-    serve(api.register, (params, { actor }) =>
+    serve(api.register, (params, { actor, sendPart }) =>
       registerWithState(
         { bus, queues, fanOut: projector, presences: (options) => presencesReply(presence, options), checkReplies: deps.config.checkReplies },
         actor,
         params,
+        sendPart,
       ),
     ),
     serve(api.getEvents, getEvents),

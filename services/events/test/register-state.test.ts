@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { ClientEvent } from '@teamchat/contracts';
+import { ApiError, endpoints, type ClientEvent, type RegisterParams } from '@teamchat/contracts';
+import { InProcessBus, serveContract } from '@teamchat/platform';
+import pino from 'pino';
 import { StateCutoffs } from '../src/domain/state-cutoffs';
 import type { Delivery } from '../src/projections/fan-out';
 import { QueueRegistry } from '../src/queries/queues';
@@ -9,10 +11,12 @@ import {
   joinedMembers,
   linkifierSections,
   ownersToAsk,
+  registerWithState,
   stateParamsOf,
   unbuiltSections,
   wantsNotificationDefaults,
   withNotificationDefaults,
+  type RegisterDeps,
 } from '../src/queries/register-state';
 
 const actor = { user_id: 4, email: 'm@example.com', full_name: 'M', role: 400, is_bot: false, client: 'test' };
@@ -144,5 +148,94 @@ describe('the owners’ serialized members', () => {
     expect(joinedMembers(['{"a":1}'])).toBe('{"a":1}');
     expect(joinedMembers([users])).toBe(users);
     expect(joinedMembers([])).toBeUndefined();
+  });
+});
+
+describe('the owners’ sections sent ahead of the reply (sendPart)', () => {
+  type Owner = 'accounts' | 'channels' | 'messaging';
+  const piece: Record<Owner, Buffer> = {
+    accounts: Buffer.from('{"realm_users":[]}'),
+    channels: Buffer.from('{"subscriptions":[]}'),
+    messaging: Buffer.from('{"unread_msgs":{"count":0}}'),
+  };
+
+  /**
+   * The three owners on a bus that carries parts, each answering when its gate opens (or
+   * failing, if told to), and the events service's dependencies around them.
+   */
+  async function owners(failing?: Owner) {
+    const bus = new InProcessBus({ copyReplies: false });
+    const gates = {} as Record<Owner, () => void>;
+    for (const owner of ['accounts', 'channels', 'messaging'] as const) {
+      const opened = new Promise<void>((resolve) => (gates[owner] = resolve));
+      await serveContract({ bus, log: pino({ level: 'silent' }) }, endpoints[owner].registerState, async () => {
+        await opened;
+        if (owner === failing) throw new ApiError('GATEWAY_TIMEOUT', 'too slow', 504);
+        return { value: { state: {} }, position: 3, json: piece[owner] };
+      });
+    }
+    const deleted: string[] = [];
+    const deps: RegisterDeps = {
+      bus,
+      queues: {
+        register: async () => ({ queue_id: 'q1', last_event_id: -1 }),
+        holdForState: () => undefined,
+        releaseWithState: () => undefined,
+        delete: async (_actor: unknown, queueId: string) => void deleted.push(queueId),
+      } as unknown as RegisterDeps['queues'],
+      fanOut: { snapshot: async <T>(read: () => T | Promise<T>) => ({ value: await read(), position: 2 }) },
+    };
+    return { bus, gates, deps, deleted };
+  }
+
+  const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+  it('sends each owner’s members but the last to answer as they come, the last in the reply', async () => {
+    const { bus, gates, deps } = await owners();
+    const parts: unknown[] = [];
+    const registering = registerWithState(deps, actor, {} as RegisterParams, (part) => parts.push(part));
+    await turn();
+    gates.channels();
+    await turn();
+    expect(parts).toEqual([piece.channels]);
+    gates.accounts();
+    await turn();
+    gates.messaging();
+    const { value, json } = await registering;
+    // The same memory, in the order the owners answered.
+    expect(parts).toHaveLength(2);
+    expect(parts[0]).toBe(piece.channels);
+    expect(parts[1]).toBe(piece.accounts);
+    expect(json).toBe(piece.messaging);
+    expect(value).toHaveProperty('queue_id', 'q1');
+    await bus.close();
+  });
+
+  it('puts everything in the reply for a caller that takes no parts', async () => {
+    const { bus, gates, deps } = await owners();
+    const registering = registerWithState(deps, actor, {} as RegisterParams);
+    gates.accounts();
+    gates.channels();
+    gates.messaging();
+    const { json } = await registering;
+    expect(json).toEqual([piece.accounts, piece.channels, piece.messaging]);
+    await bus.close();
+  });
+
+  it('sends nothing more once an owner has failed, and answers with its error', async () => {
+    const { bus, gates, deps, deleted } = await owners('channels');
+    const parts: unknown[] = [];
+    const registering = registerWithState(deps, actor, {} as RegisterParams, (part) => parts.push(part));
+    const refused = registering.catch((err: unknown) => err);
+    await turn();
+    gates.channels();
+    await turn();
+    gates.accounts();
+    gates.messaging();
+    await turn();
+    expect(await refused).toMatchObject({ code: 'GATEWAY_TIMEOUT', status: 504 });
+    expect(parts).toEqual([]);
+    expect(deleted).toEqual(['q1']);
+    await bus.close();
   });
 });

@@ -24,7 +24,7 @@ import { FileIntake, uploadLimitOf, uploadRouteConfig } from './http/files';
 import { EMOJI_DATA_ROUTE, sendEmojiData } from './http/emoji-data';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
 import { eventsFastPath, type RawHandler } from './http/events-fast-path';
-import { joinMembers, lendUntilDone, sendMemberPieces } from './http/response';
+import { AnswerInParts, joinMembers, lendUntilDone, sendMemberPieces } from './http/response';
 import { registerEmailsPage } from './pages/emails';
 import { registerApiDocs } from './openapi/docs-page';
 import { API_PREFIX, returnsOwnApiKey, routes, WEB_API_PREFIX, type Route } from './routes';
@@ -303,6 +303,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     const login = endpoint.http?.login ?? false;
     const routeByQueueId = endpoint.http?.routeByQueueId ?? false;
     const fileKind = endpoint.http?.files;
+    // Parts are not checked, so a gateway that checks replies takes none (CallOptions onPart).
+    const inParts = (endpoint.http?.inParts ?? false) && !callOptions.checkReply;
     /** Parameters the request's headers give (http.fromHeaders), listed once per route, not per request. */
     const fromHeaders = Object.entries(endpoint.http?.fromHeaders ?? {});
     /** To the events instance the queue id names; a gone instance's queue is a bad queue id. */
@@ -340,17 +342,27 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       // The position is at hand (authentication synced with the other gateways): no await.
       const consistency = peers.consistency(actor?.user_id);
       if (stageTracing) traceStage('gateway.call', endpoint.subject);
-      const { value, position, json } = await callContract(
+      let parts: AnswerInParts | undefined;
+      const routed = routeByQueueId ? { ...callOptions, ...routeToQueue((parsed.data as { queue_id?: unknown }).queue_id) } : callOptions;
+      const answer = await callContract(
         bus,
         endpoint,
         busRequest(actor, consistency, parsed.data, sessionOfRequest.get(request), { budget_ms, request_id: endpoint.http?.longPoll ? undefined : cancellation.follow(reply) }),
-        routeByQueueId ? { ...callOptions, ...routeToQueue((parsed.data as { queue_id?: unknown }).queue_id) } : callOptions,
+        inParts ? { ...routed, onPart: (part) => (parts ??= new AnswerInParts(reply)).write(part) } : routed,
       ).catch(async (err: unknown) => {
+        // The status went out with the first part: the answer can only be cut.
+        if (parts) {
+          log.warn({ subject: endpoint.subject, reason: isApiError(err) ? err.code : 'failed' }, 'answer cut after its first parts');
+          parts.cut();
+          return undefined;
+        }
         // A refused attempt spends the named account's budget; an outage is not the client's.
         if (account !== undefined && isApiError(err) && err.status < 500) await limiter!.accountFailed(request, reply, account);
         await upload?.discard();
         throw err;
       });
+      if (answer === undefined) return reply;
+      const { value, position, json } = answer;
       if (json !== undefined) lendUntilDone(reply.raw, json);
       if (stageTracing) traceStage('gateway.replied', position);
       if (fileKind === 'download') return files.send(reply, value as unknown as FileLocation);
@@ -363,6 +375,11 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
         ...shown,
         ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
       };
+      if (parts) {
+        const { result: _result, msg: _msg, ...members } = body;
+        parts.finish(members, json);
+        return reply;
+      }
       if (json === undefined) return reply.send(body);
       if (isPieces(json)) return sendMemberPieces(reply, body, json);
       return reply.type('application/json; charset=utf-8').send(joinMembers(body, json));

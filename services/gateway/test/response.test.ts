@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ReplyArena } from '@teamchat/platform';
 import Fastify from 'fastify';
-import { joinMembers, lendUntilDone, memberChunks, sendMemberPieces } from '../src/http/response';
+import { AnswerInParts, joinMembers, lendUntilDone, memberChunks, sendMemberPieces } from '../src/http/response';
 
 const body = { result: 'success', msg: '', found_newest: true };
 const members = '{"messages":[{"id":1,"content":"ünï ✔ \\"quoted\\""}],"history_limited":false}';
@@ -147,5 +147,68 @@ describe('lent reply bytes', () => {
     expect(arena.lent()).toBe(0);
     // Bytes not lent are left alone.
     expect(() => lendUntilDone(responded[0]!, Buffer.from(members))).not.toThrow();
+  });
+});
+
+describe('AnswerInParts', () => {
+  const whole = { result: 'success', msg: '', realm_users: [{ full_name: 'Zoë ✔' }], subscriptions: [], unread_msgs: { count: 2 }, queue_id: 'q1' };
+
+  /** A route that writes a part, then (once told) another and the end, or cuts the answer. */
+  async function serve(ending: 'finish' | 'cut') {
+    let go!: () => void;
+    const told = new Promise<void>((resolve) => (go = resolve));
+    const app = Fastify();
+    app.get('/', async (_request, reply) => {
+      const parts = new AnswerInParts(reply.header('x-ratelimit-remaining', 7));
+      parts.write(Buffer.from('{"realm_users":[{"full_name":"Zoë ✔"}]}'));
+      await told;
+      if (ending === 'cut') {
+        parts.cut();
+        return reply;
+      }
+      parts.write('{"subscriptions":[]}');
+      parts.finish({ queue_id: 'q1' }, [Buffer.from('{}'), Buffer.from('{"unread_msgs":{"count":2}}')]);
+      return reply;
+    });
+    return { url: await app.listen({ host: '127.0.0.1', port: 0 }), go, app };
+  }
+
+  it('starts the answer with the first part, and ends it with the reply’s members as one object', async () => {
+    const { url, go, app } = await serve('finish');
+    try {
+      const response = await fetch(url);
+      // The status and the first part arrive before the rest exists.
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ratelimit-remaining')).toBe('7');
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('transfer-encoding')).toBe('chunked');
+      const reader = response.body!.getReader();
+      const chunks: Buffer[] = [];
+      while (!Buffer.concat(chunks).includes('"realm_users"')) {
+        const chunk = await reader.read();
+        expect(chunk.done).toBe(false);
+        chunks.push(Buffer.from(chunk.value!));
+      }
+      go();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) chunks.push(Buffer.from(chunk.value));
+      expect(JSON.parse(Buffer.concat(chunks).toString())).toEqual(whole);
+      // The connection serves the next request.
+      const next = fetch(url).then((r) => r.text());
+      expect(JSON.parse(await next)).toEqual(whole);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is cut, not ended, when the reply fails after a part: the client sees a broken response', async () => {
+    const { url, go, app } = await serve('cut');
+    try {
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      go();
+      await expect(response.text()).rejects.toThrow();
+    } finally {
+      await app.close();
+    }
   });
 });

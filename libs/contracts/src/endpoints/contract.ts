@@ -53,6 +53,13 @@ export interface HttpBinding {
    */
   routeByQueueId?: boolean;
   /**
+   * The service may send members of its reply ahead of it (RequestContext `sendPart`):
+   * the gateway starts the response with the first part and writes each as it comes, the
+   * reply's members last. Its status is then 200 whatever follows; a failure after it
+   * cuts the response, which the client sees as a broken connection, never as a success.
+   */
+  inParts?: boolean;
+  /**
    * `upload`: a multipart request carrying one file, which the gateway stores in the blob
    * store and describes to the service as the `file` parameter. `download`: the reply
    * says where a file is (FileLocation), and the gateway answers with its bytes.

@@ -69,7 +69,8 @@ export const eventsEndpoints = {
   register: endpoint({
     service: 'events',
     subject: 'events.register',
-    http: { method: 'POST', path: '/register' },
+    // The owners that answer first are written while the others compute (register-state.ts).
+    http: { method: 'POST', path: '/register', inParts: true },
     auth: true,
     params: RegisterParams,
     // Loose: the organization's settings come as many `realm_*` members.

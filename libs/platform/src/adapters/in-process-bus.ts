@@ -4,6 +4,7 @@ import {
   type BusSubscription,
   type Json,
   type MessageHandler,
+  type PartHandler,
   type RequestHandler,
 } from '../ports/bus';
 import { releaseLent } from '../kit/reply-arena';
@@ -50,9 +51,21 @@ class PendingRequest {
     timeoutMs: number,
     private readonly resolve: (value: Json) => void,
     private readonly reject: (err: BusError) => void,
+    private readonly onPart?: PartHandler,
   ) {
     this.timer = setTimeout(expire, timeoutMs, this, timeoutMs);
     pending.add(this);
+  }
+
+  /** For the handler: sends a part ahead of the reply, if the requester takes parts. */
+  partSender(): PartHandler | undefined {
+    return this.onPart ? (part) => this.part(part) : undefined;
+  }
+
+  private part(part: Json): void {
+    // After the reply (or the timeout) nobody reads it; borrowed bytes go back.
+    if (this.settled) releaseLent(part);
+    else this.onPart!(part);
   }
 
   answer(answer: Answer): void {
@@ -127,7 +140,8 @@ export class InProcessBus implements Bus {
     this.onHandlerError = options.onHandlerError ?? reportToStderr;
   }
 
-  request(subject: string, payload: Json, timeoutMs: number): Promise<Json> {
+  /** Parts are carried only where replies are handed over as they are (`copyReplies` false). */
+  request(subject: string, payload: Json, timeoutMs: number, onPart?: PartHandler): Promise<Json> {
     if (this.closing) return Promise.reject(closedError());
     let json: string;
     try {
@@ -140,7 +154,7 @@ export class InProcessBus implements Bus {
       return Promise.reject(new BusError('NO_RESPONDERS', `no responders for ${subject}`));
     }
     return new Promise<Json>((resolve, reject) => {
-      const request = new PendingRequest(this.pending, subject, timeoutMs, resolve, reject);
+      const request = new PendingRequest(this.pending, subject, timeoutMs, resolve, reject, this.copyReplies ? undefined : onPart);
       for (const sub of recipients) this.dispatch(sub, json, subject, request);
     });
   }
@@ -148,7 +162,7 @@ export class InProcessBus implements Bus {
   serve(subject: string, handler: RequestHandler, queueGroup?: string): Promise<BusSubscription> {
     return this.add(subject, queueGroup, async (json, actual, reply) => {
       try {
-        const result = await handler(JSON.parse(json) as Json, actual);
+        const result = await handler(JSON.parse(json) as Json, actual, reply?.partSender());
         // A publication on a served subject runs the handler with nobody to reply to, as on NATS.
         reply?.answer(this.copyReplies ? { json: this.encode(result) } : { value: result });
       } catch (err) {

@@ -46,6 +46,15 @@ export interface RequestContext<A extends boolean> {
   session?: string | undefined;
   /** The request's time budget and cancellation: long work checks it between its steps (budget.ts). */
   budget: RequestBudget;
+  /**
+   * Sends members of the reply ahead of it, for the caller to write while the rest is
+   * computed (POST /register: the owners that answered first). Present only where the bus
+   * carries parts and the caller takes them; without it, everything goes in the reply. A
+   * part is members in the form of `json` (SerializedMembers), none of them also in the
+   * reply or another part. Once a part is sent, a failure can no longer be answered as an
+   * error of its own: the caller cuts the response.
+   */
+  sendPart?: (json: SerializedMembers) => void;
 }
 
 export type ContractHandler<E extends Endpoint> = (
@@ -92,7 +101,7 @@ export function serveContract<E extends Endpoint>(
   const running = cancellableRequests(bus, log);
   return bus.serve(
     endpoint.subject,
-    async (payload) => {
+    async (payload, _subject, sendPart) => {
       let reply: BusReply;
       const request = payload as unknown as BusRequest<unknown>;
       const budget = new RequestBudget(request?.budget_ms ?? DEFAULT_BUDGET_MS, request?.actor?.user_id);
@@ -111,7 +120,15 @@ export function serveContract<E extends Endpoint>(
           if (gone === true || (gone !== false && (await gone))) throw new ApiError('USER_DEACTIVATED', 'Account is deactivated', 401);
         }
         if (stageTracing) traceStage('serve.handler', request.after);
-        const context = { actor: request.actor as RequestContext<E['auth']>['actor'], log, session: request.session, budget };
+        const context: RequestContext<E['auth']> = { actor: request.actor as RequestContext<E['auth']>['actor'], log, session: request.session, budget };
+        let partsSent = false;
+        if (sendPart) {
+          // Parts travel only by value (an in-process bus), so bytes need no turning into text.
+          context.sendPart = (json) => {
+            partsSent = true;
+            sendPart(json as unknown as Json);
+          };
+        }
         const since = readModels?.caughtUpPast ? readModels.checkpoint : undefined;
         const appendsBefore = commandAppendsBegun();
         let result: HandlerResult<z.input<E['reply']>>;
@@ -122,7 +139,8 @@ export function serveContract<E extends Endpoint>(
           // another service recorded a moment ago is not there yet. If the store holds more
           // than the read models had when the handler started, and the handler appended
           // nothing, it decides once more on what they hold now. Only refusals pay for this.
-          if (!isApiError(err) || err.status >= 500 || since === undefined || commandAppendsBegun() !== appendsBefore) throw err;
+          // Nor once parts are sent: the caller has written them, and a second run would send them again.
+          if (!isApiError(err) || err.status >= 500 || since === undefined || commandAppendsBegun() !== appendsBefore || partsSent) throw err;
           if (!(await readModels!.caughtUpPast!(since))) throw err;
           result = await handler(parsed.data as z.output<E['params']>, context);
         }
@@ -223,6 +241,12 @@ export interface CallOptions {
    * gateway, which only forwards replies, turns it off unless configured to check.
    */
   checkReply?: boolean;
+  /**
+   * Takes the members the service sends ahead of its reply (RequestContext `sendPart`),
+   * where the bus carries them. Ignored where the reply is checked (`checkReply`): parts
+   * are not checked, so such a caller gets everything in the reply.
+   */
+  onPart?: (json: SerializedMembers) => void;
 }
 
 /** Sends a request for a contract and returns the reply's value, or throws the ApiError it carries. */
@@ -235,7 +259,9 @@ export async function callContract<E extends Endpoint>(
   const subject = options.subject ?? endpoint.subject;
   let reply: BusReply;
   try {
-    reply = (await bus.request(subject, request as unknown as Json, options.timeoutMs ?? 10_000)) as unknown as BusReply;
+    // Parts are never checked: a checking caller gets everything in the reply, and checks it.
+    const onPart = (options.checkReply ?? true) ? undefined : options.onPart;
+    reply = (await bus.request(subject, request as unknown as Json, options.timeoutMs ?? 10_000, onPart && ((part) => onPart(part as unknown as SerializedMembers)))) as unknown as BusReply;
   } catch (err) {
     if (isBusError(err) && err.code === 'TIMEOUT') {
       throw new ApiError('GATEWAY_TIMEOUT', `The service behind ${subject} did not answer in time`, 504);

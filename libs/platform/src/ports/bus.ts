@@ -25,7 +25,14 @@ export function isBusError(err: unknown): err is BusError {
   return code === 'NO_RESPONDERS' || code === 'TIMEOUT' || code === 'CLOSED' || code === 'DISCONNECTED';
 }
 
-export type RequestHandler = (payload: Json, subject: string) => Promise<Json>;
+/**
+ * A part of a reply sent ahead of it: the handler's `sendPart` (third argument) exists
+ * only where the transport carries parts (the embedded mode's bus, which hands values
+ * over) and the requester takes them. Elsewhere the handler puts everything in its reply.
+ */
+export type PartHandler = (part: Json) => void;
+
+export type RequestHandler = (payload: Json, subject: string, sendPart?: PartHandler) => Promise<Json>;
 export type MessageHandler = (payload: Json, subject: string) => void;
 
 export interface BusSubscription {
@@ -46,8 +53,10 @@ export interface Bus {
   /**
    * Sends a request and waits for one reply. Rejects with BusError NO_RESPONDERS when
    * nobody serves the subject and TIMEOUT when no reply comes within `timeoutMs`.
+   * `onPart` takes the parts the handler sends ahead of its reply, in order and before it,
+   * where the transport carries them (RequestHandler); a transport that does not ignores it.
    */
-  request(subject: string, payload: Json, timeoutMs: number): Promise<Json>;
+  request(subject: string, payload: Json, timeoutMs: number, onPart?: PartHandler): Promise<Json>;
 
   /**
    * Serves requests on `subject`. With `queueGroup`, each request goes to one member of

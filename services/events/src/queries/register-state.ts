@@ -166,7 +166,13 @@ interface OwnerStates {
   messaging?: MessagingState;
 }
 
-export async function registerWithState(deps: RegisterDeps, actor: Actor, params: RegisterParams) {
+/**
+ * `sendPart` (RequestContext): where the caller takes parts, each owner's serialized
+ * members but the last to answer go to it as they come, so that the gateway writes them
+ * (6 MB of users at 10,000 users) while the others still compute; the last owner's go
+ * in the reply, with the members assembled here.
+ */
+export async function registerWithState(deps: RegisterDeps, actor: Actor, params: RegisterParams, sendPart?: (json: SerializedMembers) => void) {
   const state = stateParamsOf(params);
   const { value: queue, position: after } = await deps.fanOut.snapshot(async () => {
     const registered = await deps.queues.register(actor, params);
@@ -178,15 +184,30 @@ export async function registerWithState(deps: RegisterDeps, actor: Actor, params
   // Members owners sent already serialized (accounts' users lists, messaging's sections),
   // passed on as they are.
   const serialized: (string | Uint8Array)[] = [];
+  /** The first owner's failure, once there is one (the reply is then that error). */
+  let failed: unknown;
   const asked = { accounts: accountsParamsOf(state, params), channels: state, messaging: state };
+  const owners = ownersToAsk(asked.accounts);
+  let unanswered = owners.length;
   try {
     await Promise.all(
-      ownersToAsk(asked.accounts).map(async (owner) => {
-        const reply = await callContract(deps.bus, endpoints[owner].registerState, { actor, after, params: asked[owner] }, { checkReply: deps.checkReplies ?? false });
+      owners.map(async (owner) => {
+        let reply;
+        try {
+          reply = await callContract(deps.bus, endpoints[owner].registerState, { actor, after, params: asked[owner] }, { checkReply: deps.checkReplies ?? false });
+        } catch (err) {
+          failed ??= err;
+          throw err;
+        }
         // An owner always answers at or after `after`; without a position nothing could be left out safely.
         positions.set(owner, reply.position ?? after);
         (states as Record<OwnerName, unknown>)[owner] = reply.value.state;
-        if (reply.json !== undefined) serialized.push(...(isPieces(reply.json) ? reply.json : [reply.json]));
+        unanswered--;
+        if (reply.json === undefined) return;
+        // Another owner failed: the reply is that error, and nobody writes these.
+        if (failed !== undefined) return releaseLent(reply.json);
+        if (sendPart && unanswered > 0) sendPart(reply.json);
+        else serialized.push(...(isPieces(reply.json) ? reply.json : [reply.json]));
       }),
     );
   } catch (err) {

@@ -6,7 +6,8 @@
 
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import { claimLent, roomBefore, stageTracing, traceStage } from '@teamchat/platform';
+import type { SerializedMembers } from '@teamchat/contracts';
+import { claimLent, isPieces, roomBefore, stageTracing, traceStage } from '@teamchat/platform';
 
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
@@ -54,19 +55,29 @@ export function joinMembers(body: Record<string, unknown>, json: string | Uint8A
  */
 export function memberChunks(body: Record<string, unknown>, pieces: readonly Uint8Array[]): Buffer[] {
   const head = JSON.stringify(body);
-  const chunks: Buffer[] = [];
-  for (const piece of pieces) {
-    // Compact by contract; anything else would make broken JSON, so it is refused.
-    if (piece[0] !== OPEN_BRACE || piece[piece.length - 1] !== CLOSE_BRACE) throw new Error('pre-serialized members are not a compact JSON object');
-    if (piece.length === 2) continue;
-    chunks.push(COMMA_BYTE, Buffer.from(piece.buffer, piece.byteOffset + 1, piece.length - 2));
-  }
+  const chunks = pieces.flatMap(innerChunks);
   if (chunks.length === 0) return [Buffer.from(head)];
   // The head without its closing brace (the first comma follows it), and the brace at the end.
   chunks[0] = Buffer.from(`${head.slice(0, -1)},`);
   chunks.push(CLOSE_BYTE);
   return chunks;
 }
+
+/**
+ * An object's members as chunks that follow others: a comma, then its bytes between its
+ * braces, where they are (none for an empty object). Text is encoded; bytes must be
+ * compact by contract, anything else would make broken JSON, so it is refused.
+ */
+function innerChunks(piece: string | Uint8Array): Buffer[] {
+  if (typeof piece === 'string') {
+    const members = piece.slice(1, -1).trim();
+    return members ? [COMMA_BYTE, Buffer.from(members)] : [];
+  }
+  if (piece[0] !== OPEN_BRACE || piece[piece.length - 1] !== CLOSE_BRACE) throw new Error('pre-serialized members are not a compact JSON object');
+  return piece.length === 2 ? [] : [COMMA_BYTE, Buffer.from(piece.buffer, piece.byteOffset + 1, piece.length - 2)];
+}
+
+const membersChunks = (json: SerializedMembers): Buffer[] => (isPieces(json) ? json.flatMap(innerChunks) : innerChunks(json));
 
 const COMMA_BYTE = Buffer.from(',');
 const CLOSE_BYTE = Buffer.from('}');
@@ -84,22 +95,79 @@ export function sendMemberPieces(reply: FastifyReply, body: Record<string, unkno
   const chunks = memberChunks(body, pieces);
   let length = 0;
   for (const chunk of chunks) length += chunk.length;
-  const response = reply.raw;
-  reply.hijack();
-  // The headers set so far (the rate limits') go out with the status.
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
-  response.writeHead(200, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': length });
-  if (stageTracing) {
-    const started = performance.now();
-    response.once('finish', () => traceStage('http.response', `${reply.request.method} ${reply.request.url.split('?')[0]} ${(performance.now() - started).toFixed(3)}`));
-  }
+  const response = takeOver(reply, { 'content-length': length });
   response.cork();
   for (const chunk of chunks) response.write(chunk);
   response.end();
   response.uncork();
   return reply;
 }
+
+/**
+ * Takes the response over from Fastify and sends its status, 200, with the headers set so
+ * far (the rate limits') and `extra`. Fastify's response hooks do not run for it: none
+ * applies to the answers written this way but the stage trace's last line, written here.
+ */
+function takeOver(reply: FastifyReply, extra: OutgoingHttpHeaders): ServerResponse {
+  const response = reply.raw;
+  reply.hijack();
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
+  response.writeHead(200, { ...headers, 'content-type': 'application/json; charset=utf-8', ...extra });
+  if (stageTracing) {
+    const started = performance.now();
+    response.once('finish', () => traceStage('http.response', `${reply.request.method} ${reply.request.url.split('?')[0]} ${(performance.now() - started).toFixed(3)}`));
+  }
+  return response;
+}
+
+/**
+ * A success answer written as its members arrive (an `inParts` endpoint, POST /register):
+ * started at the service's first part, each part written as it comes, the reply's members
+ * last. Its length is known only at the end, so the body goes chunked. The status is out
+ * with the first part: a failure after it cuts the connection (`cut`), so that the client
+ * sees a broken response, never an object it could take for the whole answer.
+ */
+export class AnswerInParts {
+  private readonly response: ServerResponse;
+  /** Whether the object's start is written (it goes with the first members, in one batch). */
+  private begun = false;
+
+  constructor(reply: FastifyReply) {
+    this.response = takeOver(reply, {});
+  }
+
+  /** A part's members, written where they are; lent bytes go back once the response is done. */
+  write(json: SerializedMembers): void {
+    lendUntilDone(this.response, json);
+    this.writeAll(membersChunks(json));
+  }
+
+  /** The reply's members (the gateway's and those the service serialized), and the end. */
+  finish(members: Record<string, unknown>, json: SerializedMembers | undefined): void {
+    const own = JSON.stringify(members).slice(1, -1);
+    const chunks: Buffer[] = own ? [COMMA_BYTE, Buffer.from(own)] : [];
+    if (json !== undefined) chunks.push(...membersChunks(json));
+    chunks.push(CLOSE_BYTE);
+    this.writeAll(chunks);
+    this.response.end();
+  }
+
+  cut(): void {
+    this.response.destroy();
+  }
+
+  private writeAll(chunks: readonly Buffer[]): void {
+    this.response.cork();
+    if (!this.begun) this.response.write(ANSWER_HEAD);
+    this.begun = true;
+    for (const chunk of chunks) this.response.write(chunk);
+    this.response.uncork();
+  }
+}
+
+/** What every answer in parts begins with, as a whole answer does. */
+const ANSWER_HEAD = Buffer.from(JSON.stringify({ result: 'success', msg: '' }).slice(0, -1));
 
 /**
  * Fastify sends a Buffer as bytes only if its `buffer` is an ArrayBuffer (reply.js); one
