@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import { actorChanged, ApiError, endpoints, type FileLocation, instanceOfQueueId, instanceSubject, isApiError, type Actor, type ApiErrorShape, type Endpoint } from '@teamchat/contracts';
-import { callContract, describeZodIssue, isPieces, ReplyMismatchError, stageTracing, traceStage, type BlobStore, type Bus, type HttpSettings, type UploadSettings } from '@teamchat/platform';
+import { callContract, describeZodIssue, ReplyMismatchError, stageTracing, traceStage, type BlobStore, type Bus, type HttpSettings, type UploadSettings } from '@teamchat/platform';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { clientName, parseBasicAuth, WWW_AUTHENTICATE } from './http/auth';
@@ -24,7 +24,7 @@ import { FileIntake, uploadLimitOf, uploadRouteConfig } from './http/files';
 import { EMOJI_DATA_ROUTE, sendEmojiData } from './http/emoji-data';
 import { loginAccount, registerRateLimits, type RateLimiter } from './http/rate-limits';
 import { eventsFastPath, type RawHandler } from './http/events-fast-path';
-import { AnswerInParts, joinMembers, lendUntilDone, sendMemberPieces } from './http/response';
+import { AnswerInParts, lendUntilDone, sendSuccess } from './http/response';
 import { registerEmailsPage } from './pages/emails';
 import { registerApiDocs } from './openapi/docs-page';
 import { API_PREFIX, returnsOwnApiKey, routes, WEB_API_PREFIX, type Route } from './routes';
@@ -370,19 +370,12 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
       // The blob keys are the server's own business: removed here, never shown.
       const shown = fileKind === 'delete' || fileKind === 'upload' ? await files.removeBlobs(value as { removed_blobs?: string[] }) : value;
       const body = {
-        result: 'success',
+        result: 'success' as const,
         msg: '',
         ...shown,
         ...(ignored.length ? { ignored_parameters_unsupported: ignored } : {}),
       };
-      if (parts) {
-        const { result: _result, msg: _msg, ...members } = body;
-        parts.finish(members, json);
-        return reply;
-      }
-      if (json === undefined) return reply.send(body);
-      if (isPieces(json)) return sendMemberPieces(reply, body, json);
-      return reply.type('application/json; charset=utf-8').send(joinMembers(body, json));
+      return sendSuccess(reply, body, json, parts);
     };
   }
 

@@ -55,7 +55,7 @@ export function joinMembers(body: Record<string, unknown>, json: string | Uint8A
  */
 export function memberChunks(body: Record<string, unknown>, pieces: readonly Uint8Array[]): Buffer[] {
   const head = JSON.stringify(body);
-  const chunks = pieces.flatMap(innerChunks);
+  const chunks = membersChunks(pieces);
   if (chunks.length === 0) return [Buffer.from(head)];
   // The head without its closing brace (the first comma follows it), and the brace at the end.
   chunks[0] = Buffer.from(`${head.slice(0, -1)},`);
@@ -101,6 +101,23 @@ export function sendMemberPieces(reply: FastifyReply, body: Record<string, unkno
   response.end();
   response.uncork();
   return reply;
+}
+
+/**
+ * A success answer: the gateway's members (`result`, `msg`, the reply's value) and those
+ * the service sent serialized, as one object, in whichever way fits how they came: after
+ * the parts already written (AnswerInParts), as Fastify's body, as pieces written at once,
+ * or joined with the serialized members.
+ */
+export function sendSuccess(reply: FastifyReply, body: { result: 'success'; msg: string } & Record<string, unknown>, json: SerializedMembers | undefined, parts?: AnswerInParts): FastifyReply {
+  if (parts) {
+    const { result: _result, msg: _msg, ...members } = body;
+    parts.finish(members, json);
+    return reply;
+  }
+  if (json === undefined) return reply.send(body);
+  if (isPieces(json)) return sendMemberPieces(reply, body, json);
+  return reply.type('application/json; charset=utf-8').send(joinMembers(body, json));
 }
 
 /**
