@@ -303,8 +303,8 @@ export async function buildGateway(options: GatewayOptions): Promise<FastifyInst
     const login = endpoint.http?.login ?? false;
     const routeByQueueId = endpoint.http?.routeByQueueId ?? false;
     const fileKind = endpoint.http?.files;
-    // Parts are not checked, so a gateway that checks replies takes none (CallOptions onPart).
-    const inParts = (endpoint.http?.inParts ?? false) && !callOptions.checkReply;
+    // Where replies are checked, callContract takes no parts (CallOptions onPart).
+    const inParts = endpoint.http?.inParts ?? false;
     /** Parameters the request's headers give (http.fromHeaders), listed once per route, not per request. */
     const fromHeaders = Object.entries(endpoint.http?.fromHeaders ?? {});
     /** To the events instance the queue id names; a gone instance's queue is a bad queue id. */
